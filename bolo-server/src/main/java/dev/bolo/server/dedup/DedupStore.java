@@ -1,0 +1,66 @@
+package dev.bolo.server.dedup;
+
+import dev.bolo.server.Readiness;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+
+/**
+ * Where in-flight and finished work is coordinated. One store may serve many gateway instances
+ * (Redis), so ownership is a lease with a token: the owner renews it while the engine runs, and
+ * only the token's holder may complete or fail the work.
+ *
+ * <p>Only successes are kept, for the store's TTL; a failure wakes everyone waiting and leaves the
+ * key vacant. All methods are safe to call from many threads.
+ */
+public interface DedupStore extends AutoCloseable {
+
+  /**
+   * A store in this process's memory.
+   *
+   * @param ticker monotonic nanoseconds, for leases and TTL; tests pass a fake one
+   * @param ttl how long a finished transcript is replayed
+   * @param maxBytes bound on the heap held by finished transcripts
+   */
+  static DedupStore inMemory(LongSupplier ticker, Duration ttl, long maxBytes) {
+    return new InMemoryDedupStore(ticker, ttl, maxBytes);
+  }
+
+  /**
+   * Atomically: the stored transcript if the work is done; else ownership with a lease if nobody
+   * holds a live one; else {@link Claim.Busy}.
+   */
+  Claim claim(WorkKey key, Duration lease);
+
+  /** Extends the owner's lease; false when the claim was lost (the lease expired and was taken). */
+  boolean renew(WorkKey key, Claim.Owned owner, Duration lease);
+
+  /**
+   * Stores the transcript for the TTL and wakes waiters, if {@code owner} still holds the claim;
+   * false otherwise (nothing is written then).
+   */
+  boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript);
+
+  /** Releases the claim and gives {@code refusal} to everyone waiting; stores nothing. */
+  void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal);
+
+  /**
+   * Waits up to {@code timeout} for the in-flight work on {@code key} to end.
+   *
+   * @throws InterruptedException with the interrupt flag cleared, as usual
+   */
+  Resolution await(WorkKey key, Duration timeout) throws InterruptedException;
+
+  /**
+   * Binds a client's {@code Idempotency-Key} to the work for the TTL, scoped to the device, or
+   * reports which work it is already bound to.
+   */
+  IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key);
+
+  /** Whether the store can be used now. */
+  default Readiness readiness() {
+    return Readiness.ok();
+  }
+
+  @Override
+  default void close() {}
+}

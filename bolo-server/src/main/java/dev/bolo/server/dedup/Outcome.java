@@ -1,0 +1,48 @@
+package dev.bolo.server.dedup;
+
+import dev.bolo.server.engine.EngineResult;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a piece of work ended: a transcript, or a refusal that is given to everyone waiting on it.
+ */
+public sealed interface Outcome {
+
+  /** The work produced a transcript; it is kept for replay. */
+  record Success(Transcript transcript) implements Outcome {
+    public Success {
+      Objects.requireNonNull(transcript, "transcript");
+    }
+  }
+
+  /**
+   * The work failed; nothing is kept, and the next copy runs afresh.
+   *
+   * @param retryAfter when known, how long before a resend is worth it
+   */
+  record Refused(Problem problem, String message, @Nullable Duration retryAfter)
+      implements Outcome {
+    public Refused {
+      Objects.requireNonNull(problem, "problem");
+      Objects.requireNonNull(message, "message");
+    }
+
+    public Refused(Problem problem, String message) {
+      this(problem, message, null);
+    }
+  }
+
+  /** The refusal that stands for an engine's failure. */
+  static Refused refusal(EngineResult.Failure failure) {
+    return switch (failure) {
+      case EngineResult.Rejected r -> new Refused(Problem.UPSTREAM_REJECTED, r.message());
+      case EngineResult.UnsupportedAudio u -> new Refused(Problem.UNSUPPORTED_AUDIO, u.message());
+      case EngineResult.Unavailable u ->
+          new Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
+      case EngineResult.Failed f -> new Refused(Problem.UPSTREAM_ERROR, f.message());
+      case EngineResult.TimedOut t -> new Refused(Problem.UPSTREAM_TIMEOUT, t.message());
+    };
+  }
+}

@@ -1,0 +1,19 @@
+package dev.bolo.server.dedup;
+
+/** Why a piece of work produced no transcript. The HTTP layer maps each to a status and code. */
+public enum Problem {
+  /** The engine refused this audio or these settings; resending cannot help. */
+  UPSTREAM_REJECTED,
+  /** The engine cannot read this container. */
+  UNSUPPORTED_AUDIO,
+  /** The engine is overloaded or down; a resend may succeed. */
+  UPSTREAM_UNAVAILABLE,
+  /** The engine failed or answered nonsense; a resend may succeed. */
+  UPSTREAM_ERROR,
+  /** The engine did not answer in time; a resend may succeed. */
+  UPSTREAM_TIMEOUT,
+  /** The device's free seconds are spent. */
+  QUOTA_EXHAUSTED,
+  /** A stored transcript does not answer the key it was stored under: a bug guard. */
+  IDEMPOTENCY_CONFLICT
+}

@@ -1,0 +1,17 @@
+package dev.bolo.server.dedup;
+
+/** The answer to {@link DedupStore#await}: how in-flight work ended, or that it has not yet. */
+public sealed interface Resolution {
+
+  /** The work succeeded. */
+  record Completed(Transcript transcript) implements Resolution {}
+
+  /** The work failed; this refusal goes to everyone who waited on it. */
+  record Failed(Outcome.Refused refusal) implements Resolution {}
+
+  /** Nobody holds the work and no result is stored (its lease expired): claim it afresh. */
+  record Vacant() implements Resolution {}
+
+  /** Still running when the wait timed out. */
+  record Pending() implements Resolution {}
+}

@@ -1,0 +1,25 @@
+package dev.bolo.server.engine;
+
+import dev.bolo.server.audio.AudioContent;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One call to an engine.
+ *
+ * @param audio the note; valid for the duration of the call only
+ * @param settings canonical settings; {@code settings.engine()} is the called engine's name
+ * @param timeout how long the engine may take before answering {@link EngineResult.TimedOut}
+ * @param requestId the client's label for logs only
+ */
+public record EngineRequest(
+    AudioContent audio, Settings settings, Duration timeout, String requestId) {
+  public EngineRequest {
+    Objects.requireNonNull(audio, "audio");
+    Objects.requireNonNull(settings, "settings");
+    Objects.requireNonNull(requestId, "requestId");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive: " + timeout);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package dev.bolo.server.engine;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an engine made of one note. Expected failures are values, not exceptions, so that every
+ * caller handles each of them: switch over this type exhaustively.
+ */
+public sealed interface EngineResult {
+
+  /**
+   * The engine transcribed the note.
+   *
+   * @param text the transcript text; for {@code srt} and {@code vtt} the subtitle document
+   * @param body the engine's formatted answer for {@code verbose_json}, {@code srt} and {@code
+   *     vtt}; null for {@code json} and {@code text}
+   */
+  record Transcribed(String text, @Nullable String body) implements EngineResult {
+    public Transcribed {
+      Objects.requireNonNull(text, "text");
+    }
+  }
+
+  /** Every outcome but a transcript; each says whether a resend of the same note may succeed. */
+  sealed interface Failure extends EngineResult {
+    String message();
+  }
+
+  /** The engine refused this audio or these settings; a resend gets the same answer (422). */
+  record Rejected(String message) implements Failure {}
+
+  /** The engine cannot read this container at all (415). */
+  record UnsupportedAudio(String message) implements Failure {}
+
+  /** The engine is overloaded or down (503); {@code retryAfter} when the engine said. */
+  record Unavailable(String message, @Nullable Duration retryAfter) implements Failure {}
+
+  /** The engine failed or answered nonsense (502). */
+  record Failed(String message) implements Failure {}
+
+  /** The engine did not answer in time (504). */
+  record TimedOut(String message) implements Failure {}
+}

@@ -1,0 +1,134 @@
+package dev.bolo.server.engine;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every setting that can change a transcript, in canonical form: an absent setting equals its
+ * default and equivalent spellings are one value ({@code EN} is {@code en}, {@code 0.50} is {@code
+ * 0.5}). Two requests with equal settings and equal audio are the same work.
+ *
+ * @param engine the engine's name, e.g. {@code openai}
+ * @param model the model asked for, or the engine's default when the client named none
+ * @param language ISO-639 code in lower case, or empty to let the engine detect it
+ * @param prompt the client's prompt exactly as given; empty when absent
+ * @param temperature sampling temperature in plain canonical form; {@code 0} when absent (the
+ *     OpenAI default)
+ * @param responseFormat the output shape; {@code json} when absent
+ * @param timestampGranularities sorted; only meaningful for {@code verbose_json}, empty otherwise
+ */
+public record Settings(
+    String engine,
+    String model,
+    String language,
+    String prompt,
+    String temperature,
+    ResponseFormat responseFormat,
+    List<String> timestampGranularities) {
+
+  public Settings {
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(language, "language");
+    Objects.requireNonNull(prompt, "prompt");
+    Objects.requireNonNull(temperature, "temperature");
+    Objects.requireNonNull(responseFormat, "responseFormat");
+    timestampGranularities = List.copyOf(timestampGranularities);
+    if (engine.isBlank() || model.isBlank()) {
+      throw new IllegalArgumentException("engine and model must not be blank: " + engine + model);
+    }
+  }
+
+  /**
+   * Builds canonical settings from what a client sent.
+   *
+   * @throws InvalidSettingException naming the parameter when a value is out of range
+   */
+  public static Settings canonical(
+      String engine,
+      String defaultModel,
+      @Nullable String model,
+      @Nullable String language,
+      @Nullable String prompt,
+      @Nullable String temperature,
+      @Nullable String responseFormat,
+      List<String> timestampGranularities) {
+    String givenModel = trimmed(model);
+    String canonicalModel = givenModel.isEmpty() ? defaultModel : givenModel;
+    String canonicalLanguage = trimmed(language).toLowerCase(Locale.ROOT);
+    if (!canonicalLanguage.isEmpty()
+        && !canonicalLanguage.matches("[a-z]{2,3}([-_][a-z0-9]{2,8})*")) {
+      throw new InvalidSettingException("language", "not a language code: " + language);
+    }
+    String givenFormat = trimmed(responseFormat);
+    ResponseFormat format =
+        givenFormat.isEmpty()
+            ? ResponseFormat.JSON
+            : ResponseFormat.fromWire(givenFormat)
+                .orElseThrow(
+                    () ->
+                        new InvalidSettingException(
+                            "response_format", "unknown response_format: " + responseFormat));
+    SortedSet<String> granularities = new TreeSet<>();
+    if (format == ResponseFormat.VERBOSE_JSON) {
+      for (String granularity : timestampGranularities) {
+        String g = granularity.trim().toLowerCase(Locale.ROOT);
+        if (!g.equals("word") && !g.equals("segment")) {
+          throw new InvalidSettingException(
+              "timestamp_granularities[]", "unknown timestamp granularity: " + granularity);
+        }
+        granularities.add(g);
+      }
+      // OpenAI's default when none is named.
+      if (granularities.isEmpty()) {
+        granularities.add("segment");
+      }
+    }
+    return new Settings(
+        engine,
+        canonicalModel,
+        canonicalLanguage,
+        prompt == null ? "" : prompt,
+        canonicalTemperature(temperature),
+        format,
+        List.copyOf(granularities));
+  }
+
+  private static String canonicalTemperature(@Nullable String temperature) {
+    String given = trimmed(temperature);
+    if (given.isEmpty()) {
+      return "0";
+    }
+    BigDecimal value;
+    try {
+      value = new BigDecimal(given);
+    } catch (NumberFormatException e) {
+      throw new InvalidSettingException("temperature", "not a number: " + temperature);
+    }
+    if (value.signum() < 0 || value.compareTo(BigDecimal.ONE) > 0) {
+      throw new InvalidSettingException(
+          "temperature", "temperature must be in [0, 1]: " + temperature);
+    }
+    return value.signum() == 0 ? "0" : value.stripTrailingZeros().toPlainString();
+  }
+
+  /** Absent and blank are the same as not sent. */
+  private static String trimmed(@Nullable String value) {
+    return value == null ? "" : value.trim();
+  }
+
+  /** True when the client named a language; false lets the engine detect it. */
+  public boolean hasLanguage() {
+    return !language.isEmpty();
+  }
+
+  /** True unless the temperature is the default 0. */
+  public boolean hasTemperature() {
+    return !temperature.equals("0");
+  }
+}

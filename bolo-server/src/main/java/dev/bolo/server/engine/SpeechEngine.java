@@ -1,0 +1,31 @@
+package dev.bolo.server.engine;
+
+import dev.bolo.server.Readiness;
+
+/**
+ * Turns a note into text. Implementations must be safe for concurrent calls from many threads and
+ * must never throw for an outcome a provider can produce: those are {@link EngineResult}s.
+ * Exceptions are for bugs only.
+ */
+public interface SpeechEngine extends AutoCloseable {
+
+  /**
+   * The engine's name in settings and responses: {@code offline}, {@code openai}, {@code gemini}.
+   */
+  String name();
+
+  /** The model used when the client names none; part of every work key. */
+  String defaultModel();
+
+  /** Transcribes one note, blocking the calling (virtual) thread until an outcome is known. */
+  EngineResult transcribe(EngineRequest request);
+
+  /** Whether the engine can take work now. */
+  default Readiness readiness() {
+    return Readiness.ok();
+  }
+
+  /** Releases threads, models and connections. */
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,21 @@
+package dev.bolo.server.ledger;
+
+/** The answer to {@link Ledger#reserve}: may this device spend these seconds? */
+public sealed interface Reservation {
+
+  /**
+   * The seconds are held for this work until {@link Ledger#commit} or {@link Ledger#release}.
+   *
+   * @param id identifies the hold in the ledger
+   * @param device who holds it
+   * @param audioMillis how much audio is held
+   */
+  record Granted(String id, String device, long audioMillis) implements Reservation {}
+
+  /**
+   * The device's free seconds are spent.
+   *
+   * @param remainingMillis what is left, less than the note needs
+   */
+  record Exhausted(long remainingMillis) implements Reservation {}
+}
