@@ -14,6 +14,8 @@ public enum Problem {
   UPSTREAM_TIMEOUT,
   /** The device's free seconds are spent. */
   QUOTA_EXHAUSTED,
+  /** The client's Idempotency-Key is already bound to other audio or settings. */
+  IDEMPOTENCY_KEY_REUSED,
   /** A stored transcript does not answer the key it was stored under: a bug guard. */
   IDEMPOTENCY_CONFLICT
 }

@@ -1,0 +1,234 @@
+package dev.bolo.server;
+
+import dev.bolo.server.audio.AudioContainer;
+import dev.bolo.server.audio.SpooledAudio;
+import dev.bolo.server.dedup.DedupStore;
+import dev.bolo.server.dedup.IdempotencyCheck;
+import dev.bolo.server.dedup.Outcome;
+import dev.bolo.server.dedup.Problem;
+import dev.bolo.server.dedup.Transcript;
+import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.dedup.WorkKey;
+import dev.bolo.server.engine.EngineRequest;
+import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.UpstreamTimeout;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.Reservation;
+import dev.bolo.server.ledger.UsageRecord;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Bolo's one use case: transcribe a device's note once, however often it arrives. Ties the work
+ * coordinator (de-duplication), the engine and the ledger (quota and usage) together; knows nothing
+ * of HTTP. Thread safe.
+ */
+public final class Transcriber {
+
+  private static final Logger log = LoggerFactory.getLogger(Transcriber.class);
+
+  /** A duplicate waits this much longer than the engine may take, to see the owner's answer. */
+  private static final Duration WAIT_MARGIN = Duration.ofSeconds(15);
+
+  /**
+   * For a compressed note whose length the client did not say: assume 32 kbit/s, a low speech
+   * bitrate, so the estimate errs towards charging more seconds rather than fewer.
+   */
+  private static final long ESTIMATE_BYTES_PER_SECOND = 4_000;
+
+  private final SpeechEngine engine;
+  private final WorkCoordinator coordinator;
+  private final DedupStore store;
+  private final Ledger ledger;
+  private final UpstreamTimeout upstreamTimeout;
+  private final Clock clock;
+  private final MeterRegistry metrics;
+
+  public Transcriber(
+      SpeechEngine engine,
+      WorkCoordinator coordinator,
+      DedupStore store,
+      Ledger ledger,
+      UpstreamTimeout upstreamTimeout,
+      Clock clock,
+      MeterRegistry metrics) {
+    this.engine = Objects.requireNonNull(engine, "engine");
+    this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+    this.store = Objects.requireNonNull(store, "store");
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.upstreamTimeout = Objects.requireNonNull(upstreamTimeout, "upstreamTimeout");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+  }
+
+  /** The engine in use. */
+  public SpeechEngine engine() {
+    return engine;
+  }
+
+  /**
+   * One upload of a note.
+   *
+   * @param device the authenticated device
+   * @param audio the note; this call takes its own reference for work that outlives the request
+   * @param settings canonical settings
+   * @param claimedDurationMs the client's {@code X-Bolo-Audio-Duration-Ms}, if sent
+   * @param idempotencyKey the client's {@code Idempotency-Key}, if sent
+   * @param requestId the client's label, for logs and usage only
+   */
+  public record Call(
+      Device device,
+      SpooledAudio audio,
+      Settings settings,
+      OptionalLong claimedDurationMs,
+      @Nullable String idempotencyKey,
+      String requestId) {}
+
+  /**
+   * How a call was answered.
+   *
+   * @param outcome the transcript or the refusal
+   * @param replayed true when the answer came from earlier or in-flight work
+   * @param durationMs the note's length used for quota and timeouts
+   */
+  public record Answer(Outcome outcome, boolean replayed, long durationMs) {}
+
+  /**
+   * Transcribes or replays; never throws for an expected failure.
+   *
+   * @throws InterruptedException if the request thread is interrupted; shared work goes on
+   */
+  public Answer transcribe(Call call) throws InterruptedException {
+    Length length = lengthOf(call);
+    WorkKey key = WorkKey.of(call.device().name(), call.settings(), call.audio().sha256());
+    if (call.idempotencyKey() != null
+        && store.bindIdempotencyKey(call.device().name(), call.idempotencyKey(), key)
+            == IdempotencyCheck.OTHER_WORK) {
+      return record(
+          call,
+          key,
+          length,
+          new WorkCoordinator.Served(
+              new Outcome.Refused(
+                  Problem.IDEMPOTENCY_KEY_REUSED,
+                  "this Idempotency-Key was used for other audio or settings; use a new key per note"),
+              false));
+    }
+    Duration timeout = upstreamTimeout.timeoutFor(OptionalLong.of(length.millis()));
+    SpooledAudio forWork = call.audio().retain();
+    WorkCoordinator.Served served;
+    try {
+      served =
+          coordinator.serve(
+              key, timeout.plus(WAIT_MARGIN), () -> runOnce(call, forWork, key, length, timeout));
+    } finally {
+      // The work holds its own reference while it runs; see runOnce.
+      forWork.close();
+    }
+    return record(call, key, length, served);
+  }
+
+  private Outcome runOnce(
+      Call call, SpooledAudio audio, WorkKey key, Length length, Duration timeout) {
+    try (SpooledAudio held = audio.retain()) {
+      Reservation reservation = ledger.reserve(call.device(), length.millis());
+      Reservation.Granted granted;
+      switch (reservation) {
+        case Reservation.Exhausted exhausted -> {
+          return new Outcome.Refused(
+              Problem.QUOTA_EXHAUSTED,
+              "this device's free audio is spent: "
+                  + exhausted.remainingMillis() / 1000
+                  + " s left, the note needs "
+                  + Math.max(1, length.millis() / 1000)
+                  + " s");
+        }
+        case Reservation.Granted g -> granted = g;
+      }
+      Timer.Sample sample = Timer.start(metrics);
+      EngineResult result =
+          engine.transcribe(new EngineRequest(held, call.settings(), timeout, call.requestId()));
+      String kind = result.getClass().getSimpleName().toLowerCase(Locale.ROOT);
+      sample.stop(metrics.timer("bolo_upstream_seconds", "engine", engine.name(), "result", kind));
+      metrics.counter("bolo_upstream_calls_total", "engine", engine.name(), "result", kind).increment();
+      return switch (result) {
+        case EngineResult.Transcribed t -> {
+          ledger.commit(granted);
+          yield new Outcome.Success(
+              new Transcript(
+                  t.text(),
+                  t.body(),
+                  engine.name(),
+                  length.millis(),
+                  length.measured(),
+                  key.audioSha256(),
+                  key.settingsFingerprint()));
+        }
+        case EngineResult.Failure failure -> {
+          ledger.release(granted);
+          log.warn("engine {} failed: {}", engine.name(), failure);
+          yield Outcome.refusal(failure);
+        }
+      };
+    }
+  }
+
+  private Answer record(
+      Call call, WorkKey key, Length length, WorkCoordinator.Served served) {
+    String outcome =
+        switch (served.outcome()) {
+          case Outcome.Success s -> "ok";
+          case Outcome.Refused r -> r.problem().name().toLowerCase(Locale.ROOT);
+        };
+    metrics
+        .counter("bolo_transcriptions_total", "outcome", outcome, "replayed", Boolean.toString(served.replayed()))
+        .increment();
+    try {
+      ledger.record(
+          new UsageRecord(
+              call.device().name(),
+              key.asString(),
+              key.audioSha256(),
+              length.millis(),
+              length.measured(),
+              engine.name(),
+              outcome,
+              served.replayed(),
+              call.requestId(),
+              clock.instant()));
+    } catch (RuntimeException e) {
+      // The transcript is worth more to the user than the usage row: answer anyway.
+      log.error("could not record usage", e);
+    }
+    return new Answer(served.outcome(), served.replayed(), length.millis());
+  }
+
+  /** A note's length and whether the server measured it. */
+  private record Length(long millis, boolean measured) {}
+
+  private static Length lengthOf(Call call) {
+    OptionalLong measured = call.audio().measuredDurationMs();
+    if (measured.isPresent()) {
+      return new Length(measured.getAsLong(), true);
+    }
+    if (call.claimedDurationMs().isPresent()) {
+      return new Length(call.claimedDurationMs().getAsLong(), false);
+    }
+    long estimate =
+        call.audio().container() == AudioContainer.WAV
+            ? 0
+            : call.audio().size() * 1000 / ESTIMATE_BYTES_PER_SECOND;
+    return new Length(estimate, false);
+  }
+}

@@ -1,0 +1,23 @@
+package dev.bolo.server.audio;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** SHA-256 helpers. */
+final class Hashing {
+
+  private Hashing() {}
+
+  static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+  }
+
+  static String sha256Hex(byte[] bytes) {
+    return HexFormat.of().formatHex(sha256().digest(bytes));
+  }
+}

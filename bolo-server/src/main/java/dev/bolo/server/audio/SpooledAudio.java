@@ -1,0 +1,126 @@
+package dev.bolo.server.audio;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An uploaded note held in memory when small and in a temp file when large. Reference counted: the
+ * request holds one reference and hands another to detached work with {@link #retain()}; the temp
+ * file is deleted when the last holder calls {@link #close()}, on every path.
+ */
+public final class SpooledAudio implements AudioContent, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(SpooledAudio.class);
+
+  private final byte @Nullable [] bytes;
+  private final @Nullable Path file;
+  private final long size;
+  private final String sha256;
+  private final AudioContainer container;
+  private final OptionalLong measuredDurationMs;
+  private final AtomicInteger references = new AtomicInteger(1);
+
+  private SpooledAudio(
+      byte @Nullable [] bytes,
+      @Nullable Path file,
+      long size,
+      String sha256,
+      AudioContainer container,
+      OptionalLong measuredDurationMs) {
+    this.bytes = bytes;
+    this.file = file;
+    this.size = size;
+    this.sha256 = sha256;
+    this.container = container;
+    this.measuredDurationMs = measuredDurationMs;
+  }
+
+  static SpooledAudio inMemory(
+      byte[] bytes, String sha256, AudioContainer container, OptionalLong durationMs) {
+    return new SpooledAudio(bytes, null, bytes.length, sha256, container, durationMs);
+  }
+
+  static SpooledAudio inFile(
+      Path file, long size, String sha256, AudioContainer container, OptionalLong durationMs) {
+    return new SpooledAudio(null, file, size, sha256, container, durationMs);
+  }
+
+  /** Wraps bytes already in hand, hashing and sniffing them; for tools and tests. */
+  public static SpooledAudio ofBytes(byte[] bytes) {
+    int head = Math.min(bytes.length, AudioContainer.SNIFF_BYTES);
+    AudioContainer container =
+        AudioContainer.sniff(bytes, head)
+            .orElseThrow(() -> new IllegalArgumentException("not a recognised audio container"));
+    return inMemory(
+        bytes.clone(),
+        Hashing.sha256Hex(bytes),
+        container,
+        container == AudioContainer.WAV ? WavHeader.durationMs(bytes, bytes.length) : OptionalLong.empty());
+  }
+
+  @Override
+  public long size() {
+    return size;
+  }
+
+  @Override
+  public InputStream open() throws IOException {
+    if (references.get() <= 0) {
+      throw new IllegalStateException("audio already released");
+    }
+    if (bytes != null) {
+      return new ByteArrayInputStream(bytes);
+    }
+    return Files.newInputStream(Objects.requireNonNull(file));
+  }
+
+  @Override
+  public AudioContainer container() {
+    return container;
+  }
+
+  @Override
+  public String sha256() {
+    return sha256;
+  }
+
+  /** The length the server measured from the container, when the container allows it. */
+  public OptionalLong measuredDurationMs() {
+    return measuredDurationMs;
+  }
+
+  /** True when the note was spooled to disk rather than kept in memory. */
+  public boolean isSpooled() {
+    return file != null;
+  }
+
+  /** Takes one more reference; the caller must {@link #close()} it. */
+  public SpooledAudio retain() {
+    if (references.getAndIncrement() <= 0) {
+      throw new IllegalStateException("audio already released");
+    }
+    return this;
+  }
+
+  /** Drops one reference; the last one deletes the spool file. */
+  @Override
+  public void close() {
+    if (references.decrementAndGet() == 0 && file != null) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        log.warn("could not delete spool file {}", file, new UncheckedIOException(e));
+      }
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package dev.bolo.server.audio;
+
+/** The answer of {@link UploadReader#read}: the upload, or why it cannot be used. */
+public sealed interface UploadResult {
+
+  /** The upload was read whole; the caller owns it and must close it. */
+  record Received(Upload upload) implements UploadResult {}
+
+  /** The upload is unusable; nothing was kept. */
+  record Invalid(Reason reason, String message) implements UploadResult {}
+
+  /** Why an upload was refused. */
+  enum Reason {
+    /** The body is not multipart/form-data. */
+    NOT_MULTIPART,
+    /** No part named {@code audio} or {@code file}. */
+    MISSING_AUDIO,
+    /** The audio part has no bytes. */
+    EMPTY_AUDIO,
+    /** The audio exceeds the size limit; the rest was not read. */
+    TOO_LARGE,
+    /** The audio is not a recognised container. */
+    UNSUPPORTED_AUDIO,
+    /** The body ended early or is not well-formed multipart. */
+    MALFORMED,
+    /** A text part is too long or there are too many of them. */
+    BAD_FIELD
+  }
+}

@@ -1,0 +1,226 @@
+package dev.bolo.server.engine.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.engine.EngineRequest;
+import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.ResponseFormat;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.SpeechEngine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.MultipartBody;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okio.BufferedSink;
+import okio.Okio;
+import okio.Source;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Calls {@code POST {baseUrl}/audio/transcriptions} as OpenAI's API defines it, streaming the note
+ * from memory or its spool file, and maps every answer to an {@link EngineResult}. Thread safe;
+ * shares the given OkHttpClient's connection pool.
+ */
+public final class OpenAiCompatibleEngine implements SpeechEngine {
+
+  private static final Logger log = LoggerFactory.getLogger(OpenAiCompatibleEngine.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Provider messages are passed to phones; keep them short. */
+  private static final int MAX_MESSAGE = 500;
+
+  private final OpenAiConfig config;
+  private final OkHttpClient http;
+  private final HttpUrl endpoint;
+
+  private OpenAiCompatibleEngine(OpenAiConfig config, OkHttpClient http) {
+    this.config = config;
+    this.http = http;
+    HttpUrl base = HttpUrl.parse(config.baseUrl());
+    if (base == null) {
+      throw new IllegalArgumentException("not a URL: " + config.baseUrl());
+    }
+    this.endpoint = base.newBuilder().addPathSegments("audio/transcriptions").build();
+  }
+
+  /**
+   * An engine for the service in {@code config}.
+   *
+   * @param http shared client; its own timeouts are replaced per call by the request's timeout
+   */
+  public static OpenAiCompatibleEngine create(OpenAiConfig config, OkHttpClient http) {
+    return new OpenAiCompatibleEngine(
+        Objects.requireNonNull(config, "config"),
+        Objects.requireNonNull(http, "http").newBuilder().retryOnConnectionFailure(false).build());
+  }
+
+  @Override
+  public String name() {
+    return "openai";
+  }
+
+  @Override
+  public String defaultModel() {
+    return config.defaultModel();
+  }
+
+  @Override
+  public EngineResult transcribe(EngineRequest request) {
+    Call call = http.newCall(buildRequest(request));
+    call.timeout().timeout(request.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    try (Response response = call.execute()) {
+      String body = response.body().string();
+      return interpret(response.code(), response.header("Retry-After"), body, request.settings());
+    } catch (InterruptedIOException e) {
+      if (call.isCanceled() && Thread.currentThread().isInterrupted()) {
+        return new EngineResult.Unavailable("transcription interrupted", null);
+      }
+      return new EngineResult.TimedOut(
+          "the provider did not answer within " + request.timeout().toSeconds() + " s");
+    } catch (UnknownHostException | ConnectException e) {
+      log.warn("cannot reach the transcription provider at {}: {}", endpoint, e.toString());
+      return new EngineResult.Unavailable("the transcription provider cannot be reached", null);
+    } catch (IOException e) {
+      log.warn("transcription provider connection failed: {}", e.toString());
+      return new EngineResult.Failed("the connection to the transcription provider failed");
+    }
+  }
+
+  private Request buildRequest(EngineRequest request) {
+    Settings settings = request.settings();
+    MultipartBody.Builder form =
+        new MultipartBody.Builder()
+            .setType(MultipartBody.FORM)
+            .addFormDataPart(
+                "file",
+                "audio." + request.audio().container().extension(),
+                audioBody(request))
+            .addFormDataPart("model", settings.model())
+            .addFormDataPart("response_format", settings.responseFormat().wireName());
+    String language = settings.hasLanguage() ? settings.language() : config.defaultLanguage();
+    if (!language.isEmpty()) {
+      form.addFormDataPart("language", language);
+    }
+    if (!settings.prompt().isEmpty()) {
+      form.addFormDataPart("prompt", settings.prompt());
+    }
+    if (settings.hasTemperature()) {
+      form.addFormDataPart("temperature", settings.temperature());
+    }
+    for (String granularity : settings.timestampGranularities()) {
+      form.addFormDataPart("timestamp_granularities[]", granularity);
+    }
+    Request.Builder builder = new Request.Builder().url(endpoint).post(form.build());
+    if (config.apiKey() != null) {
+      builder.header("Authorization", "Bearer " + config.apiKey());
+    }
+    return builder.build();
+  }
+
+  /** Streams the note rather than copying it into another buffer. */
+  private static RequestBody audioBody(EngineRequest request) {
+    MediaType type = MediaType.get(request.audio().container().mediaType());
+    return new RequestBody() {
+      @Override
+      public MediaType contentType() {
+        return type;
+      }
+
+      @Override
+      public long contentLength() {
+        return request.audio().size();
+      }
+
+      @Override
+      public void writeTo(BufferedSink sink) throws IOException {
+        try (InputStream in = request.audio().open();
+            Source source = Okio.source(in)) {
+          sink.writeAll(source);
+        }
+      }
+    };
+  }
+
+  /** Maps the provider's answer; see the table in the README. */
+  EngineResult interpret(int status, @Nullable String retryAfter, String body, Settings settings) {
+    if (status >= 200 && status < 300) {
+      return parseSuccess(body, settings.responseFormat());
+    }
+    String message = providerMessage(body, status);
+    return switch (status) {
+      // The provider refuses this audio or these settings: resending the same note cannot help.
+      case 400, 404, 413, 415, 422 -> {
+        if (status == 404) {
+          log.error(
+              "the provider answered 404 for {} (model '{}'): check BOLO_OPENAI_BASE_URL and the model",
+              endpoint,
+              settings.model());
+          yield new EngineResult.Failed("the transcription provider is misconfigured: " + message);
+        }
+        yield new EngineResult.Rejected(message);
+      }
+      case 401, 403 -> {
+        log.error(
+            "the provider refused Bolo's API key ({}): check BOLO_OPENAI_API_KEY — every note fails until it is fixed",
+            status);
+        yield new EngineResult.Failed("the gateway's provider credentials were refused");
+      }
+      case 408, 504 -> new EngineResult.TimedOut("the provider timed out: " + message);
+      case 429, 503, 529 -> new EngineResult.Unavailable(message, RetryAfter.parse(retryAfter));
+      default -> new EngineResult.Failed("the provider failed with " + status + ": " + message);
+    };
+  }
+
+  private static EngineResult parseSuccess(String body, ResponseFormat format) {
+    switch (format) {
+      case TEXT, SRT, VTT -> {
+        return new EngineResult.Transcribed(
+            format == ResponseFormat.TEXT ? body.strip() : body, format == ResponseFormat.TEXT ? null : body);
+      }
+      case JSON, VERBOSE_JSON -> {
+        JsonNode text;
+        try {
+          text = JSON.readTree(body).path("text");
+        } catch (IOException e) {
+          return new EngineResult.Failed("the provider answered with unparseable JSON");
+        }
+        if (!text.isTextual()) {
+          return new EngineResult.Failed("the provider's answer has no text");
+        }
+        return new EngineResult.Transcribed(
+            text.asText().strip(), format == ResponseFormat.VERBOSE_JSON ? body : null);
+      }
+    }
+    throw new AssertionError(format);
+  }
+
+  private static String providerMessage(String body, int status) {
+    try {
+      JsonNode error = JSON.readTree(body).path("error");
+      String message = error.isTextual() ? error.asText() : error.path("message").asText("");
+      if (!message.isBlank()) {
+        return truncate(message);
+      }
+    } catch (IOException e) {
+      // Not JSON: fall through to the raw body.
+    }
+    return body.isBlank() ? "HTTP " + status : truncate(body.strip());
+  }
+
+  private static String truncate(String message) {
+    return message.length() <= MAX_MESSAGE ? message : message.substring(0, MAX_MESSAGE) + "…";
+  }
+}

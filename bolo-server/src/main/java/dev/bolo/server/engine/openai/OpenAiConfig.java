@@ -1,0 +1,26 @@
+package dev.bolo.server.engine.openai;
+
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where and how to reach an OpenAI-compatible transcription service (OpenAI, Groq, whisper.cpp
+ * server, speaches, LocalAI).
+ *
+ * @param baseUrl up to and including the version, e.g. {@code https://api.openai.com/v1}
+ * @param apiKey sent as a bearer token; null for local servers that need none
+ * @param defaultModel sent when the client names no model
+ * @param defaultLanguage sent when the client names no language; empty sends none (whisper.cpp's
+ *     server assumes English then, so set {@code auto} for it)
+ */
+public record OpenAiConfig(
+    String baseUrl, @Nullable String apiKey, String defaultModel, String defaultLanguage) {
+  public OpenAiConfig {
+    Objects.requireNonNull(baseUrl, "baseUrl");
+    Objects.requireNonNull(defaultModel, "defaultModel");
+    Objects.requireNonNull(defaultLanguage, "defaultLanguage");
+    if (!baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
+      throw new IllegalArgumentException("BOLO_OPENAI_BASE_URL must be an http(s) URL: " + baseUrl);
+    }
+  }
+}

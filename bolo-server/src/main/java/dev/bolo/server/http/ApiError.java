@@ -1,0 +1,37 @@
+package dev.bolo.server.http;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An error answer before it is written in the native or the OpenAI shape.
+ *
+ * @param status HTTP status
+ * @param code stable machine code from PROTOCOL.md, e.g. {@code audio_too_large}
+ * @param message plain human sentence; installed apps show it
+ * @param param the request parameter at fault, for OpenAI's shape
+ * @param retryAfter sent as {@code Retry-After} when known
+ */
+record ApiError(
+    int status, String code, String message, @Nullable String param, @Nullable Duration retryAfter) {
+
+  ApiError {
+    Objects.requireNonNull(code, "code");
+    Objects.requireNonNull(message, "message");
+  }
+
+  ApiError(int status, String code, String message) {
+    this(status, code, message, null, null);
+  }
+
+  /** OpenAI's error {@code type} for this status. */
+  String openAiType() {
+    return switch (status) {
+      case 401 -> "authentication_error";
+      case 402, 429 -> "rate_limit_error";
+      case 502, 503, 504 -> "server_error";
+      default -> status >= 500 ? "server_error" : "invalid_request_error";
+    };
+  }
+}

@@ -1,0 +1,72 @@
+package dev.bolo.server.http;
+
+import dev.bolo.server.audio.UploadResult;
+import dev.bolo.server.dedup.Outcome;
+
+/** The single place that maps Bolo's outcomes to HTTP statuses and codes (PROTOCOL.md's table). */
+final class Errors {
+
+  private Errors() {}
+
+  static ApiError of(Outcome.Refused refused) {
+    return switch (refused.problem()) {
+      case UPSTREAM_REJECTED -> new ApiError(422, "upstream_rejected", refused.message());
+      case UNSUPPORTED_AUDIO -> new ApiError(415, "unsupported_audio", refused.message());
+      case UPSTREAM_UNAVAILABLE ->
+          new ApiError(503, "upstream_unavailable", refused.message(), null, refused.retryAfter());
+      case UPSTREAM_ERROR -> new ApiError(502, "upstream_error", refused.message());
+      case UPSTREAM_TIMEOUT -> new ApiError(504, "upstream_timeout", refused.message());
+      case QUOTA_EXHAUSTED -> new ApiError(402, "quota_exhausted", refused.message());
+      case IDEMPOTENCY_KEY_REUSED ->
+          new ApiError(422, "idempotency_key_reused", refused.message(), "Idempotency-Key", null);
+      case IDEMPOTENCY_CONFLICT -> new ApiError(409, "idempotency_conflict", refused.message());
+    };
+  }
+
+  static ApiError of(UploadResult.Invalid invalid, String audioField) {
+    return switch (invalid.reason()) {
+      case NOT_MULTIPART -> new ApiError(415, "unsupported_audio", invalid.message());
+      case MISSING_AUDIO -> new ApiError(400, "missing_audio", invalid.message(), audioField, null);
+      case EMPTY_AUDIO -> new ApiError(400, "empty_audio", invalid.message(), audioField, null);
+      case TOO_LARGE -> new ApiError(413, "audio_too_large", invalid.message(), audioField, null);
+      case UNSUPPORTED_AUDIO ->
+          new ApiError(415, "unsupported_audio", invalid.message(), audioField, null);
+      case MALFORMED, BAD_FIELD -> new ApiError(400, "invalid_parameter", invalid.message());
+    };
+  }
+
+  static ApiError unauthorized() {
+    return new ApiError(
+        401, "unauthorized", "missing or unknown device token; send Authorization: Bearer TOKEN");
+  }
+
+  static ApiError tooLarge(long limit) {
+    return new ApiError(413, "audio_too_large", "upload exceeds " + limit + " bytes");
+  }
+
+  static ApiError invalid(String param, String message) {
+    return new ApiError(400, "invalid_parameter", message, param, null);
+  }
+
+  static ApiError hashMismatch(String claimed, String computed) {
+    return new ApiError(
+        400,
+        "audio_hash_mismatch",
+        "X-Bolo-Audio-Sha256 "
+            + claimed
+            + " does not match the received audio "
+            + computed
+            + "; the upload was damaged or the hash is wrong",
+        "X-Bolo-Audio-Sha256",
+        null);
+  }
+
+  static ApiError rateLimited(java.time.Duration retryAfter) {
+    return new ApiError(
+        429, "rate_limited", "too many requests from this device; retry later", null, retryAfter);
+  }
+
+  static ApiError internal() {
+    return new ApiError(500, "internal_error", "internal error; the request was not transcribed");
+  }
+}

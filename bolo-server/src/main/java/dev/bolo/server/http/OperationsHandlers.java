@@ -1,0 +1,52 @@
+package dev.bolo.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.Readiness;
+import io.javalin.http.Context;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** {@code /healthz}, {@code /readyz} and {@code /metrics}. */
+final class OperationsHandlers {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Map<String, Supplier<Readiness>> components;
+  private final PrometheusMeterRegistry registry;
+
+  /**
+   * @param components readiness of each named component, e.g. engine, store, ledger
+   */
+  OperationsHandlers(Map<String, Supplier<Readiness>> components, PrometheusMeterRegistry registry) {
+    this.components = Map.copyOf(components);
+    this.registry = registry;
+  }
+
+  void health(Context ctx) {
+    ctx.contentType("application/json").result("{\"status\":\"ok\"}");
+  }
+
+  void ready(Context ctx) throws Exception {
+    ObjectNode body = JSON.createObjectNode();
+    ObjectNode details = body.putObject("components");
+    boolean ready = true;
+    for (var entry : new java.util.TreeMap<>(components).entrySet()) {
+      Readiness readiness;
+      try {
+        readiness = entry.getValue().get();
+      } catch (RuntimeException e) {
+        readiness = Readiness.notReady(e.toString());
+      }
+      ready &= readiness.ready();
+      details.put(entry.getKey(), readiness.detail());
+    }
+    body.put("status", ready ? "ready" : "not ready");
+    ctx.status(ready ? 200 : 503).contentType("application/json").result(JSON.writeValueAsBytes(body));
+  }
+
+  void metrics(Context ctx) {
+    ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape());
+  }
+}

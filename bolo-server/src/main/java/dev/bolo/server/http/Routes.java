@@ -1,0 +1,65 @@
+package dev.bolo.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.Readiness;
+import dev.bolo.server.Transcriber;
+import dev.bolo.server.audio.UploadReader;
+import dev.bolo.server.ledger.Ledger;
+import io.javalin.config.RoutesConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Registers every route of the wire contract; tests reuse it on their own Javalin. */
+public final class Routes {
+
+  private static final Logger log = LoggerFactory.getLogger(Routes.class);
+
+  private Routes() {}
+
+  /** What the routes need from the composition root. */
+  public record Services(
+      Ledger ledger,
+      UploadReader uploads,
+      Transcriber transcriber,
+      RequestLimiter limiter,
+      Map<String, Supplier<Readiness>> readiness,
+      PrometheusMeterRegistry metrics) {}
+
+  public static void register(RoutesConfig routes, Services services) {
+    routes.post(
+        "/v1/transcriptions",
+        new TranscriptionHandler(
+            TranscriptionHandler.Dialect.NATIVE,
+            services.ledger(),
+            services.uploads(),
+            services.transcriber(),
+            services.limiter()));
+    routes.post(
+        "/v1/audio/transcriptions",
+        new TranscriptionHandler(
+            TranscriptionHandler.Dialect.OPENAI,
+            services.ledger(),
+            services.uploads(),
+            services.transcriber(),
+            services.limiter()));
+    OperationsHandlers operations = new OperationsHandlers(services.readiness(), services.metrics());
+    routes.get("/healthz", operations::health);
+    routes.get("/readyz", operations::ready);
+    routes.get("/metrics", operations::metrics);
+    ObjectMapper json = new ObjectMapper();
+    routes.exception(
+        Exception.class,
+        (e, ctx) -> {
+          log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
+          ApiError error = Errors.internal();
+          var body = json.createObjectNode();
+          body.put("error", error.message());
+          body.put("code", error.code());
+          body.put("request_id", TranscriptionHandler.requestIdOf(ctx));
+          ctx.status(500).contentType("application/json").result(body.toString());
+        });
+  }
+}

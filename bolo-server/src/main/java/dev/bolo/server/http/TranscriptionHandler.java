@@ -1,0 +1,352 @@
+package dev.bolo.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.Transcriber;
+import dev.bolo.server.audio.Upload;
+import dev.bolo.server.audio.UploadReader;
+import dev.bolo.server.audio.UploadResult;
+import dev.bolo.server.dedup.Outcome;
+import dev.bolo.server.dedup.Transcript;
+import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.engine.ResponseFormat;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.Ledger;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Handles {@code POST /v1/transcriptions} (Bolo's native shape) and {@code POST
+ * /v1/audio/transcriptions} (OpenAI's shape): authenticate, read and hash the upload, build the
+ * work key, transcribe once, answer. Thread safe.
+ */
+final class TranscriptionHandler implements Handler {
+
+  private static final Logger log = LoggerFactory.getLogger(TranscriptionHandler.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Which contract a route speaks. */
+  enum Dialect {
+    NATIVE,
+    OPENAI
+  }
+
+  static final String REQUEST_ID = "X-Bolo-Request-Id";
+  private static final String AUDIO_SHA256 = "X-Bolo-Audio-Sha256";
+  private static final String AUDIO_DURATION = "X-Bolo-Audio-Duration-Ms";
+  private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
+  /** Room for multipart boundaries and text parts on top of the audio limit. */
+  private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
+
+  private static final Pattern REQUEST_ID_FORMAT = Pattern.compile("[A-Za-z0-9._:/+=-]{1,128}");
+  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
+
+  /** IETF httpapi idempotency-key draft: a short opaque string; we bound it for storage. */
+  private static final Pattern IDEMPOTENCY_KEY_FORMAT = Pattern.compile("[\\x21-\\x7e]{1,255}");
+
+  /** A claimed length beyond a day is a client bug, not a voice note. */
+  private static final long MAX_CLAIMED_DURATION_MS = Duration.ofDays(1).toMillis();
+
+  private final Dialect dialect;
+  private final Ledger ledger;
+  private final UploadReader uploads;
+  private final Transcriber transcriber;
+  private final RequestLimiter limiter;
+
+  TranscriptionHandler(
+      Dialect dialect,
+      Ledger ledger,
+      UploadReader uploads,
+      Transcriber transcriber,
+      RequestLimiter limiter) {
+    this.dialect = dialect;
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.uploads = Objects.requireNonNull(uploads, "uploads");
+    this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
+    this.limiter = Objects.requireNonNull(limiter, "limiter");
+  }
+
+  @Override
+  public void handle(Context ctx) throws Exception {
+    String requestId = requestIdOf(ctx);
+    MDC.put("request_id", requestId);
+    long started = System.nanoTime();
+    try {
+      ctx.res().setHeader(REQUEST_ID, requestId);
+      int status = serve(ctx, requestId);
+      log.info(
+          "{} {} -> {} in {} ms",
+          ctx.method(),
+          ctx.path(),
+          status,
+          (System.nanoTime() - started) / 1_000_000);
+    } finally {
+      MDC.remove("request_id");
+    }
+  }
+
+  private int serve(Context ctx, String requestId) throws IOException, InterruptedException {
+    Optional<Device> device = authenticate(ctx);
+    if (device.isEmpty()) {
+      return refuseAndDrain(ctx, Errors.unauthorized(), requestId);
+    }
+    MDC.put("device", device.get().name());
+    try {
+      return serve(ctx, requestId, device.get());
+    } finally {
+      MDC.remove("device");
+    }
+  }
+
+  private int serve(Context ctx, String requestId, Device device)
+      throws IOException, InterruptedException {
+    Optional<Duration> wait = limiter.tryAcquire(device);
+    if (wait.isPresent()) {
+      return refuseAndDrain(ctx, Errors.rateLimited(wait.get()), requestId);
+    }
+    long contentLength = ctx.req().getContentLengthLong();
+    // Refuse a declared oversize body at once, before reading any of it.
+    if (contentLength > uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES) {
+      ctx.res().setHeader("Connection", "close");
+      return send(ctx, Errors.tooLarge(uploads.maxAudioBytes()), requestId);
+    }
+    UploadResult result =
+        uploads.read(ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
+    return switch (result) {
+      case UploadResult.Invalid invalid -> {
+        ApiError error = Errors.of(invalid, audioField());
+        log.info("upload refused: {}", invalid.message());
+        yield invalid.reason() == UploadResult.Reason.MALFORMED
+            ? send(ctx, error, requestId)
+            : refuseAndDrain(ctx, error, requestId);
+      }
+      case UploadResult.Received received -> {
+        try (Upload upload = received.upload()) {
+          yield transcribe(ctx, requestId, device, upload);
+        }
+      }
+    };
+  }
+
+  private int transcribe(Context ctx, String requestId, Device device, Upload upload)
+      throws IOException, InterruptedException {
+    String claimedHash = ctx.header(AUDIO_SHA256);
+    if (claimedHash != null && !claimedHash.isBlank()) {
+      String trimmed = claimedHash.trim();
+      if (!HEX_SHA256.matcher(trimmed).matches()) {
+        return send(
+            ctx, Errors.invalid(AUDIO_SHA256, AUDIO_SHA256 + " must be 64 hex digits"), requestId);
+      }
+      if (!trimmed.toLowerCase(Locale.ROOT).equals(upload.audio().sha256())) {
+        return send(ctx, Errors.hashMismatch(trimmed, upload.audio().sha256()), requestId);
+      }
+    }
+    OptionalLong claimedDuration;
+    String idempotencyKey = ctx.header(IDEMPOTENCY_KEY);
+    Settings settings;
+    try {
+      claimedDuration = claimedDuration(ctx.header(AUDIO_DURATION));
+      if (idempotencyKey != null && !IDEMPOTENCY_KEY_FORMAT.matcher(idempotencyKey).matches()) {
+        throw new InvalidSettingException(
+            IDEMPOTENCY_KEY, "Idempotency-Key must be 1 to 255 visible ASCII characters");
+      }
+      settings = settingsOf(upload);
+    } catch (InvalidSettingException e) {
+      return send(
+          ctx,
+          Errors.invalid(e.parameter(), Objects.requireNonNullElse(e.getMessage(), "invalid")),
+          requestId);
+    }
+    Transcriber.Answer answer =
+        transcriber.transcribe(
+            new Transcriber.Call(
+                device, upload.audio(), settings, claimedDuration, idempotencyKey, requestId));
+    return switch (answer.outcome()) {
+      case Outcome.Success success ->
+          sendTranscript(ctx, requestId, success.transcript(), answer, settings.responseFormat());
+      case Outcome.Refused refused -> {
+        if (answer.replayed()) {
+          ctx.res().setHeader("Idempotent-Replayed", "true");
+        }
+        yield send(ctx, Errors.of(refused), requestId);
+      }
+    };
+  }
+
+  private Settings settingsOf(Upload upload) {
+    String engine = transcriber.engine().name();
+    String defaultModel = transcriber.engine().defaultModel();
+    var granularities = new java.util.ArrayList<>(upload.fieldValues("timestamp_granularities[]"));
+    granularities.addAll(upload.fieldValues("timestamp_granularities"));
+    return Settings.canonical(
+        engine,
+        defaultModel,
+        upload.field("model"),
+        upload.field("language"),
+        upload.field("prompt"),
+        upload.field("temperature"),
+        upload.field("response_format"),
+        granularities);
+  }
+
+  private int sendTranscript(
+      Context ctx,
+      String requestId,
+      Transcript transcript,
+      Transcriber.Answer answer,
+      ResponseFormat format)
+      throws IOException {
+    if (answer.replayed()) {
+      ctx.res().setHeader("Idempotent-Replayed", "true");
+    }
+    if (dialect == Dialect.NATIVE) {
+      ObjectNode body = JSON.createObjectNode();
+      body.put("text", transcript.text());
+      body.put("deduplicated", answer.replayed());
+      body.put("audio_sha256", transcript.audioSha256());
+      body.put("duration_ms", transcript.durationMs());
+      body.put("request_id", requestId);
+      body.put("engine", transcript.engine());
+      return write(ctx, 200, "application/json", JSON.writeValueAsBytes(body));
+    }
+    return switch (format) {
+      case JSON ->
+          write(
+              ctx,
+              200,
+              "application/json",
+              JSON.writeValueAsBytes(JSON.createObjectNode().put("text", transcript.text())));
+      case TEXT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(transcript.text()));
+      case VERBOSE_JSON ->
+          write(ctx, 200, "application/json", utf8(bodyOr(transcript, transcript.text())));
+      case SRT, VTT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
+    };
+  }
+
+  private static String bodyOr(Transcript transcript, String fallback) {
+    String body = transcript.body();
+    return body == null ? fallback : body;
+  }
+
+  private String audioField() {
+    return dialect == Dialect.NATIVE ? "audio" : "file";
+  }
+
+  private Optional<Device> authenticate(Context ctx) {
+    String header = ctx.header("Authorization");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.empty();
+    }
+    String token = header.substring(7).trim();
+    return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
+  }
+
+  private static OptionalLong claimedDuration(@Nullable String header) {
+    if (header == null || header.isBlank()) {
+      return OptionalLong.empty();
+    }
+    try {
+      long value = Long.parseLong(header.trim());
+      if (value >= 0 && value <= MAX_CLAIMED_DURATION_MS) {
+        return OptionalLong.of(value);
+      }
+    } catch (NumberFormatException e) {
+      // Reported below with the value.
+    }
+    throw new InvalidSettingException(
+        AUDIO_DURATION, AUDIO_DURATION + " must be milliseconds from 0 to one day: " + header);
+  }
+
+  static String requestIdOf(Context ctx) {
+    String given = ctx.header(REQUEST_ID);
+    if (given != null && REQUEST_ID_FORMAT.matcher(given.trim()).matches()) {
+      return given.trim();
+    }
+    // No usable label: make one so the logs can still be joined.
+    return "srv-" + UUID.randomUUID();
+  }
+
+  /**
+   * Answers an error while the client may still be sending its body, then reads and discards
+   * what is still arriving (bounded): a phone that sees a reset instead of the answer would resend
+   * the same doomed upload.
+   */
+  private int refuseAndDrain(Context ctx, ApiError error, String requestId) throws IOException {
+    ctx.res().setHeader("Connection", "close");
+    int status = send(ctx, error, requestId);
+    ctx.res().flushBuffer();
+    long limit = uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES;
+    try (InputStream in = ctx.req().getInputStream()) {
+      byte[] sink = new byte[64 * 1024];
+      long discarded = 0;
+      int n;
+      while (discarded < limit && (n = in.read(sink)) != -1) {
+        discarded += n;
+      }
+    } catch (IOException e) {
+      // The client stopped sending; it has its answer or is gone.
+    }
+    return status;
+  }
+
+  private int send(Context ctx, ApiError error, String requestId) throws IOException {
+    if (error.retryAfter() != null) {
+      long seconds = Math.max(1, (error.retryAfter().toMillis() + 999) / 1000);
+      ctx.res().setHeader("Retry-After", Long.toString(seconds));
+    }
+    ObjectNode body = JSON.createObjectNode();
+    if (dialect == Dialect.NATIVE) {
+      body.put("error", error.message());
+      body.put("code", error.code());
+      body.put("request_id", requestId);
+    } else {
+      ObjectNode inner = body.putObject("error");
+      inner.put("message", error.message());
+      inner.put("type", error.openAiType());
+      if (error.param() == null) {
+        inner.putNull("param");
+      } else {
+        inner.put("param", error.param());
+      }
+      inner.put("code", error.code());
+    }
+    return write(ctx, error.status(), "application/json", JSON.writeValueAsBytes(body));
+  }
+
+  private static int write(Context ctx, int status, String contentType, byte[] body)
+      throws IOException {
+    HttpServletResponse res = ctx.res();
+    res.setStatus(status);
+    res.setContentType(contentType);
+    res.setContentLength(body.length);
+    try {
+      res.getOutputStream().write(body);
+      res.flushBuffer();
+    } catch (IOException e) {
+      // The client hung up; the work it started goes on and a resend will get the result.
+      log.info("client gone before the answer ({}): {}", status, e.toString());
+    }
+    return status;
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}
