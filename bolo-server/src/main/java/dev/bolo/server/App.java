@@ -32,8 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The composition root: builds every part of the gateway from a {@link ServerConfig} and owns
- * their lifecycle. Nothing else creates services; tests create an App on port 0.
+ * The composition root: builds every part of the gateway from a {@link ServerConfig} and owns their
+ * lifecycle. Nothing else creates services; tests create an App on port 0.
  */
 public final class App implements AutoCloseable {
 
@@ -87,7 +87,8 @@ public final class App implements AutoCloseable {
     Routes.Services services =
         new Routes.Services(
             ledger,
-            new UploadReader(config.maxUploadBytes(), config.inMemoryUploadBytes(), config.spoolDir()),
+            new UploadReader(
+                config.maxUploadBytes(), config.inMemoryUploadBytes(), config.spoolDir()),
             transcriber,
             RequestLimiter.unlimited(),
             readiness,
@@ -129,7 +130,8 @@ public final class App implements AutoCloseable {
                   config.openAiDefaultLanguage()),
               http);
       default ->
-          throw new IllegalArgumentException("engine not available in this build: " + config.engine());
+          throw new IllegalArgumentException(
+              "engine not available in this build: " + config.engine());
     };
   }
 

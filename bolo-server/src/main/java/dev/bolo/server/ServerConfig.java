@@ -60,13 +60,15 @@ public record ServerConfig(
       throw new IllegalArgumentException("BOLO_PORT must be 0..65535: " + port);
     }
     if (maxUploadBytes <= 0) {
-      throw new IllegalArgumentException("BOLO_MAX_UPLOAD_BYTES must be positive: " + maxUploadBytes);
+      throw new IllegalArgumentException(
+          "BOLO_MAX_UPLOAD_BYTES must be positive: " + maxUploadBytes);
     }
     if (trialSeconds < 0) {
       throw new IllegalArgumentException("BOLO_TRIAL_SECONDS must be >= 0: " + trialSeconds);
     }
     if (!engine.equals("offline") && !engine.equals("openai") && !engine.equals("gemini")) {
-      throw new IllegalArgumentException("BOLO_ENGINE must be offline, openai or gemini: " + engine);
+      throw new IllegalArgumentException(
+          "BOLO_ENGINE must be offline, openai or gemini: " + engine);
     }
     if (!store.equals("memory") && !store.equals("redis")) {
       throw new IllegalArgumentException("BOLO_STORE must be memory or redis: " + store);
@@ -144,7 +146,9 @@ public record ServerConfig(
       int eq = trimmed.indexOf('=');
       if (eq <= 0 || eq == trimmed.length() - 1) {
         throw new IllegalArgumentException(
-            "BOLO_DEVICE_TOKENS entries must be name=token: " + trimmed.substring(0, Math.max(0, eq)) + "=…");
+            "BOLO_DEVICE_TOKENS entries must be name=token: "
+                + trimmed.substring(0, Math.max(0, eq))
+                + "=…");
       }
       tokens.put(trimmed.substring(0, eq).trim(), trimmed.substring(eq + 1).trim());
     }

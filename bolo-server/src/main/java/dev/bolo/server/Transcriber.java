@@ -161,7 +161,9 @@ public final class Transcriber {
           engine.transcribe(new EngineRequest(held, call.settings(), timeout, call.requestId()));
       String kind = result.getClass().getSimpleName().toLowerCase(Locale.ROOT);
       sample.stop(metrics.timer("bolo_upstream_seconds", "engine", engine.name(), "result", kind));
-      metrics.counter("bolo_upstream_calls_total", "engine", engine.name(), "result", kind).increment();
+      metrics
+          .counter("bolo_upstream_calls_total", "engine", engine.name(), "result", kind)
+          .increment();
       return switch (result) {
         case EngineResult.Transcribed t -> {
           ledger.commit(granted);
@@ -184,15 +186,19 @@ public final class Transcriber {
     }
   }
 
-  private Answer record(
-      Call call, WorkKey key, Length length, WorkCoordinator.Served served) {
+  private Answer record(Call call, WorkKey key, Length length, WorkCoordinator.Served served) {
     String outcome =
         switch (served.outcome()) {
           case Outcome.Success s -> "ok";
           case Outcome.Refused r -> r.problem().name().toLowerCase(Locale.ROOT);
         };
     metrics
-        .counter("bolo_transcriptions_total", "outcome", outcome, "replayed", Boolean.toString(served.replayed()))
+        .counter(
+            "bolo_transcriptions_total",
+            "outcome",
+            outcome,
+            "replayed",
+            Boolean.toString(served.replayed()))
         .increment();
     try {
       ledger.record(

@@ -65,7 +65,9 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
         bytes.clone(),
         Hashing.sha256Hex(bytes),
         container,
-        container == AudioContainer.WAV ? WavHeader.durationMs(bytes, bytes.length) : OptionalLong.empty());
+        container == AudioContainer.WAV
+            ? WavHeader.durationMs(bytes, bytes.length)
+            : OptionalLong.empty());
   }
 
   @Override

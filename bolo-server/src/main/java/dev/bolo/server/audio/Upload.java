@@ -6,13 +6,14 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A parsed upload: the note and the text fields that came with it. Closing it releases the request's
- * reference to the audio.
+ * A parsed upload: the note and the text fields that came with it. Closing it releases the
+ * request's reference to the audio.
  *
  * @param audio the note, hashed and sniffed
  * @param fields text parts by name, in arrival order
  */
-public record Upload(SpooledAudio audio, Map<String, List<String>> fields) implements AutoCloseable {
+public record Upload(SpooledAudio audio, Map<String, List<String>> fields)
+    implements AutoCloseable {
 
   public Upload {
     Objects.requireNonNull(audio, "audio");

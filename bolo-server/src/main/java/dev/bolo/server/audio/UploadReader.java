@@ -58,7 +58,10 @@ public final class UploadReader {
   public UploadReader(long maxAudioBytes, int inMemoryBytes, Path spoolDir) {
     if (maxAudioBytes <= 0 || inMemoryBytes < 0) {
       throw new IllegalArgumentException(
-          "limits must be positive: maxAudioBytes=" + maxAudioBytes + ", inMemoryBytes=" + inMemoryBytes);
+          "limits must be positive: maxAudioBytes="
+              + maxAudioBytes
+              + ", inMemoryBytes="
+              + inMemoryBytes);
     }
     this.maxAudioBytes = maxAudioBytes;
     this.inMemoryBytes = inMemoryBytes;
@@ -76,7 +79,8 @@ public final class UploadReader {
    */
   public UploadResult read(@Nullable String contentType, long contentLength, InputStream body)
       throws IOException {
-    if (contentType == null || !contentType.toLowerCase(java.util.Locale.ROOT).startsWith("multipart/form-data")) {
+    if (contentType == null
+        || !contentType.toLowerCase(java.util.Locale.ROOT).startsWith("multipart/form-data")) {
       return new UploadResult.Invalid(
           UploadResult.Reason.NOT_MULTIPART,
           "expected multipart/form-data with the audio in part 'audio' or 'file', got "
@@ -87,7 +91,8 @@ public final class UploadReader {
     Map<String, List<String>> fields = new LinkedHashMap<>();
     @Nullable SpooledAudio audio = null;
     try {
-      FileItemInputIterator items = parser.getItemIterator(context(contentType, contentLength, body));
+      FileItemInputIterator items =
+          parser.getItemIterator(context(contentType, contentLength, body));
       int count = 0;
       while (items.hasNext()) {
         FileItemInput item = items.next();
@@ -132,7 +137,8 @@ public final class UploadReader {
     return new UploadResult.Received(new Upload(audio, fields));
   }
 
-  private record AudioOrProblem(@Nullable SpooledAudio audio, UploadResult.@Nullable Invalid problem) {}
+  private record AudioOrProblem(
+      @Nullable SpooledAudio audio, UploadResult.@Nullable Invalid problem) {}
 
   private AudioOrProblem readAudio(FileItemInput item) throws IOException {
     MessageDigest digest = Hashing.sha256();
@@ -176,7 +182,9 @@ public final class UploadReader {
         }
         if (out == null && memoryLength + n <= inMemoryBytes) {
           if (memoryLength + n > memory.length) {
-            memory = Arrays.copyOf(memory, Math.min(inMemoryBytes, Math.max(memory.length * 2, memoryLength + n)));
+            memory =
+                Arrays.copyOf(
+                    memory, Math.min(inMemoryBytes, Math.max(memory.length * 2, memoryLength + n)));
           }
           System.arraycopy(buffer, 0, memory, memoryLength, n);
           memoryLength += n;
@@ -193,7 +201,8 @@ public final class UploadReader {
       }
       if (total == 0) {
         return new AudioOrProblem(
-            null, new UploadResult.Invalid(UploadResult.Reason.EMPTY_AUDIO, "the audio part is empty"));
+            null,
+            new UploadResult.Invalid(UploadResult.Reason.EMPTY_AUDIO, "the audio part is empty"));
       }
       if (!sniffed) {
         Optional<AudioContainer> found = AudioContainer.sniff(head, headLength);
@@ -213,7 +222,8 @@ public final class UploadReader {
         out = null;
         audio = SpooledAudio.inFile(file, total, sha256, container, duration);
       } else {
-        audio = SpooledAudio.inMemory(Arrays.copyOf(memory, memoryLength), sha256, container, duration);
+        audio =
+            SpooledAudio.inMemory(Arrays.copyOf(memory, memoryLength), sha256, container, duration);
       }
       complete = true;
       return new AudioOrProblem(audio, null);

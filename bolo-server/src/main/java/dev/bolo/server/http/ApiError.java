@@ -14,7 +14,11 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfter sent as {@code Retry-After} when known
  */
 record ApiError(
-    int status, String code, String message, @Nullable String param, @Nullable Duration retryAfter) {
+    int status,
+    String code,
+    String message,
+    @Nullable String param,
+    @Nullable Duration retryAfter) {
 
   ApiError {
     Objects.requireNonNull(code, "code");

@@ -19,7 +19,8 @@ final class OperationsHandlers {
   /**
    * @param components readiness of each named component, e.g. engine, store, ledger
    */
-  OperationsHandlers(Map<String, Supplier<Readiness>> components, PrometheusMeterRegistry registry) {
+  OperationsHandlers(
+      Map<String, Supplier<Readiness>> components, PrometheusMeterRegistry registry) {
     this.components = Map.copyOf(components);
     this.registry = registry;
   }
@@ -43,7 +44,9 @@ final class OperationsHandlers {
       details.put(entry.getKey(), readiness.detail());
     }
     body.put("status", ready ? "ready" : "not ready");
-    ctx.status(ready ? 200 : 503).contentType("application/json").result(JSON.writeValueAsBytes(body));
+    ctx.status(ready ? 200 : 503)
+        .contentType("application/json")
+        .result(JSON.writeValueAsBytes(body));
   }
 
   void metrics(Context ctx) {

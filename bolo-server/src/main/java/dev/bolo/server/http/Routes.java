@@ -45,7 +45,8 @@ public final class Routes {
             services.uploads(),
             services.transcriber(),
             services.limiter()));
-    OperationsHandlers operations = new OperationsHandlers(services.readiness(), services.metrics());
+    OperationsHandlers operations =
+        new OperationsHandlers(services.readiness(), services.metrics());
     routes.get("/healthz", operations::health);
     routes.get("/readyz", operations::ready);
     routes.get("/metrics", operations::metrics);

@@ -236,7 +236,8 @@ final class TranscriptionHandler implements Handler {
       case TEXT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(transcript.text()));
       case VERBOSE_JSON ->
           write(ctx, 200, "application/json", utf8(bodyOr(transcript, transcript.text())));
-      case SRT, VTT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
+      case SRT, VTT ->
+          write(ctx, 200, "text/plain; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
     };
   }
 
@@ -284,9 +285,9 @@ final class TranscriptionHandler implements Handler {
   }
 
   /**
-   * Answers an error while the client may still be sending its body, then reads and discards
-   * what is still arriving (bounded): a phone that sees a reset instead of the answer would resend
-   * the same doomed upload.
+   * Answers an error while the client may still be sending its body, then reads and discards what
+   * is still arriving (bounded): a phone that sees a reset instead of the answer would resend the
+   * same doomed upload.
    */
   private int refuseAndDrain(Context ctx, ApiError error, String requestId) throws IOException {
     ctx.res().setHeader("Connection", "close");

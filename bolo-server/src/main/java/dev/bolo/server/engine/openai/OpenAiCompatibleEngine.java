@@ -105,9 +105,7 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
         new MultipartBody.Builder()
             .setType(MultipartBody.FORM)
             .addFormDataPart(
-                "file",
-                "audio." + request.audio().container().extension(),
-                audioBody(request))
+                "file", "audio." + request.audio().container().extension(), audioBody(request))
             .addFormDataPart("model", settings.model())
             .addFormDataPart("response_format", settings.responseFormat().wireName());
     String language = settings.hasLanguage() ? settings.language() : config.defaultLanguage();
@@ -188,7 +186,8 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
     switch (format) {
       case TEXT, SRT, VTT -> {
         return new EngineResult.Transcribed(
-            format == ResponseFormat.TEXT ? body.strip() : body, format == ResponseFormat.TEXT ? null : body);
+            format == ResponseFormat.TEXT ? body.strip() : body,
+            format == ResponseFormat.TEXT ? null : body);
       }
       case JSON, VERBOSE_JSON -> {
         JsonNode text;

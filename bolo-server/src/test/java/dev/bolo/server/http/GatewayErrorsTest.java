@@ -1,0 +1,299 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.TestAudio;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import mockwebserver3.MockResponse;
+import okhttp3.MediaType;
+import okhttp3.MultipartBody;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okio.BufferedSink;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input gets a clear error with the right status, and the provider is never called. */
+class GatewayErrorsTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int LIMIT = 1024 * 1024;
+
+  @TempDir Path dataDir;
+  private FakeProvider provider;
+  private Gateway gateway;
+
+  @BeforeEach
+  void start() throws IOException {
+    provider = new FakeProvider();
+    gateway =
+        Gateway.openAi(
+            provider,
+            dataDir,
+            Map.of(
+                "BOLO_MAX_UPLOAD_BYTES", Integer.toString(LIMIT),
+                "BOLO_UPLOAD_MEMORY_BYTES", "65536",
+                "BOLO_UPSTREAM_TIMEOUT", "1s",
+                "BOLO_UPSTREAM_TIMEOUT_MAX", "1s"));
+  }
+
+  @AfterEach
+  void stop() {
+    gateway.close();
+    provider.close();
+  }
+
+  @Test
+  void aHashMismatchIsRefusedAndNothingIsTranscribed() throws Exception {
+    byte[] note = TestAudio.wav(500, 1);
+    Request request =
+        gateway
+            .nativeUpload(Gateway.TOKEN_A, note)
+            .newBuilder()
+            .header("X-Bolo-Audio-Sha256", "ab".repeat(32))
+            .build();
+    assertError(gateway.send(request), 400, "audio_hash_mismatch");
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void aMatchingHashInAnyCaseIsAccepted() throws Exception {
+    byte[] note = TestAudio.wav(500, 2);
+    String sha =
+        HexFormat.of()
+            .withUpperCase()
+            .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(note));
+    Request request =
+        gateway
+            .nativeUpload(Gateway.TOKEN_A, note)
+            .newBuilder()
+            .header("X-Bolo-Audio-Sha256", sha)
+            .build();
+    Gateway.Reply reply = gateway.send(request);
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(JSON.readTree(reply.body()).get("audio_sha256").asText())
+        .isEqualTo(sha.toLowerCase());
+    assertThat(JSON.readTree(reply.body()).get("duration_ms").asLong()).isEqualTo(500);
+  }
+
+  @Test
+  void anOversizedUploadWithItsLengthDeclaredIsRefusedAtOnce() throws Exception {
+    byte[] note = TestAudio.wav(100_000, 3); // 3.2 MB: over the 1 MiB limit plus form overhead
+    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    assertError(reply, 413, "audio_too_large");
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void anOversizedStreamedUploadGetsItsAnswerAndLeavesNothingBehind() throws Exception {
+    long size = 3L * LIMIT;
+    RequestBody endless =
+        new RequestBody() {
+          @Override
+          public MediaType contentType() {
+            return MediaType.get("audio/wav");
+          }
+
+          @Override
+          public void writeTo(BufferedSink sink) throws IOException {
+            byte[] head = TestAudio.wav(10, 4);
+            sink.write(head);
+            byte[] chunk = new byte[8192];
+            for (long written = head.length; written < size; written += chunk.length) {
+              sink.write(chunk);
+            }
+          }
+        };
+    MultipartBody form =
+        new MultipartBody.Builder()
+            .setType(MultipartBody.FORM)
+            .addFormDataPart("audio", "big.wav", endless)
+            .build();
+    // Chunked: the server cannot know the size up front and must stop while reading.
+    Request request =
+        new Request.Builder()
+            .url(gateway.url("/v1/transcriptions"))
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .post(form)
+            .build();
+    Gateway.Reply reply = gateway.send(request);
+    assertError(reply, 413, "audio_too_large");
+    assertThat(provider.calls()).isZero();
+    assertThat(spoolFiles()).isEmpty();
+  }
+
+  @Test
+  void aLargeNoteIsSpooledToDiskAndTheFileIsDeletedAfterwards() throws Exception {
+    byte[] note = TestAudio.wav(20_000, 5); // 640 KB: over the 64 KiB in-memory threshold
+    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(JSON.readTree(reply.body()).get("text").asText()).startsWith("transcript of ");
+    assertThat(JSON.readTree(reply.body()).get("duration_ms").asLong()).isEqualTo(20_000);
+    assertThat(provider.takeRequest().getBodySize()).isGreaterThan(note.length);
+    assertThat(spoolFiles()).isEmpty();
+  }
+
+  @Test
+  void somethingThatIsNotAudioIsRefusedAsUnsupported() throws Exception {
+    byte[] text = "this is a shopping list, not a voice note".getBytes(StandardCharsets.UTF_8);
+    assertError(
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, text)), 415, "unsupported_audio");
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void aBodyThatIsNotMultipartIsRefusedAsUnsupported() throws Exception {
+    Request request =
+        new Request.Builder()
+            .url(gateway.url("/v1/transcriptions"))
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .post(RequestBody.create("{\"audio\":\"…\"}", MediaType.get("application/json")))
+            .build();
+    assertError(gateway.send(request), 415, "unsupported_audio");
+  }
+
+  @Test
+  void missingOrEmptyAudioIsABadRequest() throws Exception {
+    Request missing =
+        new Request.Builder()
+            .url(gateway.url("/v1/transcriptions"))
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .post(
+                new MultipartBody.Builder()
+                    .setType(MultipartBody.FORM)
+                    .addFormDataPart("language", "en")
+                    .build())
+            .build();
+    assertError(gateway.send(missing), 400, "missing_audio");
+    assertError(
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, new byte[0])), 400, "empty_audio");
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void aMissingOrUnknownTokenIsUnauthorized() throws Exception {
+    byte[] note = TestAudio.wav(500, 6);
+    assertError(gateway.send(gateway.nativeUpload(null, note)), 401, "unauthorized");
+    assertError(gateway.send(gateway.nativeUpload("not-a-device", note)), 401, "unauthorized");
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void anOutOfRangeSettingIsAnInvalidParameter() throws Exception {
+    byte[] note = TestAudio.wav(500, 7);
+    assertError(
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note, "temperature", "7")),
+        400,
+        "invalid_parameter");
+    assertError(
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note, "response_format", "mp3")),
+        400,
+        "invalid_parameter");
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void theProviderRefusingTheAudioIsUnprocessable() throws Exception {
+    provider.enqueue(
+        new MockResponse.Builder()
+            .code(400)
+            .body(
+                "{\"error\":{\"message\":\"Audio file is too short\",\"type\":\"invalid_request_error\"}}")
+            .build());
+    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 8)));
+    JsonNode body = assertError(reply, 422, "upstream_rejected");
+    assertThat(body.get("error").asText()).contains("Audio file is too short");
+  }
+
+  @Test
+  void aWrongProviderKeyIsABadGatewayNotTheDevicesFault() throws Exception {
+    provider.enqueue(
+        new MockResponse.Builder().code(401).body("{\"error\":{\"message\":\"bad key\"}}").build());
+    assertError(
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 9))),
+        502,
+        "upstream_error");
+  }
+
+  @Test
+  void providerRateLimitingIsUnavailableWithRetryAfter() throws Exception {
+    provider.enqueue(
+        new MockResponse.Builder().code(429).setHeader("Retry-After", "12").body("{}").build());
+    Gateway.Reply reply =
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 10)));
+    assertError(reply, 503, "upstream_unavailable");
+    assertThat(reply.retryAfter()).isEqualTo("12");
+  }
+
+  @Test
+  void aSlowProviderIsAGatewayTimeout() throws Exception {
+    provider.delay(Duration.ofSeconds(3));
+    assertError(
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 11))),
+        504,
+        "upstream_timeout");
+  }
+
+  @Test
+  void nonsenseFromTheProviderIsABadGateway() throws Exception {
+    provider.enqueue(new MockResponse.Builder().code(200).body("<html>oops</html>").build());
+    assertError(
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 12))),
+        502,
+        "upstream_error");
+  }
+
+  @Test
+  void aProviderThatIsDownIsUnavailable() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    try (FakeProvider unused = new FakeProvider();
+        Gateway down =
+            Gateway.openAi(
+                unused,
+                dataDir,
+                Map.of("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + closedPort + "/v1"))) {
+      Gateway.Reply reply = down.send(down.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 13)));
+      assertThat(reply.status()).isEqualTo(503);
+      assertThat(JSON.readTree(reply.body()).get("code").asText())
+          .isEqualTo("upstream_unavailable");
+    }
+  }
+
+  private List<Path> spoolFiles() throws IOException {
+    Path spool = dataDir.resolve("spool");
+    if (!Files.exists(spool)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(spool)) {
+      return files.toList();
+    }
+  }
+
+  private static JsonNode assertError(Gateway.Reply reply, int status, String code)
+      throws IOException {
+    assertThat(reply.status()).as(reply.body()).isEqualTo(status);
+    JsonNode body = JSON.readTree(reply.body());
+    assertThat(body.get("code").asText()).isEqualTo(code);
+    assertThat(body.get("error").isTextual()).isTrue();
+    assertThat(body.get("request_id").asText()).isNotBlank();
+    return body;
+  }
+}

@@ -1,0 +1,43 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.TestAudio;
+import java.nio.file.Path;
+import java.util.Map;
+import okhttp3.Request;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OperationsTest {
+
+  @TempDir Path dataDir;
+
+  @Test
+  void healthReadinessAndMetricsAreServed() throws Exception {
+    try (FakeProvider provider = new FakeProvider();
+        Gateway gateway = Gateway.openAi(provider, dataDir, Map.of())) {
+      assertThat(gateway.send(get(gateway, "/healthz")).status()).isEqualTo(200);
+      Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
+      assertThat(ready.status()).isEqualTo(200);
+      assertThat(ready.body())
+          .contains("\"engine\":\"ok\"", "\"store\":\"ok\"", "\"ledger\":\"ok\"");
+
+      byte[] note = TestAudio.wav(300, 1);
+      gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+      gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+      Gateway.Reply metrics = gateway.send(get(gateway, "/metrics"));
+      assertThat(metrics.status()).isEqualTo(200);
+      assertThat(metrics.body())
+          .contains("bolo_transcriptions_total{outcome=\"ok\",replayed=\"true\"} 1.0")
+          .contains("bolo_transcriptions_total{outcome=\"ok\",replayed=\"false\"} 1.0")
+          .contains("bolo_upstream_calls_total{engine=\"openai\",result=\"transcribed\"} 1.0");
+    }
+  }
+
+  private static Request get(Gateway gateway, String path) {
+    return new Request.Builder().url(gateway.url(path)).build();
+  }
+}

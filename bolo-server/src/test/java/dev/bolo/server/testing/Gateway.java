@@ -1,0 +1,115 @@
+package dev.bolo.server.testing;
+
+import dev.bolo.server.App;
+import dev.bolo.server.ServerConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import okhttp3.MediaType;
+import okhttp3.MultipartBody;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A real gateway on a loopback port for tests, with a fake ticker for leases and TTL, and small
+ * helpers to upload notes the way a phone does.
+ */
+public final class Gateway implements AutoCloseable {
+
+  public static final String TOKEN_A = "token-alpha-0123456789";
+  public static final String TOKEN_B = "token-bravo-0123456789";
+
+  private final App app;
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  private final OkHttpClient client =
+      new OkHttpClient.Builder()
+          .readTimeout(Duration.ofSeconds(60))
+          .retryOnConnectionFailure(false)
+          .build();
+
+  private Gateway(Map<String, String> env) {
+    this.app = App.create(ServerConfig.fromMap(env), Clock.systemUTC(), nanos::get).start();
+  }
+
+  /** A gateway whose engine is the OpenAI-compatible one pointed at {@code provider}. */
+  public static Gateway openAi(FakeProvider provider, Path dataDir, Map<String, String> extra) {
+    Map<String, String> env = new HashMap<>();
+    env.put("BOLO_PORT", "0");
+    env.put("BOLO_ENGINE", "openai");
+    env.put("BOLO_OPENAI_BASE_URL", provider.baseUrl());
+    env.put("BOLO_OPENAI_API_KEY", "sk-test");
+    env.put("BOLO_DATA_DIR", dataDir.toString());
+    env.put("BOLO_DEVICE_TOKENS", "alpha=" + TOKEN_A + ",bravo=" + TOKEN_B);
+    env.putAll(extra);
+    return new Gateway(env);
+  }
+
+  public String url(String path) {
+    return "http://127.0.0.1:" + app.port() + path;
+  }
+
+  public App app() {
+    return app;
+  }
+
+  /** Moves the gateway's monotonic clock forward. */
+  public void advance(Duration duration) {
+    nanos.addAndGet(duration.toNanos());
+  }
+
+  public OkHttpClient client() {
+    return client;
+  }
+
+  /** A native upload with the given token, audio and optional text fields (name, value pairs). */
+  public Request nativeUpload(@Nullable String token, byte[] audio, String... fields) {
+    MultipartBody.Builder form =
+        new MultipartBody.Builder()
+            .setType(MultipartBody.FORM)
+            .addFormDataPart(
+                "audio", "note.wav", RequestBody.create(audio, MediaType.get("audio/wav")));
+    for (int i = 0; i + 1 < fields.length; i += 2) {
+      form.addFormDataPart(fields[i], fields[i + 1]);
+    }
+    Request.Builder request =
+        new Request.Builder().url(url("/v1/transcriptions")).post(form.build());
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return request.build();
+  }
+
+  /** Sends a request and returns status and body. */
+  public Reply send(Request request) throws IOException {
+    try (Response response = client.newCall(request).execute()) {
+      return new Reply(
+          response.code(),
+          response.body().string(),
+          response.header("Idempotent-Replayed"),
+          response.header("Retry-After"),
+          response.header("X-Bolo-Request-Id"));
+    }
+  }
+
+  /** What came back. */
+  public record Reply(
+      int status,
+      String body,
+      @Nullable String replayed,
+      @Nullable String retryAfter,
+      @Nullable String requestId) {}
+
+  @Override
+  public void close() {
+    app.close();
+    client.dispatcher().executorService().shutdown();
+    client.connectionPool().evictAll();
+  }
+}
