@@ -1,0 +1,101 @@
+package dev.bolo.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.bolo.server.dedup.WorkKey;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+class SettingsTest {
+
+  private static Settings of(
+      @Nullable String model,
+      @Nullable String language,
+      @Nullable String prompt,
+      @Nullable String temperature,
+      @Nullable String format) {
+    return Settings.canonical(
+        "openai", "whisper-1", model, language, prompt, temperature, format, List.of());
+  }
+
+  @Test
+  void absentEqualsTheDefaultAndSpellingsAreCanonical() {
+    Settings absent =
+        Settings.canonical("openai", "whisper-1", null, null, null, null, null, List.of());
+    Settings explicit = of("whisper-1", "", "", "0.0", "JSON");
+    assertThat(explicit).isEqualTo(absent);
+    assertThat(of(null, " EN ", null, null, null)).isEqualTo(of(null, "en", null, null, null));
+    assertThat(of(null, null, null, "0.50", null).temperature()).isEqualTo("0.5");
+  }
+
+  @Test
+  void everyOutputChangingSettingChangesTheFingerprint() {
+    Settings base = of(null, "en", "", null, null);
+    List<Settings> variants =
+        List.of(
+            of("whisper-large-v3", "en", "", null, null),
+            of(null, "fr", "", null, null),
+            of(null, "en", "Names: Ada", null, null),
+            of(null, "en", "", "0.3", null),
+            of(null, "en", "", null, "text"),
+            Settings.canonical("gemini", "whisper-1", null, "en", "", null, null, List.of()));
+    for (Settings variant : variants) {
+      assertThat(WorkKey.fingerprint(variant))
+          .as(variant.toString())
+          .isNotEqualTo(WorkKey.fingerprint(base));
+    }
+    assertThat(WorkKey.fingerprint(of(null, "EN", null, null, null)))
+        .isEqualTo(WorkKey.fingerprint(base));
+  }
+
+  @Test
+  void timestampGranularitiesCountOnlyForVerboseJson() {
+    Settings verbose =
+        Settings.canonical(
+            "openai", "whisper-1", null, null, null, null, "verbose_json", List.of());
+    Settings words =
+        Settings.canonical(
+            "openai",
+            "whisper-1",
+            null,
+            null,
+            null,
+            null,
+            "verbose_json",
+            List.of("word", "segment"));
+    assertThat(verbose.timestampGranularities()).containsExactly("segment");
+    assertThat(words.timestampGranularities()).containsExactly("segment", "word");
+    assertThat(
+            Settings.canonical(
+                    "openai", "whisper-1", null, null, null, null, "json", List.of("word"))
+                .timestampGranularities())
+        .isEmpty();
+  }
+
+  @Test
+  void badValuesNameTheirParameter() {
+    assertThatThrownBy(() -> of(null, null, null, "1.5", null))
+        .isInstanceOfSatisfying(
+            InvalidSettingException.class, e -> assertThat(e.parameter()).isEqualTo("temperature"));
+    assertThatThrownBy(() -> of(null, null, null, "warm", null))
+        .isInstanceOf(InvalidSettingException.class);
+    assertThatThrownBy(() -> of(null, "english please", null, null, null))
+        .isInstanceOfSatisfying(
+            InvalidSettingException.class, e -> assertThat(e.parameter()).isEqualTo("language"));
+    assertThatThrownBy(() -> of(null, null, null, null, "mp3"))
+        .isInstanceOfSatisfying(
+            InvalidSettingException.class,
+            e -> assertThat(e.parameter()).isEqualTo("response_format"));
+  }
+
+  @Test
+  void theUpstreamTimeoutGrowsWithTheNoteAndIsCapped() {
+    UpstreamTimeout timeout = UpstreamTimeout.DEFAULT;
+    assertThat(timeout.timeoutFor(java.util.OptionalLong.empty())).hasSeconds(30);
+    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(60_000))).hasSeconds(60);
+    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(179_000))).hasMillis(119_500);
+    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(600_000))).hasSeconds(120);
+  }
+}
