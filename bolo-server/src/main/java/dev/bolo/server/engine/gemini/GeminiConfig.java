@@ -32,8 +32,12 @@ public record GeminiConfig(
     if (HttpUrl.parse(baseUrl) == null) {
       throw new IllegalArgumentException("baseUrl is not an http(s) URL: " + baseUrl);
     }
-    if (apiKey.isBlank()) {
-      throw new IllegalArgumentException("apiKey must not be blank");
+    // Checked here because OkHttp's own header check would quote the key in its message.
+    if (!apiKey.matches("[\\x21-\\x7e]+")) {
+      throw new IllegalArgumentException(
+          "apiKey must be non-empty printable ASCII without spaces (length "
+              + apiKey.length()
+              + ")");
     }
     if (model.isBlank()) {
       throw new IllegalArgumentException("model must not be blank");

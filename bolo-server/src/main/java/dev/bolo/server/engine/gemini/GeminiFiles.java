@@ -73,8 +73,7 @@ final class GeminiFiles {
   }
 
   Upload upload(AudioContent audio, String mimeType, Deadline deadline, String requestId) {
-    String startBody =
-        "{\"file\":{\"display_name\":\"bolo-" + audio.sha256().substring(0, 16) + "\"}}";
+    String startBody = "{\"file\":{\"display_name\":\"bolo-" + displayName(audio) + "\"}}";
     Request start =
         new Request.Builder()
             .url(baseUrl.newBuilder().addPathSegments("upload/v1beta/files").build())
@@ -122,6 +121,12 @@ final class GeminiFiles {
     };
   }
 
+  /** The first 16 hex digits of the hash: enough to find the note in the key owner's console. */
+  private static String displayName(AudioContent audio) {
+    String sha256 = audio.sha256();
+    return sha256.substring(0, Math.min(16, sha256.length())).replaceAll("[^0-9a-f]", "");
+  }
+
   /** Deletes a file without waiting for the answer; a failure is only logged. */
   void deleteLater(String name, String requestId) {
     Request delete =
@@ -149,7 +154,11 @@ final class GeminiFiles {
 
               @Override
               public void onFailure(Call call, IOException e) {
-                log.warn("could not delete Gemini file {} for request {}: {}", name, requestId, e);
+                log.warn(
+                    "could not delete Gemini file {} for request {}: {}",
+                    name,
+                    requestId,
+                    e.toString());
               }
             });
   }

@@ -149,6 +149,7 @@ class GeminiFilesApiTest {
     assertThat(poll.getHeaders().get("x-goog-api-key")).isEqualTo(API_KEY);
     assertThat(take(server).getMethod()).isEqualTo("GET");
     assertThat(take(server).getUrl().encodedPath()).endsWith(":generateContent");
+    assertThat(take(server).getMethod()).isEqualTo("DELETE");
     assertThat(sleeps).containsExactly(GeminiFiles.POLL_INTERVAL, GeminiFiles.POLL_INTERVAL);
   }
 

@@ -14,9 +14,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.bolo.server.audio.AudioContainer;
 import dev.bolo.server.audio.BytesAudio;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -216,11 +219,27 @@ class GenerateContentEngineTest {
   }
 
   @Test
-  void theConfigNeverShowsTheKey() {
-    GeminiConfig config = GeminiConfig.of(API_KEY, new OkHttpClient());
+  void aBaseUrlWithAPathPrefixKeepsIt() throws Exception {
+    server.enqueue(candidate("ok", "STOP"));
+    GeminiConfig config =
+        GeminiFixtures.config(server).withBaseUrl(server.url("/gemini-proxy").toString());
 
-    assertThat(config.toString()).doesNotContain(API_KEY).contains("apiKey=***");
-    assertThat(config.baseUrl()).isEqualTo("https://generativelanguage.googleapis.com");
-    assertThat(config.model()).isEqualTo("gemini-2.5-flash");
+    engine(config, new ArrayList<>()).transcribe(request(BytesAudio.wav(100, 1)));
+
+    assertThat(take(server).getUrl().encodedPath())
+        .isEqualTo("/gemini-proxy/v1beta/models/gemini-2.5-flash:generateContent");
+  }
+
+  @Test
+  void anAbsentTemperatureIsSentAsZero() throws Exception {
+    server.enqueue(candidate("ok", "STOP"));
+    Settings settings =
+        Settings.canonical(
+            "gemini", GeminiConfig.DEFAULT_MODEL, null, null, null, null, null, List.of());
+
+    engine(server).transcribe(request(BytesAudio.wav(100, 1), settings, Duration.ofSeconds(10)));
+
+    assertThat(bodyJson(take(server)).at("/generationConfig/temperature").decimalValue())
+        .isEqualByComparingTo("0");
   }
 }
