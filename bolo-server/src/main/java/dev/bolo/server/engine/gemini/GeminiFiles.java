@@ -88,11 +88,11 @@ final class GeminiFiles {
       case Reply.Broken broken -> new Upload.NotUploaded(broken.failure());
       case Reply.Answer answer when !answer.isSuccessful() ->
           new Upload.NotUploaded(errors.failure(answer, "upload start", null));
-      case Reply.Answer answer -> send(audio, mimeType, answer, deadline, requestId);
+      case Reply.Answer answer -> sendBytes(audio, mimeType, answer, deadline, requestId);
     };
   }
 
-  private Upload send(
+  private Upload sendBytes(
       AudioContent audio,
       String mimeType,
       Reply.Answer started,
@@ -104,21 +104,28 @@ final class GeminiFiles {
       return new Upload.NotUploaded(
           new EngineResult.Failed("Gemini's upload start answered no X-Goog-Upload-URL"));
     }
-    // The upload URL carries its own session id; like Google's own samples, no key is sent to it.
-    Request bytes =
+    Request.Builder bytes =
         new Request.Builder()
             .url(uploadUrl)
             .header("X-Goog-Upload-Offset", "0")
             .header("X-Goog-Upload-Command", "upload, finalize")
-            .post(new AudioBody(audio, MediaType.get(mimeType)))
-            .build();
-    return switch (Exchanges.send(client, bytes, deadline, "upload")) {
+            .post(new AudioBody(audio, MediaType.get(mimeType)));
+    // The upload URL is a capability of its own; the key goes only where it went already, never to
+    // another origin an answer names.
+    if (isSameOrigin(uploadUrl, baseUrl)) {
+      bytes.header("x-goog-api-key", apiKey);
+    }
+    return switch (Exchanges.send(client, bytes.build(), deadline, "upload")) {
       case Reply.Broken broken -> new Upload.NotUploaded(broken.failure());
       case Reply.Answer uploaded when !uploaded.isSuccessful() ->
           new Upload.NotUploaded(errors.failure(uploaded, "upload", null));
       case Reply.Answer uploaded ->
           untilActive(fileIn(uploaded.body(), "file"), deadline, requestId);
     };
+  }
+
+  private static boolean isSameOrigin(HttpUrl a, HttpUrl b) {
+    return a.scheme().equals(b.scheme()) && a.host().equals(b.host()) && a.port() == b.port();
   }
 
   /** The first 16 hex digits of the hash: enough to find the note in the key owner's console. */

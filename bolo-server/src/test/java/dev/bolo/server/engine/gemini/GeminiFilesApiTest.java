@@ -99,7 +99,7 @@ class GeminiFilesApiTest {
     assertThat(upload.getHeaders().get("X-Goog-Upload-Command")).isEqualTo("upload, finalize");
     assertThat(upload.getHeaders().get("X-Goog-Upload-Offset")).isEqualTo("0");
     assertThat(upload.getHeaders().get("Content-Length")).isEqualTo("3000");
-    assertThat(upload.getHeaders().get("x-goog-api-key")).isNull();
+    assertThat(upload.getHeaders().get("x-goog-api-key")).isEqualTo(API_KEY);
     assertThat(body(upload).toByteArray()).isEqualTo(audio.bytes());
 
     RecordedRequest generate = take(server);
@@ -182,6 +182,31 @@ class GeminiFilesApiTest {
     assertThat(result).isInstanceOf(EngineResult.Unavailable.class);
     assertThat(((EngineResult.Unavailable) result).retryAfter()).isEqualTo(Duration.ofSeconds(5));
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void theKeyIsNotSentToAnUploadUrlOnAnotherOrigin() throws Exception {
+    try (MockWebServer elsewhere = new MockWebServer()) {
+      elsewhere.start();
+      server.enqueue(
+          json(200, "{}")
+              .newBuilder()
+              .addHeader("X-Goog-Upload-URL", elsewhere.url("/upload?upload_id=XYZ"))
+              .build());
+      elsewhere.enqueue(uploaded("ACTIVE"));
+      server.enqueue(candidate("ok", "STOP"));
+      server.enqueue(json(200, "{}"));
+
+      EngineResult result = largeNoteEngine().transcribe(request(BytesAudio.wav(3_000, 9)));
+
+      assertThat(result).isEqualTo(new EngineResult.Transcribed("ok", null));
+      RecordedRequest upload = take(elsewhere);
+      assertThat(upload.getUrl().queryParameter("upload_id")).isEqualTo("XYZ");
+      assertThat(upload.getHeaders().get("x-goog-api-key")).isNull();
+      take(server);
+      take(server);
+      assertThat(take(server).getMethod()).isEqualTo("DELETE");
+    }
   }
 
   @Test
