@@ -1,6 +1,7 @@
 package dev.bolo.server.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 import java.nio.file.Path;
@@ -96,9 +97,8 @@ abstract class LedgerContractTest {
     assertThat(ledger.devices())
         .extracting(DeviceInfo::name, DeviceInfo::created, DeviceInfo::revoked)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(
-                "phone", Instant.parse("2026-12-01T10:01:00Z"), null),
-            org.assertj.core.groups.Tuple.tuple(
+            tuple("phone", Instant.parse("2026-12-01T10:01:00Z"), null),
+            tuple(
                 "tablet",
                 Instant.parse("2026-12-01T10:00:00Z"),
                 Instant.parse("2026-12-01T10:02:00Z")));
