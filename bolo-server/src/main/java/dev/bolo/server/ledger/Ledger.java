@@ -19,6 +19,16 @@ public interface Ledger extends AutoCloseable {
     return new StaticLedger(tokensByDevice);
   }
 
+  /**
+   * A ledger in the database {@code config} names (PostgreSQL, or an SQLite file), its schema
+   * migrated on open. Devices of {@code config.staticTokens()} are added to it if missing.
+   *
+   * @throws LedgerException when the database cannot be reached or migrated
+   */
+  static DurableLedger jdbc(LedgerConfig config) {
+    return JdbcLedger.open(config);
+  }
+
   /** The device owning {@code token}; looked up by the token's hash, in constant time. */
   Optional<Device> authenticate(String token);
 
@@ -33,6 +43,15 @@ public interface Ledger extends AutoCloseable {
 
   /** Appends one answered request to the usage log. */
   void record(UsageRecord usage);
+
+  /**
+   * Counts one request against the device's rate limit; {@link RateDecision.Limited} says how long
+   * to wait (429 with {@code Retry-After}). Unlimited unless the ledger was configured with a
+   * limit.
+   */
+  default RateDecision admit(Device device) {
+    return RateDecision.allowed();
+  }
 
   default Readiness readiness() {
     return Readiness.ok();

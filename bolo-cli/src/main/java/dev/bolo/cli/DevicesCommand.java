@@ -1,0 +1,159 @@
+package dev.bolo.cli;
+
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.DeviceInfo;
+import dev.bolo.server.ledger.Enrollment;
+import java.io.PrintWriter;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bolo devices}: add, list and revoke devices and set their quota, in the ledger named by
+ * the environment. Changes reach a running server at once. Not thread safe (one per invocation).
+ */
+@Command(
+    name = "devices",
+    mixinStandardHelpOptions = true,
+    description = "Add, list and revoke devices and set their free-trial quota.")
+public final class DevicesCommand implements Callable<Integer> {
+
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm'Z'").withZone(ZoneOffset.UTC);
+
+  private final Map<String, String> env;
+
+  @SuppressWarnings("NullAway.Init") // injected by picocli before any command method runs
+  @Spec
+  private CommandSpec spec;
+
+  /** Reads the process environment. */
+  public DevicesCommand() {
+    this(System.getenv());
+  }
+
+  /** Reads {@code env} instead of the process environment. */
+  public DevicesCommand(Map<String, String> env) {
+    this.env = Map.copyOf(env);
+  }
+
+  @Override
+  public Integer call() {
+    // A bare "bolo devices" is a question about usage, not an error.
+    spec.commandLine().usage(out());
+    return 0;
+  }
+
+  @Command(
+      name = "add",
+      description = "Add a device and print its token (the last line; it is shown only once).")
+  int add(@Parameters(paramLabel = "NAME", description = "letters, digits, . _ -") String name) {
+    if (!Device.isValidName(name)) {
+      err().println("bolo: a device name is 1-64 letters, digits, '.', '_' or '-': " + name);
+      return LedgerEnvironment.FAILED;
+    }
+    return LedgerEnvironment.withLedger(
+        env,
+        err(),
+        ledger ->
+            switch (ledger.add(new Device(name))) {
+              case Enrollment.Enrolled enrolled -> {
+                out().println("Added device " + name + ". Its token, shown only this once:");
+                out().println(enrolled.token());
+                yield 0;
+              }
+              case Enrollment.NameTaken taken -> {
+                err().println("bolo: a device named " + taken.name() + " exists already");
+                yield LedgerEnvironment.FAILED;
+              }
+            });
+  }
+
+  @Command(name = "list", description = "List every device, its quota and what it has used.")
+  int list() {
+    return LedgerEnvironment.withLedger(
+        env,
+        err(),
+        ledger -> {
+          List<DeviceInfo> devices = ledger.devices();
+          if (devices.isEmpty()) {
+            out().println("No devices yet. Add one with: bolo devices add NAME");
+            return 0;
+          }
+          String row = "%-24s %-8s %-18s %-22s %12s  %s%n";
+          out().printf(row, "NAME", "STATUS", "CREATED", "QUOTA", "CHARGED_S", "TOKEN");
+          for (DeviceInfo device : devices) {
+            out()
+                .printf(
+                    row,
+                    device.name(),
+                    device.isRevoked() ? "revoked" : "active",
+                    TIME.format(device.created()),
+                    Format.quota(device.quotaMillis())
+                        + (device.quotaOverrideMillis() == null ? " (trial)" : ""),
+                    Format.seconds(device.chargedMillis()),
+                    device.configuredOnly() ? "BOLO_DEVICE_TOKENS" : "ledger");
+          }
+          return 0;
+        });
+  }
+
+  @Command(name = "revoke", description = "Revoke a device: its token stops working at once.")
+  int revoke(@Parameters(paramLabel = "NAME") String name) {
+    return LedgerEnvironment.withLedger(
+        env,
+        err(),
+        ledger -> {
+          if (!ledger.revoke(name)) {
+            err().println("bolo: no device named " + name);
+            return LedgerEnvironment.FAILED;
+          }
+          out().println("Revoked device " + name + "; its token no longer works.");
+          return 0;
+        });
+  }
+
+  @Command(
+      name = "quota",
+      description =
+          "Set how many seconds of audio a device may have transcribed in all (0 = unlimited).")
+  int quota(
+      @Parameters(paramLabel = "NAME") String name,
+      @Parameters(paramLabel = "SECONDS") long seconds) {
+    if (seconds < 0) {
+      err().println("bolo: SECONDS must be >= 0 (0 = unlimited): " + seconds);
+      return LedgerEnvironment.FAILED;
+    }
+    return LedgerEnvironment.withLedger(
+        env,
+        err(),
+        ledger -> {
+          if (!ledger.setQuota(name, seconds)) {
+            err().println("bolo: no device named " + name);
+            return LedgerEnvironment.FAILED;
+          }
+          out()
+              .println(
+                  "Device "
+                      + name
+                      + " may now have "
+                      + Format.quota(seconds * 1000)
+                      + " of audio transcribed in all.");
+          return 0;
+        });
+  }
+
+  private PrintWriter out() {
+    return spec.commandLine().getOut();
+  }
+
+  private PrintWriter err() {
+    return spec.commandLine().getErr();
+  }
+}

@@ -1,0 +1,108 @@
+package dev.bolo.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.ledger.UsageRecord;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class UsageCommandTest {
+
+  private static final ZoneId ZONE = ZoneId.of("Asia/Kolkata");
+
+  @TempDir Path dataDir;
+  private Map<String, String> env;
+
+  @BeforeEach
+  void seedUsage() {
+    env = Map.of("BOLO_DATA_DIR", dataDir.toString());
+    Instant day1 = Instant.parse("2026-11-30T12:00:00Z");
+    Instant day2 = Instant.parse("2026-12-01T12:00:00Z");
+    try (DurableLedger ledger = Ledger.jdbc(LedgerConfig.fromEnvironment(env))) {
+      ledger.record(answer("phone", "1", 10_000, false, day1));
+      ledger.record(answer("phone", "1", 10_000, true, day2));
+      ledger.record(answer("phone", "1", 10_000, true, day2));
+      ledger.record(answer("phone", "2", 5_000, false, day2));
+      ledger.record(answer("tablet", "3", 2_500, false, day2));
+    }
+  }
+
+  private static UsageRecord answer(
+      String device, String note, long millis, boolean replayed, Instant at) {
+    String hash = note.repeat(64);
+    return new UsageRecord(
+        device, "key-" + hash, hash, millis, true, "offline", "ok", replayed, "r", at);
+  }
+
+  private CommandRun usage(String... args) {
+    return CommandRun.of(new UsageCommand(env, ZONE), args);
+  }
+
+  @Test
+  void theTableShowsEachDeviceAndATotal() {
+    CommandRun run = usage();
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.outLines())
+        .containsExactly(
+            "DEVICE                    REQUESTS   UNIQUE  REPLAYS  REDUNDANCY    CHARGED_S      SAVED_S",
+            "phone                            4        2        2       50.0%         15.0         20.0",
+            "tablet                           1        1        0        0.0%          2.5          0.0",
+            "TOTAL                            5        3        2       40.0%         17.5         20.0");
+  }
+
+  @Test
+  void jsonCarriesTheSameNumbers() throws Exception {
+    CommandRun run = usage("--json", "--device", "phone");
+
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    assertThat(json.get("since").isNull()).isTrue();
+    assertThat(json.get("devices")).hasSize(1);
+    JsonNode phone = json.get("devices").get(0);
+    assertThat(phone.get("device").asText()).isEqualTo("phone");
+    assertThat(phone.get("requests").asLong()).isEqualTo(4);
+    assertThat(phone.get("unique_notes").asLong()).isEqualTo(2);
+    assertThat(phone.get("replays").asLong()).isEqualTo(2);
+    assertThat(phone.get("redundancy_rate").asDouble()).isEqualTo(0.5);
+    assertThat(phone.get("seconds_charged").asDouble()).isEqualTo(15.0);
+    assertThat(phone.get("seconds_saved").asDouble()).isEqualTo(20.0);
+    assertThat(json.get("total").get("requests").asLong()).isEqualTo(4);
+  }
+
+  @Test
+  void sinceADayCountsFromLocalMidnight() throws Exception {
+    CommandRun run = usage("--json", "--since", "2026-12-01");
+
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    assertThat(json.get("since").asText()).isEqualTo("2026-11-30T18:30:00Z");
+    assertThat(json.get("total").get("requests").asLong()).isEqualTo(4);
+    assertThat(json.get("total").get("seconds_charged").asDouble()).isEqualTo(7.5);
+  }
+
+  @Test
+  void sinceAcceptsAnInstantAndRejectsNonsense() {
+    assertThat(UsageCommand.parseSince("2026-12-01T00:00:00+02:00", ZoneOffset.UTC))
+        .isEqualTo(Instant.parse("2026-11-30T22:00:00Z"));
+    assertThat(usage("--since", "yesterday"))
+        .returns(1, CommandRun::exitCode)
+        .extracting(CommandRun::err)
+        .asString()
+        .contains("yesterday");
+  }
+
+  @Test
+  void noUsageIsSaidPlainly() {
+    assertThat(usage("--device", "ghost").out()).isEqualTo("No requests recorded for ghost.\n");
+  }
+}

@@ -1,0 +1,47 @@
+package dev.bolo.server.ledger;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** Runs units of work on pooled connections and turns SQL failures into {@link LedgerException}. */
+final class Jdbc {
+
+  /** Work that needs a connection. */
+  @FunctionalInterface
+  interface Work<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  private final DataSource dataSource;
+
+  Jdbc(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /** Runs {@code work} in one transaction: committed if it returns, rolled back if it throws. */
+  <T> T inTransaction(String what, Work<T> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        T result = work.run(connection);
+        connection.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new LedgerException(what + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Runs {@code work} with auto-commit: each statement is its own transaction. */
+  <T> T autoCommit(String what, Work<T> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      return work.run(connection);
+    } catch (SQLException e) {
+      throw new LedgerException(what + " failed: " + e.getMessage(), e);
+    }
+  }
+}

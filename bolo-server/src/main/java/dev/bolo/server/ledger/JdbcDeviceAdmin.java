@@ -1,0 +1,137 @@
+package dev.bolo.server.ledger;
+
+import static dev.bolo.server.ledger.JdbcLedger.update;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/** {@link DeviceAdmin} on the ledger's tables. */
+final class JdbcDeviceAdmin implements DeviceAdmin {
+
+  private final Jdbc jdbc;
+  private final Clock clock;
+  private final long trialMillis;
+
+  JdbcDeviceAdmin(Jdbc jdbc, Clock clock, long trialMillis) {
+    this.jdbc = jdbc;
+    this.clock = clock;
+    this.trialMillis = trialMillis;
+  }
+
+  @Override
+  public Enrollment add(Device device) {
+    String token = Tokens.newToken();
+    boolean added = insertIfAbsent(device.name(), Tokens.hash(token));
+    return added ? new Enrollment.Enrolled(device, token) : new Enrollment.NameTaken(device.name());
+  }
+
+  /** Gives a device of {@code BOLO_DEVICE_TOKENS} its row, for quota and revocation. */
+  void addConfigured(String name) {
+    insertIfAbsent(name, null);
+  }
+
+  @Override
+  public List<DeviceInfo> devices() {
+    return jdbc.autoCommit(
+        "list devices",
+        c -> {
+          List<DeviceInfo> devices = new ArrayList<>();
+          try (PreparedStatement s =
+                  c.prepareStatement(
+                      "SELECT name, created_at, revoked_at, quota_ms, charged_ms,"
+                          + " CASE WHEN token_hash IS NULL THEN 1 ELSE 0 END"
+                          + " FROM devices ORDER BY name");
+              ResultSet r = s.executeQuery()) {
+            while (r.next()) {
+              long revokedAt = r.getLong(3);
+              Instant revoked = r.wasNull() ? null : Instant.ofEpochMilli(revokedAt);
+              long overrideMillis = r.getLong(4);
+              Long override = r.wasNull() ? null : overrideMillis;
+              devices.add(
+                  new DeviceInfo(
+                      r.getString(1),
+                      Instant.ofEpochMilli(r.getLong(2)),
+                      revoked,
+                      override,
+                      override == null ? trialMillis : override,
+                      r.getLong(5),
+                      r.getInt(6) == 1));
+            }
+          }
+          return devices;
+        });
+  }
+
+  @Override
+  public boolean revoke(String name) {
+    long now = clock.millis();
+    return jdbc.inTransaction(
+        "revoke device",
+        c -> {
+          update(
+              c,
+              "UPDATE devices SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
+              now,
+              name);
+          return exists(c, name);
+        });
+  }
+
+  @Override
+  public boolean setQuota(String name, long seconds) {
+    if (seconds < 0) {
+      throw new IllegalArgumentException("quota seconds must be >= 0: " + seconds);
+    }
+    long millis = Math.multiplyExact(seconds, 1000L);
+    return jdbc.autoCommit(
+        "set quota",
+        c -> update(c, "UPDATE devices SET quota_ms = ? WHERE name = ?", millis, name) == 1);
+  }
+
+  /** Inserts the device unless one of that name exists; true when inserted. */
+  private boolean insertIfAbsent(String name, @Nullable String tokenHash) {
+    long now = clock.millis();
+    try {
+      return jdbc.inTransaction(
+          "add device",
+          c -> {
+            if (exists(c, name)) {
+              return false;
+            }
+            try (PreparedStatement s =
+                c.prepareStatement(
+                    "INSERT INTO devices (name, token_hash, created_at, charged_ms)"
+                        + " VALUES (?, ?, ?, 0)")) {
+              s.setString(1, name);
+              s.setString(2, tokenHash);
+              s.setLong(3, now);
+              s.executeUpdate();
+            }
+            return true;
+          });
+    } catch (LedgerException e) {
+      // Another process added the same name between our check and insert (PostgreSQL allows
+      // that race; SQLite's write lock does not): the name is taken.
+      if (jdbc.autoCommit("find device", c -> exists(c, name))) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private static boolean exists(Connection c, String name) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM devices WHERE name = ?")) {
+      s.setString(1, name);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next();
+      }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package dev.bolo.server.ledger;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@link UsageReport} computed by one grouped query over the usage log. */
+final class JdbcUsageReport implements UsageReport {
+
+  private final Jdbc jdbc;
+
+  JdbcUsageReport(Jdbc jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  @Override
+  public List<DeviceUsage> usage(UsageQuery query) {
+    String device = query.device();
+    Instant since = query.since();
+    // Charged: successful work done for this request. Saved: successful replays, which the
+    // de-duplication answered without charging or calling the engine.
+    StringBuilder sql =
+        new StringBuilder(
+            "SELECT device_name, COUNT(*), COUNT(DISTINCT work_key),"
+                + " SUM(CASE WHEN replayed = 1 THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN replayed = 0 AND outcome = 'ok' THEN audio_ms ELSE 0 END),"
+                + " SUM(CASE WHEN replayed = 1 AND outcome = 'ok' THEN audio_ms ELSE 0 END)"
+                + " FROM usage_log WHERE 1 = 1");
+    if (device != null) {
+      sql.append(" AND device_name = ?");
+    }
+    if (since != null) {
+      sql.append(" AND answered_at >= ?");
+    }
+    sql.append(" GROUP BY device_name ORDER BY device_name");
+    return jdbc.autoCommit(
+        "summarise usage",
+        c -> {
+          List<DeviceUsage> rows = new ArrayList<>();
+          try (PreparedStatement s = c.prepareStatement(sql.toString())) {
+            int index = 1;
+            if (device != null) {
+              s.setString(index++, device);
+            }
+            if (since != null) {
+              s.setLong(index, since.toEpochMilli());
+            }
+            try (ResultSet r = s.executeQuery()) {
+              while (r.next()) {
+                rows.add(
+                    new DeviceUsage(
+                        r.getString(1),
+                        r.getLong(2),
+                        r.getLong(3),
+                        r.getLong(4),
+                        r.getLong(5),
+                        r.getLong(6)));
+              }
+            }
+          }
+          return rows;
+        });
+  }
+}

@@ -1,0 +1,202 @@
+package dev.bolo.server.ledger;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How to open a database-backed {@link Ledger}. Immutable.
+ *
+ * @param jdbcUrl {@code jdbc:postgresql://...} or {@code jdbc:sqlite:...}; null for the embedded
+ *     SQLite file {@value #EMBEDDED_FILE_NAME} under {@code dataDir}
+ * @param dataDir where embedded state lives ({@code BOLO_DATA_DIR})
+ * @param staticTokens devices configured by {@code BOLO_DEVICE_TOKENS}, token by device name. They
+ *     authenticate alongside the ledger's own devices and are otherwise ordinary devices: they get
+ *     the default trial quota unless overridden, their usage is recorded, and revoking one in the
+ *     ledger stops its configured token too.
+ * @param trialSeconds audio seconds each device may have transcribed unless overridden per device;
+ *     0 = unlimited ({@code BOLO_TRIAL_SECONDS})
+ * @param requestsPerMinute per-device rate limit; 0 = off
+ * @param holdTtl how long reserved quota stays held for work in progress; holds older than this
+ *     belong to an instance that died mid-call and stop counting
+ * @param clock wall time for created, revoked and hold-expiry times
+ * @param ticker elapsed nanoseconds for the rate limiter
+ */
+public record LedgerConfig(
+    @Nullable String jdbcUrl,
+    Path dataDir,
+    Map<String, String> staticTokens,
+    long trialSeconds,
+    int requestsPerMinute,
+    Duration holdTtl,
+    Clock clock,
+    LongSupplier ticker) {
+
+  /** The embedded database's file name under the data directory. */
+  public static final String EMBEDDED_FILE_NAME = "bolo-ledger.db";
+
+  /**
+   * Longer than any engine call is allowed to take (uploads are at most 25 MB and engines answer
+   * within minutes), short enough that quota held by a crashed instance comes back the same day.
+   */
+  public static final Duration DEFAULT_HOLD_TTL = Duration.ofMinutes(10);
+
+  public LedgerConfig {
+    Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(ticker, "ticker");
+    staticTokens.forEach(
+        (name, token) -> {
+          if (!Device.isValidName(name) || token.isBlank()) {
+            throw new IllegalArgumentException(
+                "static device needs a valid name and a token: " + name);
+          }
+        });
+    staticTokens = Map.copyOf(staticTokens);
+    if (trialSeconds < 0) {
+      throw new IllegalArgumentException("trialSeconds must be >= 0: " + trialSeconds);
+    }
+    if (requestsPerMinute < 0) {
+      throw new IllegalArgumentException("requestsPerMinute must be >= 0: " + requestsPerMinute);
+    }
+    if (holdTtl.isNegative() || holdTtl.isZero()) {
+      throw new IllegalArgumentException("holdTtl must be positive: " + holdTtl);
+    }
+  }
+
+  /** The embedded database under {@code dataDir}: no static devices, no quota, no rate limit. */
+  public static LedgerConfig embedded(Path dataDir) {
+    return new LedgerConfig(
+        null, dataDir, Map.of(), 0, 0, DEFAULT_HOLD_TTL, Clock.systemUTC(), System::nanoTime);
+  }
+
+  /**
+   * Reads {@code BOLO_DATABASE_URL}, {@code BOLO_DATA_DIR}, {@code BOLO_DEVICE_TOKENS}, {@code
+   * BOLO_TRIAL_SECONDS} and {@code BOLO_RATE_LIMIT_PER_MINUTE} from {@code env}.
+   *
+   * @throws IllegalArgumentException naming the variable whose value is malformed
+   */
+  public static LedgerConfig fromEnvironment(Map<String, String> env) {
+    String url = env.getOrDefault("BOLO_DATABASE_URL", "").trim();
+    String dataDir = env.getOrDefault("BOLO_DATA_DIR", "").trim();
+    return embedded(Path.of(dataDir.isEmpty() ? "bolo-data" : dataDir))
+        .withJdbcUrl(url.isEmpty() ? null : url)
+        .withStaticTokens(parseDeviceTokens(env.getOrDefault("BOLO_DEVICE_TOKENS", "")))
+        .withTrialSeconds(nonNegative(env, "BOLO_TRIAL_SECONDS"))
+        .withRequestsPerMinute(Math.toIntExact(nonNegative(env, "BOLO_RATE_LIMIT_PER_MINUTE")));
+  }
+
+  /** Parses {@code name=token,name2=token2}; blank entries are ignored. */
+  public static Map<String, String> parseDeviceTokens(String spec) {
+    Map<String, String> tokens = new LinkedHashMap<>();
+    for (String entry : spec.split(",", -1)) {
+      if (entry.isBlank()) {
+        continue;
+      }
+      int eq = entry.indexOf('=');
+      String name = eq < 0 ? entry.trim() : entry.substring(0, eq).trim();
+      String token = eq < 0 ? "" : entry.substring(eq + 1).trim();
+      // The token is deliberately left out of the message: messages end up in logs.
+      if (!Device.isValidName(name) || token.isEmpty()) {
+        throw new IllegalArgumentException(
+            "BOLO_DEVICE_TOKENS entries must be name=token; bad entry for device: " + name);
+      }
+      if (tokens.put(name, token) != null) {
+        throw new IllegalArgumentException("BOLO_DEVICE_TOKENS names a device twice: " + name);
+      }
+    }
+    return tokens;
+  }
+
+  /** The JDBC URL to connect to: the given one, or the embedded SQLite file under the data dir. */
+  public String effectiveJdbcUrl() {
+    return jdbcUrl != null
+        ? jdbcUrl
+        : "jdbc:sqlite:" + dataDir.resolve(EMBEDDED_FILE_NAME).toAbsolutePath();
+  }
+
+  public LedgerConfig withJdbcUrl(@Nullable String url) {
+    return new LedgerConfig(
+        url, dataDir, staticTokens, trialSeconds, requestsPerMinute, holdTtl, clock, ticker);
+  }
+
+  public LedgerConfig withStaticTokens(Map<String, String> tokens) {
+    return new LedgerConfig(
+        jdbcUrl, dataDir, tokens, trialSeconds, requestsPerMinute, holdTtl, clock, ticker);
+  }
+
+  public LedgerConfig withTrialSeconds(long seconds) {
+    return new LedgerConfig(
+        jdbcUrl, dataDir, staticTokens, seconds, requestsPerMinute, holdTtl, clock, ticker);
+  }
+
+  public LedgerConfig withRequestsPerMinute(int perMinute) {
+    return new LedgerConfig(
+        jdbcUrl, dataDir, staticTokens, trialSeconds, perMinute, holdTtl, clock, ticker);
+  }
+
+  public LedgerConfig withHoldTtl(Duration ttl) {
+    return new LedgerConfig(
+        jdbcUrl, dataDir, staticTokens, trialSeconds, requestsPerMinute, ttl, clock, ticker);
+  }
+
+  public LedgerConfig withClock(Clock newClock, LongSupplier newTicker) {
+    return new LedgerConfig(
+        jdbcUrl,
+        dataDir,
+        staticTokens,
+        trialSeconds,
+        requestsPerMinute,
+        holdTtl,
+        newClock,
+        newTicker);
+  }
+
+  /** Never prints the static tokens. */
+  @Override
+  public String toString() {
+    return "LedgerConfig[jdbcUrl="
+        + redacted(jdbcUrl)
+        + ", dataDir="
+        + dataDir
+        + ", staticDevices="
+        + staticTokens.keySet()
+        + ", trialSeconds="
+        + trialSeconds
+        + ", requestsPerMinute="
+        + requestsPerMinute
+        + ", holdTtl="
+        + holdTtl
+        + "]";
+  }
+
+  /** Drops a URL's parameters: they may carry a password. */
+  static @Nullable String redacted(@Nullable String url) {
+    if (url == null) {
+      return null;
+    }
+    int query = url.indexOf('?');
+    return query < 0 ? url : url.substring(0, query) + "?...";
+  }
+
+  private static long nonNegative(Map<String, String> env, String variable) {
+    String value = env.getOrDefault(variable, "").trim();
+    if (value.isEmpty()) {
+      return 0;
+    }
+    try {
+      long parsed = Long.parseLong(value);
+      if (parsed >= 0) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // reported below with the variable's name
+    }
+    throw new IllegalArgumentException(variable + " must be a whole number >= 0: " + value);
+  }
+}

@@ -1,0 +1,93 @@
+package dev.bolo.server.ledger;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * Opens the ledger's connection pool and migrates its schema.
+ *
+ * <p>The embedded default is an SQLite file in WAL mode rather than H2. An operator runs {@code
+ * ./bolo devices revoke NAME} in another process while the gateway is serving, and the revocation
+ * must hold at once: SQLite lets several processes share one file (WAL readers never block, writers
+ * take turns), whereas H2 in file mode locks the file to one process unless it also starts a TCP
+ * server. SQLite's file format is also stable across versions, so an upgrade never strands a device
+ * database.
+ */
+final class LedgerDatabase {
+
+  /** How long an SQLite writer waits for another (another process included) before failing. */
+  private static final int SQLITE_BUSY_TIMEOUT_MILLIS = 10_000;
+
+  /** SQLite runs one writer at a time, so more connections would only queue on its lock. */
+  private static final int SQLITE_POOL_SIZE = 4;
+
+  private static final int POSTGRES_POOL_SIZE = 10;
+
+  private LedgerDatabase() {}
+
+  /** A migrated, pooled data source for {@code config}; close it to release the pool. */
+  static HikariDataSource open(LedgerConfig config) {
+    String url = config.effectiveJdbcUrl();
+    HikariConfig hikari = new HikariConfig();
+    hikari.setPoolName("bolo-ledger");
+    hikari.setJdbcUrl(url);
+    if (url.startsWith("jdbc:sqlite:")) {
+      createDataDir(config);
+      hikari.setDataSourceProperties(sqliteProperties().toProperties());
+      hikari.setMaximumPoolSize(SQLITE_POOL_SIZE);
+    } else if (url.startsWith("jdbc:postgresql:")) {
+      hikari.setMaximumPoolSize(POSTGRES_POOL_SIZE);
+    } else {
+      throw new IllegalArgumentException(
+          "ledger database must be jdbc:postgresql: or jdbc:sqlite: " + LedgerConfig.redacted(url));
+    }
+    HikariDataSource dataSource;
+    try {
+      dataSource = new HikariDataSource(hikari);
+    } catch (RuntimeException e) {
+      throw new LedgerException(
+          "cannot connect to the ledger database " + LedgerConfig.redacted(url), e);
+    }
+    try {
+      Flyway.configure()
+          .dataSource(dataSource)
+          .locations("classpath:db/migration")
+          .failOnMissingLocations(true)
+          .load()
+          .migrate();
+    } catch (FlywayException e) {
+      dataSource.close();
+      throw new LedgerException(
+          "cannot migrate the ledger database " + LedgerConfig.redacted(url), e);
+    }
+    return dataSource;
+  }
+
+  private static SQLiteConfig sqliteProperties() {
+    SQLiteConfig sqlite = new SQLiteConfig();
+    sqlite.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    sqlite.setBusyTimeout(SQLITE_BUSY_TIMEOUT_MILLIS);
+    // Take the write lock when a transaction begins, not at its first write: two transactions that
+    // both read then write (reserve does) would otherwise deadlock and one fail with SQLITE_BUSY.
+    sqlite.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+    sqlite.enforceForeignKeys(true);
+    return sqlite;
+  }
+
+  private static void createDataDir(LedgerConfig config) {
+    // Only the embedded file lives in the data dir; an explicit jdbc:sqlite: URL names its own.
+    if (config.jdbcUrl() != null) {
+      return;
+    }
+    try {
+      Files.createDirectories(config.dataDir());
+    } catch (IOException e) {
+      throw new LedgerException("cannot create data dir " + config.dataDir(), e);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package dev.bolo.server.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LedgerConfigTest {
+
+  @Test
+  void anEmptyEnvironmentMeansTheEmbeddedDatabaseWithoutLimits() {
+    LedgerConfig config = LedgerConfig.fromEnvironment(Map.of());
+
+    assertThat(config.jdbcUrl()).isNull();
+    assertThat(config.effectiveJdbcUrl())
+        .isEqualTo("jdbc:sqlite:" + Path.of("bolo-data", "bolo-ledger.db").toAbsolutePath());
+    assertThat(config.staticTokens()).isEmpty();
+    assertThat(config.trialSeconds()).isZero();
+    assertThat(config.requestsPerMinute()).isZero();
+  }
+
+  @Test
+  void theEnvironmentNamesDatabaseDevicesQuotaAndRateLimit() {
+    LedgerConfig config =
+        LedgerConfig.fromEnvironment(
+            Map.of(
+                "BOLO_DATABASE_URL", "jdbc:postgresql://db:5432/bolo",
+                "BOLO_DATA_DIR", "/var/lib/bolo",
+                "BOLO_DEVICE_TOKENS", " phone=abc , tablet=d=e,",
+                "BOLO_TRIAL_SECONDS", "600",
+                "BOLO_RATE_LIMIT_PER_MINUTE", "30"));
+
+    assertThat(config.effectiveJdbcUrl()).isEqualTo("jdbc:postgresql://db:5432/bolo");
+    assertThat(config.dataDir()).isEqualTo(Path.of("/var/lib/bolo"));
+    assertThat(config.staticTokens()).isEqualTo(Map.of("phone", "abc", "tablet", "d=e"));
+    assertThat(config.trialSeconds()).isEqualTo(600);
+    assertThat(config.requestsPerMinute()).isEqualTo(30);
+  }
+
+  @Test
+  void malformedValuesAreReportedByVariableWithoutTheToken() {
+    assertThatThrownBy(() -> LedgerConfig.fromEnvironment(Map.of("BOLO_TRIAL_SECONDS", "-1")))
+        .hasMessage("BOLO_TRIAL_SECONDS must be a whole number >= 0: -1");
+    assertThatThrownBy(() -> LedgerConfig.parseDeviceTokens("bad name=secret"))
+        .hasMessageContaining("bad name")
+        .hasMessageNotContaining("secret");
+    assertThatThrownBy(() -> LedgerConfig.parseDeviceTokens("phone=a,phone=b"))
+        .hasMessage("BOLO_DEVICE_TOKENS names a device twice: phone");
+  }
+
+  @Test
+  void describingTheConfigShowsNoTokenOrPassword() {
+    LedgerConfig config =
+        LedgerConfig.embedded(Path.of("data"))
+            .withJdbcUrl("jdbc:postgresql://db/bolo?user=bolo&password=hunter2")
+            .withStaticTokens(Map.of("phone", "s3cret-token"));
+
+    assertThat(config.toString())
+        .contains("jdbc:postgresql://db/bolo?...", "phone")
+        .doesNotContain("hunter2", "s3cret-token");
+  }
+}

@@ -1,0 +1,397 @@
+package dev.bolo.server.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.assertj.core.api.InstanceOfAssertFactories.type;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@link DurableLedger} contract, run against every database the ledger supports. Each test
+ * gets a fresh, empty database.
+ */
+abstract class LedgerContractTest {
+
+  private static final String NOTE_HASH = "a".repeat(64);
+
+  @TempDir Path dataDir;
+
+  final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
+  final AtomicLong ticker = new AtomicLong();
+  LedgerConfig config;
+  private final List<DurableLedger> opened = new ArrayList<>();
+
+  /** A JDBC URL of a fresh, empty database for one test; null for the embedded file database. */
+  abstract @Nullable String freshDatabaseUrl() throws SQLException;
+
+  @BeforeEach
+  void createConfig() throws SQLException {
+    config =
+        LedgerConfig.embedded(dataDir)
+            .withJdbcUrl(freshDatabaseUrl())
+            .withClock(clock, ticker::get);
+  }
+
+  @AfterEach
+  void closeLedgers() {
+    opened.forEach(DurableLedger::close);
+  }
+
+  DurableLedger open(LedgerConfig configuration) {
+    DurableLedger ledger = Ledger.jdbc(configuration);
+    opened.add(ledger);
+    return ledger;
+  }
+
+  static String tokenOf(Enrollment enrollment) {
+    assertThat(enrollment).isInstanceOf(Enrollment.Enrolled.class);
+    return ((Enrollment.Enrolled) enrollment).token();
+  }
+
+  static DeviceInfo find(DeviceAdmin admin, String name) {
+    return admin.devices().stream().filter(d -> d.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  @Test
+  void addedDeviceAuthenticatesWithItsTokenUntilRevoked() {
+    DurableLedger ledger = open(config);
+    String token = tokenOf(ledger.add(new Device("phone")));
+
+    assertThat(ledger.authenticate(token)).contains(new Device("phone"));
+    assertThat(ledger.authenticate(token + "x")).isEmpty();
+    assertThat(ledger.revoke("phone")).isTrue();
+    assertThat(ledger.authenticate(token)).isEmpty();
+  }
+
+  @Test
+  void devicesAreListedByNameWithCreationAndRevocationTimes() {
+    DurableLedger ledger = open(config);
+    ledger.add(new Device("tablet"));
+    clock.advance(Duration.ofMinutes(1));
+    ledger.add(new Device("phone"));
+    clock.advance(Duration.ofMinutes(1));
+    ledger.revoke("tablet");
+
+    assertThat(ledger.devices())
+        .extracting(DeviceInfo::name, DeviceInfo::created, DeviceInfo::revoked)
+        .containsExactly(
+            tuple("phone", Instant.parse("2026-12-01T10:01:00Z"), null),
+            tuple(
+                "tablet",
+                Instant.parse("2026-12-01T10:00:00Z"),
+                Instant.parse("2026-12-01T10:02:00Z")));
+  }
+
+  @Test
+  void aNameIsTakenOnceEvenAfterRevocation() {
+    DurableLedger ledger = open(config);
+    ledger.add(new Device("phone"));
+    ledger.revoke("phone");
+
+    assertThat(ledger.add(new Device("phone"))).isEqualTo(new Enrollment.NameTaken("phone"));
+  }
+
+  @Test
+  void revokingOrLimitingAnUnknownDeviceReportsIt() {
+    DurableLedger ledger = open(config);
+
+    assertThat(ledger.revoke("ghost")).isFalse();
+    assertThat(ledger.setQuota("ghost", 10)).isFalse();
+  }
+
+  @Test
+  void revocationByAnotherProcessStopsTheTokenAtOnce() {
+    DurableLedger server = open(config);
+    String token = tokenOf(server.add(new Device("phone")));
+    assertThat(server.authenticate(token)).isPresent();
+
+    try (DurableLedger cli = Ledger.jdbc(config)) {
+      assertThat(cli.revoke("phone")).isTrue();
+    }
+
+    assertThat(server.authenticate(token)).isEmpty();
+  }
+
+  @Test
+  void tokensAreStoredOnlyAsHashes() throws SQLException {
+    DurableLedger ledger =
+        open(config.withStaticTokens(Map.of("kiosk", "static-token-0123456789")));
+    String token = tokenOf(ledger.add(new Device("phone")));
+    Reservation.Granted hold = (Reservation.Granted) ledger.reserve(new Device("phone"), 1_000);
+    ledger.commit(hold);
+    ledger.record(usage("phone", NOTE_HASH, 1_000, false, "ok"));
+
+    List<String> cells = everyCell();
+
+    assertThat(cells).contains(Tokens.hash(token), "phone", "kiosk");
+    assertThat(cells)
+        .noneMatch(cell -> cell.contains(token) || cell.contains(token.substring(5)))
+        .noneMatch(cell -> cell.contains("static-token-0123456789"));
+  }
+
+  @Test
+  void configuredDevicesAuthenticateGetTheTrialQuotaAndCanBeRevoked() {
+    DurableLedger ledger =
+        open(config.withStaticTokens(Map.of("kiosk", "kiosk-token")).withTrialSeconds(5));
+
+    assertThat(ledger.authenticate("kiosk-token")).contains(new Device("kiosk"));
+    assertThat(ledger.reserve(new Device("kiosk"), 6_000))
+        .isEqualTo(new Reservation.Exhausted(5_000));
+    assertThat(find(ledger, "kiosk").configuredOnly()).isTrue();
+
+    ledger.revoke("kiosk");
+
+    assertThat(ledger.authenticate("kiosk-token")).isEmpty();
+  }
+
+  @Test
+  void concurrentDistinctNotesAreGrantedOnlyWhatTheQuotaCovers() throws Exception {
+    DurableLedger ledger = open(config.withTrialSeconds(50));
+    ledger.add(new Device("phone"));
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<Reservation>> answers = new ArrayList<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(20)) {
+      for (int i = 0; i < 20; i++) {
+        answers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return ledger.reserve(new Device("phone"), 10_000);
+                }));
+      }
+      start.countDown();
+      List<Reservation.Granted> granted = new ArrayList<>();
+      for (Future<Reservation> answer : answers) {
+        if (answer.get(30, TimeUnit.SECONDS) instanceof Reservation.Granted g) {
+          granted.add(g);
+        }
+      }
+
+      assertThat(granted).hasSize(5);
+      granted.forEach(ledger::commit);
+    }
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(50_000);
+    assertThat(ledger.reserve(new Device("phone"), 1)).isEqualTo(new Reservation.Exhausted(0));
+  }
+
+  @Test
+  void releasedQuotaCanBeReservedAgain() {
+    DurableLedger ledger = open(config.withTrialSeconds(10));
+    ledger.add(new Device("phone"));
+    Reservation first = ledger.reserve(new Device("phone"), 10_000);
+    assertThat(ledger.reserve(new Device("phone"), 1_000)).isEqualTo(new Reservation.Exhausted(0));
+
+    ledger.release((Reservation.Granted) first);
+
+    assertThat(ledger.reserve(new Device("phone"), 10_000)).isInstanceOf(Reservation.Granted.class);
+    assertThat(find(ledger, "phone").chargedMillis()).isZero();
+  }
+
+  @Test
+  void aReservationIsChargedOnceHoweverOftenItIsCommitted() {
+    DurableLedger ledger = open(config.withTrialSeconds(30));
+    ledger.add(new Device("phone"));
+    Reservation.Granted hold = (Reservation.Granted) ledger.reserve(new Device("phone"), 10_000);
+
+    ledger.commit(hold);
+    ledger.commit(hold);
+    ledger.release(hold);
+
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(10_000);
+    assertThat(ledger.reserve(new Device("phone"), 25_000))
+        .isEqualTo(new Reservation.Exhausted(20_000));
+  }
+
+  @Test
+  void holdsOfACrashedInstanceStopCountingAfterTheirTtl() {
+    DurableLedger ledger = open(config.withTrialSeconds(10).withHoldTtl(Duration.ofMinutes(5)));
+    ledger.add(new Device("phone"));
+    assertThat(ledger.reserve(new Device("phone"), 10_000)).isInstanceOf(Reservation.Granted.class);
+
+    clock.advance(Duration.ofMinutes(4));
+    assertThat(ledger.reserve(new Device("phone"), 10_000))
+        .isInstanceOf(Reservation.Exhausted.class);
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThat(ledger.reserve(new Device("phone"), 10_000)).isInstanceOf(Reservation.Granted.class);
+  }
+
+  @Test
+  void aDevicesOwnQuotaReplacesTheTrialAndZeroMeansUnlimited() {
+    DurableLedger ledger = open(config.withTrialSeconds(10));
+    ledger.add(new Device("phone"));
+
+    assertThat(ledger.setQuota("phone", 60)).isTrue();
+    assertThat(ledger.reserve(new Device("phone"), 60_000)).isInstanceOf(Reservation.Granted.class);
+    assertThat(ledger.reserve(new Device("phone"), 1)).isInstanceOf(Reservation.Exhausted.class);
+
+    ledger.setQuota("phone", 0);
+
+    assertThat(ledger.reserve(new Device("phone"), 3_600_000))
+        .isInstanceOf(Reservation.Granted.class);
+    assertThat(find(ledger, "phone").isUnlimited()).isTrue();
+  }
+
+  @Test
+  void withoutATrialQuotaDevicesAreUnlimitedButStillCharged() {
+    DurableLedger ledger = open(config);
+    ledger.add(new Device("phone"));
+    Reservation hold = ledger.reserve(new Device("phone"), 7_200_000);
+
+    ledger.commit((Reservation.Granted) hold);
+
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(7_200_000);
+    assertThat(find(ledger, "phone").remainingMillis()).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void usageIsSummarisedPerDevice() {
+    DurableLedger ledger = open(config);
+    String note1 = "1".repeat(64);
+    String note2 = "2".repeat(64);
+    String note3 = "3".repeat(64);
+    ledger.record(usage("phone", note1, 10_000, false, "ok"));
+    ledger.record(usage("phone", note1, 10_000, true, "ok"));
+    ledger.record(usage("phone", note1, 10_000, true, "ok"));
+    ledger.record(usage("phone", note2, 4_000, false, "ok"));
+    ledger.record(usage("phone", note3, 3_000, false, "upstream_error"));
+    ledger.record(usage("tablet", note1, 2_000, false, "ok"));
+
+    assertThat(ledger.usage(UsageQuery.all()))
+        .containsExactly(
+            new DeviceUsage("phone", 5, 3, 2, 14_000, 20_000),
+            new DeviceUsage("tablet", 1, 1, 0, 2_000, 0));
+    assertThat(ledger.usage(new UsageQuery("phone", null)).getFirst().redundancyRate())
+        .isEqualTo(0.4);
+  }
+
+  @Test
+  void usageCanBeLimitedToOneDeviceAndATimeRange() {
+    DurableLedger ledger = open(config);
+    ledger.record(usage("phone", NOTE_HASH, 1_000, false, "ok"));
+    clock.advance(Duration.ofDays(1));
+    Instant since = clock.instant();
+    ledger.record(usage("phone", NOTE_HASH, 1_000, true, "ok"));
+    ledger.record(usage("tablet", NOTE_HASH, 1_000, false, "ok"));
+
+    assertThat(ledger.usage(new UsageQuery("phone", since)))
+        .containsExactly(new DeviceUsage("phone", 1, 1, 1, 0, 1_000));
+    assertThat(ledger.usage(new UsageQuery("phone", null)))
+        .containsExactly(new DeviceUsage("phone", 2, 1, 1, 1_000, 1_000));
+    assertThat(ledger.usage(new UsageQuery("nobody", null))).isEmpty();
+  }
+
+  @Test
+  void reopeningTheDatabaseKeepsDevicesQuotaAndUsage() {
+    String token;
+    try (DurableLedger before = Ledger.jdbc(config.withTrialSeconds(30))) {
+      token = tokenOf(before.add(new Device("phone")));
+      before.add(new Device("tablet"));
+      before.revoke("tablet");
+      before.setQuota("phone", 20);
+      before.commit((Reservation.Granted) before.reserve(new Device("phone"), 15_000));
+      before.record(usage("phone", NOTE_HASH, 15_000, false, "ok"));
+    }
+
+    DurableLedger after = open(config.withTrialSeconds(30));
+
+    assertThat(after.authenticate(token)).contains(new Device("phone"));
+    assertThat(find(after, "tablet").isRevoked()).isTrue();
+    assertThat(find(after, "phone"))
+        .returns(20_000L, DeviceInfo::quotaOverrideMillis)
+        .returns(15_000L, DeviceInfo::chargedMillis);
+    assertThat(after.reserve(new Device("phone"), 6_000))
+        .asInstanceOf(type(Reservation.Exhausted.class))
+        .returns(5_000L, Reservation.Exhausted::remainingMillis);
+    assertThat(after.usage(UsageQuery.all()))
+        .containsExactly(new DeviceUsage("phone", 1, 1, 0, 15_000, 0));
+  }
+
+  @Test
+  void readinessFollowsTheDatabase() {
+    DurableLedger ledger = Ledger.jdbc(config);
+    assertThat(ledger.readiness().ready()).isTrue();
+
+    ledger.close();
+
+    assertThat(ledger.readiness().ready()).isFalse();
+  }
+
+  @Test
+  void theRateLimitIsEnforcedPerDevice() {
+    DurableLedger ledger = open(config.withRequestsPerMinute(2));
+
+    assertThat(ledger.admit(new Device("phone"))).isEqualTo(RateDecision.allowed());
+    assertThat(ledger.admit(new Device("phone"))).isEqualTo(RateDecision.allowed());
+    assertThat(ledger.admit(new Device("phone")))
+        .isEqualTo(new RateDecision.Limited(Duration.ofSeconds(30)));
+    assertThat(ledger.admit(new Device("tablet"))).isEqualTo(RateDecision.allowed());
+  }
+
+  UsageRecord usage(
+      String device, String audioHash, long millis, boolean replayed, String outcome) {
+    return new UsageRecord(
+        device,
+        "key-" + audioHash,
+        audioHash,
+        millis,
+        true,
+        "offline",
+        outcome,
+        replayed,
+        "req-" + ticker.incrementAndGet(),
+        clock.instant());
+  }
+
+  /** Every value in every table of the database, as text. */
+  private List<String> everyCell() throws SQLException {
+    List<String> cells = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(config.effectiveJdbcUrl())) {
+      DatabaseMetaData meta = c.getMetaData();
+      List<String> tables = new ArrayList<>();
+      try (ResultSet r = meta.getTables(null, null, "%", new String[] {"TABLE"})) {
+        while (r.next()) {
+          tables.add(r.getString("TABLE_NAME"));
+        }
+      }
+      assertThat(tables).contains("devices", "quota_holds", "usage_log");
+      for (String table : tables) {
+        try (Statement s = c.createStatement();
+            ResultSet r = s.executeQuery("SELECT * FROM " + table)) {
+          int columns = r.getMetaData().getColumnCount();
+          while (r.next()) {
+            for (int i = 1; i <= columns; i++) {
+              String value = r.getString(i);
+              if (value != null) {
+                cells.add(value);
+              }
+            }
+          }
+        }
+      }
+    }
+    return cells;
+  }
+}
