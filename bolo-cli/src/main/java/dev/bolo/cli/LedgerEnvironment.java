@@ -1,10 +1,12 @@
 package dev.bolo.cli;
 
+import dev.bolo.server.ServerConfig;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.ledger.LedgerException;
 import java.io.PrintWriter;
+import java.time.Clock;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -28,7 +30,7 @@ final class LedgerEnvironment {
       Map<String, String> env, PrintWriter err, Function<DurableLedger, Integer> work) {
     LedgerConfig config;
     try {
-      config = LedgerConfig.fromEnvironment(env);
+      config = ServerConfig.fromMap(env).ledgerConfig(Clock.systemUTC(), System::nanoTime);
     } catch (IllegalArgumentException e) {
       err.println("bolo: " + e.getMessage());
       return FAILED;

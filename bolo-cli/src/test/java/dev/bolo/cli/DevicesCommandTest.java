@@ -2,12 +2,13 @@ package dev.bolo.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.ServerConfig;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerConfig;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ class DevicesCommandTest {
   }
 
   private DurableLedger ledger() {
-    return Ledger.jdbc(LedgerConfig.fromEnvironment(env));
+    return Ledger.jdbc(ServerConfig.fromMap(env).ledgerConfig(Clock.systemUTC(), System::nanoTime));
   }
 
   @Test
@@ -120,6 +121,6 @@ class DevicesCommandTest {
     CommandRun run = devices("list");
 
     assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.err()).isEqualTo("bolo: BOLO_TRIAL_SECONDS must be a whole number >= 0: lots\n");
+    assertThat(run.err()).isEqualTo("bolo: BOLO_TRIAL_SECONDS must be a whole number: lots\n");
   }
 }

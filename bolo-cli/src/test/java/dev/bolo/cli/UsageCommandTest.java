@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.ServerConfig;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.ledger.UsageRecord;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -29,7 +30,8 @@ class UsageCommandTest {
     env = Map.of("BOLO_DATA_DIR", dataDir.toString());
     Instant day1 = Instant.parse("2026-11-30T12:00:00Z");
     Instant day2 = Instant.parse("2026-12-01T12:00:00Z");
-    try (DurableLedger ledger = Ledger.jdbc(LedgerConfig.fromEnvironment(env))) {
+    try (DurableLedger ledger =
+        Ledger.jdbc(ServerConfig.fromMap(env).ledgerConfig(Clock.systemUTC(), System::nanoTime))) {
       ledger.record(answer("phone", "1", 10_000, false, day1));
       ledger.record(answer("phone", "1", 10_000, true, day2));
       ledger.record(answer("phone", "1", 10_000, true, day2));

@@ -7,7 +7,6 @@ import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
-import dev.bolo.server.http.RequestLimiter;
 import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.Ledger;
 import io.javalin.Javalin;
@@ -67,7 +66,7 @@ public final class App implements AutoCloseable {
             Thread.ofPlatform().daemon().name("bolo-lease-renewal").factory());
     this.engine = createEngine(config, http);
     this.store = DedupStore.inMemory(ticker, config.idempotencyTtl(), config.dedupMaxBytes());
-    this.ledger = Ledger.ofStaticTokens(config.deviceTokens());
+    this.ledger = Ledger.jdbc(config.ledgerConfig(clock, ticker));
     WorkCoordinator coordinator =
         new WorkCoordinator(store, detached, renewals, ticker, config.lease());
     Transcriber transcriber =
@@ -90,7 +89,6 @@ public final class App implements AutoCloseable {
             new UploadReader(
                 config.maxUploadBytes(), config.inMemoryUploadBytes(), config.spoolDir()),
             transcriber,
-            RequestLimiter.unlimited(),
             readiness,
             metrics);
     this.javalin =

@@ -1,17 +1,20 @@
 package dev.bolo.server;
 
+import dev.bolo.server.engine.gemini.GeminiConfig;
+import dev.bolo.server.ledger.LedgerConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -46,12 +49,6 @@ public record ServerConfig(
     Duration upstreamTimeout,
     Duration upstreamTimeoutMax,
     Duration lease) {
-
-  /** Google's Gemini API. */
-  public static final String DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com";
-
-  /** A current Gemini flash model. */
-  public static final String DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 
   public ServerConfig {
     Objects.requireNonNull(host, "host");
@@ -98,7 +95,7 @@ public record ServerConfig(
   }
 
   private static ServerConfig parse(Env env) {
-    Path dataDir = Path.of(env.get("BOLO_DATA_DIR", "./bolo-data"));
+    Path dataDir = Path.of(env.get("BOLO_DATA_DIR", "bolo-data"));
     return new ServerConfig(
         env.get("BOLO_HOST", "127.0.0.1"),
         env.integer("BOLO_PORT", 8080),
@@ -107,16 +104,16 @@ public record ServerConfig(
         env.optional("BOLO_OPENAI_API_KEY"),
         env.get("BOLO_OPENAI_MODEL", "whisper-1"),
         env.get("BOLO_OPENAI_LANGUAGE", ""),
-        stripSlash(env.get("BOLO_GEMINI_BASE_URL", DEFAULT_GEMINI_BASE_URL)),
+        stripSlash(env.get("BOLO_GEMINI_BASE_URL", GeminiConfig.DEFAULT_BASE_URL)),
         env.optional("BOLO_GEMINI_API_KEY"),
-        env.get("BOLO_GEMINI_MODEL", DEFAULT_GEMINI_MODEL),
+        env.get("BOLO_GEMINI_MODEL", GeminiConfig.DEFAULT_MODEL),
         env.duration("BOLO_IDEMPOTENCY_TTL", Duration.ofMinutes(10)),
         env.longValue("BOLO_DEDUP_MAX_BYTES", 64L * 1024 * 1024),
         env.get("BOLO_STORE", "memory").toLowerCase(Locale.ROOT),
         env.optional("BOLO_REDIS_URL"),
         env.optional("BOLO_DATABASE_URL"),
         dataDir,
-        parseTokens(env.get("BOLO_DEVICE_TOKENS", "")),
+        LedgerConfig.parseDeviceTokens(env.get("BOLO_DEVICE_TOKENS", "")),
         env.longValue("BOLO_MAX_UPLOAD_BYTES", 26_214_400L),
         env.integer("BOLO_UPLOAD_MEMORY_BYTES", 1024 * 1024),
         env.longValue("BOLO_TRIAL_SECONDS", 0),
@@ -132,27 +129,18 @@ public record ServerConfig(
   }
 
   /**
-   * Parses {@code name=token,name2=token2}.
+   * The ledger's part of this configuration.
    *
-   * @throws IllegalArgumentException naming the malformed entry
+   * @param clock wall time for the ledger's rows
+   * @param ticker elapsed nanoseconds for the rate limiter
    */
-  static Map<String, String> parseTokens(String value) {
-    Map<String, String> tokens = new LinkedHashMap<>();
-    for (String entry : value.split(",")) {
-      String trimmed = entry.trim();
-      if (trimmed.isEmpty()) {
-        continue;
-      }
-      int eq = trimmed.indexOf('=');
-      if (eq <= 0 || eq == trimmed.length() - 1) {
-        throw new IllegalArgumentException(
-            "BOLO_DEVICE_TOKENS entries must be name=token: "
-                + trimmed.substring(0, Math.max(0, eq))
-                + "=…");
-      }
-      tokens.put(trimmed.substring(0, eq).trim(), trimmed.substring(eq + 1).trim());
-    }
-    return tokens;
+  public LedgerConfig ledgerConfig(Clock clock, LongSupplier ticker) {
+    return LedgerConfig.embedded(dataDir)
+        .withJdbcUrl(databaseUrl)
+        .withStaticTokens(deviceTokens)
+        .withTrialSeconds(trialSeconds)
+        .withRequestsPerMinute(rateLimitPerMinute)
+        .withClock(clock, ticker);
   }
 
   private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");

@@ -37,15 +37,6 @@ class ServerConfigTest {
   }
 
   @Test
-  void deviceTokensAreParsedAndMalformedEntriesNamedWithoutTheirSecret() {
-    assertThat(ServerConfig.parseTokens("phone=abc, tablet=def"))
-        .containsExactly(Map.entry("phone", "abc"), Map.entry("tablet", "def"));
-    assertThatThrownBy(() -> ServerConfig.parseTokens("phone"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ServerConfig.parseTokens("phone=")).hasMessageNotContaining("secret");
-  }
-
-  @Test
   void aVariableWinsOverTheConfigFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("bolo.properties");
     Files.writeString(file, "BOLO_PORT=9000\nBOLO_IDEMPOTENCY_TTL=5m\n");

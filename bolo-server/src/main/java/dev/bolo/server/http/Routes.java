@@ -5,6 +5,7 @@ import dev.bolo.server.Readiness;
 import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerException;
 import io.javalin.config.RoutesConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
@@ -24,7 +25,6 @@ public final class Routes {
       Ledger ledger,
       UploadReader uploads,
       Transcriber transcriber,
-      RequestLimiter limiter,
       Map<String, Supplier<Readiness>> readiness,
       PrometheusMeterRegistry metrics) {}
 
@@ -35,16 +35,14 @@ public final class Routes {
             TranscriptionHandler.Dialect.NATIVE,
             services.ledger(),
             services.uploads(),
-            services.transcriber(),
-            services.limiter()));
+            services.transcriber()));
     routes.post(
         "/v1/audio/transcriptions",
         new TranscriptionHandler(
             TranscriptionHandler.Dialect.OPENAI,
             services.ledger(),
             services.uploads(),
-            services.transcriber(),
-            services.limiter()));
+            services.transcriber()));
     OperationsHandlers operations =
         new OperationsHandlers(services.readiness(), services.metrics());
     routes.get("/healthz", operations::health);
@@ -52,15 +50,36 @@ public final class Routes {
     routes.get("/metrics", operations::metrics);
     ObjectMapper json = new ObjectMapper();
     routes.exception(
+        LedgerException.class,
+        (e, ctx) -> {
+          log.error("the ledger is unavailable: {}", e.getMessage());
+          ctx.header("Retry-After", "5");
+          ctx.status(503)
+              .contentType("application/json")
+              .result(
+                  errorBody(
+                      json,
+                      new ApiError(
+                          503,
+                          "upstream_unavailable",
+                          "the device ledger is unavailable; retry shortly"),
+                      TranscriptionHandler.requestIdOf(ctx)));
+        });
+    routes.exception(
         Exception.class,
         (e, ctx) -> {
           log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
-          ApiError error = Errors.internal();
-          var body = json.createObjectNode();
-          body.put("error", error.message());
-          body.put("code", error.code());
-          body.put("request_id", TranscriptionHandler.requestIdOf(ctx));
-          ctx.status(500).contentType("application/json").result(body.toString());
+          ctx.status(500)
+              .contentType("application/json")
+              .result(errorBody(json, Errors.internal(), TranscriptionHandler.requestIdOf(ctx)));
         });
+  }
+
+  private static String errorBody(ObjectMapper json, ApiError error, String requestId) {
+    var body = json.createObjectNode();
+    body.put("error", error.message());
+    body.put("code", error.code());
+    body.put("request_id", requestId);
+    return body.toString();
   }
 }

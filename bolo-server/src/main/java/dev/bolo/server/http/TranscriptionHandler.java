@@ -13,6 +13,7 @@ import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.RateDecision;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.http.HttpServletResponse;
@@ -68,19 +69,13 @@ final class TranscriptionHandler implements Handler {
   private final Ledger ledger;
   private final UploadReader uploads;
   private final Transcriber transcriber;
-  private final RequestLimiter limiter;
 
   TranscriptionHandler(
-      Dialect dialect,
-      Ledger ledger,
-      UploadReader uploads,
-      Transcriber transcriber,
-      RequestLimiter limiter) {
+      Dialect dialect, Ledger ledger, UploadReader uploads, Transcriber transcriber) {
     this.dialect = dialect;
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.uploads = Objects.requireNonNull(uploads, "uploads");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
-    this.limiter = Objects.requireNonNull(limiter, "limiter");
   }
 
   @Override
@@ -117,9 +112,8 @@ final class TranscriptionHandler implements Handler {
 
   private int serve(Context ctx, String requestId, Device device)
       throws IOException, InterruptedException {
-    Optional<Duration> wait = limiter.tryAcquire(device);
-    if (wait.isPresent()) {
-      return refuseAndDrain(ctx, Errors.rateLimited(wait.get()), requestId);
+    if (ledger.admit(device) instanceof RateDecision.Limited limited) {
+      return refuseAndDrain(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
     }
     long contentLength = ctx.req().getContentLengthLong();
     // Refuse a declared oversize body at once, before reading any of it.

@@ -1,7 +1,6 @@
 package dev.bolo.server.ledger;
 
 import dev.bolo.server.Readiness;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -10,14 +9,6 @@ import java.util.Optional;
  * replays are never charged. Thread safe.
  */
 public interface Ledger extends AutoCloseable {
-
-  /**
-   * A ledger of static devices only, with unlimited quota, keeping usage in memory: for tests and
-   * for running without a database.
-   */
-  static Ledger ofStaticTokens(Map<String, String> tokensByDevice) {
-    return new StaticLedger(tokensByDevice);
-  }
 
   /**
    * A ledger in the database {@code config} names (PostgreSQL, or an SQLite file), its schema

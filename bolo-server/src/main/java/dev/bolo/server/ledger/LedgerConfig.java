@@ -75,22 +75,6 @@ public record LedgerConfig(
         null, dataDir, Map.of(), 0, 0, DEFAULT_HOLD_TTL, Clock.systemUTC(), System::nanoTime);
   }
 
-  /**
-   * Reads {@code BOLO_DATABASE_URL}, {@code BOLO_DATA_DIR}, {@code BOLO_DEVICE_TOKENS}, {@code
-   * BOLO_TRIAL_SECONDS} and {@code BOLO_RATE_LIMIT_PER_MINUTE} from {@code env}.
-   *
-   * @throws IllegalArgumentException naming the variable whose value is malformed
-   */
-  public static LedgerConfig fromEnvironment(Map<String, String> env) {
-    String url = env.getOrDefault("BOLO_DATABASE_URL", "").trim();
-    String dataDir = env.getOrDefault("BOLO_DATA_DIR", "").trim();
-    return embedded(Path.of(dataDir.isEmpty() ? "bolo-data" : dataDir))
-        .withJdbcUrl(url.isEmpty() ? null : url)
-        .withStaticTokens(parseDeviceTokens(env.getOrDefault("BOLO_DEVICE_TOKENS", "")))
-        .withTrialSeconds(nonNegative(env, "BOLO_TRIAL_SECONDS"))
-        .withRequestsPerMinute(Math.toIntExact(nonNegative(env, "BOLO_RATE_LIMIT_PER_MINUTE")));
-  }
-
   /** Parses {@code name=token,name2=token2}; blank entries are ignored. */
   public static Map<String, String> parseDeviceTokens(String spec) {
     Map<String, String> tokens = new LinkedHashMap<>();
@@ -182,21 +166,5 @@ public record LedgerConfig(
     }
     int query = url.indexOf('?');
     return query < 0 ? url : url.substring(0, query) + "?...";
-  }
-
-  private static long nonNegative(Map<String, String> env, String variable) {
-    String value = env.getOrDefault(variable, "").trim();
-    if (value.isEmpty()) {
-      return 0;
-    }
-    try {
-      long parsed = Long.parseLong(value);
-      if (parsed >= 0) {
-        return parsed;
-      }
-    } catch (NumberFormatException e) {
-      // reported below with the variable's name
-    }
-    throw new IllegalArgumentException(variable + " must be a whole number >= 0: " + value);
   }
 }
