@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -137,6 +138,7 @@ final class RedisDedupStore implements DedupStore {
   private final RedisClusterCommands<String, String> redis;
   private final RedisSubscriptions subscriptions;
   private final Options options;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private RedisDedupStore(RedisEndpoint.Connections connections, Options options) {
     this.connections = connections;
@@ -320,9 +322,12 @@ final class RedisDedupStore implements DedupStore {
     }
   }
 
+  /** Closes the connections; later calls do nothing. */
   @Override
   public void close() {
-    connections.close();
+    if (closed.compareAndSet(false, true)) {
+      connections.close();
+    }
   }
 
   private static Transcript transcript(String json) {

@@ -1,0 +1,124 @@
+package dev.bolo.server.dedup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store contract on a real Redis (embedded binaries on loopback), with real time: short leases
+ * and TTLs whose expiry the tests await with a bound. Each test uses fresh work keys.
+ */
+class RedisDedupStoreTest extends DedupStoreContract {
+
+  private static EmbeddedRedis redis;
+
+  @BeforeAll
+  static void startRedis() {
+    redis = EmbeddedRedis.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    redis.close();
+  }
+
+  static RedisDedupStore.Options options(String url, Duration ttl) {
+    return new RedisDedupStore.Options(
+        RedisEndpoint.parse(url),
+        ttl,
+        Duration.ofSeconds(2),
+        Duration.ofMillis(100),
+        InMemoryDedupStore.FAILURE_MEMORY);
+  }
+
+  @Override
+  protected DedupStore newStore(Duration ttl) {
+    return RedisDedupStore.connect(options(redis.url(), ttl));
+  }
+
+  @Override
+  protected void letTimePass(Duration duration) {
+    // Real time: Redis expires entries by its own clock while the test awaits the outcome.
+  }
+
+  @Override
+  protected Duration shortLease() {
+    return Duration.ofMillis(500);
+  }
+
+  @Override
+  protected Duration shortTtl() {
+    return Duration.ofMillis(300);
+  }
+
+  @Test
+  void finishedTranscriptsSurviveAGatewayRestart() {
+    DedupStore before = store(LONG_TTL);
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "still here after the restart");
+    assertThat(before.complete(key, owned(before.claim(key, LONG_LEASE)), transcript)).isTrue();
+    before.close();
+
+    DedupStore after = store(LONG_TTL);
+
+    assertThat(after.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  @Test
+  void aWaiterOnOneInstanceWakesWhenAnotherInstanceCompletes() {
+    DedupStore owner = store(LONG_TTL);
+    DedupStore waiting = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
+    assertThat(waiting.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+    Future<Resolution> waiter = threads.submit(() -> waiting.await(key, PATIENCE));
+
+    Transcript transcript = transcriptFor(key, "done on the other instance");
+    assertThat(owner.complete(key, claim, transcript)).isTrue();
+
+    assertThat(waitFor(waiter)).isEqualTo(new Resolution.Completed(transcript));
+  }
+
+  @Test
+  void aFailureOnOneInstanceReachesWaitersOnAnother() {
+    DedupStore owner = store(LONG_TTL);
+    DedupStore waiting = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
+    List<Future<Resolution>> waiters = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      waiters.add(threads.submit(() -> waiting.await(key, PATIENCE)));
+    }
+    Outcome.Refused refusal = new Outcome.Refused(Problem.UPSTREAM_TIMEOUT, "no answer in 30 s");
+
+    owner.fail(key, claim, refusal);
+
+    for (Future<Resolution> waiter : waiters) {
+      assertThat(waitFor(waiter)).isEqualTo(new Resolution.Failed(refusal));
+    }
+    assertThat(owned(waiting.claim(key, LONG_LEASE))).isNotNull();
+  }
+
+  @Test
+  void aMalformedUrlIsRefusedAtOnce() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> RedisEndpoint.parse("redis://a:1,,b:2"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("empty node");
+  }
+
+  @Test
+  void aCommaSeparatedUrlNamesTheSeedNodesOfACluster() {
+    RedisEndpoint endpoint = RedisEndpoint.parse("redis://10.0.0.1:7000, 10.0.0.2:7001");
+
+    assertThat(endpoint.cluster()).isTrue();
+    assertThat(endpoint.describe()).isEqualTo("cluster 10.0.0.1:7000,10.0.0.2:7001");
+    assertThat(RedisEndpoint.parse("redis://127.0.0.1:6379").cluster()).isFalse();
+  }
+}
