@@ -318,7 +318,7 @@ final class RedisDedupStore implements DedupStore {
           ? Readiness.ok()
           : Readiness.notReady("redis answered PING with " + pong);
     } catch (RedisException e) {
-      return Readiness.notReady("redis unreachable: " + e.getMessage());
+      return Readiness.notReady("PING failed: " + e.getMessage());
     }
   }
 

@@ -22,9 +22,14 @@ final class EmbeddedRedis implements AutoCloseable {
 
   /** Starts Redis on a free port. */
   static EmbeddedRedis start() {
-    EmbeddedRedis redis = new EmbeddedRedis(freePort());
+    EmbeddedRedis redis = notStarted();
     redis.startAgain();
     return redis;
+  }
+
+  /** Reserves a free port for a Redis that {@link #startAgain} starts. */
+  static EmbeddedRedis notStarted() {
+    return new EmbeddedRedis(freePort());
   }
 
   String url() {
