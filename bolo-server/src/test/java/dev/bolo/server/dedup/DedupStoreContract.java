@@ -58,7 +58,10 @@ abstract class DedupStoreContract {
   protected abstract Duration shortTtl();
 
   protected final DedupStore store(Duration ttl) {
-    DedupStore store = newStore(ttl);
+    return closeAfterTest(newStore(ttl));
+  }
+
+  protected final <T extends DedupStore> T closeAfterTest(T store) {
     stores.add(store);
     return store;
   }
