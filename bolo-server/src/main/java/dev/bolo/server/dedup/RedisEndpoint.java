@@ -82,9 +82,9 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
   }
 
   /**
-   * Opens a command and a pub/sub connection. Commands fail fast while disconnected (instead of
-   * queueing until Redis returns) and time out after {@code timeout}; the connections reconnect and
-   * re-subscribe by themselves.
+   * Opens a command and a pub/sub connection. Commands time out after {@code timeout}; on a
+   * standalone server they also fail at once while disconnected instead of queueing until Redis
+   * returns. The connections reconnect and re-subscribe by themselves.
    *
    * @throws io.lettuce.core.RedisException if Redis is unreachable
    */
@@ -135,7 +135,9 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
     RedisClusterClient client = RedisClusterClient.create(resources, nodes);
     client.setOptions(
         ClusterClientOptions.builder()
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            // Not REJECT_COMMANDS: node connections open lazily, and the first command to a node
+            // would be rejected before its connection is up. A dead node costs one command timeout.
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
             .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             // Follow fail-overs and resharding without waiting for a periodic refresh.
