@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.Readiness;
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -282,12 +283,11 @@ final class RedisDedupStore implements DedupStore {
   }
 
   private Look look(Entries e) {
-    List<io.lettuce.core.KeyValue<String, String>> values =
-        redis.mget(e.claim(), e.done(), e.failed());
+    List<KeyValue<String, String>> values = redis.mget(e.claim(), e.done(), e.failed());
     return new Look(valueOf(values.get(0)), valueOf(values.get(1)), valueOf(values.get(2)));
   }
 
-  private static @Nullable String valueOf(io.lettuce.core.KeyValue<String, String> kv) {
+  private static @Nullable String valueOf(KeyValue<String, String> kv) {
     return kv.hasValue() ? kv.getValue() : null;
   }
 

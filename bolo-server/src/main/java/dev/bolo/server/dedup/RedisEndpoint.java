@@ -1,7 +1,9 @@
 package dev.bolo.server.dedup;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -86,7 +88,7 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
    * standalone server they also fail at once while disconnected instead of queueing until Redis
    * returns. The connections reconnect and re-subscribe by themselves.
    *
-   * @throws io.lettuce.core.RedisException if Redis is unreachable
+   * @throws RedisException if Redis is unreachable
    */
   Connections connect(Duration timeout) {
     ClientResources resources =
@@ -161,8 +163,7 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
     }
   }
 
-  private static void shutdown(
-      io.lettuce.core.AbstractRedisClient client, ClientResources resources) {
+  private static void shutdown(AbstractRedisClient client, ClientResources resources) {
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
   }

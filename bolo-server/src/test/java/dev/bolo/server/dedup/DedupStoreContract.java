@@ -13,9 +13,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -431,7 +434,7 @@ abstract class DedupStoreContract {
     return new WorkCoordinator(store, threads, renewals(), System::nanoTime, Duration.ofSeconds(3));
   }
 
-  private java.util.concurrent.ScheduledExecutorService renewals() {
+  private ScheduledExecutorService renewals() {
     var renewals = Executors.newSingleThreadScheduledExecutor();
     cleanups.add(renewals::shutdownNow);
     return renewals;
@@ -440,8 +443,7 @@ abstract class DedupStoreContract {
   /** Counts how often the store answered {@link Claim.Busy}: copies that now wait. */
   static final class WatchedStore implements DedupStore {
     private final DedupStore delegate;
-    private final java.util.concurrent.atomic.AtomicInteger busy =
-        new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger busy = new AtomicInteger();
 
     WatchedStore(DedupStore delegate) {
       this.delegate = delegate;
@@ -490,12 +492,11 @@ abstract class DedupStoreContract {
    * Fake work: counts its calls and holds its outcome back until {@code duplicates} copies have
    * been told the work is busy, so they all wait on this one call.
    */
-  static final class CountedWork implements java.util.function.Supplier<Outcome> {
+  static final class CountedWork implements Supplier<Outcome> {
     private final WatchedStore store;
     private final int duplicates;
     private final Outcome outcome;
-    private final java.util.concurrent.atomic.AtomicInteger calls =
-        new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger calls = new AtomicInteger();
 
     CountedWork(WatchedStore store, int duplicates, Outcome outcome) {
       this.store = store;

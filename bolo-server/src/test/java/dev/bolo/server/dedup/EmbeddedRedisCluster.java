@@ -3,6 +3,7 @@ package dev.bolo.server.dedup;
 import static dev.bolo.server.dedup.DedupStoreContract.eventually;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -76,7 +77,7 @@ final class EmbeddedRedisCluster implements AutoCloseable {
     try {
       List<StatefulRedisConnection<String, String>> nodes = new ArrayList<>();
       for (int port : ports) {
-        nodes.add(client.connect(io.lettuce.core.RedisURI.create("127.0.0.1", port)));
+        nodes.add(client.connect(RedisURI.create("127.0.0.1", port)));
       }
       for (int i = 0; i < masters; i++) {
         int from = i * SLOTS / masters;

@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -170,8 +171,7 @@ class RedisDedupStoreTest extends DedupStoreContract {
 
   @Test
   void aMalformedUrlIsRefusedAtOnce() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> RedisEndpoint.parse("redis://a:1,,b:2"))
+    assertThatThrownBy(() -> RedisEndpoint.parse("redis://a:1,,b:2"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("empty node");
   }
