@@ -26,6 +26,22 @@ public interface DedupStore extends AutoCloseable {
   }
 
   /**
+   * A store in Redis shared by every gateway instance that uses the same Redis, failing open: while
+   * Redis is unreachable it serves from this process's memory (no cross-instance de-duplication),
+   * reports itself degraded and not ready, and returns to Redis by itself when Redis answers again.
+   *
+   * @param url {@code redis://host:port}, or a comma-separated list of Redis Cluster seed nodes
+   * @param ttl how long a finished transcript is replayed
+   * @param localMaxBytes bound on the heap held by the local fallback's finished transcripts
+   * @throws IllegalArgumentException if {@code url} is malformed (an unreachable Redis is not an
+   *     error)
+   */
+  static DedupStore redis(String url, Duration ttl, long localMaxBytes) {
+    return FailOpenDedupStore.overRedis(
+        RedisDedupStore.Options.of(url, ttl), localMaxBytes, FailOpenDedupStore.PROBE_EVERY);
+  }
+
+  /**
    * Atomically: the stored transcript if the work is done; else ownership with a lease if nobody
    * holds a live one; else {@link Claim.Busy}.
    */
@@ -44,7 +60,9 @@ public interface DedupStore extends AutoCloseable {
   void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal);
 
   /**
-   * Waits up to {@code timeout} for the in-flight work on {@code key} to end.
+   * Waits up to {@code timeout} for the in-flight work on {@code key} to end. Without live work it
+   * answers at once: the stored transcript, the failure of the last work if nobody has claimed the
+   * key since, else {@link Resolution.Vacant}.
    *
    * @throws InterruptedException with the interrupt flag cleared, as usual
    */
@@ -59,6 +77,14 @@ public interface DedupStore extends AutoCloseable {
   /** Whether the store can be used now. */
   default Readiness readiness() {
     return Readiness.ok();
+  }
+
+  /**
+   * True while the store serves from a local fallback, without de-duplication across gateway
+   * instances (for a metric); always false for a store that has no fallback.
+   */
+  default boolean isDegraded() {
+    return false;
   }
 
   @Override

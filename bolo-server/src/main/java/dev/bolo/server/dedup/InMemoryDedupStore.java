@@ -19,9 +19,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class InMemoryDedupStore implements DedupStore {
 
+  /**
+   * How long a failure is remembered for waiters that saw the work busy but reached {@link #await}
+   * only after it failed; a new claim forgets it at once.
+   */
+  static final Duration FAILURE_MEMORY = Duration.ofSeconds(10);
+
   private final LongSupplier ticker;
   private final Cache<WorkKey, Transcript> completed;
   private final Cache<String, WorkKey> idempotencyKeys;
+  private final Cache<WorkKey, Outcome.Refused> recentFailures;
   private final ConcurrentHashMap<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
 
   private record InFlight(
@@ -53,6 +60,12 @@ final class InMemoryDedupStore implements DedupStore {
             .expireAfterWrite(ttl)
             .maximumSize(Math.max(1_000, maxBytes / 512))
             .build();
+    this.recentFailures =
+        Caffeine.newBuilder()
+            .ticker(ticker::getAsLong)
+            .expireAfterWrite(FAILURE_MEMORY)
+            .maximumSize(Math.max(1_000, maxBytes / 512))
+            .build();
   }
 
   @Override
@@ -81,6 +94,8 @@ final class InMemoryDedupStore implements DedupStore {
     if (!holder.token().equals(token)) {
       return new Claim.Busy();
     }
+    // New work on this key: an earlier failure no longer answers anyone who waits from now on.
+    recentFailures.invalidate(key);
     // Completed between our look-up and our claim: hand back the result, not a second call.
     Transcript raced = completed.getIfPresent(key);
     if (raced != null) {
@@ -122,6 +137,7 @@ final class InMemoryDedupStore implements DedupStore {
     if (current == null || !current.token().equals(owner.token())) {
       return;
     }
+    recentFailures.put(key, refusal);
     inFlight.remove(key, current);
     current.end().complete(new Resolution.Failed(refusal));
   }
@@ -129,9 +145,14 @@ final class InMemoryDedupStore implements DedupStore {
   @Override
   public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
     InFlight current = inFlight.get(key);
-    if (current == null) {
+    // Nobody holds a live lease: answer from what is stored instead of waiting for a dead owner.
+    if (current == null || !current.isLive(ticker.getAsLong())) {
       Transcript done = completed.getIfPresent(key);
-      return done != null ? new Resolution.Completed(done) : new Resolution.Vacant();
+      if (done != null) {
+        return new Resolution.Completed(done);
+      }
+      Outcome.Refused failed = recentFailures.getIfPresent(key);
+      return failed != null ? new Resolution.Failed(failed) : new Resolution.Vacant();
     }
     try {
       return current.end().get(timeout.toNanos(), TimeUnit.NANOSECONDS);

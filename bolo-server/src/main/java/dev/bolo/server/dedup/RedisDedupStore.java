@@ -1,0 +1,340 @@
+package dev.bolo.server.dedup;
+
+import dev.bolo.server.Readiness;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link DedupStore} in Redis, shared by every gateway instance on the same Redis.
+ *
+ * <p>Per work key there are up to three entries, all with the key in a hash tag so they share one
+ * Redis Cluster slot: {@code :claim} holds the owner's token with the lease as its expiry ({@code
+ * SET NX PX}); {@code :done} holds the finished transcript for the TTL; {@code :failed} remembers
+ * the last failure briefly, until the next claim. Completion and failure are Lua scripts that act
+ * only while the caller's token still holds the claim (compare-and-set), and publish the end on the
+ * key's channel. A waiter subscribes first, then looks at the entries, then waits for the message
+ * while re-reading the entries on a slow poll, so neither a message published before it subscribed
+ * nor a lease that expired without a message is missed.
+ *
+ * <p>Thread safe. Redis failures surface as {@link RedisException}; the fail-open wrapper turns
+ * them into a local fallback.
+ */
+final class RedisDedupStore implements DedupStore {
+
+  /**
+   * Returns {@code "D" + transcript} when done, else {@code "O"} after taking the claim (and
+   * forgetting an earlier failure), else {@code "B"}.
+   */
+  private static final String CLAIM =
+      """
+      local done = redis.call('GET', KEYS[2])
+      if done then return 'D' .. done end
+      if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+        redis.call('DEL', KEYS[3])
+        return 'O'
+      end
+      return 'B'
+      """;
+
+  private static final String RENEW =
+      """
+      if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+      return 1
+      """;
+
+  /** KEYS: claim, done. ARGV: token, transcript, ttl ms, channel, message. */
+  private static final String COMPLETE =
+      """
+      if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+      redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+      redis.call('DEL', KEYS[1])
+      redis.call('PUBLISH', ARGV[4], ARGV[5])
+      return 1
+      """;
+
+  /** KEYS: claim, failed. ARGV: token, refusal, memory ms, channel, message. */
+  private static final String FAIL =
+      """
+      if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+      redis.call('DEL', KEYS[1])
+      redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+      redis.call('PUBLISH', ARGV[4], ARGV[5])
+      return 1
+      """;
+
+  /** Returns the stored work key if the idempotency key is bound, else binds it and returns nil. */
+  private static final String BIND =
+      """
+      local bound = redis.call('GET', KEYS[1])
+      if bound then return bound end
+      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+      return false
+      """;
+
+  /**
+   * Tunables of the Redis store.
+   *
+   * @param endpoint where Redis is
+   * @param ttl how long a finished transcript (and an idempotency key) is kept
+   * @param commandTimeout how long one Redis command may take before Redis counts as unreachable;
+   *     short, so a dead Redis does not stall uploads
+   * @param pollEvery how often a waiter re-reads the entries besides listening for the message
+   * @param failureMemory how long a failure answers waiters that arrive after it
+   */
+  record Options(
+      RedisEndpoint endpoint,
+      Duration ttl,
+      Duration commandTimeout,
+      Duration pollEvery,
+      Duration failureMemory) {
+
+    Options {
+      Objects.requireNonNull(endpoint, "endpoint");
+      requirePositiveMillis("ttl", ttl);
+      requirePositiveMillis("commandTimeout", commandTimeout);
+      requirePositiveMillis("pollEvery", pollEvery);
+      requirePositiveMillis("failureMemory", failureMemory);
+    }
+
+    /**
+     * Defaults for production: a 1 s command timeout (a healthy Redis on the LAN answers within
+     * milliseconds), a 500 ms poll (the backstop for a lost message or an expired lease; the
+     * coordinator looks again every second anyway).
+     */
+    static Options of(String url, Duration ttl) {
+      return new Options(
+          RedisEndpoint.parse(url),
+          ttl,
+          Duration.ofSeconds(1),
+          Duration.ofMillis(500),
+          InMemoryDedupStore.FAILURE_MEMORY);
+    }
+
+    Options withTtl(Duration newTtl) {
+      return new Options(endpoint, newTtl, commandTimeout, pollEvery, failureMemory);
+    }
+
+    private static void requirePositiveMillis(String name, Duration value) {
+      if (value.toMillis() <= 0) {
+        throw new IllegalArgumentException(name + " must be at least 1 ms: " + value);
+      }
+    }
+  }
+
+  private final RedisEndpoint.Connections connections;
+  private final RedisClusterCommands<String, String> redis;
+  private final RedisSubscriptions subscriptions;
+  private final Options options;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RedisDedupStore(RedisEndpoint.Connections connections, Options options) {
+    this.connections = connections;
+    this.redis = connections.commands();
+    this.subscriptions = new RedisSubscriptions(connections.pubSub(), options.commandTimeout());
+    this.options = options;
+  }
+
+  /**
+   * Connects to Redis.
+   *
+   * @throws RedisException if Redis is unreachable
+   */
+  static RedisDedupStore connect(Options options) {
+    return new RedisDedupStore(options.endpoint().connect(options.commandTimeout()), options);
+  }
+
+  /** The Redis entry names of one work key; the hash tag keeps them in one cluster slot. */
+  private record Entries(String claim, String done, String failed, String channel) {
+    static Entries of(WorkKey key) {
+      String base = "bolo:{" + key.asString() + "}:";
+      return new Entries(base + "claim", base + "done", base + "failed", base + "end");
+    }
+  }
+
+  @Override
+  public Claim claim(WorkKey key, Duration lease) {
+    Entries e = Entries.of(key);
+    String token = UUID.randomUUID().toString();
+    String answer =
+        redis.eval(
+            CLAIM,
+            ScriptOutputType.VALUE,
+            new String[] {e.claim(), e.done(), e.failed()},
+            token,
+            millis(lease));
+    return switch (answer.charAt(0)) {
+      case 'D' -> new Claim.Completed(transcript(answer.substring(1)));
+      case 'O' -> new Claim.Owned(token);
+      case 'B' -> new Claim.Busy();
+      default -> throw new IllegalStateException("unexpected claim answer: " + answer);
+    };
+  }
+
+  @Override
+  public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+    Long renewed =
+        redis.eval(
+            RENEW,
+            ScriptOutputType.INTEGER,
+            new String[] {Entries.of(key).claim()},
+            owner.token(),
+            millis(lease));
+    return renewed == 1L;
+  }
+
+  @Override
+  public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+    Entries e = Entries.of(key);
+    RedisValues.StoredTranscript stored = RedisValues.StoredTranscript.of(transcript);
+    String message = RedisValues.write(new RedisValues.Ended(owner.token(), stored, null));
+    Long completed =
+        redis.eval(
+            COMPLETE,
+            ScriptOutputType.INTEGER,
+            new String[] {e.claim(), e.done()},
+            owner.token(),
+            RedisValues.write(stored),
+            millis(options.ttl()),
+            e.channel(),
+            message);
+    return completed == 1L;
+  }
+
+  @Override
+  public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
+    Entries e = Entries.of(key);
+    RedisValues.StoredRefusal stored = RedisValues.StoredRefusal.of(refusal);
+    redis.eval(
+        FAIL,
+        ScriptOutputType.INTEGER,
+        new String[] {e.claim(), e.failed()},
+        owner.token(),
+        RedisValues.write(stored),
+        millis(options.failureMemory()),
+        e.channel(),
+        RedisValues.write(new RedisValues.Ended(owner.token(), null, stored)));
+  }
+
+  @Override
+  public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
+    Entries e = Entries.of(key);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    CompletableFuture<String> ended = new CompletableFuture<>();
+    subscriptions.listen(e.channel(), ended);
+    try {
+      // Subscribed before looking: an end published from now on reaches us as a message.
+      Look first = look(e);
+      if (first.claim() == null || first.done() != null) {
+        return first.resolutionWithoutOwner();
+      }
+      String owner = first.claim();
+      while (true) {
+        long remaining = deadline - System.nanoTime();
+        if (remaining <= 0) {
+          return new Resolution.Pending();
+        }
+        try {
+          String message =
+              ended.get(Math.min(remaining, options.pollEvery().toNanos()), TimeUnit.NANOSECONDS);
+          return RedisValues.read(message, RedisValues.Ended.class).resolution();
+        } catch (TimeoutException pollDue) {
+          // The backstop for a lost message and for a lease that expired without one.
+          Look now = look(e);
+          if (!owner.equals(now.claim()) || now.done() != null) {
+            return now.resolutionWithoutOwner();
+          }
+        } catch (ExecutionException impossible) {
+          throw new IllegalStateException("waiters are only ever completed normally", impossible);
+        }
+      }
+    } finally {
+      subscriptions.leave(e.channel(), ended);
+    }
+  }
+
+  /** The entries of one work key, read in one round trip. */
+  private record Look(@Nullable String claim, @Nullable String done, @Nullable String failed) {
+
+    /** The answer once the awaited claim is gone (or was never there). */
+    Resolution resolutionWithoutOwner() {
+      if (done != null) {
+        return new Resolution.Completed(transcript(done));
+      }
+      if (failed != null && claim == null) {
+        return new Resolution.Failed(
+            RedisValues.read(failed, RedisValues.StoredRefusal.class).refusal());
+      }
+      return new Resolution.Vacant();
+    }
+  }
+
+  private Look look(Entries e) {
+    List<KeyValue<String, String>> values = redis.mget(e.claim(), e.done(), e.failed());
+    return new Look(valueOf(values.get(0)), valueOf(values.get(1)), valueOf(values.get(2)));
+  }
+
+  private static @Nullable String valueOf(KeyValue<String, String> kv) {
+    return kv.hasValue() ? kv.getValue() : null;
+  }
+
+  @Override
+  public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
+    // Hashed with the device's length first, so ("a:b", "c") and ("a", "b:c") stay apart.
+    String scoped = device.length() + ":" + device + ":" + idempotencyKey;
+    String entry = "bolo:idem:" + WorkKey.sha256Hex(scoped.getBytes(StandardCharsets.UTF_8));
+    String bound =
+        redis.eval(
+            BIND,
+            ScriptOutputType.VALUE,
+            new String[] {entry},
+            key.asString(),
+            millis(options.ttl()));
+    if (bound == null) {
+      return IdempotencyCheck.BOUND;
+    }
+    return bound.equals(key.asString()) ? IdempotencyCheck.SAME_WORK : IdempotencyCheck.OTHER_WORK;
+  }
+
+  /** Ready when Redis answers a PING within the command timeout. */
+  @Override
+  public Readiness readiness() {
+    try {
+      String pong = redis.ping();
+      return "PONG".equals(pong)
+          ? Readiness.ok()
+          : Readiness.notReady("redis answered PING with " + pong);
+    } catch (RedisException e) {
+      return Readiness.notReady("PING failed: " + e.getMessage());
+    }
+  }
+
+  /** Closes the connections; later calls do nothing. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      connections.close();
+    }
+  }
+
+  private static Transcript transcript(String json) {
+    return RedisValues.read(json, RedisValues.StoredTranscript.class).transcript();
+  }
+
+  private static String millis(Duration d) {
+    return Long.toString(Math.max(1, d.toMillis()));
+  }
+}

@@ -1,0 +1,181 @@
+package dev.bolo.server.dedup;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Where Redis is: one standalone server ({@code redis://host:port}) or the seed nodes of a Redis
+ * Cluster (several URLs separated by commas; {@code host:port} without a scheme is accepted).
+ *
+ * @param nodes the server, or the cluster's seed nodes
+ * @param cluster true for a Redis Cluster
+ */
+record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
+
+  /**
+   * Upper bound of Lettuce's reconnect back-off. Its default grows to 30 s, which would keep the
+   * store on its local fallback for up to 30 s after Redis is back.
+   */
+  private static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+  RedisEndpoint {
+    nodes = List.copyOf(nodes);
+    if (nodes.isEmpty()) {
+      throw new IllegalArgumentException("a Redis endpoint needs at least one node");
+    }
+  }
+
+  /**
+   * Parses {@code BOLO_REDIS_URL}.
+   *
+   * @throws IllegalArgumentException if a part is not a Redis URL
+   */
+  static RedisEndpoint parse(String url) {
+    List<RedisURI> nodes = new ArrayList<>();
+    for (String part : url.split(",", -1)) {
+      String node = part.strip();
+      if (node.isEmpty()) {
+        throw new IllegalArgumentException("empty node in Redis URL: '" + url + "'");
+      }
+      try {
+        nodes.add(RedisURI.create(node.contains("://") ? node : "redis://" + node));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("not a Redis URL: '" + node + "': " + e.getMessage(), e);
+      }
+    }
+    return new RedisEndpoint(nodes, nodes.size() > 1);
+  }
+
+  /** Host and port of each node, for logs (never the password). */
+  String describe() {
+    return nodes.stream()
+        .map(n -> n.getHost() + ":" + n.getPort())
+        .collect(Collectors.joining(",", cluster ? "cluster " : "", ""));
+  }
+
+  /** The open connections of one store; closing releases them and the client's threads. */
+  interface Connections extends AutoCloseable {
+    RedisClusterCommands<String, String> commands();
+
+    StatefulRedisPubSubConnection<String, String> pubSub();
+
+    @Override
+    void close();
+  }
+
+  /**
+   * Opens a command and a pub/sub connection. Commands time out after {@code timeout}; on a
+   * standalone server they also fail at once while disconnected instead of queueing until Redis
+   * returns. The connections reconnect and re-subscribe by themselves.
+   *
+   * @throws RedisException if Redis is unreachable
+   */
+  Connections connect(Duration timeout) {
+    ClientResources resources =
+        DefaultClientResources.builder()
+            .reconnectDelay(
+                Delay.exponential(
+                    Duration.ofMillis(20), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
+            .build();
+    try {
+      return cluster ? connectCluster(resources, timeout) : connectStandalone(resources, timeout);
+    } catch (RuntimeException e) {
+      resources.shutdown(0, 1, TimeUnit.SECONDS);
+      throw e;
+    }
+  }
+
+  private Connections connectStandalone(ClientResources resources, Duration timeout) {
+    RedisURI uri = nodes.getFirst();
+    uri.setTimeout(timeout);
+    RedisClient client = RedisClient.create(resources);
+    client.setOptions(
+        ClientOptions.builder()
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            .build());
+    try {
+      StatefulRedisConnection<String, String> commands = client.connect(uri);
+      StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(uri);
+      return new Opened(
+          commands.sync(),
+          pubSub,
+          () -> {
+            pubSub.close();
+            commands.close();
+            shutdown(client, resources);
+          });
+    } catch (RuntimeException e) {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+      throw e;
+    }
+  }
+
+  private Connections connectCluster(ClientResources resources, Duration timeout) {
+    nodes.forEach(node -> node.setTimeout(timeout));
+    RedisClusterClient client = RedisClusterClient.create(resources, nodes);
+    client.setOptions(
+        ClusterClientOptions.builder()
+            // Not REJECT_COMMANDS: node connections open lazily, and the first command to a node
+            // would be rejected before its connection is up. A dead node costs one command timeout.
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            // Follow fail-overs and resharding without waiting for a periodic refresh.
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
+            .build());
+    try {
+      StatefulRedisClusterConnection<String, String> commands = client.connect();
+      StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub();
+      return new Opened(
+          commands.sync(),
+          pubSub,
+          () -> {
+            pubSub.close();
+            commands.close();
+            shutdown(client, resources);
+          });
+    } catch (RuntimeException e) {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+      throw e;
+    }
+  }
+
+  private static void shutdown(AbstractRedisClient client, ClientResources resources) {
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+  }
+
+  private record Opened(
+      RedisClusterCommands<String, String> commands,
+      StatefulRedisPubSubConnection<String, String> pubSub,
+      Runnable closer)
+      implements Connections {
+    @Override
+    public void close() {
+      closer.run();
+    }
+  }
+}

@@ -1,0 +1,590 @@
+package dev.bolo.server.dedup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link DedupStore} must do, run against each implementation with real threads.
+ *
+ * <p>Time: a subclass either drives the store's clock ({@link #letTimePass} advances a fake ticker)
+ * or lets real time pass while a test awaits a condition with a bound ({@link #eventually}); with
+ * real time the leases and TTLs a subclass chooses are short.
+ */
+abstract class DedupStoreContract {
+
+  /** Long enough never to lapse during a test. */
+  static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+  static final Duration LONG_TTL = Duration.ofMinutes(5);
+
+  /** Bound on every wait for another thread or for time to pass: generous for a busy machine. */
+  static final Duration PATIENCE = Duration.ofSeconds(15);
+
+  private static final HexFormat HEX = HexFormat.of();
+
+  /** Unseeded: keys only need to differ, also between tests sharing one Redis. */
+  private final Random random = new Random();
+
+  private final List<DedupStore> stores = new ArrayList<>();
+  protected final ExecutorService threads = Executors.newCachedThreadPool();
+  private final List<Runnable> cleanups = new ArrayList<>();
+
+  /** A new store over the shared state that this test uses (a new instance for Redis). */
+  protected abstract DedupStore newStore(Duration ttl);
+
+  /** Moves the stores' clock forward; with real time, nothing (the wait itself lets it pass). */
+  protected abstract void letTimePass(Duration duration);
+
+  /** A lease short enough to watch it lapse in a test. */
+  protected abstract Duration shortLease();
+
+  /** A TTL short enough to watch it lapse in a test. */
+  protected abstract Duration shortTtl();
+
+  protected final DedupStore store(Duration ttl) {
+    return closeAfterTest(newStore(ttl));
+  }
+
+  protected final <T extends DedupStore> T closeAfterTest(T store) {
+    stores.add(store);
+    return store;
+  }
+
+  @AfterEach
+  void closeStores() throws InterruptedException {
+    threads.shutdownNow();
+    assertThat(threads.awaitTermination(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    cleanups.forEach(Runnable::run);
+    stores.forEach(DedupStore::close);
+  }
+
+  @Test
+  void exactlyOneOfManyConcurrentClaimersOwnsTheWork() throws Exception {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    int claimers = 16;
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<Claim>> claims = new ArrayList<>();
+    for (int i = 0; i < claimers; i++) {
+      claims.add(
+          threads.submit(
+              () -> {
+                start.await();
+                return store.claim(key, LONG_LEASE);
+              }));
+    }
+    start.countDown();
+    List<Claim> answers = new ArrayList<>();
+    for (Future<Claim> claim : claims) {
+      answers.add(claim.get(PATIENCE.toSeconds(), TimeUnit.SECONDS));
+    }
+    assertThat(answers).filteredOn(Claim.Owned.class::isInstance).hasSize(1);
+    assertThat(answers).filteredOn(Claim.Busy.class::isInstance).hasSize(claimers - 1);
+  }
+
+  @Test
+  void aCompletedTranscriptIsReplayedToLaterClaimers() {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
+    Transcript transcript = transcriptFor(key, "hello from the first copy");
+
+    assertThat(store.complete(key, owner, transcript)).isTrue();
+
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  @Test
+  void completionWakesEveryWaiterWithTheTranscript() throws Exception {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
+    List<Future<Resolution>> waiters = startWaiters(store, key, 8);
+
+    Transcript transcript = transcriptFor(key, "everyone gets this");
+    assertThat(store.complete(key, owner, transcript)).isTrue();
+
+    for (Future<Resolution> waiter : waiters) {
+      assertThat(waiter.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+          .isEqualTo(new Resolution.Completed(transcript));
+    }
+  }
+
+  @Test
+  void failureWakesEveryWaiterWithTheRefusalAndLeavesTheKeyVacant() throws Exception {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
+    List<Future<Resolution>> waiters = startWaiters(store, key, 8);
+
+    Outcome.Refused refusal =
+        new Outcome.Refused(
+            Problem.UPSTREAM_UNAVAILABLE, "engine overloaded: 503", Duration.ofSeconds(7));
+    store.fail(key, owner, refusal);
+
+    for (Future<Resolution> waiter : waiters) {
+      assertThat(waiter.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+          .isEqualTo(new Resolution.Failed(refusal));
+    }
+    // Only successes are kept: the next copy runs afresh.
+    Claim.Owned next = owned(store.claim(key, LONG_LEASE));
+    assertThat(next.token()).isNotEqualTo(owner.token());
+  }
+
+  @Test
+  void aWaiterArrivingJustAfterAFailureStillGetsTheRefusalUntilTheKeyIsClaimedAgain()
+      throws Exception {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
+    Outcome.Refused refusal = new Outcome.Refused(Problem.UPSTREAM_ERROR, "bad gateway: 502");
+    store.fail(key, owner, refusal);
+
+    assertThat(store.await(key, PATIENCE)).isEqualTo(new Resolution.Failed(refusal));
+
+    owned(store.claim(key, LONG_LEASE));
+    assertThat(store.await(key, Duration.ofMillis(50))).isEqualTo(new Resolution.Pending());
+  }
+
+  @Test
+  void onlyTheOwnerCanCompleteFailOrRenew() throws Exception {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
+    Claim.Owned stranger = new Claim.Owned("not-the-owners-token");
+
+    assertThat(store.complete(key, stranger, transcriptFor(key, "forged"))).isFalse();
+    store.fail(key, stranger, new Outcome.Refused(Problem.UPSTREAM_ERROR, "forged failure"));
+    assertThat(store.renew(key, stranger, LONG_LEASE)).isFalse();
+
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+    assertThat(store.await(key, Duration.ofMillis(50))).isEqualTo(new Resolution.Pending());
+    Transcript real = transcriptFor(key, "the real one");
+    assertThat(store.complete(key, owner, real)).isTrue();
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(real));
+  }
+
+  @Test
+  void completingOrRenewingAKeyNobodyClaimedDoesNothing() {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned stranger = new Claim.Owned("never-claimed");
+
+    assertThat(store.renew(key, stranger, LONG_LEASE)).isFalse();
+    assertThat(store.complete(key, stranger, transcriptFor(key, "orphan"))).isFalse();
+
+    assertThat(owned(store.claim(key, LONG_LEASE))).isNotNull();
+  }
+
+  @Test
+  void anExpiredLeaseLetsAnotherClaimerTakeOverAndWakesWaiters() throws Exception {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned vanished = owned(store.claim(key, LONG_LEASE));
+    Future<Resolution> waiter = startWaiterOn(store, key);
+    // The owner's last renewal: its lease runs out only once the waiter waits on its work.
+    assertThat(store.renew(key, vanished, shortLease())).isTrue();
+
+    letTimePass(shortLease().multipliedBy(2));
+    Claim[] takeover = new Claim[1];
+    eventually(
+        "another claimer owns the work after the lease",
+        () -> (takeover[0] = store.claim(key, LONG_LEASE)) instanceof Claim.Owned);
+
+    assertThat(waiter.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .isEqualTo(new Resolution.Vacant());
+    // The vanished owner comes back too late: its result must not overwrite the new owner's.
+    assertThat(store.renew(key, vanished, LONG_LEASE)).isFalse();
+    assertThat(store.complete(key, vanished, transcriptFor(key, "late"))).isFalse();
+    Transcript fresh = transcriptFor(key, "fresh");
+    assertThat(store.complete(key, owned(takeover[0]), fresh)).isTrue();
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(fresh));
+  }
+
+  @Test
+  void awaitingWorkWhoseLeaseExpiredAnswersVacant() throws Exception {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    owned(store.claim(key, shortLease()));
+
+    letTimePass(shortLease().multipliedBy(2));
+
+    assertThat(store.await(key, PATIENCE)).isEqualTo(new Resolution.Vacant());
+  }
+
+  @Test
+  void renewingKeepsTheClaimPastItsFirstLease() {
+    DedupStore store = store(LONG_TTL);
+    WorkKey renewed = newKey();
+    WorkKey abandoned = newKey();
+    Claim.Owned owner = owned(store.claim(renewed, shortLease()));
+    owned(store.claim(abandoned, shortLease()));
+
+    assertThat(store.renew(renewed, owner, LONG_LEASE)).isTrue();
+
+    letTimePass(shortLease().multipliedBy(2));
+    // The abandoned claim with the same first lease lapsing proves that lease has run out.
+    eventually(
+        "the abandoned claim lapses",
+        () -> store.claim(abandoned, LONG_LEASE) instanceof Claim.Owned);
+    assertThat(store.claim(renewed, LONG_LEASE)).isEqualTo(new Claim.Busy());
+    assertThat(store.complete(renewed, owner, transcriptFor(renewed, "kept"))).isTrue();
+  }
+
+  @Test
+  void completedTranscriptsExpireAfterTheTtl() {
+    DedupStore store = store(shortTtl());
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "short-lived");
+    assertThat(store.complete(key, owned(store.claim(key, LONG_LEASE)), transcript)).isTrue();
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+
+    letTimePass(shortTtl().multipliedBy(2));
+
+    eventually("the transcript expires", () -> store.claim(key, LONG_LEASE) instanceof Claim.Owned);
+  }
+
+  @Test
+  void anIdempotencyKeyIsBoundToOneWorkPerDevice() {
+    DedupStore store = store(LONG_TTL);
+    WorkKey work = newKey("phone-1");
+    WorkKey otherWork = newKey("phone-1");
+    String idempotencyKey = "8e03978e-40d5-43e8-bc93-6894a57f9324";
+
+    assertThat(store.bindIdempotencyKey("phone-1", idempotencyKey, work))
+        .isEqualTo(IdempotencyCheck.BOUND);
+    assertThat(store.bindIdempotencyKey("phone-1", idempotencyKey, work))
+        .isEqualTo(IdempotencyCheck.SAME_WORK);
+    assertThat(store.bindIdempotencyKey("phone-1", idempotencyKey, otherWork))
+        .isEqualTo(IdempotencyCheck.OTHER_WORK);
+
+    // Another device's key of the same spelling is its own.
+    assertThat(store.bindIdempotencyKey("phone-2", idempotencyKey, newKey("phone-2")))
+        .isEqualTo(IdempotencyCheck.BOUND);
+    // Device and key are kept apart: ("a:b", "c") is not ("a", "b:c").
+    assertThat(store.bindIdempotencyKey("a:b", "c", newKey("a:b")))
+        .isEqualTo(IdempotencyCheck.BOUND);
+    assertThat(store.bindIdempotencyKey("a", "b:c", newKey("a"))).isEqualTo(IdempotencyCheck.BOUND);
+  }
+
+  @Test
+  void anIdempotencyKeyIsForgottenAfterTheTtl() {
+    DedupStore store = store(shortTtl());
+    WorkKey work = newKey("phone-1");
+    String idempotencyKey = "key-" + random.nextLong();
+    assertThat(store.bindIdempotencyKey("phone-1", idempotencyKey, work))
+        .isEqualTo(IdempotencyCheck.BOUND);
+
+    letTimePass(shortTtl().multipliedBy(2));
+
+    WorkKey later = newKey("phone-1");
+    eventually(
+        "the idempotency key expires",
+        () -> store.bindIdempotencyKey("phone-1", idempotencyKey, later) == IdempotencyCheck.BOUND);
+  }
+
+  @Test
+  void awaitingAnUnknownKeyAnswersVacantAtOnce() throws InterruptedException {
+    DedupStore store = store(LONG_TTL);
+
+    assertThat(store.await(newKey(), PATIENCE)).isEqualTo(new Resolution.Vacant());
+  }
+
+  @Test
+  void awaitingRunningWorkAnswersPendingWhenTheWaitRunsOut() throws InterruptedException {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    owned(store.claim(key, LONG_LEASE));
+
+    assertThat(store.await(key, Duration.ofMillis(100))).isEqualTo(new Resolution.Pending());
+  }
+
+  @Test
+  void aStoredTranscriptKeepsEveryField() throws InterruptedException {
+    DedupStore store = store(LONG_TTL);
+    WorkKey plain = newKey();
+    WorkKey formatted = newKey();
+    Transcript withoutBody =
+        new Transcript(
+            "Grüße, \"quoted\" — ünïcödé ✓\nline two",
+            null,
+            "openai",
+            0,
+            false,
+            plain.audioSha256(),
+            plain.settingsFingerprint());
+    Transcript withBody =
+        new Transcript(
+            "one\ntwo",
+            "WEBVTT\n\n00:00.000 --> 00:01.000\none\n",
+            "gemini",
+            61_234,
+            true,
+            formatted.audioSha256(),
+            formatted.settingsFingerprint());
+
+    assertThat(store.complete(plain, owned(store.claim(plain, LONG_LEASE)), withoutBody)).isTrue();
+    Claim.Owned owner = owned(store.claim(formatted, LONG_LEASE));
+    Future<Resolution> waiter = threads.submit(() -> store.await(formatted, PATIENCE));
+    assertThat(store.complete(formatted, owner, withBody)).isTrue();
+
+    assertThat(store.claim(plain, LONG_LEASE)).isEqualTo(new Claim.Completed(withoutBody));
+    assertThat(store.claim(formatted, LONG_LEASE)).isEqualTo(new Claim.Completed(withBody));
+    assertThat(store.await(plain, PATIENCE)).isEqualTo(new Resolution.Completed(withoutBody));
+    assertThat(waitFor(waiter)).isEqualTo(new Resolution.Completed(withBody));
+  }
+
+  @Test
+  void aRefusalWithoutRetryAfterKeepsEveryField() throws Exception {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
+    Future<Resolution> waiter = threads.submit(() -> store.await(key, PATIENCE));
+    Outcome.Refused refusal =
+        new Outcome.Refused(Problem.UPSTREAM_REJECTED, "invalid file format: \"x.ogg\" ✗");
+
+    store.fail(key, owner, refusal);
+
+    assertThat(waitFor(waiter)).isEqualTo(new Resolution.Failed(refusal));
+  }
+
+  @Test
+  void sixteenConcurrentCopiesRunTheWorkOnceAndFifteenReplayIt() throws Exception {
+    WatchedStore store = new WatchedStore(store(LONG_TTL));
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "transcribed once");
+    CountedWork work = new CountedWork(store, 15, new Outcome.Success(transcript));
+
+    List<WorkCoordinator.Served> served = serveConcurrently(store, key, 16, work);
+
+    assertThat(work.calls()).isEqualTo(1);
+    assertThat(served)
+        .extracting(WorkCoordinator.Served::outcome)
+        .containsOnly(new Outcome.Success(transcript));
+    assertThat(served).filteredOn(WorkCoordinator.Served::replayed).hasSize(15);
+    // A later resend replays the stored transcript without running the work.
+    WorkCoordinator.Served resend = coordinator(store).serve(key, PATIENCE, work);
+    assertThat(resend).isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), true));
+    assertThat(work.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailureGoesToEveryWaitingCopyAndTheNextCopyRunsAfresh() throws Exception {
+    WatchedStore store = new WatchedStore(store(LONG_TTL));
+    WorkKey key = newKey();
+    Outcome.Refused refusal =
+        new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, "overloaded", Duration.ofSeconds(3));
+    CountedWork failing = new CountedWork(store, 15, refusal);
+
+    List<WorkCoordinator.Served> served = serveConcurrently(store, key, 16, failing);
+
+    assertThat(failing.calls()).isEqualTo(1);
+    assertThat(served).extracting(WorkCoordinator.Served::outcome).containsOnly(refusal);
+    assertThat(served).filteredOn(WorkCoordinator.Served::replayed).hasSize(15);
+
+    Transcript transcript = transcriptFor(key, "second time lucky");
+    CountedWork succeeding = new CountedWork(store, 0, new Outcome.Success(transcript));
+    WorkCoordinator.Served next = coordinator(store).serve(key, PATIENCE, succeeding);
+    assertThat(next).isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
+    assertThat(succeeding.calls()).isEqualTo(1);
+  }
+
+  private List<WorkCoordinator.Served> serveConcurrently(
+      DedupStore store, WorkKey key, int copies, CountedWork work) throws Exception {
+    WorkCoordinator coordinator = coordinator(store);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<WorkCoordinator.Served>> futures = new ArrayList<>();
+    for (int i = 0; i < copies; i++) {
+      futures.add(
+          threads.submit(
+              () -> {
+                start.await();
+                return coordinator.serve(key, PATIENCE, work);
+              }));
+    }
+    start.countDown();
+    List<WorkCoordinator.Served> served = new ArrayList<>();
+    for (Future<WorkCoordinator.Served> future : futures) {
+      served.add(waitFor(future));
+    }
+    return served;
+  }
+
+  private WorkCoordinator coordinator(DedupStore store) {
+    return new WorkCoordinator(store, threads, renewals(), System::nanoTime, Duration.ofSeconds(3));
+  }
+
+  private ScheduledExecutorService renewals() {
+    var renewals = Executors.newSingleThreadScheduledExecutor();
+    cleanups.add(renewals::shutdownNow);
+    return renewals;
+  }
+
+  /** Counts how often the store answered {@link Claim.Busy}: copies that now wait. */
+  static final class WatchedStore implements DedupStore {
+    private final DedupStore delegate;
+    private final AtomicInteger busy = new AtomicInteger();
+
+    WatchedStore(DedupStore delegate) {
+      this.delegate = delegate;
+    }
+
+    int busyAnswers() {
+      return busy.get();
+    }
+
+    @Override
+    public Claim claim(WorkKey key, Duration lease) {
+      Claim claim = delegate.claim(key, lease);
+      if (claim instanceof Claim.Busy) {
+        busy.incrementAndGet();
+      }
+      return claim;
+    }
+
+    @Override
+    public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+      return delegate.renew(key, owner, lease);
+    }
+
+    @Override
+    public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+      return delegate.complete(key, owner, transcript);
+    }
+
+    @Override
+    public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
+      delegate.fail(key, owner, refusal);
+    }
+
+    @Override
+    public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
+      return delegate.await(key, timeout);
+    }
+
+    @Override
+    public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
+      return delegate.bindIdempotencyKey(device, idempotencyKey, key);
+    }
+  }
+
+  /**
+   * Fake work: counts its calls and holds its outcome back until {@code duplicates} copies have
+   * been told the work is busy, so they all wait on this one call.
+   */
+  static final class CountedWork implements Supplier<Outcome> {
+    private final WatchedStore store;
+    private final int duplicates;
+    private final Outcome outcome;
+    private final AtomicInteger calls = new AtomicInteger();
+
+    CountedWork(WatchedStore store, int duplicates, Outcome outcome) {
+      this.store = store;
+      this.duplicates = duplicates;
+      this.outcome = outcome;
+    }
+
+    int calls() {
+      return calls.get();
+    }
+
+    @Override
+    public Outcome get() {
+      calls.incrementAndGet();
+      eventually(duplicates + " copies wait", () -> store.busyAnswers() >= duplicates);
+      return outcome;
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  protected final WorkKey newKey() {
+    return newKey("phone-" + random.nextInt(1000));
+  }
+
+  protected final WorkKey newKey(String device) {
+    return new WorkKey(device, randomHex(), randomHex());
+  }
+
+  private String randomHex() {
+    byte[] bytes = new byte[32];
+    random.nextBytes(bytes);
+    return HEX.formatHex(bytes);
+  }
+
+  static Transcript transcriptFor(WorkKey key, String text) {
+    return new Transcript(
+        text, null, "offline", 1_500, true, key.audioSha256(), key.settingsFingerprint());
+  }
+
+  static Claim.Owned owned(Claim claim) {
+    assertThat(claim).isInstanceOf(Claim.Owned.class);
+    return (Claim.Owned) claim;
+  }
+
+  private List<Future<Resolution>> startWaiters(DedupStore store, WorkKey key, int count) {
+    List<Future<Resolution>> waiters = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      Callable<Resolution> wait = () -> store.await(key, PATIENCE);
+      waiters.add(threads.submit(wait));
+    }
+    return waiters;
+  }
+
+  /**
+   * Starts one waiter and returns once its thread is about to wait; a store answers {@link #await}
+   * right away unless the work is live, so the caller must keep it live until then.
+   */
+  private Future<Resolution> startWaiterOn(DedupStore store, WorkKey key) throws Exception {
+    CountDownLatch waiting = new CountDownLatch(1);
+    Future<Resolution> waiter =
+        threads.submit(
+            () -> {
+              // Warm the waiting path, so the real wait below starts without delay.
+              store.await(newKey(), Duration.ofMillis(1));
+              waiting.countDown();
+              return store.await(key, PATIENCE);
+            });
+    assertThat(waiting.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    return waiter;
+  }
+
+  static <T> T waitFor(Future<T> future) {
+    try {
+      return future.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("no answer within " + PATIENCE, e);
+    }
+  }
+
+  /** Waits, with a bound, until {@code condition} holds; fails the test otherwise. */
+  static void eventually(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        fail("not within %s: %s", PATIENCE, what);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+  }
+}

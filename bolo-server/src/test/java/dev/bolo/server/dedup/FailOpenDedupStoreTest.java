@@ -1,0 +1,173 @@
+package dev.bolo.server.dedup;
+
+import static dev.bolo.server.dedup.DedupStoreContract.LONG_LEASE;
+import static dev.bolo.server.dedup.DedupStoreContract.LONG_TTL;
+import static dev.bolo.server.dedup.DedupStoreContract.PATIENCE;
+import static dev.bolo.server.dedup.DedupStoreContract.eventually;
+import static dev.bolo.server.dedup.DedupStoreContract.owned;
+import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The Redis store behind its fail-open wrapper, with Redis stopped and started under it. */
+class FailOpenDedupStoreTest {
+
+  private final ExecutorService threads = Executors.newCachedThreadPool();
+  private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
+  private EmbeddedRedis redis = EmbeddedRedis.notStarted();
+  private final List<DedupStore> instances = new ArrayList<>();
+
+  @BeforeEach
+  void startRedis() {
+    redis.startAgain();
+  }
+
+  @AfterEach
+  void stopEverything() throws InterruptedException {
+    threads.shutdownNow();
+    renewals.shutdownNow();
+    assertThat(threads.awaitTermination(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    instances.forEach(DedupStore::close);
+    redis.close();
+  }
+
+  /** A gateway instance's store: the wrapper over Redis, probing every 100 ms. */
+  private DedupStore instance() {
+    DedupStore store =
+        FailOpenDedupStore.overRedis(
+            RedisDedupStoreTest.options(redis.url(), LONG_TTL), 1_000_000, Duration.ofMillis(100));
+    instances.add(store);
+    return store;
+  }
+
+  @Test
+  void uploadsKeepWorkingWhileRedisIsDownAndDeduplicationAcrossInstancesResumesAfterwards()
+      throws Exception {
+    DedupStore first = instance();
+    DedupStore second = instance();
+    assertThat(first.isDegraded()).isFalse();
+    assertThat(first.readiness().ready()).isTrue();
+    assertSharedAcrossInstances(first, second);
+
+    redis.stop();
+
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "transcribed during the outage");
+    AtomicInteger calls = new AtomicInteger();
+    WorkCoordinator coordinator = coordinator(first);
+    WorkCoordinator.Served served =
+        coordinator.serve(
+            key,
+            PATIENCE,
+            () -> {
+              calls.incrementAndGet();
+              return new Outcome.Success(transcript);
+            });
+    assertThat(served)
+        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
+    assertThat(first.isDegraded()).isTrue();
+    assertThat(first.readiness().ready()).isFalse();
+    assertThat(first.readiness().detail())
+        .contains("redis 127.0.0.1:" + redis.port())
+        .contains("unreachable")
+        .contains("this instance only");
+    // The local fallback still de-duplicates on this instance.
+    WorkCoordinator.Served resend =
+        coordinator.serve(key, PATIENCE, () -> new Outcome.Success(transcriptFor(key, "again")));
+    assertThat(resend).isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), true));
+    assertThat(calls).hasValue(1);
+    eventually("the idle instance notices the outage too", second::isDegraded);
+
+    redis.startAgain();
+
+    eventually("both instances recover", () -> !first.isDegraded() && !second.isDegraded());
+    assertThat(first.readiness().ready()).isTrue();
+    assertSharedAcrossInstances(first, second);
+  }
+
+  @Test
+  void anInstanceStartedWhileRedisIsDownServesLocallyAndJoinsRedisWhenItAppears() {
+    redis.stop();
+
+    DedupStore first = instance();
+
+    assertThat(first.isDegraded()).isTrue();
+    assertThat(first.readiness().ready()).isFalse();
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "local");
+    assertThat(first.complete(key, owned(first.claim(key, LONG_LEASE)), transcript)).isTrue();
+    assertThat(first.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+
+    redis.startAgain();
+
+    eventually("the instance recovers", () -> !first.isDegraded());
+    DedupStore second = instance();
+    assertSharedAcrossInstances(first, second);
+  }
+
+  @Test
+  void workClaimedInRedisBeforeAnOutageEndsAndIsReplayedOnThisInstance() {
+    DedupStore first = instance();
+    WorkKey key = newKey();
+    Claim.Owned owner = owned(first.claim(key, LONG_LEASE));
+
+    redis.stop();
+
+    Transcript transcript = transcriptFor(key, "finished while Redis was away");
+    assertThat(first.complete(key, owner, transcript)).isTrue();
+    assertThat(first.isDegraded()).isTrue();
+    assertThat(first.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  @Test
+  void anIdempotencyKeyIsStillCheckedWhileRedisIsDown() {
+    DedupStore first = instance();
+    redis.stop();
+    WorkKey work = newKey();
+
+    assertThat(first.bindIdempotencyKey("phone-1", "k1", work)).isEqualTo(IdempotencyCheck.BOUND);
+    assertThat(first.bindIdempotencyKey("phone-1", "k1", newKey()))
+        .isEqualTo(IdempotencyCheck.OTHER_WORK);
+    assertThat(first.isDegraded()).isTrue();
+  }
+
+  /** One instance's claim makes the other wait, and the other wakes on the first's result. */
+  private void assertSharedAcrossInstances(DedupStore owner, DedupStore other) {
+    WorkKey key = newKey();
+    Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
+    assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+    Future<Resolution> waiter = threads.submit(() -> other.await(key, PATIENCE));
+    Transcript transcript = transcriptFor(key, "shared");
+    assertThat(owner.complete(key, claim, transcript)).isTrue();
+    assertThat(DedupStoreContract.waitFor(waiter)).isEqualTo(new Resolution.Completed(transcript));
+    assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  private WorkCoordinator coordinator(DedupStore store) {
+    return new WorkCoordinator(store, threads, renewals, System::nanoTime, Duration.ofSeconds(3));
+  }
+
+  private static WorkKey newKey() {
+    return new WorkKey("phone-1", randomHex(), randomHex());
+  }
+
+  private static String randomHex() {
+    byte[] bytes = new byte[32];
+    ThreadLocalRandom.current().nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+}

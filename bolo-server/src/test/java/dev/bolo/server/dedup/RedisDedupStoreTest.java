@@ -1,0 +1,187 @@
+package dev.bolo.server.dedup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store contract on a real Redis (embedded binaries on loopback), with real time: short leases
+ * and TTLs whose expiry the tests await with a bound. Each test uses fresh work keys.
+ */
+class RedisDedupStoreTest extends DedupStoreContract {
+
+  private static final Logger log = LoggerFactory.getLogger(RedisDedupStoreTest.class);
+
+  private static final EmbeddedRedis redis = EmbeddedRedis.notStarted();
+
+  @BeforeAll
+  static void startRedis() {
+    redis.startAgain();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    redis.close();
+  }
+
+  static RedisDedupStore.Options options(String url, Duration ttl) {
+    return new RedisDedupStore.Options(
+        RedisEndpoint.parse(url),
+        ttl,
+        Duration.ofSeconds(2),
+        Duration.ofMillis(100),
+        InMemoryDedupStore.FAILURE_MEMORY);
+  }
+
+  @Override
+  protected DedupStore newStore(Duration ttl) {
+    return RedisDedupStore.connect(options(redis.url(), ttl));
+  }
+
+  @Override
+  protected void letTimePass(Duration duration) {
+    // Real time: Redis expires entries by its own clock while the test awaits the outcome.
+  }
+
+  @Override
+  protected Duration shortLease() {
+    // Short to keep the suite quick, long enough that a loaded machine does not outrun it.
+    return Duration.ofSeconds(1);
+  }
+
+  @Override
+  protected Duration shortTtl() {
+    return Duration.ofSeconds(1);
+  }
+
+  @Test
+  void finishedTranscriptsSurviveAGatewayRestart() {
+    DedupStore before = store(LONG_TTL);
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "still here after the restart");
+    assertThat(before.complete(key, owned(before.claim(key, LONG_LEASE)), transcript)).isTrue();
+    before.close();
+
+    DedupStore after = store(LONG_TTL);
+
+    assertThat(after.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  @Test
+  void aWaiterOnOneInstanceWakesWhenAnotherInstanceCompletes() {
+    DedupStore owner = store(LONG_TTL);
+    DedupStore waiting = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
+    assertThat(waiting.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+    Future<Resolution> waiter = threads.submit(() -> waiting.await(key, PATIENCE));
+
+    Transcript transcript = transcriptFor(key, "done on the other instance");
+    assertThat(owner.complete(key, claim, transcript)).isTrue();
+
+    assertThat(waitFor(waiter)).isEqualTo(new Resolution.Completed(transcript));
+  }
+
+  @Test
+  void aFailureOnOneInstanceReachesWaitersOnAnother() {
+    DedupStore owner = store(LONG_TTL);
+    DedupStore waiting = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
+    List<Future<Resolution>> waiters = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      waiters.add(threads.submit(() -> waiting.await(key, PATIENCE)));
+    }
+    Outcome.Refused refusal = new Outcome.Refused(Problem.UPSTREAM_TIMEOUT, "no answer in 30 s");
+
+    owner.fail(key, claim, refusal);
+
+    for (Future<Resolution> waiter : waiters) {
+      assertThat(waitFor(waiter)).isEqualTo(new Resolution.Failed(refusal));
+    }
+    assertThat(owned(waiting.claim(key, LONG_LEASE))).isNotNull();
+  }
+
+  /**
+   * Measures how long a duplicate waiting on one instance takes to wake after the owner on another
+   * instance starts completing (loopback). The waiter's poll is 30 s, so only the published message
+   * can wake it within the bound asserted; the figures are logged, not asserted.
+   */
+  @Test
+  void waitersOnAnotherInstanceWakeOnThePublishedMessage() throws Exception {
+    DedupStore owner = store(LONG_TTL);
+    RedisDedupStore.Options slowPoll =
+        new RedisDedupStore.Options(
+            RedisEndpoint.parse(redis.url()),
+            LONG_TTL,
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(30),
+            InMemoryDedupStore.FAILURE_MEMORY);
+    DedupStore waiting = closeAfterTest(RedisDedupStore.connect(slowPoll));
+    RedisClient observer = RedisClient.create(redis.url());
+    int rounds = 200;
+    long[] wakeUpNanos = new long[rounds];
+    try (StatefulRedisConnection<String, String> connection = observer.connect()) {
+      for (int round = 0; round < rounds; round++) {
+        WorkKey key = newKey();
+        String channel = "bolo:{" + key.asString() + "}:end";
+        Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
+        Future<long[]> waiter =
+            threads.submit(
+                () -> {
+                  Resolution resolution = waiting.await(key, PATIENCE);
+                  long woke = System.nanoTime();
+                  assertThat(resolution).isInstanceOf(Resolution.Completed.class);
+                  return new long[] {woke};
+                });
+        eventually(
+            "the waiter subscribed",
+            () -> connection.sync().pubsubNumsub(channel).getOrDefault(channel, 0L) >= 1);
+
+        long completing = System.nanoTime();
+        assertThat(owner.complete(key, claim, transcriptFor(key, "round " + round))).isTrue();
+
+        wakeUpNanos[round] = waitFor(waiter)[0] - completing;
+      }
+    } finally {
+      observer.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+    Arrays.sort(wakeUpNanos);
+    assertThat(wakeUpNanos[rounds - 1]).isLessThan(Duration.ofSeconds(10).toNanos());
+    log.info(
+        "cross-instance wake-up after complete() over {} rounds on loopback: median {} µs, p99 {}"
+            + " µs, max {} µs",
+        rounds,
+        wakeUpNanos[rounds / 2] / 1_000,
+        wakeUpNanos[(int) Math.ceil(rounds * 0.99) - 1] / 1_000,
+        wakeUpNanos[rounds - 1] / 1_000);
+  }
+
+  @Test
+  void aMalformedUrlIsRefusedAtOnce() {
+    assertThatThrownBy(() -> RedisEndpoint.parse("redis://a:1,,b:2"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("empty node");
+  }
+
+  @Test
+  void aCommaSeparatedUrlNamesTheSeedNodesOfACluster() {
+    RedisEndpoint endpoint = RedisEndpoint.parse("redis://10.0.0.1:7000, 10.0.0.2:7001");
+
+    assertThat(endpoint.cluster()).isTrue();
+    assertThat(endpoint.describe()).isEqualTo("cluster 10.0.0.1:7000,10.0.0.2:7001");
+    assertThat(RedisEndpoint.parse("redis://127.0.0.1:6379").cluster()).isFalse();
+  }
+}
