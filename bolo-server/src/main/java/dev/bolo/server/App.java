@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -65,7 +66,14 @@ public final class App implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("bolo-lease-renewal").factory());
     this.engine = createEngine(config, http);
-    this.store = DedupStore.inMemory(ticker, config.idempotencyTtl(), config.dedupMaxBytes());
+    this.store =
+        config.store().equals("redis")
+            ? DedupStore.redis(
+                Objects.requireNonNull(config.redisUrl()),
+                config.idempotencyTtl(),
+                config.dedupMaxBytes())
+            : DedupStore.inMemory(ticker, config.idempotencyTtl(), config.dedupMaxBytes());
+    metrics.gauge("bolo_dedup_store_degraded", store, s -> s.isDegraded() ? 1 : 0);
     this.ledger = Ledger.jdbc(config.ledgerConfig(clock, ticker));
     WorkCoordinator coordinator =
         new WorkCoordinator(store, detached, renewals, ticker, config.lease());
@@ -81,7 +89,7 @@ public final class App implements AutoCloseable {
             metrics);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
-    readiness.put("store", store::readiness);
+    readiness.put("store", () -> storeReadiness(store));
     readiness.put("ledger", ledger::readiness);
     Routes.Services services =
         new Routes.Services(
@@ -131,6 +139,19 @@ public final class App implements AutoCloseable {
           throw new IllegalArgumentException(
               "engine not available in this build: " + config.engine());
     };
+  }
+
+  /**
+   * A store that fell back to local de-duplication still serves (see the README: it fails open), so
+   * it stays ready; {@code /readyz} names the degradation instead of taking every instance out of
+   * the load balancer at once.
+   */
+  private static Readiness storeReadiness(DedupStore store) {
+    Readiness readiness = store.readiness();
+    if (!readiness.ready() && store.isDegraded()) {
+      return new Readiness(true, "degraded, de-duplicating locally only: " + readiness.detail());
+    }
+    return readiness;
   }
 
   /** Starts listening; returns once the port is bound. */
