@@ -15,19 +15,23 @@ import org.jspecify.annotations.Nullable;
  */
 final class RetryAfter {
 
+  // The day name is dropped before parsing: it is redundant, and checking it would reject an RFC
+  // 850
+  // date before its two-digit year is put in the right century.
+
   /** IMF-fixdate, the preferred form: {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
   private static final DateTimeFormatter IMF_FIXDATE =
-      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US);
+      DateTimeFormatter.ofPattern("dd MMM yyyy HH:mm:ss 'GMT'", Locale.US);
 
   /** The obsolete RFC 850 form: {@code Sunday, 06-Nov-94 08:49:37 GMT}. */
   private static final DateTimeFormatter RFC_850 =
-      DateTimeFormatter.ofPattern("EEEE, dd-MMM-yy HH:mm:ss 'GMT'", Locale.US);
+      DateTimeFormatter.ofPattern("dd-MMM-yy HH:mm:ss 'GMT'", Locale.US);
 
   /**
    * The obsolete asctime form, after collapsing runs of spaces: {@code Sun Nov 6 08:49:37 1994}.
    */
   private static final DateTimeFormatter ASCTIME =
-      DateTimeFormatter.ofPattern("EEE MMM d HH:mm:ss yyyy", Locale.US);
+      DateTimeFormatter.ofPattern("MMM d HH:mm:ss yyyy", Locale.US);
 
   /** Longer than any sane wait; a larger number is treated as this, which no window admits. */
   private static final long MAX_SECONDS = 365L * 24 * 3600;
@@ -59,7 +63,14 @@ final class RetryAfter {
     return wait.isNegative() ? Duration.ZERO : wait;
   }
 
-  private static @Nullable Instant parseHttpDate(String value, Instant now) {
+  private static @Nullable Instant parseHttpDate(String dated, Instant now) {
+    // "Sun, " (IMF-fixdate), "Sunday, " (RFC 850) or "Sun " (asctime).
+    int comma = dated.indexOf(", ");
+    int space = dated.indexOf(' ');
+    if (space < 0) {
+      return null;
+    }
+    String value = comma > 0 ? dated.substring(comma + 2) : dated.substring(space + 1);
     try {
       return LocalDateTime.parse(value, IMF_FIXDATE).toInstant(ZoneOffset.UTC);
     } catch (DateTimeParseException notImf) {
