@@ -2,8 +2,6 @@ package dev.bolo.client;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Clock;
@@ -182,7 +180,7 @@ public final class BoloClient {
   private static @Nullable Map<?, ?> parseObject(String body) {
     try {
       Object value = Json.parse(body);
-      return value instanceof Map ? (Map<?, ?>) value : null;
+      return value instanceof Map<?, ?> object ? object : null;
     } catch (IllegalArgumentException notJson) {
       return null;
     }
@@ -198,7 +196,7 @@ public final class BoloClient {
         text,
         Boolean.TRUE.equals(json.get("deduplicated")),
         orEmpty(Json.string(json, "audio_sha256")),
-        duration instanceof Number ? ((Number) duration).longValue() : null,
+        duration instanceof Number number ? number.longValue() : null,
         orEmpty(Json.string(json, "request_id")),
         orEmpty(Json.string(json, "engine")));
   }
@@ -206,12 +204,13 @@ public final class BoloClient {
   private static String errorMessage(Response response, @Nullable Map<?, ?> json) {
     if (json != null) {
       Object error = json.get("error");
-      if (error instanceof String) {
-        return (String) error;
+      if (error instanceof String message) {
+        return message;
       }
       // The OpenAI-compatible shape, should a base URL point there.
-      if (error instanceof Map && Json.string((Map<?, ?>) error, "message") != null) {
-        return Objects.requireNonNull(Json.string((Map<?, ?>) error, "message"));
+      String nested = error instanceof Map<?, ?> object ? Json.string(object, "message") : null;
+      if (nested != null) {
+        return nested;
       }
     }
     String reason = response.message();
@@ -239,9 +238,8 @@ public final class BoloClient {
       kind = Failure.NetworkKind.TLS;
     } else if (e instanceof java.net.ProtocolException) {
       kind = Failure.NetworkKind.PROTOCOL;
-    } else if (e instanceof ConnectException || e instanceof NoRouteToHostException) {
-      kind = Failure.NetworkKind.CONNECTION;
     } else {
+      // Refused, reset, broken pipe, unexpected end of stream, no route: the network, not the note.
       kind = Failure.NetworkKind.CONNECTION;
     }
     return new Failure.Network(kind, detail);
@@ -352,9 +350,7 @@ public final class BoloClient {
       return this;
     }
 
-    /**
-     * @throws NullPointerException if the base URL or token is missing
-     */
+    /** The client; throws NullPointerException if the base URL or token is missing. */
     public BoloClient build() {
       return new BoloClient(this);
     }

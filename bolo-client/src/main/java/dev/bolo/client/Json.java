@@ -38,7 +38,7 @@ final class Json {
   /** The object's member {@code name} if it is a string, else null. */
   static @Nullable String string(Map<?, ?> object, String name) {
     Object value = object.get(name);
-    return value instanceof String ? (String) value : null;
+    return value instanceof String string ? string : null;
   }
 
   private Object value() {
@@ -46,22 +46,15 @@ final class Json {
       throw error("unexpected end");
     }
     char c = text.charAt(pos);
-    switch (c) {
-      case '{':
-        return object();
-      case '[':
-        return array();
-      case '"':
-        return string();
-      case 't':
-        return literal("true", Boolean.TRUE);
-      case 'f':
-        return literal("false", Boolean.FALSE);
-      case 'n':
-        return literal("null", NULL);
-      default:
-        return number();
-    }
+    return switch (c) {
+      case '{' -> object();
+      case '[' -> array();
+      case '"' -> string();
+      case 't' -> literal("true", true);
+      case 'f' -> literal("false", false);
+      case 'n' -> literal("null", NULL);
+      default -> number();
+    };
   }
 
   private Map<String, Object> object() {
@@ -136,40 +129,29 @@ final class Json {
       }
       char e = text.charAt(pos++);
       switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out.append(e);
-          break;
-        case 'b':
-          out.append('\b');
-          break;
-        case 'f':
-          out.append('\f');
-          break;
-        case 'n':
-          out.append('\n');
-          break;
-        case 'r':
-          out.append('\r');
-          break;
-        case 't':
-          out.append('\t');
-          break;
-        case 'u':
-          if (pos + 4 > text.length()) {
-            throw error("short unicode escape");
-          }
-          try {
-            out.append((char) Integer.parseInt(text.substring(pos, pos + 4), 16));
-          } catch (NumberFormatException bad) {
-            throw error("bad unicode escape");
-          }
+        case '"', '\\', '/' -> out.append(e);
+        case 'b' -> out.append('\b');
+        case 'f' -> out.append('\f');
+        case 'n' -> out.append('\n');
+        case 'r' -> out.append('\r');
+        case 't' -> out.append('\t');
+        case 'u' -> {
+          out.append(unicodeEscape());
           pos += 4;
-          break;
-        default:
-          throw error("bad escape \\" + e);
+        }
+        default -> throw error("bad escape \\" + e);
       }
+    }
+  }
+
+  private char unicodeEscape() {
+    if (pos + 4 > text.length()) {
+      throw error("short unicode escape");
+    }
+    try {
+      return (char) Integer.parseInt(text.substring(pos, pos + 4), 16);
+    } catch (NumberFormatException bad) {
+      throw error("bad unicode escape");
     }
   }
 

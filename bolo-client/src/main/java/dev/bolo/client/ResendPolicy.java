@@ -93,8 +93,8 @@ public record ResendPolicy(int maxAttempts, List<Duration> pauses, double jitter
    * request itself is wrong), not TLS or protocol errors.
    */
   public static boolean isTransient(Failure failure) {
-    if (failure instanceof Failure.Network) {
-      Failure.NetworkKind kind = ((Failure.Network) failure).kind();
+    if (failure instanceof Failure.Network network) {
+      Failure.NetworkKind kind = network.kind();
       return kind == Failure.NetworkKind.CONNECTION
           || kind == Failure.NetworkKind.UNKNOWN_HOST
           || kind == Failure.NetworkKind.TIMEOUT;

@@ -68,10 +68,9 @@ final class Resender {
       if (flag.isCancelled()) {
         return new Outcome.Cancelled(number);
       }
-      if (result instanceof Succeeded) {
-        Transcript transcript = ((Succeeded) result).transcript();
-        listener.succeeded(attempt, transcript);
-        return new Outcome.Transcribed(transcript, number);
+      if (result instanceof Succeeded succeeded) {
+        listener.succeeded(attempt, succeeded.transcript());
+        return new Outcome.Transcribed(succeeded.transcript(), number);
       }
       Failure failure = ((Failed) result).failure();
       Duration wait = waitBeforeResend(attempt, failure, start);
@@ -101,8 +100,7 @@ final class Resender {
       return null;
     }
     Duration wait = policy.pauseBefore(next, random);
-    Duration retryAfter =
-        failure instanceof Failure.Http ? ((Failure.Http) failure).retryAfter() : null;
+    Duration retryAfter = failure instanceof Failure.Http http ? http.retryAfter() : null;
     if (retryAfter != null && retryAfter.compareTo(wait) > 0) {
       wait = retryAfter;
     }
@@ -115,8 +113,8 @@ final class Resender {
   }
 
   private static Outcome endWithout(Failure failure, int attempts) {
-    if (failure instanceof Failure.Http && !ResendPolicy.isTransient(failure)) {
-      return new Outcome.Refused((Failure.Http) failure, attempts);
+    if (failure instanceof Failure.Http http && !ResendPolicy.isTransient(http)) {
+      return new Outcome.Refused(http, attempts);
     }
     return new Outcome.GaveUp(failure, attempts);
   }

@@ -52,11 +52,11 @@ public final class TranscriptionHandle {
       return outcome.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      if (cause instanceof RuntimeException) {
-        throw (RuntimeException) cause;
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
       }
-      if (cause instanceof Error) {
-        throw (Error) cause;
+      if (cause instanceof Error error) {
+        throw error;
       }
       throw new IllegalStateException("transcription failed", cause);
     }

@@ -161,25 +161,16 @@ public final class VoiceNote {
     String lower = fileName.toLowerCase(Locale.ROOT);
     int dot = lower.lastIndexOf('.');
     String extension = dot < 0 ? "" : lower.substring(dot + 1);
-    switch (extension) {
-      case "wav":
-        return MediaType.get("audio/wav");
-      case "mp3":
-        return MediaType.get("audio/mpeg");
-      case "m4a":
-      case "mp4":
-        return MediaType.get("audio/mp4");
-      case "ogg":
-      case "oga":
-      case "opus":
-        return MediaType.get("audio/ogg");
-      case "webm":
-        return MediaType.get("audio/webm");
-      case "flac":
-        return MediaType.get("audio/flac");
-      default:
-        return MediaType.get("application/octet-stream");
-    }
+    return MediaType.get(
+        switch (extension) {
+          case "wav" -> "audio/wav";
+          case "mp3" -> "audio/mpeg";
+          case "m4a", "mp4" -> "audio/mp4";
+          case "ogg", "oga", "opus" -> "audio/ogg";
+          case "webm" -> "audio/webm";
+          case "flac" -> "audio/flac";
+          default -> "application/octet-stream";
+        });
   }
 
   private static MessageDigest newSha256() {

@@ -280,8 +280,8 @@ class ResenderTest {
     List<Duration> pauses = sleeper.pauses();
     assertThat(pauses).hasSize(3);
     assertThat(pauses.get(0)).isBetween(Duration.ofMillis(1600), Duration.ofMillis(2400));
-    assertThat(pauses.get(1)).isBetween(Duration.ofMillis(4000), Duration.ofMillis(6000));
-    assertThat(pauses.get(2)).isBetween(Duration.ofMillis(8000), Duration.ofMillis(12000));
+    assertThat(pauses.get(1)).isBetween(Duration.ofSeconds(4), Duration.ofSeconds(6));
+    assertThat(pauses.get(2)).isBetween(Duration.ofSeconds(8), Duration.ofSeconds(12));
     assertThat(pauses)
         .doesNotContain(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10));
   }
