@@ -8,5 +8,10 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "Bolo 0.1.0",
     description = "Bolo: a speech-to-text gateway that makes resending free and safe.",
-    subcommands = {ServeCommand.class, DevicesCommand.class, UsageCommand.class})
+    subcommands = {
+      ServeCommand.class,
+      TranscribeCommand.class,
+      DevicesCommand.class,
+      UsageCommand.class
+    })
 final class BoloCommand {}

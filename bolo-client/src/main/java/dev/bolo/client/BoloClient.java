@@ -5,6 +5,7 @@ import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
@@ -344,7 +345,15 @@ public final class BoloClient {
       return this;
     }
 
-    /** Other timeout bounds, so tests can observe timeouts in milliseconds. */
+    /**
+     * Other bounds for each upload's read and write timeout (by default 30 s + half the note's
+     * length, clamped to [30 s, 120 s]): the timeout is {@code base} + half the note's length,
+     * clamped to [{@code min}, {@code max}].
+     */
+    public Builder uploadTimeouts(Duration base, Duration min, Duration max) {
+      return uploadTimeouts(new UploadTimeouts(base, min, max));
+    }
+
     Builder uploadTimeouts(UploadTimeouts uploadTimeouts) {
       this.uploadTimeouts = uploadTimeouts;
       return this;

@@ -153,7 +153,7 @@ final class TranscriptionHandler implements Handler {
       }
     }
     OptionalLong claimedDuration;
-    String idempotencyKey = ctx.header(IDEMPOTENCY_KEY);
+    String idempotencyKey = unquoted(ctx.header(IDEMPOTENCY_KEY));
     Settings settings;
     try {
       claimedDuration = claimedDuration(ctx.header(AUDIO_DURATION));
@@ -267,6 +267,21 @@ final class TranscriptionHandler implements Handler {
     }
     throw new InvalidSettingException(
         AUDIO_DURATION, AUDIO_DURATION + " must be milliseconds from 0 to one day: " + header);
+  }
+
+  /**
+   * The IETF idempotency-key draft sends the key as a structured-field string ({@code "abc"}); many
+   * clients send it bare. Both name the same key.
+   */
+  private static @Nullable String unquoted(@Nullable String header) {
+    if (header == null) {
+      return null;
+    }
+    String value = header.trim();
+    if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+      return value.substring(1, value.length() - 1);
+    }
+    return value;
   }
 
   static String requestIdOf(Context ctx) {
