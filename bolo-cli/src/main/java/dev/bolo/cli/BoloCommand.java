@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
     version = "Bolo 0.1.0",
     description = "Bolo: a speech-to-text gateway that makes resending free and safe.",
     subcommands = {
+      DemoCommand.class,
       ServeCommand.class,
       TranscribeCommand.class,
       DevicesCommand.class,
