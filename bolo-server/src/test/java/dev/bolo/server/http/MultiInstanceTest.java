@@ -57,8 +57,12 @@ class MultiInstanceTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Short, so that the claim of a killed owner lapses quickly. */
-  private static final Duration LEASE = Duration.ofSeconds(2);
+  /**
+   * Short, so that the claim of a killed owner lapses within seconds; long enough that a resend
+   * which waited for it (at least half of it) cannot be mistaken for one that ran at once (about
+   * one second on a loaded machine).
+   */
+  private static final Duration LEASE = Duration.ofSeconds(4);
 
   /**
    * How long a waiting duplicate may block before it looks at the claim again (WorkCoordinator).
