@@ -8,9 +8,10 @@ import redis.embedded.RedisServer;
 
 /**
  * A throwaway Redis server on a free loopback port, from the embedded-redis binaries on Maven
- * Central; it can be stopped and started again on the same port to play an outage.
+ * Central; it can be stopped and started again on the same port to play an outage. Used by the
+ * store tests and the multi-instance gateway tests. Not thread safe: one test drives it.
  */
-final class EmbeddedRedis implements AutoCloseable {
+public final class EmbeddedRedis implements AutoCloseable {
 
   private final int port;
   private RedisServer server;
@@ -21,27 +22,27 @@ final class EmbeddedRedis implements AutoCloseable {
   }
 
   /** Starts Redis on a free port. */
-  static EmbeddedRedis start() {
+  public static EmbeddedRedis start() {
     EmbeddedRedis redis = notStarted();
     redis.startAgain();
     return redis;
   }
 
   /** Reserves a free port for a Redis that {@link #startAgain} starts. */
-  static EmbeddedRedis notStarted() {
+  public static EmbeddedRedis notStarted() {
     return new EmbeddedRedis(freePort());
   }
 
-  String url() {
+  public String url() {
     return "redis://127.0.0.1:" + port;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
   /** Stops the server; its data is lost, as after a crash without persistence. */
-  void stop() {
+  public void stop() {
     try {
       server.stop();
     } catch (IOException e) {
@@ -50,7 +51,7 @@ final class EmbeddedRedis implements AutoCloseable {
   }
 
   /** Starts the server (again) on the same port. */
-  void startAgain() {
+  public void startAgain() {
     try {
       if (server.isActive()) {
         return;

@@ -40,14 +40,34 @@ public final class Gateway implements AutoCloseable {
 
   /** A gateway whose engine is the OpenAI-compatible one pointed at {@code provider}. */
   public static Gateway openAi(FakeProvider provider, Path dataDir, Map<String, String> extra) {
-    Map<String, String> env = new HashMap<>();
-    env.put("BOLO_PORT", "0");
-    env.put("BOLO_ENGINE", "openai");
-    env.put("BOLO_OPENAI_BASE_URL", provider.baseUrl());
-    env.put("BOLO_OPENAI_API_KEY", "sk-test");
-    env.put("BOLO_DATA_DIR", dataDir.toString());
-    env.put("BOLO_DEVICE_TOKENS", "alpha=" + TOKEN_A + ",bravo=" + TOKEN_B);
+    Map<String, String> env = new HashMap<>(openAiEnvironment(provider, dataDir));
     env.putAll(extra);
+    return withEnvironment(env);
+  }
+
+  /**
+   * The variables of {@link #openAi}: port 0, the OpenAI-compatible engine on {@code provider},
+   * embedded state under {@code dataDir}, and the devices alpha ({@link #TOKEN_A}) and bravo
+   * ({@link #TOKEN_B}).
+   */
+  public static Map<String, String> openAiEnvironment(FakeProvider provider, Path dataDir) {
+    return Map.of(
+        "BOLO_PORT",
+        "0",
+        "BOLO_ENGINE",
+        "openai",
+        "BOLO_OPENAI_BASE_URL",
+        provider.baseUrl(),
+        "BOLO_OPENAI_API_KEY",
+        "sk-test",
+        "BOLO_DATA_DIR",
+        dataDir.toString(),
+        "BOLO_DEVICE_TOKENS",
+        "alpha=" + TOKEN_A + ",bravo=" + TOKEN_B);
+  }
+
+  /** A gateway configured by exactly these variables, as if they were its environment. */
+  public static Gateway withEnvironment(Map<String, String> env) {
     return new Gateway(env);
   }
 

@@ -1,0 +1,395 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.dedup.EmbeddedRedis;
+import dev.bolo.server.ledger.DeviceInfo;
+import dev.bolo.server.ledger.DeviceUsage;
+import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.ledger.UsageQuery;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.GatewayProcess;
+import dev.bolo.server.testing.TestAudio;
+import io.micrometer.core.instrument.Counter;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import mockwebserver3.MockResponse;
+import okhttp3.Request;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Several gateway instances behind a load balancer, as "Running several instances" describes them:
+ * one Redis for de-duplication and one PostgreSQL ledger, both real servers started here, and real
+ * gateways on loopback, each with its own data directory (spool).
+ */
+class MultiInstanceTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * Short, so that the claim of a killed owner lapses within seconds; long enough that a resend
+   * which waited for it (at least half of it) cannot be mistaken for one that ran at once (about
+   * one second on a loaded machine).
+   */
+  private static final Duration LEASE = Duration.ofSeconds(4);
+
+  /**
+   * How long a waiting duplicate may block before it looks at the claim again (WorkCoordinator).
+   */
+  private static final Duration RECHECK = Duration.ofSeconds(1);
+
+  /** Upper bound for anything awaited here; a healthy run needs a fraction of it. */
+  private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+  private static final String UPLOAD = "/v1/transcriptions";
+  private static final AtomicInteger DATABASES = new AtomicInteger();
+  private static EmbeddedPostgres postgres;
+
+  @TempDir Path dir;
+  private EmbeddedRedis redis;
+  private FakeProvider provider;
+  private String databaseUrl;
+  private final Deque<AutoCloseable> instances = new ArrayDeque<>();
+  private final ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor();
+
+  @BeforeAll
+  static void startPostgres() throws IOException {
+    postgres = EmbeddedPostgres.builder().start();
+  }
+
+  @AfterAll
+  static void stopPostgres() throws IOException {
+    postgres.close();
+  }
+
+  @BeforeEach
+  void startServices() throws IOException, SQLException {
+    redis = EmbeddedRedis.start();
+    provider = new FakeProvider();
+    databaseUrl = freshDatabase();
+  }
+
+  @AfterEach
+  void stopEverything() throws Exception {
+    // Held work would keep a closing gateway waiting for it.
+    provider.release();
+    phones.shutdownNow();
+    while (!instances.isEmpty()) {
+      instances.pop().close();
+    }
+    provider.close();
+    redis.close();
+  }
+
+  @Test
+  void threeInstancesTranscribeTwentyFourConcurrentCopiesOnceAndChargeThemOnce() throws Exception {
+    // All three start at once, so they migrate the empty ledger database concurrently.
+    List<Gateway> gateways = startTogether("a", "b", "c");
+    byte[] note = TestAudio.wav(1500, 61);
+    provider.enqueue(transcript("one note, transcribed once")).hold();
+    int copies = 24;
+    CountDownLatch ready = new CountDownLatch(copies);
+    List<Future<Gateway.Reply>> replies = new ArrayList<>();
+    for (int i = 0; i < copies; i++) {
+      // Round robin, as a load balancer spreads a phone's resends.
+      Gateway gateway = gateways.get(i % gateways.size());
+      replies.add(
+          phones.submit(
+              () -> {
+                ready.countDown();
+                ready.await();
+                return gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+              }));
+    }
+    awaitCalls(1);
+    provider.release();
+
+    List<String> texts = new ArrayList<>();
+    int replayed = 0;
+    for (Future<Gateway.Reply> reply : replies) {
+      JsonNode body = ok(reply.get(PATIENCE.toSeconds(), TimeUnit.SECONDS));
+      texts.add(body.get("text").asText());
+      replayed += body.get("deduplicated").asBoolean() ? 1 : 0;
+    }
+    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(texts).hasSize(copies).containsOnly("one note, transcribed once");
+    assertThat(replayed).isEqualTo(copies - 1);
+    for (Gateway gateway : gateways) {
+      assertThat(answered(gateway)).as("requests answered by one instance").isEqualTo(8);
+    }
+    try (DurableLedger ledger = openLedger()) {
+      assertThat(chargedMillis(ledger, "alpha")).isEqualTo(1500);
+      assertThat(usage(ledger, "alpha"))
+          .isEqualTo(new DeviceUsage("alpha", copies, 1, copies - 1, 1500, (copies - 1) * 1500L));
+    }
+  }
+
+  @Test
+  void aResendToAnotherInstanceCompletesWhenTheOwnerIsKilledMidCall() throws Exception {
+    Gateway survivor = start("survivor");
+    GatewayProcess owner = GatewayProcess.start(environment("owner"), dir.resolve("owner.log"));
+    instances.push(owner);
+    byte[] note = TestAudio.wav(2000, 62);
+    provider.hold();
+    Future<Gateway.Reply> first =
+        phones.submit(
+            () ->
+                survivor.send(at(owner.url(UPLOAD), survivor.nativeUpload(Gateway.TOKEN_A, note))));
+    awaitCalls(1);
+
+    long killed = System.nanoTime();
+    owner.kill();
+
+    assertThatThrownBy(() -> first.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(IOException.class);
+    Duration providerTime = Duration.ofMillis(300);
+    provider.delay(providerTime).release();
+    JsonNode resend = ok(survivor.send(survivor.nativeUpload(Gateway.TOKEN_A, note)));
+    Duration sinceKill = Duration.ofNanos(System.nanoTime() - killed);
+
+    assertThat(resend.get("text").asText()).startsWith("transcript of ");
+    assertThat(resend.get("deduplicated").asBoolean()).as("ran afresh").isFalse();
+    assertThat(provider.calls()).as("the killed call and the resend's").isEqualTo(2);
+    // The owner renewed its lease every third of it, so the dead owner's claim outlived the kill
+    // by at least two thirds of the lease (half is asserted, for a late renewal): the resend had
+    // to wait for it rather than run at once. The claim lapses within LEASE of the kill and the
+    // waiter notices within one RECHECK; a second is left for a loaded machine.
+    assertThat(sinceKill)
+        .isGreaterThan(LEASE.dividedBy(2))
+        .isLessThan(LEASE.plus(RECHECK).plus(providerTime).plus(Duration.ofSeconds(1)));
+    try (DurableLedger ledger = openLedger()) {
+      assertThat(chargedMillis(ledger, "alpha")).isEqualTo(2000);
+      assertThat(usage(ledger, "alpha").chargedMillis()).isEqualTo(2000);
+    }
+  }
+
+  @Test
+  void aRestartedInstanceReplaysTheResultFromRedisWithoutCallingTheProvider() throws Exception {
+    Gateway before = start("a");
+    byte[] note = TestAudio.wav(1200, 63);
+    JsonNode first = ok(before.send(before.nativeUpload(Gateway.TOKEN_A, note)));
+    assertThat(provider.calls()).isEqualTo(1);
+
+    instances.remove(before);
+    before.close();
+    Gateway after = start("a");
+
+    Gateway.Reply resend = after.send(after.nativeUpload(Gateway.TOKEN_A, note));
+    JsonNode body = ok(resend);
+    assertThat(body.get("deduplicated").asBoolean()).isTrue();
+    assertThat(resend.replayed()).isEqualTo("true");
+    assertThat(body.get("text").asText()).isEqualTo(first.get("text").asText());
+    assertThat(provider.calls()).isEqualTo(1);
+    try (DurableLedger ledger = openLedger()) {
+      assertThat(chargedMillis(ledger, "alpha")).isEqualTo(1200);
+    }
+  }
+
+  @Test
+  void uploadsSucceedWhileRedisIsDownAndDeduplicationAcrossInstancesResumesWhenItReturns()
+      throws Exception {
+    Gateway a = start("a");
+    Gateway b = start("b");
+
+    redis.stop();
+
+    byte[] duringOutage = TestAudio.wav(1000, 64);
+    JsonNode onA = ok(a.send(a.nativeUpload(Gateway.TOKEN_A, duringOutage)));
+    JsonNode onB = ok(b.send(b.nativeUpload(Gateway.TOKEN_A, duringOutage)));
+    assertThat(onA.get("deduplicated").asBoolean()).isFalse();
+    assertThat(onB.get("deduplicated").asBoolean()).as("no cross-instance dedup").isFalse();
+    assertThat(provider.calls()).isEqualTo(2);
+    for (Gateway gateway : List.of(a, b)) {
+      Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
+      assertThat(ready.status()).as("a degraded store still serves").isEqualTo(200);
+      assertThat(storeReadiness(ready))
+          .startsWith("degraded, de-duplicating locally only: redis 127.0.0.1:" + redis.port());
+      assertThat(gateway.send(get(gateway, "/metrics")).body())
+          .contains("bolo_dedup_store_degraded 1.0");
+    }
+
+    redis.startAgain();
+
+    awaitTrue(
+        "both instances use Redis again",
+        () -> storeReadiness(a).equals("ok") && storeReadiness(b).equals("ok"));
+    byte[] afterOutage = TestAudio.wav(1000, 65);
+    provider.hold();
+    Future<Gateway.Reply> toA = phones.submit(send(a, afterOutage));
+    awaitCalls(3);
+    Future<Gateway.Reply> toB = phones.submit(send(b, afterOutage));
+    provider.release();
+    JsonNode fromA = ok(toA.get(PATIENCE.toSeconds(), TimeUnit.SECONDS));
+    JsonNode fromB = ok(toB.get(PATIENCE.toSeconds(), TimeUnit.SECONDS));
+    assertThat(provider.calls()).isEqualTo(3);
+    assertThat(fromB.get("deduplicated").asBoolean()).isTrue();
+    assertThat(fromB.get("text").asText()).isEqualTo(fromA.get("text").asText());
+    try (DurableLedger ledger = openLedger()) {
+      // Failing open costs one extra charge for the note sent during the outage, no more.
+      assertThat(chargedMillis(ledger, "alpha")).isEqualTo(3000);
+    }
+  }
+
+  /** The variables of one instance: shared Redis and ledger, its own data directory. */
+  private Map<String, String> environment(String instance) {
+    Map<String, String> env =
+        new HashMap<>(Gateway.openAiEnvironment(provider, dir.resolve(instance)));
+    env.put("BOLO_STORE", "redis");
+    env.put("BOLO_REDIS_URL", redis.url());
+    env.put("BOLO_DATABASE_URL", databaseUrl);
+    env.put("BOLO_TRIAL_SECONDS", "3600");
+    env.put("BOLO_LEASE", LEASE.toMillis() + "ms");
+    return env;
+  }
+
+  private Gateway start(String instance) {
+    Gateway gateway = Gateway.withEnvironment(environment(instance));
+    instances.push(gateway);
+    return gateway;
+  }
+
+  private List<Gateway> startTogether(String... names) throws Exception {
+    CountDownLatch ready = new CountDownLatch(names.length);
+    List<Future<Gateway>> starting = new ArrayList<>();
+    for (String name : names) {
+      Map<String, String> env = environment(name);
+      starting.add(
+          phones.submit(
+              () -> {
+                ready.countDown();
+                ready.await();
+                return Gateway.withEnvironment(env);
+              }));
+    }
+    List<Gateway> gateways = new ArrayList<>();
+    for (Future<Gateway> gateway : starting) {
+      gateways.add(gateway.get(PATIENCE.toSeconds(), TimeUnit.SECONDS));
+      instances.push(gateways.getLast());
+    }
+    return gateways;
+  }
+
+  private String freshDatabase() throws SQLException {
+    String name = "bolo_" + DATABASES.incrementAndGet();
+    try (Connection c = postgres.getPostgresDatabase().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name);
+    }
+    return postgres.getJdbcUrl("postgres", name);
+  }
+
+  private DurableLedger openLedger() {
+    return Ledger.jdbc(LedgerConfig.embedded(dir.resolve("report")).withJdbcUrl(databaseUrl));
+  }
+
+  private static long chargedMillis(DurableLedger ledger, String device) {
+    return ledger.devices().stream()
+        .filter(d -> d.name().equals(device))
+        .findFirst()
+        .map(DeviceInfo::chargedMillis)
+        .orElseThrow(() -> new AssertionError("no device " + device));
+  }
+
+  private static DeviceUsage usage(DurableLedger ledger, String device) {
+    List<DeviceUsage> usage = ledger.usage(new UsageQuery(device, null));
+    assertThat(usage).hasSize(1);
+    return usage.getFirst();
+  }
+
+  /** Transcription requests this instance answered, whatever their outcome. */
+  private static long answered(Gateway gateway) {
+    return (long)
+        gateway.app().metrics().find("bolo_transcriptions_total").counters().stream()
+            .mapToDouble(Counter::count)
+            .sum();
+  }
+
+  private static Callable<Gateway.Reply> send(Gateway gateway, byte[] note) {
+    return () -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+  }
+
+  private static MockResponse transcript(String text) {
+    return new MockResponse.Builder()
+        .code(200)
+        .setHeader("Content-Type", "application/json")
+        .body("{\"text\":\"" + text + "\"}")
+        .build();
+  }
+
+  private static Request at(String url, Request request) {
+    return request.newBuilder().url(url).build();
+  }
+
+  private static Request get(Gateway gateway, String path) {
+    return new Request.Builder().url(gateway.url(path)).build();
+  }
+
+  private static String storeReadiness(Gateway gateway) {
+    try {
+      return storeReadiness(gateway.send(get(gateway, "/readyz")));
+    } catch (IOException e) {
+      throw new AssertionError("readiness not served", e);
+    }
+  }
+
+  private static String storeReadiness(Gateway.Reply ready) {
+    try {
+      return JSON.readTree(ready.body()).path("components").path("store").asText();
+    } catch (IOException e) {
+      throw new AssertionError("readiness is not JSON: " + ready.body(), e);
+    }
+  }
+
+  private static JsonNode ok(Gateway.Reply reply) throws IOException {
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    return JSON.readTree(reply.body());
+  }
+
+  private void awaitCalls(int calls) throws InterruptedException {
+    awaitTrue(calls + " provider call(s)", () -> provider.calls() >= calls);
+    assertThat(provider.calls()).isEqualTo(calls);
+  }
+
+  private static void awaitTrue(String what, BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + PATIENCE + ": " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+}

@@ -1,0 +1,143 @@
+package dev.bolo.server.testing;
+
+import dev.bolo.server.App;
+import dev.bolo.server.ServerConfig;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A real gateway in its own JVM, started from the test class path, so a test can kill it the way an
+ * operating system does ({@code kill -9}): no shutdown hook, no finished work, no released claim.
+ * Not thread safe: one test drives it.
+ */
+public final class GatewayProcess implements AutoCloseable {
+
+  /** The line the child prints on stdout once it listens, followed by its port. */
+  private static final String PORT_LINE = "bolo-port=";
+
+  /** A cold JVM plus the ledger's migration check; generous for a loaded two-core machine. */
+  private static final long START_TIMEOUT_SECONDS = 60;
+
+  private final Process process;
+  private final int port;
+
+  private GatewayProcess(Process process, int port) {
+    this.process = process;
+    this.port = port;
+  }
+
+  /**
+   * Starts a gateway configured by exactly {@code env} (no {@code BOLO_} variable of this JVM leaks
+   * in) and waits until it listens.
+   *
+   * @param log receives the child's stderr (its log), for a failing test's message
+   */
+  public static GatewayProcess start(Map<String, String> env, Path log) throws IOException {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            List.of(
+                java.toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                GatewayProcess.class.getName()));
+    builder.environment().keySet().removeIf(name -> name.startsWith("BOLO_"));
+    builder.environment().putAll(env);
+    builder.redirectError(log.toFile());
+    Process process = builder.start();
+    CompletableFuture<Integer> port = new CompletableFuture<>();
+    Thread.ofPlatform()
+        .daemon()
+        .name("gateway-process-stdout")
+        .start(() -> readPort(process, port));
+    try {
+      return new GatewayProcess(process, port.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    } catch (InterruptedException | ExecutionException | TimeoutException e) {
+      process.destroyForcibly();
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException(
+          "gateway process did not start; its log:\n" + Files.readString(log), e);
+    }
+  }
+
+  private static void readPort(Process process, CompletableFuture<Integer> port) {
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = out.readLine()) != null) {
+        if (line.startsWith(PORT_LINE)) {
+          port.complete(Integer.parseInt(line.substring(PORT_LINE.length())));
+        }
+      }
+      port.completeExceptionally(new IllegalStateException("exited: " + process.waitFor()));
+    } catch (IOException | RuntimeException e) {
+      port.completeExceptionally(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      port.completeExceptionally(e);
+    }
+  }
+
+  public String url(String path) {
+    return "http://127.0.0.1:" + port + path;
+  }
+
+  /** Kills the process with SIGKILL and waits until it is gone. */
+  public void kill() {
+    process.destroyForcibly();
+    try {
+      if (!process.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("gateway process survived SIGKILL: " + process.pid());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while killing " + process.pid(), e);
+    }
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      kill();
+    }
+  }
+
+  /**
+   * The child's entry point: a gateway configured from the environment; prints its port, then
+   * serves until stdin closes (the parent JVM ended without killing it) or it is killed.
+   */
+  public static void main(String[] args) throws IOException {
+    App app = App.create(ServerConfig.fromEnvironment()).start();
+    System.out.println(PORT_LINE + app.port());
+    System.out.flush();
+    try {
+      while (System.in.read() != -1) {
+        // Nothing is sent on stdin; end of input means the parent is gone.
+      }
+    } finally {
+      app.close();
+    }
+    System.exit(0);
+  }
+}
