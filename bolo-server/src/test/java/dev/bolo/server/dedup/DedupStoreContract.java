@@ -557,15 +557,25 @@ abstract class DedupStoreContract {
    */
   private Future<Resolution> startWaiterOn(DedupStore store, WorkKey key) throws Exception {
     CountDownLatch waiting = new CountDownLatch(1);
+    Thread[] waiterThread = new Thread[1];
     Future<Resolution> waiter =
         threads.submit(
             () -> {
               // Warm the waiting path, so the real wait below starts without delay.
               store.await(newKey(), Duration.ofMillis(1));
+              waiterThread[0] = Thread.currentThread();
               waiting.countDown();
               return store.await(key, PATIENCE);
             });
     assertThat(waiting.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    // The latch opens just before the wait: make sure the waiter is blocked in it, or a busy
+    // machine lets the test move on while the waiter has not yet looked at the key.
+    eventually(
+        "the waiter blocks on the key",
+        () -> {
+          Thread.State state = waiterThread[0].getState();
+          return state == Thread.State.TIMED_WAITING || state == Thread.State.WAITING;
+        });
     return waiter;
   }
 
