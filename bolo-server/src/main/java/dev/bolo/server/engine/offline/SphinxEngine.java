@@ -9,14 +9,13 @@ import dev.bolo.server.engine.SpeechEngine;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,24 +36,29 @@ final class SphinxEngine implements SpeechEngine {
 
   private final OfflineConfig config;
   private final ThreadPoolExecutor pool;
+
+  /**
+   * One permit per recogniser and per queue slot, returned when a note's work ends (before its
+   * caller sees the result), so that a caller's next note never finds its own finished work still
+   * holding a place.
+   */
+  private final Semaphore admission;
+
   private final BlockingQueue<NoteRecognizer> idle = new LinkedBlockingQueue<>();
   private final CompletableFuture<NoteRecognizer.Factory> model = new CompletableFuture<>();
 
   SphinxEngine(OfflineConfig config, Supplier<NoteRecognizer.Factory> loader) {
     this.config = config;
-    BlockingQueue<Runnable> queue =
-        config.queueCapacity() == 0
-            ? new SynchronousQueue<>()
-            : new ArrayBlockingQueue<>(config.queueCapacity());
+    this.admission = new Semaphore(config.recognizers() + config.queueCapacity());
+    // Unbounded in type only: admission lets at most queueCapacity notes wait here.
     this.pool =
         new ThreadPoolExecutor(
             config.recognizers(),
             config.recognizers(),
             0,
             TimeUnit.SECONDS,
-            queue,
-            threads("bolo-offline-"),
-            new ThreadPoolExecutor.AbortPolicy());
+            new LinkedBlockingQueue<>(),
+            threads("bolo-offline-"));
     Thread.ofPlatform().name("bolo-offline-loader").daemon().start(() -> load(loader));
   }
 
@@ -84,6 +88,11 @@ final class SphinxEngine implements SpeechEngine {
     } catch (ExecutionException | TimeoutException e) {
       return false;
     }
+  }
+
+  /** Notes waiting for a recogniser. */
+  int queuedNotes() {
+    return pool.getQueue().size();
   }
 
   @Override
@@ -134,18 +143,31 @@ final class SphinxEngine implements SpeechEngine {
     } catch (IOException e) {
       return new EngineResult.Failed("cannot read the uploaded audio: " + e.getMessage());
     }
-    AtomicBoolean abandoned = new AtomicBoolean();
-    Future<EngineResult> outcome;
-    try {
-      outcome = pool.submit(() -> run(file, settings, abandoned));
-    } catch (RejectedExecutionException e) {
+    // Every recogniser busy and the queue full: waiting longer would only grow the backlog.
+    if (!admission.tryAcquire()) {
       return new EngineResult.Unavailable(
           "offline engine busy: "
               + config.recognizers()
-              + " recognizers and "
+              + " recognizers working and "
               + config.queueCapacity()
-              + " queued notes",
+              + " notes queued",
           config.retryAfter());
+    }
+    AtomicBoolean abandoned = new AtomicBoolean();
+    Future<EngineResult> outcome;
+    try {
+      outcome =
+          pool.submit(
+              () -> {
+                try {
+                  return run(file, settings, abandoned);
+                } finally {
+                  admission.release();
+                }
+              });
+    } catch (RejectedExecutionException e) {
+      admission.release();
+      return new EngineResult.Unavailable("offline engine is shut down", null);
     }
     return await(outcome, request.timeout(), abandoned);
   }
@@ -156,13 +178,12 @@ final class SphinxEngine implements SpeechEngine {
       return outcome.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       // Frees the recogniser within a frame: the audio stream ends as soon as it sees the flag.
+      // Not cancelled: a cancelled queued task would never run and never return its permit.
       abandoned.set(true);
-      outcome.cancel(false);
       return new EngineResult.TimedOut("offline engine took longer than " + timeout);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       abandoned.set(true);
-      outcome.cancel(false);
       return new EngineResult.Failed("interrupted while waiting for the offline engine");
     } catch (ExecutionException e) {
       log.error("offline recognizer failed", e.getCause());
