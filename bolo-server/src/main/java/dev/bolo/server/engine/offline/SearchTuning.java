@@ -27,7 +27,7 @@ public record SearchTuning(
    * Bolo's default: chosen with {@code bolo-bench} (see its README) for a real-time factor below 1
    * at the word error rate of {@link #STOCK} on the sample notes and the LibriVox clips.
    */
-  public static final SearchTuning TUNED = new SearchTuning(3_000, 1e-45, 50, 1e-30, 8.0, 0.1);
+  public static final SearchTuning TUNED = new SearchTuning(8_000, 1e-50, 100, 1e-35, 8.0, 0.1);
 
   public SearchTuning {
     if (absoluteBeamWidth < 1 || absoluteWordBeamWidth < 1) {
