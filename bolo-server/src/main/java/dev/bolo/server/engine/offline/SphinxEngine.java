@@ -137,12 +137,6 @@ final class SphinxEngine implements SpeechEngine {
     if (model.isCompletedExceptionally()) {
       return new EngineResult.Failed("offline model failed to load: " + loadFailure());
     }
-    byte[] file;
-    try {
-      file = request.audio().readAllBytes();
-    } catch (IOException e) {
-      return new EngineResult.Failed("cannot read the uploaded audio: " + e.getMessage());
-    }
     // Every recogniser busy and the queue full: waiting longer would only grow the backlog.
     if (!admission.tryAcquire()) {
       return new EngineResult.Unavailable(
@@ -152,6 +146,14 @@ final class SphinxEngine implements SpeechEngine {
               + config.queueCapacity()
               + " notes queued",
           config.retryAfter());
+    }
+    // Read here, not on the pool thread: the upload is only valid until this call returns.
+    byte[] file;
+    try {
+      file = request.audio().readAllBytes();
+    } catch (IOException e) {
+      admission.release();
+      return new EngineResult.Failed("cannot read the uploaded audio: " + e.getMessage());
     }
     AtomicBoolean abandoned = new AtomicBoolean();
     Future<EngineResult> outcome;

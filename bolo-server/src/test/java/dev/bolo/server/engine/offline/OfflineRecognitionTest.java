@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 class OfflineRecognitionTest {
 
   /**
-   * Measured with {@link SearchTuning#TUNED}: WER_MEASURED word errors over the sample notes (see
-   * bolo-bench/README.md); the bound leaves room for a couple more before failing.
+   * Measured with {@link SearchTuning#TUNED}: 3 word errors in 55 words (5.5 %; Sphinx4's defaults
+   * make 2, see bolo-bench/README.md). The bound allows 3 more before failing: 6 / 55.
    */
-  private static final double MAX_WORD_ERROR_RATE = 0.10;
+  private static final double MAX_WORD_ERROR_RATE = 0.11;
 
   private static SphinxEngine engine;
 
