@@ -1,0 +1,116 @@
+package dev.bolo.server.engine.offline;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.ResponseFormat;
+import dev.bolo.server.engine.Settings;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * Shapes recognised utterances into OpenAI's transcription response formats. Each utterance (speech
+ * between pauses) is one segment or subtitle cue; times come from Sphinx4's word alignment.
+ * Stateless and thread safe.
+ */
+final class TranscriptFormats {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private TranscriptFormats() {}
+
+  static EngineResult.Transcribed format(
+      List<Utterance> utterances, long durationMs, ResponseFormat format, Settings settings) {
+    String text = utterances.stream().map(Utterance::text).collect(Collectors.joining(" "));
+    return switch (format) {
+      case JSON, TEXT -> new EngineResult.Transcribed(text, null);
+      case VERBOSE_JSON ->
+          new EngineResult.Transcribed(
+              text, verboseJson(utterances, text, durationMs, settings.timestampGranularities()));
+      case SRT -> subtitles(utterances, "", ',', true);
+      case VTT -> subtitles(utterances, "WEBVTT\n\n", '.', false);
+    };
+  }
+
+  /**
+   * OpenAI's {@code verbose_json}. Fields Sphinx4 has no value for ({@code tokens}, {@code
+   * avg_logprob}, {@code compression_ratio}, {@code no_speech_prob}) carry neutral values so that
+   * typed SDKs can still parse the answer.
+   */
+  private static String verboseJson(
+      List<Utterance> utterances, String text, long durationMs, List<String> granularities) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("task", "transcribe");
+    root.put("language", "english");
+    root.put("duration", seconds(durationMs));
+    root.put("text", text);
+    if (granularities.contains("segment")) {
+      ArrayNode segments = root.putArray("segments");
+      for (int i = 0; i < utterances.size(); i++) {
+        Utterance utterance = utterances.get(i);
+        ObjectNode segment = segments.addObject();
+        segment.put("id", i);
+        segment.put("seek", 0);
+        segment.put("start", seconds(utterance.startMs()));
+        segment.put("end", seconds(utterance.endMs()));
+        segment.put("text", utterance.text());
+        segment.putArray("tokens");
+        segment.put("temperature", 0.0);
+        segment.put("avg_logprob", 0.0);
+        segment.put("compression_ratio", 1.0);
+        segment.put("no_speech_prob", 0.0);
+      }
+    }
+    if (granularities.contains("word")) {
+      ArrayNode words = root.putArray("words");
+      for (Utterance utterance : utterances) {
+        for (Utterance.TimedWord word : utterance.words()) {
+          ObjectNode node = words.addObject();
+          node.put("word", word.word());
+          node.put("start", seconds(word.startMs()));
+          node.put("end", seconds(word.endMs()));
+        }
+      }
+    }
+    return root.toString();
+  }
+
+  /** SubRip or WebVTT; the document is both the text and the body, as OpenAI answers. */
+  private static EngineResult.Transcribed subtitles(
+      List<Utterance> utterances, String header, char millisSeparator, boolean numbered) {
+    StringBuilder document = new StringBuilder(header);
+    for (int i = 0; i < utterances.size(); i++) {
+      Utterance utterance = utterances.get(i);
+      if (numbered) {
+        document.append(i + 1).append('\n');
+      }
+      document
+          .append(timestamp(utterance.startMs(), millisSeparator))
+          .append(" --> ")
+          .append(timestamp(utterance.endMs(), millisSeparator))
+          .append('\n')
+          .append(utterance.text())
+          .append("\n\n");
+    }
+    String body = document.toString();
+    return new EngineResult.Transcribed(body, body);
+  }
+
+  private static double seconds(long millis) {
+    return millis / 1000.0;
+  }
+
+  /** {@code HH:MM:SS,mmm} (SubRip) or {@code HH:MM:SS.mmm} (WebVTT). */
+  static String timestamp(long millis, char millisSeparator) {
+    return String.format(
+        Locale.ROOT,
+        "%02d:%02d:%02d%c%03d",
+        millis / 3_600_000,
+        millis / 60_000 % 60,
+        millis / 1000 % 60,
+        millisSeparator,
+        millis % 1000);
+  }
+}

@@ -1,0 +1,130 @@
+package dev.bolo.server.engine.offline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.engine.EngineResult;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The real Sphinx4 recogniser with Bolo's tuned search, on the committed sample notes. */
+class OfflineRecognitionTest {
+
+  /**
+   * Measured with {@link SearchTuning#TUNED}: 3 word errors in 55 words (5.5 %; Sphinx4's defaults
+   * make 2, see bolo-bench/README.md). The bound allows 3 more before failing: 6 / 55.
+   */
+  private static final double MAX_WORD_ERROR_RATE = 0.11;
+
+  private static SphinxEngine engine;
+
+  @BeforeAll
+  static void loadModel() throws InterruptedException {
+    OfflineConfig config = new OfflineConfig(2, 4, Duration.ofSeconds(5), SearchTuning.TUNED);
+    engine = new SphinxEngine(config, () -> SphinxModel.load(config.tuning()));
+    assertThat(engine.awaitLoaded(Duration.ofMinutes(5))).as("model loaded").isTrue();
+  }
+
+  @AfterAll
+  static void close() {
+    engine.close();
+  }
+
+  @Test
+  void sampleNotesAreTranscribedWithinTheMeasuredWordErrorRate() {
+    int errors = 0;
+    int words = 0;
+    StringBuilder report = new StringBuilder();
+    for (SampleNotes note : SampleNotes.all()) {
+      String text = transcribe(note.bytes());
+      List<String> reference = WordErrorRate.words(note.reference());
+      int noteErrors = WordErrorRate.errors(reference, WordErrorRate.words(text));
+      report.append(
+          String.format("%n%s: %d/%d '%s'", note.name(), noteErrors, reference.size(), text));
+      errors += noteErrors;
+      words += reference.size();
+    }
+
+    assertThat(words).isGreaterThanOrEqualTo(50);
+    assertThat((double) errors / words)
+        .as(report.toString())
+        .isLessThanOrEqualTo(MAX_WORD_ERROR_RATE);
+  }
+
+  @Test
+  void aStereoFortyFourKilohertzTwentyFourBitNoteIsStillRecognised() {
+    SampleNotes note = SampleNotes.named("groceries");
+    byte[] stereo = Wavs.pcm(44_100, 24, stereoAt44k(Wavs.samples16(note.bytes())));
+
+    String text = transcribe(stereo);
+
+    assertThat(WordErrorRate.of(note.reference(), text)).as(text).isLessThanOrEqualTo(0.1);
+  }
+
+  @Test
+  void theSameNoteGivesTheSameTextWhateverCameBefore() {
+    byte[] groceries = SampleNotes.named("groceries").bytes();
+    byte[] dentist = SampleNotes.named("dentist").bytes();
+
+    String first = transcribe(groceries);
+    transcribe(dentist);
+    transcribe(Wavs.pcm(16_000, 16, Wavs.tone(16_000, 1, 300, 0.9, 1.5)));
+    String again = transcribe(groceries);
+
+    assertThat(again).isEqualTo(first);
+  }
+
+  @Test
+  void verboseJsonWordTimingsLieInsideTheNoteAndInOrder() throws Exception {
+    SampleNotes note = SampleNotes.named("dentist");
+    EngineResult result =
+        engine.transcribe(
+            TestAudio.of(note.bytes())
+                .request(
+                    TestAudio.settings("en", "verbose_json", List.of("word")),
+                    Duration.ofMinutes(5)));
+
+    assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
+    JsonNode body = new ObjectMapper().readTree(((EngineResult.Transcribed) result).body());
+    double duration = body.get("duration").asDouble();
+    assertThat(duration).isBetween(3.0, 4.0);
+    double previousEnd = 0;
+    for (JsonNode word : body.get("words")) {
+      double start = word.get("start").asDouble();
+      double end = word.get("end").asDouble();
+      assertThat(start).isGreaterThanOrEqualTo(previousEnd - 0.011).isLessThan(end);
+      assertThat(end).isLessThanOrEqualTo(duration + 0.1);
+      previousEnd = end;
+    }
+    assertThat(body.get("words")).hasSizeGreaterThanOrEqualTo(7);
+  }
+
+  private static String transcribe(byte[] wav) {
+    EngineResult result = engine.transcribe(TestAudio.of(wav).request());
+    assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
+    return ((EngineResult.Transcribed) result).text();
+  }
+
+  /**
+   * The note at 44.1 kHz by linear interpolation (independent of the engine's resampler), louder on
+   * the left than on the right, as a phone's stereo microphone pair might record it.
+   */
+  private static double[][] stereoAt44k(double[] mono16k) {
+    int length = (int) ((long) mono16k.length * 44_100 / 16_000);
+    double[][] frames = new double[length][2];
+    for (int i = 0; i < length; i++) {
+      double position = i * 16_000.0 / 44_100;
+      int index = (int) position;
+      double fraction = position - index;
+      double next = index + 1 < mono16k.length ? mono16k[index + 1] : 0;
+      double value = mono16k[index] * (1 - fraction) + next * fraction;
+      frames[i][0] = value;
+      frames[i][1] = 0.6 * value;
+    }
+    return frames;
+  }
+}

@@ -1,0 +1,352 @@
+package dev.bolo.server.engine.offline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.audio.AudioContainer;
+import dev.bolo.server.engine.EngineResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The engine's pool, admission and formats, with hand-written recognisers instead of Sphinx4. */
+class SphinxEngineTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(10);
+  private static final byte[] NOTE = Wavs.pcm(16_000, 16, Wavs.tone(16_000, 1, 440, 0.5, 2.0));
+
+  private final List<SphinxEngine> engines = new ArrayList<>();
+
+  @AfterEach
+  void closeEngines() {
+    engines.forEach(SphinxEngine::close);
+  }
+
+  @Test
+  void compressedAudioIsUnsupportedAndTheMessageNamesTheEnginesThatReadIt() throws Exception {
+    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+    byte[] mp3 = "ID3\u0004 not really an mp3".getBytes(StandardCharsets.ISO_8859_1);
+
+    EngineResult result = engine.transcribe(TestAudio.of(mp3).request());
+
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            EngineResult.UnsupportedAudio.class,
+            r -> assertThat(r.message()).contains("mp3", "openai", "gemini"));
+  }
+
+  @Test
+  void aLanguageOtherThanEnglishIsRejected() throws Exception {
+    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+
+    EngineResult french =
+        engine.transcribe(
+            TestAudio.of(NOTE).request(TestAudio.settings("fr", "json", List.of()), WAIT));
+    EngineResult british =
+        engine.transcribe(
+            TestAudio.of(NOTE).request(TestAudio.settings("en-GB", "json", List.of()), WAIT));
+
+    assertThat(french)
+        .isInstanceOfSatisfying(
+            EngineResult.Rejected.class,
+            r -> assertThat(r.message()).contains("English only", "fr"));
+    assertThat(british).isInstanceOf(EngineResult.Transcribed.class);
+  }
+
+  @Test
+  void aMalformedWavIsRejected() throws Exception {
+    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+    byte[] wav = NOTE.clone();
+    wav[20] = 0x55;
+
+    EngineResult result = engine.transcribe(TestAudio.labelled(wav, AudioContainer.WAV).request());
+
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            EngineResult.Rejected.class, r -> assertThat(r.message()).contains("malformed WAV"));
+  }
+
+  @Test
+  void whenEveryRecognizerIsBusyAndNothingMayQueueTheEngineAnswersUnavailable() throws Exception {
+    CountDownLatch started = new CountDownLatch(2);
+    CountDownLatch release = new CountDownLatch(1);
+    SphinxEngine engine = loaded(2, 0, () -> new FakeRecognizer(started, release));
+    List<CompletableFuture<EngineResult>> running =
+        List.of(inBackground(engine), inBackground(engine));
+    assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+    EngineResult third = engine.transcribe(TestAudio.of(NOTE).request());
+
+    assertThat(third)
+        .isInstanceOfSatisfying(
+            EngineResult.Unavailable.class,
+            r -> {
+              assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+              assertThat(r.message()).contains("busy");
+            });
+    release.countDown();
+    for (CompletableFuture<EngineResult> note : running) {
+      assertThat(note.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+          .isInstanceOf(EngineResult.Transcribed.class);
+    }
+  }
+
+  @Test
+  void notesWaitInTheShortQueueAndOnlyBeyondItAreTurnedAway() throws Exception {
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    SphinxEngine engine = loaded(1, 1, () -> new FakeRecognizer(started, release));
+    CompletableFuture<EngineResult> first = inBackground(engine);
+    assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<EngineResult> queued = inBackground(engine);
+    awaitQueued(engine, 1);
+
+    EngineResult third = engine.transcribe(TestAudio.of(NOTE).request());
+
+    assertThat(third).isInstanceOf(EngineResult.Unavailable.class);
+    release.countDown();
+    assertThat(first.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+        .isInstanceOf(EngineResult.Transcribed.class);
+    assertThat(queued.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+        .isInstanceOf(EngineResult.Transcribed.class);
+  }
+
+  @Test
+  void aNoteThatOutlivesItsTimeoutTimesOutAndFreesItsRecognizer() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    // One queue slot: the next note waits there until the abandoned one has let go.
+    SphinxEngine engine =
+        loaded(
+            1,
+            1,
+            () ->
+                new FakeRecognizer() {
+                  @Override
+                  public List<Utterance> recognize(short[] samples, BooleanSupplier stop) {
+                    // The first note runs until the engine gives up on it.
+                    if (calls.incrementAndGet() == 1) {
+                      while (!stop.getAsBoolean()) {
+                        Thread.onSpinWait();
+                      }
+                    }
+                    return super.recognize(samples, stop);
+                  }
+                });
+
+    EngineResult slow =
+        engine.transcribe(
+            TestAudio.of(NOTE)
+                .request(TestAudio.settings("", "json", List.of()), Duration.ofMillis(50)));
+    EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
+
+    assertThat(slow).isInstanceOf(EngineResult.TimedOut.class);
+    assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
+  }
+
+  @Test
+  void aRecognizerThatThrowsIsReplacedAndTheNoteFails() throws Exception {
+    AtomicInteger made = new AtomicInteger();
+    SphinxEngine engine =
+        loaded(
+            1,
+            0,
+            () ->
+                made.incrementAndGet() == 1
+                    ? new FakeRecognizer() {
+                      @Override
+                      public List<Utterance> recognize(short[] samples, BooleanSupplier stop) {
+                        throw new IllegalStateException("search stuck");
+                      }
+                    }
+                    : new FakeRecognizer());
+
+    EngineResult broken = engine.transcribe(TestAudio.of(NOTE).request());
+    EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
+
+    assertThat(broken)
+        .isInstanceOfSatisfying(
+            EngineResult.Failed.class, r -> assertThat(r.message()).contains("search stuck"));
+    assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
+    assertThat(made).hasValue(2);
+  }
+
+  @Test
+  void whileTheModelLoadsTheEngineIsNotReadyAndAnswersUnavailable() throws Exception {
+    CountDownLatch loading = new CountDownLatch(1);
+    SphinxEngine engine =
+        engine(
+            1,
+            0,
+            () -> {
+              awaitUninterruptibly(loading);
+              return FakeRecognizer::new;
+            });
+
+    assertThat(engine.readiness().ready()).isFalse();
+    assertThat(engine.readiness().detail()).contains("loading");
+    assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
+        .isInstanceOfSatisfying(
+            EngineResult.Unavailable.class,
+            r -> assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(5)));
+
+    loading.countDown();
+    assertThat(engine.awaitLoaded(WAIT)).isTrue();
+    assertThat(engine.readiness().ready()).isTrue();
+    assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
+        .isInstanceOf(EngineResult.Transcribed.class);
+  }
+
+  @Test
+  void aModelThatFailsToLoadIsReportedByReadinessAndEveryNote() throws Exception {
+    SphinxEngine engine =
+        engine(
+            1,
+            0,
+            () -> {
+              throw new IllegalStateException("model resource missing");
+            });
+
+    assertThat(engine.awaitLoaded(WAIT)).isFalse();
+    assertThat(engine.readiness().ready()).isFalse();
+    assertThat(engine.readiness().detail()).contains("model resource missing");
+    assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
+        .isInstanceOf(EngineResult.Failed.class);
+  }
+
+  @Test
+  void textAndJsonFormatsGiveTheWordsOfEveryUtterance() throws Exception {
+    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+
+    EngineResult result =
+        engine.transcribe(
+            TestAudio.of(NOTE).request(TestAudio.settings("", "text", List.of()), WAIT));
+
+    assertThat(result).isEqualTo(new EngineResult.Transcribed("call the dentist at four", null));
+  }
+
+  @Test
+  void srtAndVttCuesFollowTheUtterances() throws Exception {
+    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+
+    EngineResult srt =
+        engine.transcribe(
+            TestAudio.of(NOTE).request(TestAudio.settings("", "srt", List.of()), WAIT));
+    EngineResult vtt =
+        engine.transcribe(
+            TestAudio.of(NOTE).request(TestAudio.settings("", "vtt", List.of()), WAIT));
+
+    String expectedSrt =
+        "1\n00:00:00,120 --> 00:00:01,020\ncall the dentist\n\n"
+            + "2\n00:00:01,500 --> 00:00:01,980\nat four\n\n";
+    assertThat(srt).isEqualTo(new EngineResult.Transcribed(expectedSrt, expectedSrt));
+    String expectedVtt =
+        "WEBVTT\n\n00:00:00.120 --> 00:00:01.020\ncall the dentist\n\n"
+            + "00:00:01.500 --> 00:00:01.980\nat four\n\n";
+    assertThat(vtt).isEqualTo(new EngineResult.Transcribed(expectedVtt, expectedVtt));
+  }
+
+  @Test
+  void verboseJsonHasSegmentsAndWordsAsAsked() throws Exception {
+    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+
+    EngineResult result =
+        engine.transcribe(
+            TestAudio.of(NOTE)
+                .request(TestAudio.settings("", "verbose_json", List.of("word", "segment")), WAIT));
+
+    assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
+    EngineResult.Transcribed transcribed = (EngineResult.Transcribed) result;
+    assertThat(transcribed.text()).isEqualTo("call the dentist at four");
+    JsonNode body = new ObjectMapper().readTree(transcribed.body());
+    assertThat(body.get("duration").asDouble()).isEqualTo(2.0);
+    assertThat(body.get("segments")).hasSize(2);
+    assertThat(body.get("segments").get(1).get("start").asDouble()).isEqualTo(1.5);
+    assertThat(body.get("segments").get(1).get("text").asText()).isEqualTo("at four");
+    assertThat(body.get("words")).hasSize(5);
+    assertThat(body.get("words").get(2).get("word").asText()).isEqualTo("dentist");
+    assertThat(body.get("words").get(2).get("end").asDouble()).isEqualTo(1.02);
+  }
+
+  private SphinxEngine loaded(int recognizers, int queue, NoteRecognizer.Factory factory)
+      throws InterruptedException {
+    SphinxEngine engine = engine(recognizers, queue, () -> factory);
+    assertThat(engine.awaitLoaded(WAIT)).isTrue();
+    return engine;
+  }
+
+  private SphinxEngine engine(int recognizers, int queue, Supplier<NoteRecognizer.Factory> loader) {
+    OfflineConfig config =
+        new OfflineConfig(recognizers, queue, Duration.ofSeconds(5), SearchTuning.TUNED);
+    SphinxEngine engine = new SphinxEngine(config, loader);
+    engines.add(engine);
+    return engine;
+  }
+
+  private static CompletableFuture<EngineResult> inBackground(SphinxEngine engine) {
+    CompletableFuture<EngineResult> result = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .start(() -> result.complete(engine.transcribe(TestAudio.of(NOTE).request())));
+    return result;
+  }
+
+  private static void awaitQueued(SphinxEngine engine, int count) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (engine.queuedNotes() < count) {
+      assertThat(System.nanoTime()).as("%d notes queued in time", count).isLessThan(deadline);
+      Thread.onSpinWait();
+    }
+  }
+
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Hears "call the dentist" and "at four" in every note, optionally holding it until released. */
+  private static class FakeRecognizer implements NoteRecognizer {
+    private final CountDownLatch started;
+    private final CountDownLatch release;
+
+    FakeRecognizer() {
+      this(new CountDownLatch(0), new CountDownLatch(0));
+    }
+
+    FakeRecognizer(CountDownLatch started, CountDownLatch release) {
+      this.started = started;
+      this.release = release;
+    }
+
+    @Override
+    public List<Utterance> recognize(short[] samples, BooleanSupplier stop) {
+      started.countDown();
+      awaitUninterruptibly(release);
+      return List.of(
+          new Utterance(
+              List.of(
+                  new Utterance.TimedWord("call", 120, 400),
+                  new Utterance.TimedWord("the", 400, 520),
+                  new Utterance.TimedWord("dentist", 520, 1020))),
+          new Utterance(
+              List.of(
+                  new Utterance.TimedWord("at", 1500, 1650),
+                  new Utterance.TimedWord("four", 1650, 1980))));
+    }
+
+    @Override
+    public void close() {}
+  }
+}
