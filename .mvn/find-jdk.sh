@@ -14,7 +14,9 @@ bolo_find_jdk() {
   fi
   best=""
   best_major=0
-  # ./mvnw runs with globbing off (set -f); the search below needs it.
+  # ./mvnw runs with globbing off (set -f); the search below needs it, and the caller gets its
+  # own setting back.
+  case $- in *f*) glob_was_off=1 ;; *) glob_was_off=0 ;; esac
   set +f
   for home in /usr/lib/jvm/* /opt/java/* /opt/jdk* "$HOME"/.sdkman/candidates/java/*; do
     [ -x "$home/bin/javac" ] || continue
@@ -24,7 +26,7 @@ bolo_find_jdk() {
       best_major=$major
     fi
   done
-  set -f
+  if [ "$glob_was_off" = 1 ]; then set -f; fi
   if [ "$best_major" -ge 21 ]; then
     JAVA_HOME=$best
     export JAVA_HOME

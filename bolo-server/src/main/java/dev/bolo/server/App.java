@@ -5,6 +5,10 @@ import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.UpstreamTimeout;
+import dev.bolo.server.engine.gemini.GeminiConfig;
+import dev.bolo.server.engine.gemini.GeminiEngines;
+import dev.bolo.server.engine.offline.OfflineConfig;
+import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.http.Routes;
@@ -135,9 +139,18 @@ public final class App implements AutoCloseable {
                   config.openAiModel(),
                   config.openAiDefaultLanguage()),
               http);
-      default ->
-          throw new IllegalArgumentException(
-              "engine not available in this build: " + config.engine());
+      case "gemini" -> {
+        String key = config.geminiApiKey();
+        if (key == null) {
+          throw new IllegalArgumentException("BOLO_ENGINE=gemini needs BOLO_GEMINI_API_KEY");
+        }
+        yield GeminiEngines.create(
+            GeminiConfig.of(key, http)
+                .withBaseUrl(config.geminiBaseUrl())
+                .withModel(config.geminiModel()));
+      }
+      // ServerConfig admits only offline, openai and gemini.
+      default -> OfflineEngine.create(OfflineConfig.defaults());
     };
   }
 
