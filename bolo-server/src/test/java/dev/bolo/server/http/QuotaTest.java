@@ -137,6 +137,17 @@ class QuotaTest {
   }
 
   @Test
+  void aDeviceWithNoSecondsLeftGets402EvenForANoteThatMeasuresZero() throws Exception {
+    spendAlphasQuota();
+
+    Gateway.Reply refused =
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(0, 800)));
+
+    assertThat(refused.status()).as(refused.body()).isEqualTo(402);
+    assertThat(provider.calls()).isEqualTo(5);
+  }
+
+  @Test
   void aResendOfAnAnsweredNoteIsServedEvenWhenTheQuotaIsSpent() throws Exception {
     byte[] last = note(400);
     for (int i = 0; i < 4; i++) {
@@ -211,6 +222,14 @@ class QuotaTest {
     assertThat(provider.calls()).isEqualTo(2);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
     assertThat(ledger.usage("alpha").chargedMillis()).isEqualTo(NOTE_MILLIS);
+  }
+
+  private void spendAlphasQuota() throws IOException {
+    for (int i = 0; i < 5; i++) {
+      assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(900 + i))).status())
+          .isEqualTo(200);
+    }
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(TRIAL_SECONDS * 1000L);
   }
 
   private static byte[] note(long seed) {
