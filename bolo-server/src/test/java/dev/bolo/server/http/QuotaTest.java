@@ -12,6 +12,8 @@ import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -145,6 +147,33 @@ class QuotaTest {
 
     assertThat(refused.status()).as(refused.body()).isEqualTo(402);
     assertThat(provider.calls()).isEqualTo(5);
+  }
+
+  @Test
+  void aWavWhoseLengthCannotBeMeasuredIsChargedByItsSize() throws Exception {
+    byte[] unmeasurable = TestAudio.wav(500, 801);
+    // A byte rate of 0 in the fmt chunk: the header no longer says how long the note is.
+    ByteBuffer.wrap(unmeasurable).order(ByteOrder.LITTLE_ENDIAN).putInt(28, 0);
+
+    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, unmeasurable));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(ledger.chargedMillis("alpha")).isPositive();
+    assertThat(ledger.usage("alpha").chargedMillis()).isEqualTo(ledger.chargedMillis("alpha"));
+  }
+
+  @Test
+  void aWavWhoseLengthCannotBeMeasuredDoesNotSlipPastTheLastSecondsOfQuota() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(810 + i)));
+    }
+    byte[] unmeasurable = TestAudio.wav(5 * NOTE_MILLIS, 815);
+    ByteBuffer.wrap(unmeasurable).order(ByteOrder.LITTLE_ENDIAN).putInt(28, 0);
+
+    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, unmeasurable));
+
+    assertThat(refused.status()).as(refused.body()).isEqualTo(402);
+    assertThat(provider.calls()).isEqualTo(4);
   }
 
   @Test
