@@ -1,6 +1,5 @@
 package dev.bolo.server;
 
-import dev.bolo.server.audio.AudioContainer;
 import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.IdempotencyCheck;
@@ -42,8 +41,9 @@ public final class Transcriber {
   private static final Duration WAIT_MARGIN = Duration.ofSeconds(15);
 
   /**
-   * For a compressed note whose length the client did not say: assume 32 kbit/s, a low speech
-   * bitrate, so the estimate errs towards charging more seconds rather than fewer.
+   * For a note whose length the server could not measure and the client did not say: assume 32
+   * kbit/s, a low speech bitrate, so the estimate errs towards charging more seconds rather than
+   * fewer.
    */
   private static final long ESTIMATE_BYTES_PER_SECOND = 4_000;
 
@@ -231,10 +231,8 @@ public final class Transcriber {
     if (call.claimedDurationMs().isPresent()) {
       return new Length(call.claimedDurationMs().getAsLong(), false);
     }
-    long estimate =
-        call.audio().container() == AudioContainer.WAV
-            ? 0
-            : call.audio().size() * 1000 / ESTIMATE_BYTES_PER_SECOND;
-    return new Length(estimate, false);
+    // Any container, a WAV included: a WAV reaches this point only when its header could not be
+    // trusted, and estimating it at 0 s would transcribe it for free.
+    return new Length(call.audio().size() * 1000 / ESTIMATE_BYTES_PER_SECOND, false);
   }
 }

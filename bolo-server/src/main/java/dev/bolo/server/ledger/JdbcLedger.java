@@ -115,7 +115,9 @@ final class JdbcLedger implements DurableLedger {
               held = r.getLong(3);
             }
           }
-          if (limit > 0 && charged + held + audioMillis > limit) {
+          // A device with nothing left is refused whatever the note measures: a note of 0 ms (or
+          // one whose length could not be told) still costs a provider call.
+          if (limit > 0 && (charged + held >= limit || charged + held + audioMillis > limit)) {
             return new Reservation.Exhausted(Math.max(0, limit - charged - held));
           }
           String id = UUID.randomUUID().toString();

@@ -23,7 +23,11 @@ public interface Ledger extends AutoCloseable {
   /** The device owning {@code token}; looked up by the token's hash, in constant time. */
   Optional<Device> authenticate(String token);
 
-  /** Holds {@code audioMillis} of the device's quota for one piece of work. */
+  /**
+   * Holds {@code audioMillis} of the device's quota for one piece of work; {@link
+   * Reservation.Exhausted} when that would overspend it, or when nothing is left at all (even for 0
+   * ms: the work would still cost a provider call).
+   */
   Reservation reserve(Device device, long audioMillis);
 
   /** Charges a granted hold: the work succeeded. */

@@ -210,6 +210,16 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void aDeviceWithNothingLeftIsRefusedEvenAnEmptyReservation() {
+    DurableLedger ledger = open(config.withTrialSeconds(10));
+    ledger.add(new Device("phone"));
+    assertThat(ledger.reserve(new Device("phone"), 0)).isInstanceOf(Reservation.Granted.class);
+    ledger.commit((Reservation.Granted) ledger.reserve(new Device("phone"), 10_000));
+
+    assertThat(ledger.reserve(new Device("phone"), 0)).isEqualTo(new Reservation.Exhausted(0));
+  }
+
+  @Test
   void aReservationIsChargedOnceHoweverOftenItIsCommitted() {
     DurableLedger ledger = open(config.withTrialSeconds(30));
     ledger.add(new Device("phone"));

@@ -1,0 +1,284 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.ledger.DeviceUsage;
+import dev.bolo.server.testing.Await;
+import dev.bolo.server.testing.Burst;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.TestAudio;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import mockwebserver3.MockResponse;
+import okhttp3.Request;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Quota through the real gateway: reserved before the provider is called, charged once per unique
+ * success, never for replays or failures, and never overspent by concurrent notes.
+ */
+class QuotaTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Every note is a 2 s, 16 kHz mono WAV, so the server measures its length itself. */
+  private static final int NOTE_MILLIS = 2_000;
+
+  /** Five notes' worth of trial audio. */
+  private static final int TRIAL_SECONDS = 5 * NOTE_MILLIS / 1000;
+
+  private static final Duration ANSWERS_WITHIN = Duration.ofSeconds(30);
+
+  @TempDir Path dataDir;
+  private FakeProvider provider;
+  private Gateway gateway;
+  private LedgerProbe ledger;
+
+  @BeforeEach
+  void start() throws IOException {
+    provider = new FakeProvider();
+    gateway =
+        Gateway.openAi(
+            provider, dataDir, Map.of("BOLO_TRIAL_SECONDS", Integer.toString(TRIAL_SECONDS)));
+    ledger = LedgerProbe.open(dataDir);
+  }
+
+  @AfterEach
+  void stop() {
+    ledger.close();
+    gateway.close();
+    provider.close();
+  }
+
+  @Test
+  void twentyConcurrentDistinctNotesAgainstAQuotaForFiveLetExactlyFiveThrough() throws Exception {
+    List<Request> notes = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      notes.add(gateway.nativeUpload(Gateway.TOKEN_A, note(100 + i)));
+    }
+    // Hold the provider so no note is charged before all have been decided: only reservations
+    // can keep the burst within the quota.
+    provider.hold();
+    List<Gateway.Reply> replies;
+    try (Burst burst = Burst.send(gateway, notes)) {
+      Await.until(() -> burst.answered() == 15, () -> burst.answered() + " answered");
+      assertThat(provider.calls()).isEqualTo(5);
+      provider.release();
+      replies = burst.replies(ANSWERS_WITHIN);
+    }
+
+    assertThat(replies).filteredOn(r -> r.status() == 200).hasSize(5);
+    List<Gateway.Reply> refused = replies.stream().filter(r -> r.status() != 200).toList();
+    assertThat(refused).hasSize(15).allSatisfy(r -> assertThat(r.status()).isEqualTo(402));
+    assertThat(refused).extracting(QuotaTest::code).containsOnly("quota_exhausted");
+    assertThat(provider.calls()).isEqualTo(5);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
+    DeviceUsage usage = ledger.usage("alpha");
+    assertThat(usage.requests()).isEqualTo(20);
+    assertThat(usage.chargedMillis()).isEqualTo(5L * NOTE_MILLIS);
+    assertThat(usage.replays()).isZero();
+  }
+
+  @Test
+  void twentyConcurrentCopiesOfOneNoteCallTheProviderOnceAndChargeOnce() throws Exception {
+    byte[] note = note(200);
+    List<Request> copies = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      copies.add(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    }
+    provider.hold();
+    List<Gateway.Reply> replies;
+    try (Burst burst = Burst.send(gateway, copies)) {
+      Await.until(() -> provider.calls() >= 1, () -> provider.calls() + " provider calls");
+      provider.release();
+      replies = burst.replies(ANSWERS_WITHIN);
+    }
+
+    assertThat(replies).allSatisfy(r -> assertThat(r.status()).as(r.body()).isEqualTo(200));
+    assertThat(replies).filteredOn(r -> deduplicated(r)).hasSize(19);
+    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
+    DeviceUsage usage = ledger.usage("alpha");
+    assertThat(usage.requests()).isEqualTo(20);
+    assertThat(usage.uniqueNotes()).isEqualTo(1);
+    assertThat(usage.replays()).isEqualTo(19);
+    assertThat(usage.chargedMillis()).isEqualTo(NOTE_MILLIS);
+    assertThat(usage.savedMillis()).isEqualTo(19L * NOTE_MILLIS);
+  }
+
+  @Test
+  void aDeviceOutOfQuotaGets402WithoutAProviderCall() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(300 + i))).status())
+          .isEqualTo(200);
+    }
+    assertThat(provider.calls()).isEqualTo(5);
+
+    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(399)));
+
+    assertThat(refused.status()).isEqualTo(402);
+    assertThat(code(refused)).isEqualTo("quota_exhausted");
+    assertThat(provider.calls()).isEqualTo(5);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
+    // Another device's trial is its own.
+    assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, note(399))).status())
+        .isEqualTo(200);
+  }
+
+  @Test
+  void aDeviceWithNoSecondsLeftGets402EvenForANoteThatMeasuresZero() throws Exception {
+    spendAlphasQuota();
+
+    Gateway.Reply refused =
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(0, 800)));
+
+    assertThat(refused.status()).as(refused.body()).isEqualTo(402);
+    assertThat(provider.calls()).isEqualTo(5);
+  }
+
+  @Test
+  void aWavWhoseLengthCannotBeMeasuredIsChargedByItsSize() throws Exception {
+    byte[] unmeasurable = TestAudio.wav(500, 801);
+    // A byte rate of 0 in the fmt chunk: the header no longer says how long the note is.
+    ByteBuffer.wrap(unmeasurable).order(ByteOrder.LITTLE_ENDIAN).putInt(28, 0);
+
+    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, unmeasurable));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(ledger.chargedMillis("alpha")).isPositive();
+    assertThat(ledger.usage("alpha").chargedMillis()).isEqualTo(ledger.chargedMillis("alpha"));
+  }
+
+  @Test
+  void aWavWhoseLengthCannotBeMeasuredDoesNotSlipPastTheLastSecondsOfQuota() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(810 + i)));
+    }
+    byte[] unmeasurable = TestAudio.wav(5 * NOTE_MILLIS, 815);
+    ByteBuffer.wrap(unmeasurable).order(ByteOrder.LITTLE_ENDIAN).putInt(28, 0);
+
+    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, unmeasurable));
+
+    assertThat(refused.status()).as(refused.body()).isEqualTo(402);
+    assertThat(provider.calls()).isEqualTo(4);
+  }
+
+  @Test
+  void aResendOfAnAnsweredNoteIsServedEvenWhenTheQuotaIsSpent() throws Exception {
+    byte[] last = note(400);
+    for (int i = 0; i < 4; i++) {
+      gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(401 + i)));
+    }
+    assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, last)).status()).isEqualTo(200);
+
+    Gateway.Reply resend = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, last));
+
+    assertThat(resend.status()).isEqualTo(200);
+    assertThat(deduplicated(resend)).isTrue();
+    assertThat(provider.calls()).isEqualTo(5);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
+  }
+
+  @Test
+  void aPerDeviceQuotaSetByTheOperatorAppliesAtOnce() throws Exception {
+    assertThat(ledger.ledger().setQuota("bravo", NOTE_MILLIS / 1000)).isTrue();
+
+    assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, note(500))).status())
+        .isEqualTo(200);
+    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, note(501)));
+
+    assertThat(refused.status()).isEqualTo(402);
+    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(ledger.ledger().setQuota("bravo", 0)).isTrue();
+    assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, note(501))).status())
+        .as("0 = unlimited")
+        .isEqualTo(200);
+    assertThat(ledger.chargedMillis("bravo")).isEqualTo(2L * NOTE_MILLIS);
+  }
+
+  @Test
+  void replaysAreNeverCharged() throws Exception {
+    byte[] note = note(600);
+    Gateway.Reply first = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    assertThat(first.status()).isEqualTo(200);
+    for (int i = 0; i < 3; i++) {
+      Gateway.Reply again = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+      assertThat(again.status()).isEqualTo(200);
+      assertThat(deduplicated(again)).isTrue();
+    }
+
+    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
+    DeviceUsage usage = ledger.usage("alpha");
+    assertThat(usage.chargedMillis()).isEqualTo(NOTE_MILLIS);
+    assertThat(usage.savedMillis()).isEqualTo(3L * NOTE_MILLIS);
+  }
+
+  @Test
+  void aFailedTranscriptionIsNotChargedAndGivesItsReservationBack() throws Exception {
+    // Exactly one note's worth, so a reservation the failure kept would refuse the retry.
+    assertThat(ledger.ledger().setQuota("alpha", NOTE_MILLIS / 1000)).isTrue();
+    byte[] note = note(700);
+    provider.enqueue(
+        new MockResponse.Builder()
+            .code(503)
+            .setHeader("Retry-After", "3")
+            .body("{\"error\":{\"message\":\"overloaded\"}}")
+            .build());
+
+    Gateway.Reply failed = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+
+    assertThat(failed.status()).isEqualTo(503);
+    assertThat(ledger.chargedMillis("alpha")).isZero();
+    assertThat(ledger.usage("alpha").chargedMillis()).isZero();
+
+    Gateway.Reply retried = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+
+    assertThat(retried.status()).as(retried.body()).isEqualTo(200);
+    assertThat(provider.calls()).isEqualTo(2);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
+    assertThat(ledger.usage("alpha").chargedMillis()).isEqualTo(NOTE_MILLIS);
+  }
+
+  private void spendAlphasQuota() throws IOException {
+    for (int i = 0; i < 5; i++) {
+      assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(900 + i))).status())
+          .isEqualTo(200);
+    }
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(TRIAL_SECONDS * 1000L);
+  }
+
+  private static byte[] note(long seed) {
+    return TestAudio.wav(NOTE_MILLIS, seed);
+  }
+
+  private static String code(Gateway.Reply reply) {
+    try {
+      return JSON.readTree(reply.body()).get("code").asText();
+    } catch (IOException e) {
+      throw new AssertionError("not JSON: " + reply.body(), e);
+    }
+  }
+
+  private static boolean deduplicated(Gateway.Reply reply) {
+    try {
+      JsonNode body = JSON.readTree(reply.body());
+      return body.get("deduplicated").asBoolean();
+    } catch (IOException e) {
+      throw new AssertionError("not JSON: " + reply.body(), e);
+    }
+  }
+}
