@@ -157,8 +157,15 @@ public final class Transcriber {
         case Reservation.Granted g -> granted = g;
       }
       Timer.Sample sample = Timer.start(metrics);
-      EngineResult result =
-          engine.transcribe(new EngineRequest(held, call.settings(), timeout, call.requestId()));
+      EngineResult result;
+      try {
+        result =
+            engine.transcribe(new EngineRequest(held, call.settings(), timeout, call.requestId()));
+      } catch (RuntimeException bug) {
+        // An engine bug must not keep the device's seconds held until the hold expires.
+        ledger.release(granted);
+        throw bug;
+      }
       String kind = result.getClass().getSimpleName().toLowerCase(Locale.ROOT);
       sample.stop(metrics.timer("bolo_upstream_seconds", "engine", engine.name(), "result", kind));
       metrics

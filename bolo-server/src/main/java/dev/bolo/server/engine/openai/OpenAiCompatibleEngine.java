@@ -59,12 +59,14 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
   /**
    * An engine for the service in {@code config}.
    *
-   * @param http shared client; its own timeouts are replaced per call by the request's timeout
+   * @param http shared client; its own timeouts are replaced per call by the request's timeout. Its
+   *     {@code retryOnConnectionFailure} should stay on (OkHttp's default): providers close idle
+   *     keep-alive connections, and without it the next note on such a pooled connection fails with
+   *     502 instead of being sent on a fresh one.
    */
   public static OpenAiCompatibleEngine create(OpenAiConfig config, OkHttpClient http) {
     return new OpenAiCompatibleEngine(
-        Objects.requireNonNull(config, "config"),
-        Objects.requireNonNull(http, "http").newBuilder().retryOnConnectionFailure(false).build());
+        Objects.requireNonNull(config, "config"), Objects.requireNonNull(http, "http"));
   }
 
   @Override
