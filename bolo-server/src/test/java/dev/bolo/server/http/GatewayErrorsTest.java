@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -145,7 +147,8 @@ class GatewayErrorsTest {
     assertThat(JSON.readTree(reply.body()).get("text").asText()).startsWith("transcript of ");
     assertThat(JSON.readTree(reply.body()).get("duration_ms").asLong()).isEqualTo(20_000);
     assertThat(provider.takeRequest().getBodySize()).isGreaterThan(note.length);
-    assertThat(spoolFiles()).isEmpty();
+    // The request lets go of its spool file just after its answer is written.
+    Await.until(() -> spoolFiles().isEmpty(), () -> "spool files left: " + spoolFiles());
   }
 
   @Test
@@ -277,13 +280,15 @@ class GatewayErrorsTest {
     }
   }
 
-  private List<Path> spoolFiles() throws IOException {
+  private List<Path> spoolFiles() {
     Path spool = dataDir.resolve("spool");
     if (!Files.exists(spool)) {
       return List.of();
     }
     try (Stream<Path> files = Files.list(spool)) {
       return files.toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
