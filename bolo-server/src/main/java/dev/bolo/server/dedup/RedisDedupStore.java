@@ -235,6 +235,7 @@ final class RedisDedupStore implements DedupStore {
     long deadline = System.nanoTime() + timeout.toNanos();
     CompletableFuture<String> ended = new CompletableFuture<>();
     subscriptions.listen(e.channel(), ended);
+    CompletableFuture<String> listening = ended;
     try {
       // Subscribed before looking: an end published from now on reaches us as a message.
       Look first = look(e);
@@ -249,8 +250,16 @@ final class RedisDedupStore implements DedupStore {
         }
         try {
           String message =
-              ended.get(Math.min(remaining, options.pollEvery().toNanos()), TimeUnit.NANOSECONDS);
-          return RedisValues.read(message, RedisValues.Ended.class).resolution();
+              listening.get(
+                  Math.min(remaining, options.pollEvery().toNanos()), TimeUnit.NANOSECONDS);
+          RedisValues.Ended end = RedisValues.read(message, RedisValues.Ended.class);
+          if (end.token().equals(owner)) {
+            return end.resolution();
+          }
+          // A late message about an earlier claim on this key: not the work we wait for.
+          subscriptions.leave(e.channel(), listening);
+          listening = new CompletableFuture<>();
+          subscriptions.listen(e.channel(), listening);
         } catch (TimeoutException pollDue) {
           // The backstop for a lost message and for a lease that expired without one.
           Look now = look(e);
@@ -262,7 +271,7 @@ final class RedisDedupStore implements DedupStore {
         }
       }
     } finally {
-      subscriptions.leave(e.channel(), ended);
+      subscriptions.leave(e.channel(), listening);
     }
   }
 
