@@ -28,7 +28,12 @@ final class Jdbc {
         connection.commit();
         return result;
       } catch (SQLException | RuntimeException e) {
-        connection.rollback();
+        try {
+          connection.rollback();
+        } catch (SQLException rollbackFailed) {
+          // No transaction began (its BEGIN failed): the original failure is the one to report.
+          e.addSuppressed(rollbackFailed);
+        }
         throw e;
       }
     } catch (SQLException e) {
