@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -56,23 +57,22 @@ public final class LoadHarness {
     String providerUrl = "http://127.0.0.1:" + provider.port() + "/v1";
     String token = "bench-token-0123456789";
     var dataDir = Files.createTempDirectory("bolo-bench");
-    App gateway =
-        App.create(
-                ServerConfig.fromMap(
-                    Map.of(
-                        "BOLO_PORT",
-                        "0",
-                        "BOLO_ENGINE",
-                        "openai",
-                        "BOLO_OPENAI_BASE_URL",
-                        providerUrl,
-                        "BOLO_OPENAI_API_KEY",
-                        "sk-bench",
-                        "BOLO_DATA_DIR",
-                        dataDir.toString(),
-                        "BOLO_DEVICE_TOKENS",
-                        "bench=" + token)))
-            .start();
+    // Any BOLO_* variable of the harness's environment applies too (e.g. BOLO_DATABASE_URL).
+    Map<String, String> env = new HashMap<>();
+    System.getenv()
+        .forEach(
+            (name, value) -> {
+              if (name.startsWith("BOLO_")) {
+                env.put(name, value);
+              }
+            });
+    env.put("BOLO_PORT", "0");
+    env.put("BOLO_ENGINE", "openai");
+    env.put("BOLO_OPENAI_BASE_URL", providerUrl);
+    env.put("BOLO_OPENAI_API_KEY", "sk-bench");
+    env.put("BOLO_DATA_DIR", dataDir.toString());
+    env.put("BOLO_DEVICE_TOKENS", "bench=" + token);
+    App gateway = App.create(ServerConfig.fromMap(env)).start();
     OkHttpClient client = client(options.connections());
     byte[] template = wav(options.noteKb() * 1024);
     AtomicLong seed = new AtomicLong();
