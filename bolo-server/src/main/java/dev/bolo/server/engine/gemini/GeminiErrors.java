@@ -2,6 +2,7 @@ package dev.bolo.server.engine.gemini;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.RetryAfter;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -97,14 +98,11 @@ final class GeminiErrors {
   }
 
   /**
-   * The Retry-After header when present (RFC 9110 §10.2.3; only the delay-seconds form, which is
-   * what Google's front ends send), else the RetryInfo delay in the body, which Gemini uses on 429.
+   * The Retry-After header when present (RFC 9110 §10.2.3), else the RetryInfo delay in the body,
+   * which Gemini uses on 429.
    */
   static @Nullable Duration retryAfter(Reply.Answer answer, GoogleError error) {
-    String header = answer.headers().get("Retry-After");
-    if (header != null && header.trim().matches("\\d{1,9}")) {
-      return Duration.ofSeconds(Long.parseLong(header.trim()));
-    }
-    return error.retryDelay();
+    Duration header = RetryAfter.parse(answer.headers().get("Retry-After"));
+    return header != null ? header : error.retryDelay();
   }
 }

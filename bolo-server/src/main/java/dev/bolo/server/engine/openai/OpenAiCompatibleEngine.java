@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.ResponseFormat;
+import dev.bolo.server.engine.RetryAfter;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import java.io.IOException;

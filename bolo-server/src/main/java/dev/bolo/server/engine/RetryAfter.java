@@ -1,4 +1,4 @@
-package dev.bolo.server.engine.openai;
+package dev.bolo.server.engine;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -7,16 +7,21 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import org.jspecify.annotations.Nullable;
 
-/** Parses {@code Retry-After} in both forms of RFC 9110 §10.2.3: delay-seconds and HTTP-date. */
-final class RetryAfter {
+/**
+ * Parses a provider's {@code Retry-After} in both forms of RFC 9110 §10.2.3: delay-seconds and
+ * HTTP-date. Stateless.
+ */
+public final class RetryAfter {
 
   private RetryAfter() {}
 
-  static @Nullable Duration parse(@Nullable String value) {
+  /** The wait the header asks for, or null when it is absent or malformed. */
+  public static @Nullable Duration parse(@Nullable String value) {
     return parse(value, Instant.now());
   }
 
-  static @Nullable Duration parse(@Nullable String value, Instant now) {
+  /** As {@link #parse(String)}, measuring an HTTP-date from {@code now}. */
+  public static @Nullable Duration parse(@Nullable String value, Instant now) {
     if (value == null || value.isBlank()) {
       return null;
     }

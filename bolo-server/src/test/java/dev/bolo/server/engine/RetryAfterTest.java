@@ -1,0 +1,29 @@
+package dev.bolo.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class RetryAfterTest {
+
+  private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
+
+  @Test
+  void delaySecondsAndHttpDatesAreBothRead() {
+    assertThat(RetryAfter.parse("17", NOW)).isEqualTo(Duration.ofSeconds(17));
+    assertThat(RetryAfter.parse(" 0 ", NOW)).isEqualTo(Duration.ZERO);
+    assertThat(RetryAfter.parse("Mon, 30 Nov 2026 12:01:30 GMT", NOW))
+        .isEqualTo(Duration.ofSeconds(90));
+  }
+
+  @Test
+  void aDateInThePastMeansNowAndNonsenseMeansUnknown() {
+    assertThat(RetryAfter.parse("Mon, 30 Nov 2026 11:00:00 GMT", NOW)).isEqualTo(Duration.ZERO);
+    assertThat(RetryAfter.parse("-5", NOW)).isNull();
+    assertThat(RetryAfter.parse("soon", NOW)).isNull();
+    assertThat(RetryAfter.parse(null, NOW)).isNull();
+    assertThat(RetryAfter.parse("", NOW)).isNull();
+  }
+}
