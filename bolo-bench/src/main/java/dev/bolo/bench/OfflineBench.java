@@ -3,6 +3,7 @@ package dev.bolo.bench;
 import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.bolo.server.engine.offline.OfflineConfig;
 import dev.bolo.server.engine.offline.SearchTuning;
+import dev.bolo.server.engine.offline.WordErrorRate;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -185,8 +186,8 @@ public final class OfflineBench {
       String text = transcriber.transcribe(clip);
       double seconds = (System.nanoTime() - started) / 1e9;
       double rtf = seconds / clip.seconds();
-      List<String> reference = WordErrors.words(clip.reference());
-      int clipErrors = WordErrors.count(reference, WordErrors.words(text));
+      List<String> reference = WordErrorRate.words(clip.reference());
+      int clipErrors = WordErrorRate.errors(reference, WordErrorRate.words(text));
       errors += clipErrors;
       words += reference.size();
       rtfs.add(rtf);

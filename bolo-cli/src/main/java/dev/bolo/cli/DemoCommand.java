@@ -8,6 +8,7 @@ import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.server.engine.offline.WordErrorRate;
 import dev.bolo.server.ledger.Tokens;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -120,9 +121,9 @@ final class DemoCommand implements Callable<Integer> {
         }
         String text = transcribed.transcript().text();
         String reference = reference(note);
-        int[] counts = WordErrors.count(reference, text);
-        words += counts[1];
-        errors += counts[0];
+        List<String> referenceWords = WordErrorRate.words(reference);
+        words += referenceWords.size();
+        errors += WordErrorRate.errors(referenceWords, WordErrorRate.words(text));
         out.printf(
             "   %-14s %5.1f s of audio in %5.1f s  \"%s\"%n",
             note.getFileName(),

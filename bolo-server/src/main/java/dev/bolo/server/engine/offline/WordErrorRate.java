@@ -9,18 +9,18 @@ import java.util.Locale;
  * between a reference and a hypothesis, divided by the reference's word count. Words are compared
  * in lower case with punctuation other than apostrophes removed.
  */
-final class WordErrorRate {
+public final class WordErrorRate {
 
   private WordErrorRate() {}
 
   /** The words of {@code text}, normalised for comparison. */
-  static List<String> words(String text) {
+  public static List<String> words(String text) {
     String cleaned = text.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9' ]+", " ").trim();
     return cleaned.isEmpty() ? List.of() : Arrays.asList(cleaned.split("\\s+"));
   }
 
   /** The fewest substitutions, deletions and insertions that turn reference into hypothesis. */
-  static int errors(List<String> reference, List<String> hypothesis) {
+  public static int errors(List<String> reference, List<String> hypothesis) {
     int[] previous = new int[hypothesis.size() + 1];
     int[] current = new int[hypothesis.size() + 1];
     for (int j = 0; j <= hypothesis.size(); j++) {
@@ -43,7 +43,7 @@ final class WordErrorRate {
   }
 
   /** Errors over reference words for one pair of texts. */
-  static double of(String reference, String hypothesis) {
+  public static double of(String reference, String hypothesis) {
     List<String> expected = words(reference);
     if (expected.isEmpty()) {
       throw new IllegalArgumentException("reference has no words: " + reference);
