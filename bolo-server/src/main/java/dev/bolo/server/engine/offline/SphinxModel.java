@@ -14,11 +14,12 @@ import java.io.UncheckedIOException;
 import java.net.URL;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Sphinx4's US-English model loaded once: the acoustic model, its unit manager and the
- * pronunciation dictionary, shared by every recogniser made from it. Each recogniser still gets its
- * own language model and search, whose caches are not thread safe.
+ * Sphinx4's US-English model: the acoustic model, its unit manager and the pronunciation
+ * dictionary, loaded once per recogniser (see {@link #newRecognizer}). Each recogniser also gets
+ * its own language model and search, whose caches are not thread safe.
  *
  * <p>{@link #newRecognizer} is not thread safe: call it from one thread (the loader does).
  */
@@ -30,6 +31,7 @@ final class SphinxModel implements NoteRecognizer.Factory {
   private final UnitManager unitManager;
   private final Loader loader;
   private final AcousticModel acousticModel;
+  private final AtomicBoolean handedOut = new AtomicBoolean();
   private final SharedDictionary dictionary;
 
   private SphinxModel(
@@ -62,9 +64,17 @@ final class SphinxModel implements NoteRecognizer.Factory {
     return new SphinxModel(tuning, unitManager, loader, acousticModel, shared);
   }
 
-  /** A new recogniser over this model, allocated and ready for its first note. */
+  /**
+   * A new recogniser, allocated and ready for its first note. The first one decodes with this
+   * model; every further one loads a model of its own, because Sphinx4's acoustic model keeps
+   * per-frame scoring state (cached senone scores, top mixture components) inside itself: two
+   * recognisers decoding at once through one model corrupt each other's scores and fail.
+   */
   @Override
   public SphinxRecognizer newRecognizer() {
+    if (handedOut.getAndSet(true)) {
+      return load(tuning).newRecognizer();
+    }
     ConfigurationManager configuration = configuration(tuning);
     share(configuration, "unitManager", unitManager);
     share(configuration, "acousticModelLoader", loader);

@@ -7,6 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -101,6 +106,32 @@ class OfflineRecognitionTest {
       previousEnd = end;
     }
     assertThat(body.get("words")).hasSizeGreaterThanOrEqualTo(7);
+  }
+
+  @Test
+  void notesRecognisedAtTheSameTimeGetTheSameTextsAsOneAfterAnother() throws Exception {
+    List<SampleNotes> notes = SampleNotes.all();
+    List<String> alone = notes.stream().map(note -> transcribe(note.bytes())).toList();
+
+    try (ExecutorService callers = Executors.newFixedThreadPool(notes.size())) {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<String>> together =
+          notes.stream()
+              .map(
+                  note ->
+                      callers.submit(
+                          () -> {
+                            start.await();
+                            return transcribe(note.bytes());
+                          }))
+              .toList();
+      start.countDown();
+      for (int i = 0; i < notes.size(); i++) {
+        assertThat(together.get(i).get(2, TimeUnit.MINUTES))
+            .as(notes.get(i).name())
+            .isEqualTo(alone.get(i));
+      }
+    }
   }
 
   private static String transcribe(byte[] wav) {
