@@ -7,7 +7,7 @@ import java.util.Objects;
  *
  * @param device the device's name
  * @param requests answered transcription requests
- * @param uniqueNotes distinct pieces of work among them (audio with its settings)
+ * @param uniqueNotes distinct pieces of work (audio with its settings) answered with a transcript
  * @param replays requests answered from earlier or in-flight work
  * @param chargedMillis audio charged: successful work that was not a replay
  * @param savedMillis audio not charged because of de-duplication: successful replays

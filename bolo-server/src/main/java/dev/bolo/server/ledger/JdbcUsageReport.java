@@ -23,7 +23,7 @@ final class JdbcUsageReport implements UsageReport {
     // de-duplication answered without charging or calling the engine.
     StringBuilder sql =
         new StringBuilder(
-            "SELECT device_name, COUNT(*), COUNT(DISTINCT work_key),"
+            "SELECT device_name, COUNT(*), COUNT(DISTINCT CASE WHEN outcome = 'ok' THEN work_key END),"
                 + " SUM(CASE WHEN replayed = 1 THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN replayed = 0 AND outcome = 'ok' THEN audio_ms ELSE 0 END),"
                 + " SUM(CASE WHEN replayed = 1 AND outcome = 'ok' THEN audio_ms ELSE 0 END)"

@@ -88,6 +88,7 @@ class QuotaTest {
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
     DeviceUsage usage = ledger.usage("alpha");
     assertThat(usage.requests()).isEqualTo(20);
+    assertThat(usage.uniqueNotes()).as("only transcribed notes count as unique").isEqualTo(5);
     assertThat(usage.chargedMillis()).isEqualTo(5L * NOTE_MILLIS);
     assertThat(usage.replays()).isZero();
   }

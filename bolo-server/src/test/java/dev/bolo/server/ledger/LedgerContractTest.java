@@ -291,7 +291,7 @@ abstract class LedgerContractTest {
 
     assertThat(ledger.usage(UsageQuery.all()))
         .containsExactly(
-            new DeviceUsage("phone", 5, 3, 2, 14_000, 20_000),
+            new DeviceUsage("phone", 5, 2, 2, 14_000, 20_000),
             new DeviceUsage("tablet", 1, 1, 0, 2_000, 0));
     assertThat(ledger.usage(new UsageQuery("phone", null)).getFirst().redundancyRate())
         .isEqualTo(0.4);
