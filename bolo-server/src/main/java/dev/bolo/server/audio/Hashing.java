@@ -2,7 +2,6 @@ package dev.bolo.server.audio;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /** SHA-256 helpers. */
 final class Hashing {
@@ -15,9 +14,5 @@ final class Hashing {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
-  }
-
-  static String sha256Hex(byte[] bytes) {
-    return HexFormat.of().formatHex(sha256().digest(bytes));
   }
 }

@@ -55,21 +55,6 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
     return new SpooledAudio(null, file, size, sha256, container, durationMs);
   }
 
-  /** Wraps bytes already in hand, hashing and sniffing them; for tools and tests. */
-  public static SpooledAudio ofBytes(byte[] bytes) {
-    int head = Math.min(bytes.length, AudioContainer.SNIFF_BYTES);
-    AudioContainer container =
-        AudioContainer.sniff(bytes, head)
-            .orElseThrow(() -> new IllegalArgumentException("not a recognised audio container"));
-    return inMemory(
-        bytes.clone(),
-        Hashing.sha256Hex(bytes),
-        container,
-        container == AudioContainer.WAV
-            ? WavHeader.durationMs(bytes, bytes.length)
-            : OptionalLong.empty());
-  }
-
   @Override
   public long size() {
     return size;
