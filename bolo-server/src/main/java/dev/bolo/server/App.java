@@ -13,6 +13,7 @@ import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.RateLimiter;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -58,6 +59,8 @@ public final class App implements AutoCloseable {
   private final ExecutorService detached;
   private final ScheduledExecutorService renewals;
   private final PrometheusMeterRegistry metrics;
+  private final RateLimiter rateLimiter;
+  private final ReadinessMonitor readinessMonitor;
 
   private App(ServerConfig config, Clock clock, LongSupplier ticker) {
     this.config = config;
@@ -78,7 +81,15 @@ public final class App implements AutoCloseable {
                 config.dedupMaxBytes())
             : DedupStore.inMemory(ticker, config.idempotencyTtl(), config.dedupMaxBytes());
     metrics.gauge("bolo_dedup_store_degraded", store, s -> s.isDegraded() ? 1 : 0);
-    this.ledger = Ledger.jdbc(config.ledgerConfig(clock, ticker));
+    this.rateLimiter =
+        config.store().equals("redis")
+            ? RateLimiter.shared(
+                Objects.requireNonNull(config.redisUrl()),
+                config.rateLimitPerMinute(),
+                clock,
+                ticker)
+            : RateLimiter.perMinute(config.rateLimitPerMinute(), ticker);
+    this.ledger = Ledger.jdbc(config.ledgerConfig(clock, ticker), rateLimiter);
     WorkCoordinator coordinator =
         new WorkCoordinator(store, detached, renewals, ticker, config.lease());
     Transcriber transcriber =
@@ -93,15 +104,16 @@ public final class App implements AutoCloseable {
             metrics);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
-    readiness.put("store", () -> storeReadiness(store));
+    readiness.put("store", store::readiness);
     readiness.put("ledger", ledger::readiness);
+    this.readinessMonitor = ReadinessMonitor.start(readiness);
     Routes.Services services =
         new Routes.Services(
             ledger,
             new UploadReader(
                 config.maxUploadBytes(), config.inMemoryUploadBytes(), config.spoolDir()),
             transcriber,
-            readiness,
+            readinessMonitor.kept(),
             metrics);
     this.javalin =
         Javalin.create(
@@ -154,19 +166,6 @@ public final class App implements AutoCloseable {
     };
   }
 
-  /**
-   * A store that fell back to local de-duplication still serves (see the README: it fails open), so
-   * it stays ready; {@code /readyz} names the degradation instead of taking every instance out of
-   * the load balancer at once.
-   */
-  private static Readiness storeReadiness(DedupStore store) {
-    Readiness readiness = store.readiness();
-    if (!readiness.ready() && store.isDegraded()) {
-      return new Readiness(true, "degraded, de-duplicating locally only: " + readiness.detail());
-    }
-    return readiness;
-  }
-
   /** Starts listening; returns once the port is bound. */
   public App start() {
     javalin.start();
@@ -208,9 +207,11 @@ public final class App implements AutoCloseable {
       detached.shutdownNow();
     }
     renewals.shutdownNow();
+    readinessMonitor.close();
     engine.close();
     store.close();
     ledger.close();
+    rateLimiter.close();
     http.dispatcher().executorService().shutdown();
     http.connectionPool().evictAll();
     metrics.close();

@@ -1,21 +1,58 @@
 package dev.bolo.server;
 
-/**
- * Whether a component (engine, store, ledger) can serve now, and if not, why. Reported by {@code
- * GET /readyz}.
- *
- * @param ready true when the component is usable
- * @param detail a short human explanation, e.g. {@code "model loading"}; "ok" when ready
- */
-public record Readiness(boolean ready, String detail) {
+import java.util.Objects;
 
-  private static final Readiness READY = new Readiness(true, "ok");
+/**
+ * Whether a component (engine, store, ledger) can serve now, and if not fully, why. Reported by
+ * {@code GET /readyz}: 200 while every component is {@link State#READY} or {@link State#DEGRADED},
+ * 503 once one is {@link State#DOWN}. Immutable.
+ *
+ * @param state how usable the component is
+ * @param detail a short human explanation, e.g. {@code "offline model loading"}; "ok" when ready
+ */
+public record Readiness(State state, String detail) {
+
+  /** How usable a component is. */
+  public enum State {
+    /** Fully usable. */
+    READY,
+    /**
+     * Serves, with a weaker guarantee the detail names (e.g. de-duplication on this instance only
+     * while Redis is away); a load balancer should keep sending traffic.
+     */
+    DEGRADED,
+    /** Cannot serve; a load balancer should send traffic elsewhere. */
+    DOWN
+  }
+
+  private static final Readiness READY = new Readiness(State.READY, "ok");
+
+  public Readiness {
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(detail, "detail");
+  }
 
   public static Readiness ok() {
     return READY;
   }
 
-  public static Readiness notReady(String detail) {
-    return new Readiness(false, detail);
+  /** Serving, with the weaker guarantee {@code detail} names. */
+  public static Readiness degraded(String detail) {
+    return new Readiness(State.DEGRADED, detail);
+  }
+
+  /** Not serving, because of {@code detail}. */
+  public static Readiness down(String detail) {
+    return new Readiness(State.DOWN, detail);
+  }
+
+  /** True unless {@link State#DOWN}: a degraded component still takes traffic. */
+  public boolean isServing() {
+    return state != State.DOWN;
+  }
+
+  /** True only when {@link State#READY}. */
+  public boolean isReady() {
+    return state == State.READY;
   }
 }

@@ -28,7 +28,8 @@ public interface DedupStore extends AutoCloseable {
   /**
    * A store in Redis shared by every gateway instance that uses the same Redis, failing open: while
    * Redis is unreachable it serves from this process's memory (no cross-instance de-duplication),
-   * reports itself degraded and not ready, and returns to Redis by itself when Redis answers again.
+   * reports itself degraded, keeps the results it could not write and writes them once Redis
+   * answers again, and returns to Redis by itself.
    *
    * @param url {@code redis://host:port}, or a comma-separated list of Redis Cluster seed nodes
    * @param ttl how long a finished transcript is replayed
@@ -47,16 +48,23 @@ public interface DedupStore extends AutoCloseable {
    */
   Claim claim(WorkKey key, Duration lease);
 
-  /** Extends the owner's lease; false when the claim was lost (the lease expired and was taken). */
+  /**
+   * Extends the owner's lease, taking the claim again if the store forgot it (a Redis restart);
+   * false when another owner holds it (the lease expired and was taken) or the work is done.
+   */
   boolean renew(WorkKey key, Claim.Owned owner, Duration lease);
 
   /**
-   * Stores the transcript for the TTL and wakes waiters, if {@code owner} still holds the claim;
-   * false otherwise (nothing is written then).
+   * Stores the transcript for the TTL and wakes waiters, unless another owner holds a live claim or
+   * a transcript is stored already (a late owner never overwrites another's result); returns
+   * whether it stored it. A claim the store forgot does not stop the owner.
    */
   boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript);
 
-  /** Releases the claim and gives {@code refusal} to everyone waiting; stores nothing. */
+  /**
+   * Releases the claim and gives {@code refusal} to everyone waiting, unless another owner holds a
+   * live claim; stores nothing.
+   */
   void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal);
 
   /**
@@ -74,7 +82,16 @@ public interface DedupStore extends AutoCloseable {
    */
   IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key);
 
-  /** Whether the store can be used now. */
+  /**
+   * A number that changes whenever the store may have forgotten claims it reported (a Redis
+   * restart, a dropped connection, an outage): a waiter that saw another instance's claim trusts a
+   * later "vacant" only while this stays the same. Constant for a store that cannot forget.
+   */
+  default long generation() {
+    return 0;
+  }
+
+  /** Whether the store can be used now; may block briefly (a ping). */
   default Readiness readiness() {
     return Readiness.ok();
   }

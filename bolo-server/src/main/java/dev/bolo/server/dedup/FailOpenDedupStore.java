@@ -4,12 +4,15 @@ import dev.bolo.server.Readiness;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -21,10 +24,14 @@ import org.slf4j.LoggerFactory;
  * de-duplication across instances. A duplicate transcription costs money; a refused upload costs
  * the user their note, so availability wins.
  *
- * <p>The switch is logged once per transition, reported by {@link #readiness()} and {@link
- * #isDegraded()}, and undone by a probe that pings the shared store every {@code probeEvery} (and
- * also notices an outage before a request does). Claims remember which store issued them (a prefix
- * on the token), so work started on one side ends on the same side.
+ * <p>The rule for when to fall back lives in one place, {@link #useShared} and {@link #isOutage};
+ * every store method goes through {@link #withFallBack}. The switch is logged once per transition,
+ * reported by {@link #readiness()} (DEGRADED) and {@link #isDegraded()}, and undone by a probe that
+ * pings the shared store every {@code probeEvery} (and also notices an outage before a request
+ * does). Claims remember which store issued them (a prefix on the token), so work started on one
+ * side ends on the same side. A result that could not be written to the shared store is kept here
+ * and written there once it answers again ({@link WriteBehind}), so resends to any instance replay
+ * it.
  *
  * <p>Thread safe.
  */
@@ -44,31 +51,43 @@ final class FailOpenDedupStore implements DedupStore {
   private final Supplier<DedupStore> connector;
   private final String sharedName;
   private final DedupStore local;
+  private final WriteBehind writeBehind;
   private final ScheduledExecutorService prober;
 
   /** Keys whose work runs on the local side, so their duplicates wait there too. */
   private final Set<WorkKey> localWork = ConcurrentHashMap.newKeySet();
+
+  /** See {@link DedupStore#generation()}: bumped by every outage and every dropped connection. */
+  private final AtomicLong generation = new AtomicLong();
 
   private final Object transitions = new Object();
   private volatile @Nullable DedupStore shared;
   private volatile @Nullable String degradedBecause;
 
   /**
-   * @param connector opens the shared store; throws {@link RedisException} while it is unreachable
+   * @param connector opens the shared store, given a callback for dropped connections; throws
+   *     {@link RedisException} while it is unreachable
    * @param sharedName names the shared store in logs and readiness, e.g. "redis 10.0.0.5:6379"
    * @param local serves while the shared store is unreachable
+   * @param writeBehind holds results waiting for the shared store
    * @param probeEvery how often to ping the shared store
    */
   FailOpenDedupStore(
-      Supplier<DedupStore> connector, String sharedName, DedupStore local, Duration probeEvery) {
-    this.connector = Objects.requireNonNull(connector, "connector");
+      java.util.function.Function<Runnable, DedupStore> connector,
+      String sharedName,
+      DedupStore local,
+      WriteBehind writeBehind,
+      Duration probeEvery) {
+    Objects.requireNonNull(connector, "connector");
+    this.connector = () -> connector.apply(generation::incrementAndGet);
     this.sharedName = Objects.requireNonNull(sharedName, "sharedName");
     this.local = Objects.requireNonNull(local, "local");
+    this.writeBehind = Objects.requireNonNull(writeBehind, "writeBehind");
     this.prober =
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("bolo-store-probe").daemon().factory());
     try {
-      shared = connector.get();
+      shared = this.connector.get();
       log.info("de-duplicating across instances through {}", sharedName);
     } catch (RedisException e) {
       degrade(e);
@@ -80,28 +99,94 @@ final class FailOpenDedupStore implements DedupStore {
   static FailOpenDedupStore overRedis(
       RedisDedupStore.Options options, long localMaxBytes, Duration probeEvery) {
     return new FailOpenDedupStore(
-        () -> RedisDedupStore.connect(options),
+        onDisconnect -> RedisDedupStore.connect(options, onDisconnect),
         "redis " + options.endpoint().describe(),
         DedupStore.inMemory(System::nanoTime, options.ttl(), localMaxBytes),
+        new WriteBehind(WriteBehind.MAX_ENTRIES, localMaxBytes, options.ttl(), System::nanoTime),
         probeEvery);
   }
 
-  @Override
-  public Claim claim(WorkKey key, Duration lease) {
+  // ------------------------------------------------------------------ the fall-back rule
+
+  /**
+   * Whether a call should go to the shared store at all, or straight to this instance's memory.
+   *
+   * @param key the work the call is about, when a local claim on it should keep it local
+   */
+  private boolean useShared(@Nullable WorkKey key) {
+    // Redis was never reached since start: there is nothing to ask.
+    if (shared == null) {
+      return false;
+    }
+    // Redis is known to be down: do not make every upload wait a command timeout to learn it
+    // again; the probe notices when it is back.
+    if (degradedBecause != null) {
+      return false;
+    }
+    // Work claimed here during an outage ends here, so its copies wait where it runs.
+    if (key != null && localWork.contains(key)) {
+      return false;
+    }
+    return true;
+  }
+
+  /** Whether a failed shared call means "fall back"; if not, the exception is the caller's. */
+  private static boolean isOutage(RuntimeException e) {
+    // An interrupted caller is not a sign of a dead Redis.
+    if (e instanceof RedisCommandInterruptedException) {
+      return false;
+    }
+    // Timeouts, refused or dropped connections, a Redis still loading: it cannot serve now.
+    if (e instanceof RedisException) {
+      return true;
+    }
+    // Anything else is a bug here, not an outage: let it surface.
+    return false;
+  }
+
+  /** One call of a store method, on either side. */
+  @FunctionalInterface
+  private interface StoreCall<T, X extends Exception> {
+    T call() throws X;
+  }
+
+  /**
+   * Runs {@code onShared} when {@link #useShared} says so; when that fails with an outage, records
+   * it and runs {@code fallBack}. Every store method goes through here.
+   */
+  private <T, X extends Exception> T withFallBack(
+      @Nullable WorkKey key,
+      java.util.function.Function<DedupStore, StoreCall<T, X>> onShared,
+      StoreCall<T, X> fallBack)
+      throws X {
     DedupStore s = shared;
-    if (s != null && degradedBecause == null && !localWork.contains(key)) {
+    if (s != null && useShared(key)) {
       try {
-        return tagged(s.claim(key, lease), SHARED);
-      } catch (RedisException e) {
-        rethrowIfInterrupted(e);
-        degrade(e);
+        return onShared.apply(s).call();
+      } catch (RuntimeException e) {
+        if (!isOutage(e)) {
+          throw e;
+        }
+        degrade((RedisException) e);
       }
     }
-    Claim claim = local.claim(key, lease);
-    if (claim instanceof Claim.Owned) {
-      localWork.add(key);
-    }
-    return tagged(claim, LOCAL);
+    return fallBack.call();
+  }
+
+  // ------------------------------------------------------------------ the store methods
+
+  @Override
+  public Claim claim(WorkKey key, Duration lease) {
+    return withFallBack(
+        key,
+        s -> () -> tagged(s.claim(key, lease), SHARED),
+        () -> {
+          Claim claim = local.claim(key, lease);
+          if (claim instanceof Claim.Owned) {
+            localWork.add(key);
+          }
+          return tagged(claim, LOCAL);
+        });
   }
 
   @Override
@@ -109,40 +194,33 @@ final class FailOpenDedupStore implements DedupStore {
     if (isLocal(owner)) {
       return local.renew(key, untagged(owner), lease);
     }
-    DedupStore s = shared;
-    if (s == null) {
-      return false;
-    }
-    try {
-      return s.renew(key, untagged(owner), lease);
-    } catch (RedisException e) {
-      rethrowIfInterrupted(e);
-      degrade(e);
-      return false;
-    }
+    // Unreachable: the claim lapses in Redis; the work goes on and its result is kept here.
+    return withFallBack(null, s -> () -> s.renew(key, untagged(owner), lease), () -> false);
   }
 
   @Override
   public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
     if (isLocal(owner)) {
       try {
-        return local.complete(key, untagged(owner), transcript);
+        boolean kept = local.complete(key, untagged(owner), transcript);
+        // Work run here during an outage: its result belongs in Redis too, for the other
+        // instances' resends.
+        writeToShared(key, new Claim.Owned(UUID.randomUUID().toString()), transcript);
+        return kept;
       } finally {
         localWork.remove(key);
       }
     }
-    DedupStore s = shared;
-    if (s != null) {
-      try {
-        return s.complete(key, untagged(owner), transcript);
-      } catch (RedisException e) {
-        rethrowIfInterrupted(e);
-        degrade(e);
-      }
-    }
-    // Redis went away mid-call: keep the result here, so at least this instance replays it.
-    return local.claim(key, KEEP_LEASE) instanceof Claim.Owned kept
-        && local.complete(key, kept, transcript);
+    return withFallBack(
+        null,
+        s -> () -> s.complete(key, untagged(owner), transcript),
+        () -> {
+          // Redis went away mid-call: keep the result here, so this instance replays it, and
+          // write it to Redis once it answers again.
+          writeBehind.add(key, untagged(owner), transcript);
+          return local.claim(key, KEEP_LEASE) instanceof Claim.Owned kept
+              && local.complete(key, kept, transcript);
+        });
   }
 
   @Override
@@ -155,60 +233,51 @@ final class FailOpenDedupStore implements DedupStore {
       }
       return;
     }
-    DedupStore s = shared;
-    if (s == null) {
-      return;
-    }
-    try {
-      s.fail(key, untagged(owner), refusal);
-    } catch (RedisException e) {
-      // The claim then lapses with its lease; waiters elsewhere find the key vacant.
-      rethrowIfInterrupted(e);
-      degrade(e);
-    }
+    withFallBack(
+        null,
+        s ->
+            () -> {
+              s.fail(key, untagged(owner), refusal);
+              return true;
+            },
+        // The claim then lapses with its lease; waiters elsewhere find the key vacant.
+        () -> false);
   }
 
   @Override
   public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
-    DedupStore s = shared;
-    if (s != null && degradedBecause == null && !localWork.contains(key)) {
-      try {
-        return s.await(key, timeout);
-      } catch (RedisCommandInterruptedException e) {
-        InterruptedException interrupted = new InterruptedException("interrupted awaiting " + key);
-        interrupted.initCause(e);
-        Thread.interrupted();
-        throw interrupted;
-      } catch (RedisException e) {
-        degrade(e);
-      }
+    try {
+      return withFallBack(key, s -> () -> s.await(key, timeout), () -> local.await(key, timeout));
+    } catch (RedisCommandInterruptedException e) {
+      InterruptedException interrupted = new InterruptedException("interrupted awaiting " + key);
+      interrupted.initCause(e);
+      Thread.interrupted();
+      throw interrupted;
     }
-    return local.await(key, timeout);
   }
 
   @Override
   public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
-    DedupStore s = shared;
-    if (s != null && degradedBecause == null) {
-      try {
-        return s.bindIdempotencyKey(device, idempotencyKey, key);
-      } catch (RedisException e) {
-        rethrowIfInterrupted(e);
-        degrade(e);
-      }
-    }
-    return local.bindIdempotencyKey(device, idempotencyKey, key);
+    return withFallBack(
+        null,
+        s -> () -> s.bindIdempotencyKey(device, idempotencyKey, key),
+        () -> local.bindIdempotencyKey(device, idempotencyKey, key));
+  }
+
+  @Override
+  public long generation() {
+    return generation.get();
   }
 
   /**
-   * Not ready while degraded, with the reason. The gateway still transcribes then; the report says
-   * that duplicates reaching different instances are no longer caught.
+   * Degraded while Redis is unreachable, with the reason: the gateway still transcribes then, but
+   * duplicates reaching different instances are no longer caught.
    */
   @Override
   public Readiness readiness() {
     String because = degradedBecause;
     if (because != null) {
-      return Readiness.notReady(
+      return Readiness.degraded(
           sharedName + " unreachable (" + because + "); de-duplicating on this instance only");
     }
     return Readiness.ok();
@@ -217,6 +286,11 @@ final class FailOpenDedupStore implements DedupStore {
   @Override
   public boolean isDegraded() {
     return degradedBecause != null;
+  }
+
+  /** Results kept here that still wait for the shared store (for a metric and tests). */
+  int pendingWrites() {
+    return writeBehind.size();
   }
 
   @Override
@@ -229,9 +303,12 @@ final class FailOpenDedupStore implements DedupStore {
     local.close();
   }
 
+  // ------------------------------------------------------------------ probing and write-behind
+
   /**
    * Pings the shared store: a healthy one that stopped answering degrades before a request finds
-   * out; a degraded one that answers again is used once more.
+   * out; a degraded one that answers again is used once more, after the results kept meanwhile are
+   * written to it.
    */
   private void probe() {
     try {
@@ -241,7 +318,8 @@ final class FailOpenDedupStore implements DedupStore {
         shared = s;
       }
       Readiness readiness = s.readiness();
-      if (readiness.ready()) {
+      if (readiness.isReady()) {
+        flushWriteBehind(s);
         recover();
       } else {
         degrade(readiness.detail());
@@ -254,6 +332,34 @@ final class FailOpenDedupStore implements DedupStore {
     }
   }
 
+  private void writeToShared(WorkKey key, Claim.Owned owner, Transcript transcript) {
+    withFallBack(
+        null,
+        s -> () -> s.complete(key, owner, transcript),
+        () -> {
+          writeBehind.add(key, owner, transcript);
+          return false;
+        });
+  }
+
+  /** Writes every kept result; stops at the first outage, keeping the rest for the next probe. */
+  private void flushWriteBehind(DedupStore s) {
+    List<WriteBehind.Pending> due = writeBehind.drain();
+    for (int i = 0; i < due.size(); i++) {
+      WriteBehind.Pending pending = due.get(i);
+      try {
+        // False when another owner's result is there already: that one stands.
+        s.complete(pending.key(), pending.owner(), pending.transcript());
+      } catch (RedisException e) {
+        due.subList(i, due.size()).forEach(writeBehind::putBack);
+        throw e;
+      }
+    }
+    if (!due.isEmpty()) {
+      log.info("wrote {} result(s) kept during the outage to {}", due.size(), sharedName);
+    }
+  }
+
   private void degrade(RedisException e) {
     String message = e.getMessage();
     degrade(message == null ? e.getClass().getSimpleName() : message);
@@ -261,6 +367,8 @@ final class FailOpenDedupStore implements DedupStore {
 
   private void degrade(String because) {
     synchronized (transitions) {
+      // Even when already degraded: anything seen before this moment may be forgotten.
+      generation.incrementAndGet();
       if (degradedBecause != null) {
         return;
       }
@@ -281,13 +389,6 @@ final class FailOpenDedupStore implements DedupStore {
       degradedBecause = null;
     }
     log.warn("{} answers again: de-duplicating across instances once more", sharedName);
-  }
-
-  private static void rethrowIfInterrupted(RedisException e) {
-    // An interrupted caller is not a sign of a dead Redis.
-    if (e instanceof RedisCommandInterruptedException) {
-      throw e;
-    }
   }
 
   private static Claim tagged(Claim claim, String side) {

@@ -108,38 +108,59 @@ final class InMemoryDedupStore implements DedupStore {
 
   @Override
   public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+    if (completed.getIfPresent(key) != null) {
+      return false;
+    }
     long now = ticker.getAsLong();
     InFlight renewed =
-        inFlight.computeIfPresent(
+        inFlight.compute(
             key,
-            (k, current) ->
-                current.token().equals(owner.token())
-                    ? new InFlight(current.token(), now + lease.toNanos(), current.end())
-                    : current);
-    return renewed != null && renewed.token().equals(owner.token());
+            (k, current) -> {
+              // Another owner's live claim stands; an own, vanished or expired one is (re)taken.
+              if (current != null
+                  && !current.token().equals(owner.token())
+                  && current.isLive(now)) {
+                return current;
+              }
+              CompletableFuture<Resolution> end =
+                  current != null ? current.end() : new CompletableFuture<>();
+              return new InFlight(owner.token(), now + lease.toNanos(), end);
+            });
+    return renewed.token().equals(owner.token());
   }
 
   @Override
   public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
     InFlight current = inFlight.get(key);
-    if (current == null || !current.token().equals(owner.token())) {
+    if (isHeldByAnother(current, owner) || completed.getIfPresent(key) != null) {
       return false;
     }
     completed.put(key, transcript);
-    inFlight.remove(key, current);
-    current.end().complete(new Resolution.Completed(transcript));
+    if (current != null) {
+      inFlight.remove(key, current);
+      current.end().complete(new Resolution.Completed(transcript));
+    }
     return true;
   }
 
   @Override
   public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
     InFlight current = inFlight.get(key);
-    if (current == null || !current.token().equals(owner.token())) {
+    if (isHeldByAnother(current, owner)) {
       return;
     }
     recentFailures.put(key, refusal);
-    inFlight.remove(key, current);
-    current.end().complete(new Resolution.Failed(refusal));
+    if (current != null) {
+      inFlight.remove(key, current);
+      current.end().complete(new Resolution.Failed(refusal));
+    }
+  }
+
+  /** Whether someone other than {@code owner} holds a live claim: then only they may end it. */
+  private boolean isHeldByAnother(@Nullable InFlight current, Claim.Owned owner) {
+    return current != null
+        && !current.token().equals(owner.token())
+        && current.isLive(ticker.getAsLong());
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.Readiness;
+import dev.bolo.server.redis.RedisEndpoint;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
@@ -23,11 +24,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Per work key there are up to three entries, all with the key in a hash tag so they share one
  * Redis Cluster slot: {@code :claim} holds the owner's token with the lease as its expiry ({@code
  * SET NX PX}); {@code :done} holds the finished transcript for the TTL; {@code :failed} remembers
- * the last failure briefly, until the next claim. Completion and failure are Lua scripts that act
- * only while the caller's token still holds the claim (compare-and-set), and publish the end on the
- * key's channel. A waiter subscribes first, then looks at the entries, then waits for the message
- * while re-reading the entries on a slow poll, so neither a message published before it subscribed
- * nor a lease that expired without a message is missed.
+ * the last failure briefly, until the next claim. Completion, failure and renewal are Lua scripts
+ * that act only while no other owner's token holds the claim (compare-and-set) and, for completion,
+ * no result is stored yet, so a late owner never overwrites another's result; they publish the end
+ * on the key's channel. A claim that Redis forgot (a restart without persistence) does not stop its
+ * owner: its renewal takes the claim again and its result is still stored. A waiter subscribes
+ * first, then looks at the entries, then waits for the message while re-reading the entries on a
+ * slow poll, so neither a message published before it subscribed nor a lease that expired without a
+ * message is missed.
  *
  * <p>Thread safe. Redis failures surface as {@link RedisException}; the fail-open wrapper turns
  * them into a local fallback.
@@ -49,27 +53,47 @@ final class RedisDedupStore implements DedupStore {
       return 'B'
       """;
 
+  /**
+   * Extends the caller's claim; re-takes it when Redis forgot it (a restart without persistence)
+   * and no result is stored; refuses when another owner holds it. KEYS: claim, done. ARGV: token,
+   * lease ms.
+   */
   private static final String RENEW =
       """
-      if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+      local holder = redis.call('GET', KEYS[1])
+      if holder == ARGV[1] then
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        return 1
+      end
+      if holder or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
       return 1
       """;
 
-  /** KEYS: claim, done. ARGV: token, transcript, ttl ms, channel, message. */
+  /**
+   * Stores the result unless one is stored already or another owner holds the claim; a claim Redis
+   * forgot does not stop the owner. KEYS: claim, done. ARGV: token, transcript, ttl ms, channel,
+   * message.
+   */
   private static final String COMPLETE =
       """
-      if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+      if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+      local holder = redis.call('GET', KEYS[1])
+      if holder and holder ~= ARGV[1] then return 0 end
       redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
       redis.call('DEL', KEYS[1])
       redis.call('PUBLISH', ARGV[4], ARGV[5])
       return 1
       """;
 
-  /** KEYS: claim, failed. ARGV: token, refusal, memory ms, channel, message. */
+  /**
+   * Ends the work with a failure unless another owner holds the claim. KEYS: claim, failed. ARGV:
+   * token, refusal, memory ms, channel, message.
+   */
   private static final String FAIL =
       """
-      if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+      local holder = redis.call('GET', KEYS[1])
+      if holder and holder ~= ARGV[1] then return 0 end
       redis.call('DEL', KEYS[1])
       redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
       redis.call('PUBLISH', ARGV[4], ARGV[5])
@@ -153,8 +177,9 @@ final class RedisDedupStore implements DedupStore {
    *
    * @throws RedisException if Redis is unreachable
    */
-  static RedisDedupStore connect(Options options) {
-    return new RedisDedupStore(options.endpoint().connect(options.commandTimeout()), options);
+  static RedisDedupStore connect(Options options, Runnable onDisconnect) {
+    return new RedisDedupStore(
+        options.endpoint().connect(options.commandTimeout(), onDisconnect), options);
   }
 
   /** The Redis entry names of one work key; the hash tag keeps them in one cluster slot. */
@@ -190,7 +215,7 @@ final class RedisDedupStore implements DedupStore {
         redis.eval(
             RENEW,
             ScriptOutputType.INTEGER,
-            new String[] {Entries.of(key).claim()},
+            new String[] {Entries.of(key).claim(), Entries.of(key).done()},
             owner.token(),
             millis(lease));
     return renewed == 1L;
@@ -325,9 +350,9 @@ final class RedisDedupStore implements DedupStore {
       String pong = redis.ping();
       return "PONG".equals(pong)
           ? Readiness.ok()
-          : Readiness.notReady("redis answered PING with " + pong);
+          : Readiness.down("redis answered PING with " + pong);
     } catch (RedisException e) {
-      return Readiness.notReady("PING failed: " + e.getMessage());
+      return Readiness.down("PING failed: " + e.getMessage());
     }
   }
 

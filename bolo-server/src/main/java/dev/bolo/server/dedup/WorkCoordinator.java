@@ -1,23 +1,38 @@
 package dev.bolo.server.dedup;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Runs each piece of work once however many copies of it arrive: the first copy claims it and runs
- * it detached from its request, so a client that hangs up cancels nothing; later copies wait for
- * the same outcome or replay the stored transcript.
+ * Runs each piece of work once however many copies of it arrive.
+ *
+ * <p>Copies on this instance always meet in an in-flight map, whatever the shared store does: the
+ * first copy starts one detached <em>resolution</em> of the key and every copy waits for it with
+ * its own deadline. The resolution asks the store: it replays a stored transcript, runs the work
+ * itself when it wins the claim (renewing the lease meanwhile), or waits for another instance's
+ * claim to end. A client that hangs up cancels nothing.
+ *
+ * <p>A claim seen on another instance is trusted for a whole lease: if the store then loses sight
+ * of it (Redis restarted or unreachable, see {@link DedupStore#generation()}), the resolution keeps
+ * polling until that claim would have expired before it runs the work itself, so a short outage
+ * does not start a second provider call.
  *
  * <p>Thread safe; one instance serves the whole gateway.
  */
@@ -31,17 +46,23 @@ public final class WorkCoordinator {
    */
   private static final Duration RECHECK = Duration.ofSeconds(1);
 
+  /** How often a resolution that lost sight of another instance's claim looks for it again. */
+  private static final Duration HOLD_OFF_POLL = Duration.ofMillis(200);
+
   private final DedupStore store;
   private final Executor detached;
   private final ScheduledExecutorService renewals;
   private final LongSupplier ticker;
   private final Duration lease;
+  private final Map<WorkKey, CompletableFuture<Served>> inFlight = new ConcurrentHashMap<>();
 
   /**
    * @param store where claims and results live
-   * @param detached runs the work outside the request thread (virtual threads)
-   * @param renewals renews leases while work runs
-   * @param ticker monotonic nanoseconds, for the waiters' deadline
+   * @param detached runs work, resolutions and lease renewals outside the request thread (virtual
+   *     threads: a renewal that blocks on a slow store delays no other)
+   * @param renewals only times the renewals; never blocks
+   * @param ticker monotonic nanoseconds, for the waiters' deadline and the lease a lost claim is
+   *     trusted for
    * @param lease how long a claim lives without renewal; renewed every third of it
    */
   public WorkCoordinator(
@@ -66,48 +87,133 @@ public final class WorkCoordinator {
   /**
    * Serves one copy of the work.
    *
-   * @param maxWait how long a duplicate waits for someone else's work before giving up (504)
-   * @param work runs at most once among all concurrent copies; must not throw for expected failures
+   * @param maxWait how long this copy waits for the outcome before giving up (504); the work goes
+   *     on
+   * @param work runs at most once among all concurrent copies on this instance (and, while the
+   *     store is shared and reachable, among all instances); may throw anything, which its waiters
+   *     receive as a 502
    * @throws InterruptedException if this request's thread is interrupted; the work goes on
    */
   public Served serve(WorkKey key, Duration maxWait, Supplier<Outcome> work)
       throws InterruptedException {
     long deadline = ticker.getAsLong() + maxWait.toNanos();
+    CompletableFuture<Served> started = new CompletableFuture<>();
+    CompletableFuture<Served> shared = inFlight.putIfAbsent(key, started);
+    if (shared == null) {
+      resolveDetached(key, deadline, work, started);
+      return awaitOutcome(started, deadline);
+    }
+    Served joined = awaitOutcome(shared, deadline);
+    return new Served(joined.outcome(), true);
+  }
+
+  private void resolveDetached(
+      WorkKey key, long deadline, Supplier<Outcome> work, CompletableFuture<Served> result) {
+    var context = MDC.getCopyOfContextMap();
+    try {
+      detached.execute(
+          () -> {
+            if (context != null) {
+              MDC.setContextMap(context);
+            }
+            Served served;
+            try {
+              served = resolve(key, deadline, work);
+            } catch (InterruptedException e) {
+              // Only a shutdown interrupts detached work.
+              served = internalError();
+            } catch (Throwable e) {
+              log.error("resolving {} failed unexpectedly", key.asString(), e);
+              served = internalError();
+            }
+            // Leave the map first: a copy arriving from now on asks the store, which already holds
+            // a success, and runs afresh after a failure.
+            inFlight.remove(key, result);
+            result.complete(served);
+            MDC.clear();
+          });
+    } catch (RejectedExecutionException e) {
+      inFlight.remove(key, result);
+      result.complete(
+          new Served(
+              new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, "the gateway is shutting down"),
+              false));
+    }
+  }
+
+  /** Finds the outcome of the key: a stored one, this instance's run, or another instance's. */
+  private Served resolve(WorkKey key, long deadline, Supplier<Outcome> work)
+      throws InterruptedException {
+    /* The last time a live claim of another owner was seen, and the store's generation then. */
+    long seenLive = 0;
+    long generationThen = 0;
+    boolean sawClaim = false;
     while (true) {
+      long generation = store.generation();
       switch (store.claim(key, lease)) {
         case Claim.Completed completed -> {
           return replay(key, completed.transcript());
         }
         case Claim.Owned owned -> {
-          return new Served(awaitOwn(runDetached(key, owned, work)), false);
+          return new Served(runOwned(key, owned, work), false);
         }
         case Claim.Busy busy -> {
-          long remaining = deadline - ticker.getAsLong();
-          if (remaining <= 0) {
-            return new Served(
-                new Outcome.Refused(
-                    Problem.UPSTREAM_TIMEOUT,
-                    "the same note is still being transcribed; resend later"),
-                true);
-          }
-          Duration wait = Duration.ofNanos(Math.min(remaining, RECHECK.toNanos()));
-          switch (store.await(key, wait)) {
-            case Resolution.Completed done -> {
-              return replay(key, done.transcript());
-            }
-            case Resolution.Failed failed -> {
-              return new Served(failed.refusal(), true);
-            }
-            case Resolution.Vacant vacant -> {
-              // The owner failed or vanished without a result: claim it ourselves.
-            }
-            case Resolution.Pending pending -> {
-              // Look again: the lease may have expired while we waited.
-            }
-          }
+          sawClaim = true;
+          seenLive = ticker.getAsLong();
+          generationThen = generation;
         }
       }
+      while (true) {
+        long now = ticker.getAsLong();
+        if (deadline - now <= 0) {
+          return stillRunning();
+        }
+        long generationBefore = store.generation();
+        Duration wait = Duration.ofNanos(Math.min(deadline - now, RECHECK.toNanos()));
+        Resolution resolution = store.await(key, wait);
+        switch (resolution) {
+          case Resolution.Completed done -> {
+            return replay(key, done.transcript());
+          }
+          case Resolution.Failed failed -> {
+            return new Served(failed.refusal(), true);
+          }
+          case Resolution.Pending pending -> {
+            // The claim is alive (again): trust it for another lease.
+            sawClaim = true;
+            seenLive = ticker.getAsLong();
+            generationThen = generationBefore;
+            continue;
+          }
+          case Resolution.Vacant vacant -> {}
+        }
+        if (!isClaimMaybeAlive(sawClaim, seenLive, generationThen)) {
+          break;
+        }
+        // The store lost sight of a claim that may still be running elsewhere: look again soon.
+        Thread.sleep(HOLD_OFF_POLL);
+      }
     }
+  }
+
+  /**
+   * Whether a vacant key may still be claimed by another instance that this store cannot see.
+   * Checks, in order:
+   */
+  private boolean isClaimMaybeAlive(boolean sawClaim, long seenLive, long generationThen) {
+    // Nobody else held it: the key is free.
+    if (!sawClaim) {
+      return false;
+    }
+    // The store saw the claim end without interruption (its owner died and the lease ran out):
+    // its word is good.
+    if (store.generation() == generationThen) {
+      return false;
+    }
+    // The store may have forgotten the claim (restart, outage), but a claim that was renewed is
+    // alive at most one lease after it was last seen; after that, running the work is the price
+    // of failing open.
+    return ticker.getAsLong() - seenLive < lease.toNanos();
   }
 
   private Served replay(WorkKey key, Transcript transcript) {
@@ -122,48 +228,79 @@ public final class WorkCoordinator {
     return new Served(new Outcome.Success(transcript), true);
   }
 
-  private CompletableFuture<Outcome> runDetached(
-      WorkKey key, Claim.Owned owned, Supplier<Outcome> work) {
-    var context = MDC.getCopyOfContextMap();
-    CompletableFuture<Outcome> result = new CompletableFuture<>();
-    detached.execute(
-        () -> {
-          if (context != null) {
-            MDC.setContextMap(context);
-          }
-          long every = Math.max(10, lease.toMillis() / 3);
-          ScheduledFuture<?> renewal =
-              renewals.scheduleAtFixedRate(
-                  () -> renew(key, owned), every, every, TimeUnit.MILLISECONDS);
-          Outcome outcome;
-          try {
-            outcome = work.get();
-          } catch (RuntimeException e) {
-            log.error("transcription failed unexpectedly", e);
-            outcome =
-                new Outcome.Refused(Problem.UPSTREAM_ERROR, "internal error while transcribing");
-          } finally {
-            renewal.cancel(false);
-          }
-          try {
-            finish(key, owned, outcome);
-          } catch (RuntimeException e) {
-            log.error("could not record the outcome for {}", key.asString(), e);
-          } finally {
-            result.complete(outcome);
-            MDC.clear();
-          }
-        });
-    return result;
+  /** Runs the work this instance owns, renewing its lease, and records how it ended. */
+  private Outcome runOwned(WorkKey key, Claim.Owned owned, Supplier<Outcome> work) {
+    Renewal renewal = new Renewal(key, owned);
+    Outcome outcome;
+    try {
+      outcome = work.get();
+    } catch (Throwable e) {
+      // An Error too (StackOverflowError, OutOfMemoryError): every waiter still gets an answer.
+      log.error("transcription failed unexpectedly", e);
+      outcome = new Outcome.Refused(Problem.UPSTREAM_ERROR, "internal error while transcribing");
+    } finally {
+      renewal.stop();
+    }
+    try {
+      finish(key, owned, outcome);
+    } catch (Throwable e) {
+      log.error("could not record the outcome for {}", key.asString(), e);
+    }
+    return outcome;
   }
 
-  private void renew(WorkKey key, Claim.Owned owned) {
-    try {
-      if (!store.renew(key, owned, lease)) {
-        log.warn("lost the claim on {} while transcribing", key.asString());
+  /**
+   * Renews one lease every third of it. The scheduler only times the renewals; each store call runs
+   * on its own detached thread, and a renewal still running when the next is due is not doubled, so
+   * neither a slow store call nor the number of leases delays another lease's renewal.
+   */
+  private final class Renewal {
+    private final WorkKey key;
+    private final Claim.Owned owned;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final @Nullable ScheduledFuture<?> timer;
+
+    Renewal(WorkKey key, Claim.Owned owned) {
+      this.key = key;
+      this.owned = owned;
+      long every = Math.max(10, lease.toMillis() / 3);
+      ScheduledFuture<?> scheduled;
+      try {
+        scheduled = renewals.scheduleAtFixedRate(this::due, every, every, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        // Shutting down: the work still ends; its claim lapses with the lease.
+        scheduled = null;
       }
-    } catch (RuntimeException e) {
-      log.warn("could not renew the claim on {}: {}", key.asString(), e.toString());
+      this.timer = scheduled;
+    }
+
+    private void due() {
+      if (!running.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        detached.execute(this::renew);
+      } catch (RejectedExecutionException e) {
+        running.set(false);
+      }
+    }
+
+    private void renew() {
+      try {
+        if (!store.renew(key, owned, lease)) {
+          log.warn("lost the claim on {} while transcribing", key.asString());
+        }
+      } catch (RuntimeException e) {
+        log.warn("could not renew the claim on {}: {}", key.asString(), e.toString());
+      } finally {
+        running.set(false);
+      }
+    }
+
+    void stop() {
+      if (timer != null) {
+        timer.cancel(false);
+      }
     }
   }
 
@@ -171,18 +308,36 @@ public final class WorkCoordinator {
     switch (outcome) {
       case Outcome.Success success -> {
         if (!store.complete(key, owned, success.transcript())) {
-          log.warn("claim on {} was lost before completion; result not stored", key.asString());
+          log.warn(
+              "claim on {} was lost and another result is stored; this one is not", key.asString());
         }
       }
       case Outcome.Refused refused -> store.fail(key, owned, refused);
     }
   }
 
-  private static Outcome awaitOwn(CompletableFuture<Outcome> own) throws InterruptedException {
+  private Served awaitOutcome(CompletableFuture<Served> outcome, long deadline)
+      throws InterruptedException {
     try {
-      return own.get();
+      long remaining = Math.max(0, deadline - ticker.getAsLong());
+      return outcome.get(remaining, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      return stillRunning();
     } catch (ExecutionException e) {
-      throw new IllegalStateException("detached work never completes exceptionally", e);
+      log.error("resolution ended exceptionally", e);
+      return internalError();
     }
+  }
+
+  private static Served stillRunning() {
+    return new Served(
+        new Outcome.Refused(
+            Problem.UPSTREAM_TIMEOUT, "the same note is still being transcribed; resend later"),
+        true);
+  }
+
+  private static Served internalError() {
+    return new Served(
+        new Outcome.Refused(Problem.UPSTREAM_ERROR, "internal error while transcribing"), false);
   }
 }

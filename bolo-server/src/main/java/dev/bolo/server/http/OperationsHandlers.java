@@ -29,22 +29,38 @@ final class OperationsHandlers {
     ctx.contentType("application/json").result("{\"status\":\"ok\"}");
   }
 
+  /**
+   * 200 while every component serves (READY or DEGRADED; the body names each degradation), 503 once
+   * one is DOWN. Reads kept state only, so it answers at once whatever a dependency does.
+   */
   void ready(Context ctx) throws Exception {
     ObjectNode body = JSON.createObjectNode();
     ObjectNode details = body.putObject("components");
-    boolean ready = true;
+    Readiness.State worst = Readiness.State.READY;
     for (var entry : new java.util.TreeMap<>(components).entrySet()) {
       Readiness readiness;
       try {
         readiness = entry.getValue().get();
       } catch (RuntimeException e) {
-        readiness = Readiness.notReady(e.toString());
+        readiness = Readiness.down(e.toString());
       }
-      ready &= readiness.ready();
-      details.put(entry.getKey(), readiness.detail());
+      if (readiness.state().compareTo(worst) > 0) {
+        worst = readiness.state();
+      }
+      details.put(
+          entry.getKey(),
+          readiness.state() == Readiness.State.DEGRADED
+              ? "degraded: " + readiness.detail()
+              : readiness.detail());
     }
-    body.put("status", ready ? "ready" : "not ready");
-    ctx.status(ready ? 200 : 503)
+    body.put(
+        "status",
+        switch (worst) {
+          case READY -> "ready";
+          case DEGRADED -> "degraded";
+          case DOWN -> "not ready";
+        });
+    ctx.status(worst == Readiness.State.DOWN ? 503 : 200)
         .contentType("application/json")
         .result(JSON.writeValueAsBytes(body));
   }

@@ -40,7 +40,7 @@ final class JdbcLedger implements DurableLedger {
   private final JdbcDeviceAdmin admin;
   private final JdbcUsageReport report;
 
-  private JdbcLedger(HikariDataSource dataSource, LedgerConfig config) {
+  private JdbcLedger(HikariDataSource dataSource, LedgerConfig config, RateLimiter rateLimiter) {
     this.dataSource = dataSource;
     this.jdbc = new Jdbc(dataSource);
     this.clock = config.clock();
@@ -49,15 +49,15 @@ final class JdbcLedger implements DurableLedger {
     Map<String, String> byHash = new HashMap<>();
     config.staticTokens().forEach((name, token) -> byHash.put(Tokens.hash(token), name));
     this.staticDevicesByTokenHash = Map.copyOf(byHash);
-    this.rateLimiter = RateLimiter.perMinute(config.requestsPerMinute(), config.ticker());
+    this.rateLimiter = rateLimiter;
     this.admin = new JdbcDeviceAdmin(jdbc, clock, trialMillis);
     this.report = new JdbcUsageReport(jdbc);
   }
 
-  static JdbcLedger open(LedgerConfig config) {
+  static JdbcLedger open(LedgerConfig config, RateLimiter rateLimiter) {
     HikariDataSource dataSource = LedgerDatabase.open(config);
     try {
-      JdbcLedger ledger = new JdbcLedger(dataSource, config);
+      JdbcLedger ledger = new JdbcLedger(dataSource, config, rateLimiter);
       config.staticTokens().keySet().forEach(ledger.admin::addConfigured);
       return ledger;
     } catch (RuntimeException e) {
@@ -208,9 +208,9 @@ final class JdbcLedger implements DurableLedger {
   @Override
   public Readiness readiness() {
     try (Connection c = dataSource.getConnection()) {
-      return c.isValid(2) ? Readiness.ok() : Readiness.notReady("ledger database not answering");
+      return c.isValid(2) ? Readiness.ok() : Readiness.down("ledger database not answering");
     } catch (SQLException e) {
-      return Readiness.notReady("ledger database unreachable: " + e.getMessage());
+      return Readiness.down("ledger database unreachable: " + e.getMessage());
     }
   }
 

@@ -17,7 +17,15 @@ public interface Ledger extends AutoCloseable {
    * @throws LedgerException when the database cannot be reached or migrated
    */
   static DurableLedger jdbc(LedgerConfig config) {
-    return JdbcLedger.open(config);
+    return jdbc(config, RateLimiter.perMinute(config.requestsPerMinute(), config.ticker()));
+  }
+
+  /**
+   * As {@link #jdbc(LedgerConfig)}, counting requests with {@code rateLimiter} (e.g. one shared by
+   * every instance through Redis) instead of a per-instance count; the caller closes it.
+   */
+  static DurableLedger jdbc(LedgerConfig config, RateLimiter rateLimiter) {
+    return JdbcLedger.open(config, rateLimiter);
   }
 
   /** The device owning {@code token}; looked up by the token's hash, in constant time. */

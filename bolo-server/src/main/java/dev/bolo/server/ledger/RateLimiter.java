@@ -1,15 +1,16 @@
 package dev.bolo.server.ledger;
 
+import java.time.Clock;
 import java.util.function.LongSupplier;
 
 /**
  * Limits how many requests each device may make per minute. Thread safe.
  *
- * <p>The limit is kept in memory, per gateway instance: with N instances behind a load balancer a
- * device may make up to N times the limit. That is enough to stop a runaway client from flooding
- * one instance; quota, which costs money, is enforced in the database across instances.
+ * <p>{@link #perMinute} counts in this process's memory: with N instances behind a load balancer a
+ * device may make up to N times the limit. {@link #shared} counts in Redis, once for the whole
+ * deployment, and falls back to the per-instance count while Redis is unreachable.
  */
-public interface RateLimiter {
+public interface RateLimiter extends AutoCloseable {
 
   /** Counts one request from {@code device} if the device is under its limit. */
   RateDecision admit(Device device);
@@ -34,4 +35,30 @@ public interface RateLimiter {
         ? unlimited()
         : new TokenBucketRateLimiter(requestsPerMinute, ticker);
   }
+
+  /**
+   * The same token bucket, kept in Redis and shared by every instance on it (one Lua script per
+   * request); while Redis is unreachable each instance counts on its own, as {@link #perMinute}
+   * does, and it returns to Redis by itself.
+   *
+   * @param redisUrl {@code redis://host:port}, or a comma-separated list of cluster seed nodes
+   * @param requestsPerMinute the limit; 0 = {@link #unlimited()}
+   * @param clock wall time, the bucket's refill clock shared by every instance
+   * @param ticker elapsed nanoseconds, for the fallback and for retrying Redis
+   * @throws IllegalArgumentException if {@code redisUrl} is malformed (an unreachable Redis is not
+   *     an error)
+   */
+  static RateLimiter shared(
+      String redisUrl, int requestsPerMinute, Clock clock, LongSupplier ticker) {
+    if (requestsPerMinute < 0) {
+      throw new IllegalArgumentException("requestsPerMinute must be >= 0: " + requestsPerMinute);
+    }
+    return requestsPerMinute == 0
+        ? unlimited()
+        : new RedisRateLimiter(redisUrl, requestsPerMinute, clock, ticker);
+  }
+
+  /** Releases connections, if any. */
+  @Override
+  default void close() {}
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
+import dev.bolo.server.Readiness;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -342,11 +343,11 @@ abstract class LedgerContractTest {
   @Test
   void readinessFollowsTheDatabase() {
     DurableLedger ledger = Ledger.jdbc(config);
-    assertThat(ledger.readiness().ready()).isTrue();
+    assertThat(ledger.readiness().state()).isEqualTo(Readiness.State.READY);
 
     ledger.close();
 
-    assertThat(ledger.readiness().ready()).isFalse();
+    assertThat(ledger.readiness().state()).isEqualTo(Readiness.State.DOWN);
   }
 
   @Test

@@ -108,10 +108,10 @@ final class SphinxEngine implements SpeechEngine {
   @Override
   public Readiness readiness() {
     if (!model.isDone()) {
-      return Readiness.notReady("offline model loading");
+      return Readiness.down("offline model loading");
     }
     if (model.isCompletedExceptionally()) {
-      return Readiness.notReady("offline model failed to load: " + loadFailure());
+      return Readiness.down("offline model failed to load: " + loadFailure());
     }
     return Readiness.ok();
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.Readiness;
 import dev.bolo.server.audio.AudioContainer;
 import dev.bolo.server.engine.EngineResult;
 import java.nio.charset.StandardCharsets;
@@ -192,7 +193,7 @@ class SphinxEngineTest {
               return FakeRecognizer::new;
             });
 
-    assertThat(engine.readiness().ready()).isFalse();
+    assertThat(engine.readiness().state()).isEqualTo(Readiness.State.DOWN);
     assertThat(engine.readiness().detail()).contains("loading");
     assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
         .isInstanceOfSatisfying(
@@ -201,7 +202,7 @@ class SphinxEngineTest {
 
     loading.countDown();
     assertThat(engine.awaitLoaded(WAIT)).isTrue();
-    assertThat(engine.readiness().ready()).isTrue();
+    assertThat(engine.readiness().state()).isEqualTo(Readiness.State.READY);
     assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
         .isInstanceOf(EngineResult.Transcribed.class);
   }
@@ -217,7 +218,7 @@ class SphinxEngineTest {
             });
 
     assertThat(engine.awaitLoaded(WAIT)).isFalse();
-    assertThat(engine.readiness().ready()).isFalse();
+    assertThat(engine.readiness().state()).isEqualTo(Readiness.State.DOWN);
     assertThat(engine.readiness().detail()).contains("model resource missing");
     assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
         .isInstanceOf(EngineResult.Failed.class);

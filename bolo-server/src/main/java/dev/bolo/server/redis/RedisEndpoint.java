@@ -1,8 +1,10 @@
-package dev.bolo.server.dedup;
+package dev.bolo.server.redis;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -30,7 +32,7 @@ import java.util.stream.Collectors;
  * @param nodes the server, or the cluster's seed nodes
  * @param cluster true for a Redis Cluster
  */
-record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
+public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
 
   /**
    * Upper bound of Lettuce's reconnect back-off. Its default grows to 30 s, which would keep the
@@ -38,7 +40,7 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
    */
   private static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
 
-  RedisEndpoint {
+  public RedisEndpoint {
     nodes = List.copyOf(nodes);
     if (nodes.isEmpty()) {
       throw new IllegalArgumentException("a Redis endpoint needs at least one node");
@@ -50,7 +52,7 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
    *
    * @throws IllegalArgumentException if a part is not a Redis URL
    */
-  static RedisEndpoint parse(String url) {
+  public static RedisEndpoint parse(String url) {
     List<RedisURI> nodes = new ArrayList<>();
     for (String part : url.split(",", -1)) {
       String node = part.strip();
@@ -67,14 +69,14 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
   }
 
   /** Host and port of each node, for logs (never the password). */
-  String describe() {
+  public String describe() {
     return nodes.stream()
         .map(n -> n.getHost() + ":" + n.getPort())
         .collect(Collectors.joining(",", cluster ? "cluster " : "", ""));
   }
 
   /** The open connections of one store; closing releases them and the client's threads. */
-  interface Connections extends AutoCloseable {
+  public interface Connections extends AutoCloseable {
     RedisClusterCommands<String, String> commands();
 
     StatefulRedisPubSubConnection<String, String> pubSub();
@@ -88,9 +90,11 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
    * standalone server they also fail at once while disconnected instead of queueing until Redis
    * returns. The connections reconnect and re-subscribe by themselves.
    *
+   * @param onDisconnect called (on a Lettuce thread, must not block) whenever a connection drops,
+   *     e.g. because Redis restarted and forgot its data
    * @throws RedisException if Redis is unreachable
    */
-  Connections connect(Duration timeout) {
+  public Connections connect(Duration timeout, Runnable onDisconnect) {
     ClientResources resources =
         DefaultClientResources.builder()
             .reconnectDelay(
@@ -98,17 +102,21 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
                     Duration.ofMillis(20), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
             .build();
     try {
-      return cluster ? connectCluster(resources, timeout) : connectStandalone(resources, timeout);
+      return cluster
+          ? connectCluster(resources, timeout, onDisconnect)
+          : connectStandalone(resources, timeout, onDisconnect);
     } catch (RuntimeException e) {
       resources.shutdown(0, 1, TimeUnit.SECONDS);
       throw e;
     }
   }
 
-  private Connections connectStandalone(ClientResources resources, Duration timeout) {
+  private Connections connectStandalone(
+      ClientResources resources, Duration timeout, Runnable onDisconnect) {
     RedisURI uri = nodes.getFirst();
     uri.setTimeout(timeout);
     RedisClient client = RedisClient.create(resources);
+    client.addListener(disconnectListener(onDisconnect));
     client.setOptions(
         ClientOptions.builder()
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -132,9 +140,11 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
     }
   }
 
-  private Connections connectCluster(ClientResources resources, Duration timeout) {
+  private Connections connectCluster(
+      ClientResources resources, Duration timeout, Runnable onDisconnect) {
     nodes.forEach(node -> node.setTimeout(timeout));
     RedisClusterClient client = RedisClusterClient.create(resources, nodes);
+    client.addListener(disconnectListener(onDisconnect));
     client.setOptions(
         ClusterClientOptions.builder()
             // Not REJECT_COMMANDS: node connections open lazily, and the first command to a node
@@ -161,6 +171,15 @@ record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
       throw e;
     }
+  }
+
+  private static RedisConnectionStateListener disconnectListener(Runnable onDisconnect) {
+    return new RedisConnectionStateListener() {
+      @Override
+      public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+        onDisconnect.run();
+      }
+    };
   }
 
   private static void shutdown(AbstractRedisClient client, ClientResources resources) {
