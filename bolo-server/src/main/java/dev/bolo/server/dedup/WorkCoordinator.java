@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -54,7 +55,10 @@ public final class WorkCoordinator {
   private final ScheduledExecutorService renewals;
   private final LongSupplier ticker;
   private final Duration lease;
-  private final Map<WorkKey, CompletableFuture<Served>> inFlight = new ConcurrentHashMap<>();
+  private final Map<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
+
+  /** One resolution on this instance and how many copies wait for it. */
+  private record InFlight(CompletableFuture<Served> outcome, AtomicInteger copies) {}
 
   /**
    * @param store where claims and results live
@@ -97,18 +101,35 @@ public final class WorkCoordinator {
   public Served serve(WorkKey key, Duration maxWait, Supplier<Outcome> work)
       throws InterruptedException {
     long deadline = ticker.getAsLong() + maxWait.toNanos();
-    CompletableFuture<Served> started = new CompletableFuture<>();
-    CompletableFuture<Served> shared = inFlight.putIfAbsent(key, started);
-    if (shared == null) {
-      resolveDetached(key, deadline, work, started);
-      return awaitOutcome(started, deadline);
+    InFlight started = new InFlight(new CompletableFuture<>(), new AtomicInteger());
+    InFlight joined =
+        inFlight.compute(
+            key,
+            (k, current) -> {
+              InFlight use = current != null ? current : started;
+              use.copies().incrementAndGet();
+              return use;
+            });
+    try {
+      if (joined == started) {
+        resolveDetached(key, deadline, work, started);
+        return awaitOutcome(started.outcome(), deadline);
+      }
+      Served shared = awaitOutcome(joined.outcome(), deadline);
+      return new Served(shared.outcome(), true);
+    } finally {
+      joined.copies().decrementAndGet();
     }
-    Served joined = awaitOutcome(shared, deadline);
-    return new Served(joined.outcome(), true);
   }
 
-  private void resolveDetached(
-      WorkKey key, long deadline, Supplier<Outcome> work, CompletableFuture<Served> result) {
+  /** How many copies on this instance wait for the key's outcome now (for tests). */
+  int copiesWaiting(WorkKey key) {
+    InFlight current = inFlight.get(key);
+    return current == null ? 0 : current.copies().get();
+  }
+
+  private void resolveDetached(WorkKey key, long deadline, Supplier<Outcome> work, InFlight entry) {
+    CompletableFuture<Served> result = entry.outcome();
     var context = MDC.getCopyOfContextMap();
     try {
       detached.execute(
@@ -128,12 +149,12 @@ public final class WorkCoordinator {
             }
             // Leave the map first: a copy arriving from now on asks the store, which already holds
             // a success, and runs afresh after a failure.
-            inFlight.remove(key, result);
+            inFlight.remove(key, entry);
             result.complete(served);
             MDC.clear();
           });
     } catch (RejectedExecutionException e) {
-      inFlight.remove(key, result);
+      inFlight.remove(key, entry);
       result.complete(
           new Served(
               new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, "the gateway is shutting down"),

@@ -41,6 +41,9 @@ abstract class DedupStoreContract {
 
   private static final HexFormat HEX = HexFormat.of();
 
+  /** Coordinators sharing one store in the concurrency tests, as gateway instances do. */
+  private static final int INSTANCES = 4;
+
   /** Unseeded: keys only need to differ, also between tests sharing one Redis. */
   private final Random random = new Random();
 
@@ -185,15 +188,33 @@ abstract class DedupStoreContract {
   }
 
   @Test
-  void completingOrRenewingAKeyNobodyClaimedDoesNothing() {
+  void anOwnerWhoseClaimTheStoreForgotTakesItAgainOnRenewalAndStillStoresItsResult() {
     DedupStore store = store(LONG_TTL);
     WorkKey key = newKey();
-    Claim.Owned stranger = new Claim.Owned("never-claimed");
+    // A claim the store no longer holds, as after a Redis restart without persistence.
+    Claim.Owned forgotten = new Claim.Owned("claim-from-before-the-restart");
 
-    assertThat(store.renew(key, stranger, LONG_LEASE)).isFalse();
-    assertThat(store.complete(key, stranger, transcriptFor(key, "orphan"))).isFalse();
+    assertThat(store.renew(key, forgotten, LONG_LEASE)).isTrue();
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+    Transcript transcript = transcriptFor(key, "kept across the restart");
+    assertThat(store.complete(key, forgotten, transcript)).isTrue();
 
-    assertThat(owned(store.claim(key, LONG_LEASE))).isNotNull();
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  @Test
+  void aLateOwnerNeverOverwritesAStoredResult() {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    Claim.Owned first = owned(store.claim(key, LONG_LEASE));
+    Transcript stored = transcriptFor(key, "first result");
+    assertThat(store.complete(key, first, stored)).isTrue();
+
+    Claim.Owned late = new Claim.Owned("an-owner-that-lost-its-lease");
+    assertThat(store.complete(key, late, transcriptFor(key, "late result"))).isFalse();
+    assertThat(store.renew(key, late, LONG_LEASE)).isFalse();
+
+    assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(stored));
   }
 
   @Test
@@ -373,7 +394,7 @@ abstract class DedupStoreContract {
     WatchedStore store = new WatchedStore(store(LONG_TTL));
     WorkKey key = newKey();
     Transcript transcript = transcriptFor(key, "transcribed once");
-    CountedWork work = new CountedWork(store, 15, new Outcome.Success(transcript));
+    CountedWork work = new CountedWork(store, INSTANCES - 1, new Outcome.Success(transcript));
 
     List<WorkCoordinator.Served> served = serveConcurrently(store, key, 16, work);
 
@@ -394,7 +415,7 @@ abstract class DedupStoreContract {
     WorkKey key = newKey();
     Outcome.Refused refusal =
         new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, "overloaded", Duration.ofSeconds(3));
-    CountedWork failing = new CountedWork(store, 15, refusal);
+    CountedWork failing = new CountedWork(store, INSTANCES - 1, refusal);
 
     List<WorkCoordinator.Served> served = serveConcurrently(store, key, 16, failing);
 
@@ -409,12 +430,21 @@ abstract class DedupStoreContract {
     assertThat(succeeding.calls()).isEqualTo(1);
   }
 
+  /**
+   * Serves {@code copies} copies at once, spread round robin over {@link #INSTANCES} coordinators
+   * on the same store, as over gateway instances: copies on one instance meet in its in-flight map,
+   * instances meet in the store.
+   */
   private List<WorkCoordinator.Served> serveConcurrently(
       DedupStore store, WorkKey key, int copies, CountedWork work) throws Exception {
-    WorkCoordinator coordinator = coordinator(store);
+    List<WorkCoordinator> instances = new ArrayList<>();
+    for (int i = 0; i < INSTANCES; i++) {
+      instances.add(coordinator(store));
+    }
     CountDownLatch start = new CountDownLatch(1);
     List<Future<WorkCoordinator.Served>> futures = new ArrayList<>();
     for (int i = 0; i < copies; i++) {
+      WorkCoordinator coordinator = instances.get(i % INSTANCES);
       futures.add(
           threads.submit(
               () -> {
@@ -422,6 +452,8 @@ abstract class DedupStoreContract {
                 return coordinator.serve(key, PATIENCE, work);
               }));
     }
+    // Every copy waits before the work ends, so none comes late and runs it afresh.
+    work.holdUntil(() -> instances.stream().mapToInt(c -> c.copiesWaiting(key)).sum() == copies);
     start.countDown();
     List<WorkCoordinator.Served> served = new ArrayList<>();
     for (Future<WorkCoordinator.Served> future : futures) {
@@ -441,7 +473,7 @@ abstract class DedupStoreContract {
   }
 
   /** Counts how often the store answered {@link Claim.Busy}: copies that now wait. */
-  static final class WatchedStore implements DedupStore {
+  static class WatchedStore implements DedupStore {
     private final DedupStore delegate;
     private final AtomicInteger busy = new AtomicInteger();
 
@@ -486,17 +518,24 @@ abstract class DedupStoreContract {
     public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
       return delegate.bindIdempotencyKey(device, idempotencyKey, key);
     }
+
+    @Override
+    public long generation() {
+      return delegate.generation();
+    }
   }
 
   /**
-   * Fake work: counts its calls and holds its outcome back until {@code duplicates} copies have
-   * been told the work is busy, so they all wait on this one call.
+   * Fake work: counts its calls and holds its outcome back until {@code duplicates} copies (other
+   * instances) have been told the work is busy and every copy waits, so they all wait on this one
+   * call.
    */
   static final class CountedWork implements Supplier<Outcome> {
     private final WatchedStore store;
     private final int duplicates;
     private final Outcome outcome;
     private final AtomicInteger calls = new AtomicInteger();
+    private volatile BooleanSupplier allWaiting = () -> true;
 
     CountedWork(WatchedStore store, int duplicates, Outcome outcome) {
       this.store = store;
@@ -508,10 +547,15 @@ abstract class DedupStoreContract {
       return calls.get();
     }
 
+    void holdUntil(BooleanSupplier condition) {
+      this.allWaiting = condition;
+    }
+
     @Override
     public Outcome get() {
       calls.incrementAndGet();
-      eventually(duplicates + " copies wait", () -> store.busyAnswers() >= duplicates);
+      eventually(duplicates + " instances wait", () -> store.busyAnswers() >= duplicates);
+      eventually("every copy waits", allWaiting);
       return outcome;
     }
   }

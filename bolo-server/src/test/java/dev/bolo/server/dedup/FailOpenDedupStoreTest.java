@@ -8,6 +8,7 @@ import static dev.bolo.server.dedup.DedupStoreContract.owned;
 import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.Readiness;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -60,7 +61,7 @@ class FailOpenDedupStoreTest {
     DedupStore first = instance();
     DedupStore second = instance();
     assertThat(first.isDegraded()).isFalse();
-    assertThat(first.readiness().ready()).isTrue();
+    assertThat(first.readiness().state()).isEqualTo(Readiness.State.READY);
     assertSharedAcrossInstances(first, second);
 
     redis.stop();
@@ -80,7 +81,7 @@ class FailOpenDedupStoreTest {
     assertThat(served)
         .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
     assertThat(first.isDegraded()).isTrue();
-    assertThat(first.readiness().ready()).isFalse();
+    assertThat(first.readiness().state()).isEqualTo(Readiness.State.DEGRADED);
     assertThat(first.readiness().detail())
         .contains("redis 127.0.0.1:" + redis.port())
         .contains("unreachable")
@@ -95,7 +96,7 @@ class FailOpenDedupStoreTest {
     redis.startAgain();
 
     eventually("both instances recover", () -> !first.isDegraded() && !second.isDegraded());
-    assertThat(first.readiness().ready()).isTrue();
+    assertThat(first.readiness().state()).isEqualTo(Readiness.State.READY);
     assertSharedAcrossInstances(first, second);
   }
 
@@ -106,7 +107,7 @@ class FailOpenDedupStoreTest {
     DedupStore first = instance();
 
     assertThat(first.isDegraded()).isTrue();
-    assertThat(first.readiness().ready()).isFalse();
+    assertThat(first.readiness().state()).isEqualTo(Readiness.State.DEGRADED);
     WorkKey key = newKey();
     Transcript transcript = transcriptFor(key, "local");
     assertThat(first.complete(key, owned(first.claim(key, LONG_LEASE)), transcript)).isTrue();

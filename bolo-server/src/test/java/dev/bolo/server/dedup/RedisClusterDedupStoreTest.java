@@ -40,7 +40,7 @@ class RedisClusterDedupStoreTest extends DedupStoreContract {
 
   @Override
   protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(RedisDedupStoreTest.options(url(), ttl));
+    return RedisDedupStore.connect(RedisDedupStoreTest.options(url(), ttl), () -> {});
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.bolo.server.dedup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.bolo.server.redis.RedisEndpoint;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
@@ -47,7 +48,7 @@ class RedisDedupStoreTest extends DedupStoreContract {
 
   @Override
   protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(options(redis.url(), ttl));
+    return RedisDedupStore.connect(options(redis.url(), ttl), () -> {});
   }
 
   @Override
@@ -129,7 +130,7 @@ class RedisDedupStoreTest extends DedupStoreContract {
             Duration.ofSeconds(2),
             Duration.ofSeconds(30),
             InMemoryDedupStore.FAILURE_MEMORY);
-    DedupStore waiting = closeAfterTest(RedisDedupStore.connect(slowPoll));
+    DedupStore waiting = closeAfterTest(RedisDedupStore.connect(slowPoll, () -> {}));
     RedisClient observer = RedisClient.create(redis.url());
     int rounds = 200;
     long[] wakeUpNanos = new long[rounds];

@@ -235,7 +235,7 @@ class MultiInstanceTest {
       Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
       assertThat(ready.status()).as("a degraded store still serves").isEqualTo(200);
       assertThat(storeReadiness(ready))
-          .startsWith("degraded, de-duplicating locally only: redis 127.0.0.1:" + redis.port());
+          .startsWith("degraded: redis 127.0.0.1:" + redis.port() + " unreachable");
       assertThat(gateway.send(get(gateway, "/metrics")).body())
           .contains("bolo_dedup_store_degraded 1.0");
     }

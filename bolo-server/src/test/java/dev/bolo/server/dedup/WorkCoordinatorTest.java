@@ -1,0 +1,345 @@
+package dev.bolo.server.dedup;
+
+import static dev.bolo.server.dedup.DedupStoreContract.PATIENCE;
+import static dev.bolo.server.dedup.DedupStoreContract.eventually;
+import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The coordinator's own guarantees: in-process coalescing, completion on any throwable, leases. */
+class WorkCoordinatorTest {
+
+  private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+  private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
+
+  @AfterEach
+  void stopThreads() {
+    threads.shutdownNow();
+    renewals.shutdownNow();
+  }
+
+  @Test
+  void aWorkThatThrowsStackOverflowErrorAnswersEveryWaitingCopyWith502WithinItsDeadline()
+      throws Exception {
+    DedupStore store = DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
+    WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
+    WorkKey key = newKey();
+    Duration deadline = Duration.ofSeconds(5);
+    CountDownLatch allWaiting = new CountDownLatch(1);
+    List<Future<WorkCoordinator.Served>> copies = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      copies.add(
+          threads.submit(
+              () ->
+                  coordinator.serve(
+                      key,
+                      deadline,
+                      () -> {
+                        await(allWaiting);
+                        throw new StackOverflowError("deep recursion in an engine");
+                      })));
+    }
+    eventually("four copies wait", () -> coordinator.copiesWaiting(key) == 4);
+    allWaiting.countDown();
+
+    for (Future<WorkCoordinator.Served> copy : copies) {
+      WorkCoordinator.Served served = copy.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(served.outcome())
+          .isEqualTo(
+              new Outcome.Refused(Problem.UPSTREAM_ERROR, "internal error while transcribing"));
+    }
+    // The failure freed the key: the next copy runs afresh.
+    Transcript transcript = transcriptFor(key, "second try");
+    assertThat(coordinator.serve(key, deadline, () -> new Outcome.Success(transcript)))
+        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
+  }
+
+  @Test
+  void aCopyWaitsNoLongerThanItsDeadlineForWorkThatHangs() throws Exception {
+    DedupStore store = DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
+    WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
+    WorkKey key = newKey();
+    CountDownLatch never = new CountDownLatch(1);
+
+    WorkCoordinator.Served served =
+        coordinator.serve(
+            key,
+            Duration.ofMillis(200),
+            () -> {
+              await(never);
+              return new Outcome.Success(transcriptFor(key, "too late"));
+            });
+
+    assertThat(served.outcome())
+        .isInstanceOfSatisfying(
+            Outcome.Refused.class,
+            r -> assertThat(r.problem()).isEqualTo(Problem.UPSTREAM_TIMEOUT));
+  }
+
+  @Test
+  void copiesOnOneInstanceAskTheStoreOnceWhateverItAnswers() throws Exception {
+    CountingStore store =
+        new CountingStore(DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000));
+    WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "once");
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch allWaiting = new CountDownLatch(1);
+    List<Future<WorkCoordinator.Served>> copies = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      copies.add(
+          threads.submit(
+              () ->
+                  coordinator.serve(
+                      key,
+                      PATIENCE,
+                      () -> {
+                        runs.incrementAndGet();
+                        await(allWaiting);
+                        return new Outcome.Success(transcript);
+                      })));
+    }
+    eventually("sixteen copies wait", () -> coordinator.copiesWaiting(key) == 16);
+    allWaiting.countDown();
+
+    int replayed = 0;
+    for (Future<WorkCoordinator.Served> copy : copies) {
+      WorkCoordinator.Served served = copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+      assertThat(served.outcome()).isEqualTo(new Outcome.Success(transcript));
+      replayed += served.replayed() ? 1 : 0;
+    }
+    assertThat(runs).hasValue(1);
+    assertThat(replayed).isEqualTo(15);
+    assertThat(store.claims).hasValue(1);
+  }
+
+  @Test
+  void aRenewalThatHangsInTheStoreDelaysNoOtherLease() throws Exception {
+    WorkKey stuck = newKey();
+    CountDownLatch unstick = new CountDownLatch(1);
+    CountingStore store =
+        new CountingStore(DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000)) {
+          @Override
+          public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+            if (key.equals(stuck)) {
+              WorkCoordinatorTest.await(unstick);
+            }
+            return super.renew(key, owner, lease);
+          }
+        };
+    Duration lease = Duration.ofMillis(90);
+    WorkCoordinator coordinator = coordinator(store, System::nanoTime, lease);
+    List<WorkKey> others = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      others.add(newKey());
+    }
+    CountDownLatch finish = new CountDownLatch(1);
+    List<Future<WorkCoordinator.Served>> works = new ArrayList<>();
+    for (WorkKey key : concat(stuck, others)) {
+      works.add(
+          threads.submit(
+              () ->
+                  coordinator.serve(
+                      key,
+                      PATIENCE,
+                      () -> {
+                        await(finish);
+                        return new Outcome.Success(transcriptFor(key, "done"));
+                      })));
+    }
+
+    // Renewed every 30 ms: each other lease is renewed again and again while one hangs.
+    eventually(
+        "every other lease is renewed three times",
+        () -> others.stream().allMatch(key -> store.renewalsOf(key) >= 3));
+    assertThat(store.renewalsOf(stuck)).isZero();
+    unstick.countDown();
+    finish.countDown();
+    for (Future<WorkCoordinator.Served> work : works) {
+      assertThat(work.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
+          .isInstanceOf(Outcome.Success.class);
+    }
+  }
+
+  @Test
+  void aWaiterTrustsAnotherInstancesClaimForALeaseAfterTheStoreLostSightOfIt() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    Duration lease = Duration.ofSeconds(15);
+    ForgetfulStore store = new ForgetfulStore();
+    WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "run here after all");
+
+    Future<WorkCoordinator.Served> copy =
+        threads.submit(
+            () ->
+                coordinator.serve(
+                    key, Duration.ofMinutes(5), () -> new Outcome.Success(transcript)));
+
+    // Another instance held the claim, then the store restarted and forgot it: keep polling.
+    eventually("the copy polls the forgetful store", () -> store.awaits.get() >= 3);
+    assertThat(store.claims).hasValue(1);
+    nanos.addAndGet(lease.minusSeconds(1).toNanos());
+    int polled = store.awaits.get();
+    eventually("the copy still polls", () -> store.awaits.get() >= polled + 2);
+    assertThat(store.claims).hasValue(1);
+
+    // The claim would have expired by now: run the note here.
+    nanos.addAndGet(Duration.ofSeconds(2).toNanos());
+
+    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
+    assertThat(store.claims).hasValue(2);
+  }
+
+  @Test
+  void aWaiterThatLostSightOfAClaimReplaysTheResultWrittenBackAfterTheOutage() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    ForgetfulStore store = new ForgetfulStore();
+    WorkCoordinator coordinator = coordinator(store, nanos::get, Duration.ofSeconds(15));
+    WorkKey key = newKey();
+    AtomicInteger runs = new AtomicInteger();
+
+    Future<WorkCoordinator.Served> copy =
+        threads.submit(
+            () ->
+                coordinator.serve(
+                    key,
+                    Duration.ofMinutes(5),
+                    () -> {
+                      runs.incrementAndGet();
+                      return new Outcome.Success(transcriptFor(key, "a second run"));
+                    }));
+    eventually("the copy polls the forgetful store", () -> store.awaits.get() >= 3);
+
+    Transcript written = transcriptFor(key, "the owner's result, written back");
+    store.writtenBack = written;
+
+    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(written), true));
+    assertThat(runs).hasValue(0);
+  }
+
+  /**
+   * A shared store as one instance sees it across a restart: the first claim finds another
+   * instance's claim; then the store has forgotten it (a new generation) and answers vacant, or the
+   * result once it was written back.
+   */
+  private static final class ForgetfulStore implements DedupStore {
+    final AtomicInteger claims = new AtomicInteger();
+    final AtomicInteger awaits = new AtomicInteger();
+    volatile @org.jspecify.annotations.Nullable Transcript writtenBack;
+
+    @Override
+    public Claim claim(WorkKey key, Duration lease) {
+      return claims.incrementAndGet() == 1
+          ? new Claim.Busy()
+          : new Claim.Owned("after-the-claim-expired");
+    }
+
+    @Override
+    public long generation() {
+      return awaits.get() == 0 ? 0 : 1;
+    }
+
+    @Override
+    public Resolution await(WorkKey key, Duration timeout) {
+      awaits.incrementAndGet();
+      Transcript done = writtenBack;
+      return done != null ? new Resolution.Completed(done) : new Resolution.Vacant();
+    }
+
+    @Override
+    public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+      return true;
+    }
+
+    @Override
+    public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+      return true;
+    }
+
+    @Override
+    public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {}
+
+    @Override
+    public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
+      return IdempotencyCheck.BOUND;
+    }
+  }
+
+  /** Counts claims and renewals per key. */
+  private static class CountingStore extends DedupStoreContract.WatchedStore {
+    final AtomicInteger claims = new AtomicInteger();
+    private final Map<WorkKey, AtomicInteger> renewals = new ConcurrentHashMap<>();
+
+    CountingStore(DedupStore delegate) {
+      super(delegate);
+    }
+
+    int renewalsOf(WorkKey key) {
+      AtomicInteger count = renewals.get(key);
+      return count == null ? 0 : count.get();
+    }
+
+    @Override
+    public Claim claim(WorkKey key, Duration lease) {
+      claims.incrementAndGet();
+      return super.claim(key, lease);
+    }
+
+    @Override
+    public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+      boolean renewed = super.renew(key, owner, lease);
+      renewals.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+      return renewed;
+    }
+  }
+
+  private WorkCoordinator coordinator(
+      DedupStore store, java.util.function.LongSupplier ticker, Duration lease) {
+    return new WorkCoordinator(store, threads, renewals, ticker, lease);
+  }
+
+  private static List<WorkKey> concat(WorkKey first, List<WorkKey> rest) {
+    List<WorkKey> all = new ArrayList<>(List.of(first));
+    all.addAll(rest);
+    return all;
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+        throw new AssertionError("latch not opened within " + PATIENCE);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  private static WorkKey newKey() {
+    byte[] a = new byte[32];
+    byte[] b = new byte[32];
+    ThreadLocalRandom.current().nextBytes(a);
+    ThreadLocalRandom.current().nextBytes(b);
+    return new WorkKey("phone-1", HexFormat.of().formatHex(a), HexFormat.of().formatHex(b));
+  }
+}
