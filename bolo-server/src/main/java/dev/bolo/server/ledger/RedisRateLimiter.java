@@ -120,6 +120,11 @@ final class RedisRateLimiter implements RateLimiter {
     }
   }
 
+  /** True while the last request was counted in Redis (for tests and logs). */
+  boolean isShared() {
+    return counting;
+  }
+
   private long take(Device device) {
     Long wait =
         connections()

@@ -146,6 +146,94 @@ class FailOpenDedupStoreTest {
     assertThat(first.isDegraded()).isTrue();
   }
 
+  @Test
+  void aResultFinishedWhileRedisIsDownIsWrittenToRedisWhenItReturns() {
+    DedupStore owner = instance();
+    WorkKey key = newKey();
+    Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
+
+    redis.stop();
+    Transcript transcript = transcriptFor(key, "finished during the outage");
+    assertThat(owner.complete(key, claim, transcript)).isTrue();
+    assertThat(((FailOpenDedupStore) owner).pendingWrites()).isEqualTo(1);
+
+    redis.startAgain();
+
+    eventually(
+        "the kept result is written", () -> ((FailOpenDedupStore) owner).pendingWrites() == 0);
+    DedupStore other = instance();
+    assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  @Test
+  void workRunLocallyDuringAnOutageIsWrittenToRedisAfterwards() {
+    DedupStore first = instance();
+    redis.stop();
+    WorkKey key = newKey();
+    Claim.Owned local = owned(first.claim(key, LONG_LEASE));
+    Transcript transcript = transcriptFor(key, "run on this instance alone");
+    assertThat(first.complete(key, local, transcript)).isTrue();
+
+    redis.startAgain();
+
+    eventually(
+        "the local result is written", () -> ((FailOpenDedupStore) first).pendingWrites() == 0);
+    assertThat(instance().claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  @Test
+  void anOwnerWhoseClaimARedisRestartForgotTakesItBackSoOtherInstancesKeepWaiting() {
+    DedupStore owner = instance();
+    WorkKey key = newKey();
+    Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
+    long before = owner.generation();
+
+    redis.stop();
+    redis.startAgain();
+
+    eventually(
+        "the owner's next renewal succeeds on the restarted Redis",
+        () -> owner.renew(key, claim, LONG_LEASE));
+    assertThat(owner.generation()).as("the restart is visible to waiters").isGreaterThan(before);
+    DedupStore other = instance();
+    assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+  }
+
+  @Test
+  void aWaiterOnAnotherInstanceRidesOutARedisRestartAndReplaysTheOwnersResult() throws Exception {
+    DedupStore ownerStore = instance();
+    DedupStore waiterStore = instance();
+    WorkCoordinator owner = coordinator(ownerStore);
+    WorkCoordinator waiter = coordinator(waiterStore);
+    WorkKey key = newKey();
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    java.util.function.Supplier<Outcome> work =
+        () -> {
+          calls.incrementAndGet();
+          try {
+            release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return new Outcome.Success(transcriptFor(key, "transcribed once"));
+        };
+    Future<WorkCoordinator.Served> first = threads.submit(() -> owner.serve(key, PATIENCE, work));
+    eventually("the owner runs the work", () -> calls.get() == 1);
+    Future<WorkCoordinator.Served> second = threads.submit(() -> waiter.serve(key, PATIENCE, work));
+    eventually("the other instance waits", () -> waiter.copiesWaiting(key) == 1);
+
+    redis.stop();
+    redis.startAgain();
+    release.countDown();
+
+    assertThat(DedupStoreContract.waitFor(first).outcome()).isInstanceOf(Outcome.Success.class);
+    WorkCoordinator.Served replayed = DedupStoreContract.waitFor(second);
+    assertThat(replayed.replayed()).isTrue();
+    assertThat(replayed.outcome()).isEqualTo(DedupStoreContract.waitFor(first).outcome());
+    assertThat(calls).hasValue(1);
+  }
+
   /** One instance's claim makes the other wait, and the other wakes on the first's result. */
   private void assertSharedAcrossInstances(DedupStore owner, DedupStore other) {
     WorkKey key = newKey();

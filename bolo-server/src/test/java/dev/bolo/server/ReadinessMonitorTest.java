@@ -1,0 +1,129 @@
+package dev.bolo.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Readiness answered from kept state, refreshed by checks that may hang. */
+class ReadinessMonitorTest {
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(2);
+  private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+  private final AtomicLong nanos = new AtomicLong();
+  private final CountDownLatch unhang = new CountDownLatch(1);
+
+  @AfterEach
+  void stop() {
+    unhang.countDown();
+    threads.shutdownNow();
+  }
+
+  @Test
+  void aCheckThatHangsMarksItsComponentDownAfterTheTimeoutWhileTheOthersStayReady()
+      throws Exception {
+    AtomicReference<Boolean> hang = new AtomicReference<>(false);
+    ReadinessMonitor monitor =
+        monitor(
+            Map.of(
+                "ledger",
+                () -> {
+                  if (hang.get()) {
+                    awaitQuietly(unhang);
+                  }
+                  return Readiness.ok();
+                },
+                "engine",
+                Readiness::ok));
+    refreshAndSettle(monitor);
+    assertThat(monitor.current().values()).allMatch(Readiness::isReady);
+
+    hang.set(true);
+    refreshAndSettle(monitor);
+    nanos.addAndGet(TIMEOUT.minusMillis(1).toNanos());
+    monitor.refresh();
+    assertThat(state(monitor, "ledger")).isEqualTo(Readiness.State.READY);
+
+    nanos.addAndGet(Duration.ofMillis(2).toNanos());
+    monitor.refresh();
+
+    assertThat(monitor.current().get("ledger"))
+        .isEqualTo(Readiness.down("no answer within 2000 ms"));
+    assertThat(state(monitor, "engine")).isEqualTo(Readiness.State.READY);
+  }
+
+  @Test
+  void readingTheKeptStateNeverWaitsForAHangingCheck() throws Exception {
+    ReadinessMonitor monitor =
+        monitor(
+            Map.of(
+                "store",
+                () -> {
+                  awaitQuietly(unhang);
+                  return Readiness.ok();
+                }));
+    monitor.refresh();
+
+    long start = System.nanoTime();
+    Readiness kept = Objects.requireNonNull(monitor.kept().get("store")).get();
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(kept.state()).isEqualTo(Readiness.State.DOWN);
+    assertThat(took).isLessThan(Duration.ofMillis(100));
+  }
+
+  @Test
+  void aDegradedComponentIsKeptAsDegradedAndACheckThatThrowsAsDown() throws Exception {
+    Map<String, Supplier<Readiness>> probes = new LinkedHashMap<>();
+    probes.put("store", () -> Readiness.degraded("redis unreachable; this instance only"));
+    probes.put(
+        "ledger",
+        () -> {
+          throw new IllegalStateException("pool closed");
+        });
+    ReadinessMonitor monitor = monitor(probes);
+
+    refreshAndSettle(monitor);
+
+    assertThat(monitor.current())
+        .containsEntry("store", Readiness.degraded("redis unreachable; this instance only"))
+        .containsEntry("ledger", Readiness.down("java.lang.IllegalStateException: pool closed"));
+  }
+
+  private static Readiness.State state(ReadinessMonitor monitor, String component) {
+    return Objects.requireNonNull(monitor.current().get(component), component).state();
+  }
+
+  private ReadinessMonitor monitor(Map<String, Supplier<Readiness>> probes) {
+    return new ReadinessMonitor(probes, TIMEOUT, nanos::get, threads);
+  }
+
+  /** Starts checks and waits (bounded) until every one that can answer has answered. */
+  private static void refreshAndSettle(ReadinessMonitor monitor) {
+    monitor.refresh();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (monitor.current().values().stream().anyMatch(r -> r.detail().equals("not checked yet"))
+        && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
