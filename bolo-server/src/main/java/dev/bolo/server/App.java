@@ -92,6 +92,7 @@ public final class App implements AutoCloseable {
     this.ledger = Ledger.jdbc(config.ledgerConfig(clock, ticker), rateLimiter);
     WorkCoordinator coordinator =
         new WorkCoordinator(store, detached, renewals, ticker, config.lease());
+    metrics.gauge("bolo_dedup_waiting_copies", coordinator, WorkCoordinator::copiesWaiting);
     Transcriber transcriber =
         new Transcriber(
             engine,

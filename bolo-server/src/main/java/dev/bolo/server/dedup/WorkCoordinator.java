@@ -122,6 +122,11 @@ public final class WorkCoordinator {
     }
   }
 
+  /** How many copies on this instance wait for an outcome now, over all keys (for a metric). */
+  public int copiesWaiting() {
+    return inFlight.values().stream().mapToInt(entry -> entry.copies().get()).sum();
+  }
+
   /** How many copies on this instance wait for the key's outcome now (for tests). */
   int copiesWaiting(WorkKey key) {
     InFlight current = inFlight.get(key);

@@ -34,8 +34,13 @@ public final class Gateway implements AutoCloseable {
           .retryOnConnectionFailure(false)
           .build();
 
-  private Gateway(Map<String, String> env) {
-    this.app = App.create(ServerConfig.fromMap(env), Clock.systemUTC(), nanos::get).start();
+  private Gateway(Map<String, String> env, boolean realTime) {
+    this.app =
+        App.create(
+                ServerConfig.fromMap(env),
+                Clock.systemUTC(),
+                realTime ? System::nanoTime : nanos::get)
+            .start();
   }
 
   /** A gateway whose engine is the OpenAI-compatible one pointed at {@code provider}. */
@@ -68,7 +73,15 @@ public final class Gateway implements AutoCloseable {
 
   /** A gateway configured by exactly these variables, as if they were its environment. */
   public static Gateway withEnvironment(Map<String, String> env) {
-    return new Gateway(env);
+    return new Gateway(env, false);
+  }
+
+  /**
+   * A gateway configured by exactly these variables whose monotonic clock is the real one, for
+   * tests where leases must lapse by themselves (outages); {@link #advance} does nothing to it.
+   */
+  public static Gateway withRealTime(Map<String, String> env) {
+    return new Gateway(env, true);
   }
 
   public String url(String path) {

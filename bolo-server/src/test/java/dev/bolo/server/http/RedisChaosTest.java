@@ -1,0 +1,320 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.dedup.EmbeddedRedis;
+import dev.bolo.server.ledger.DeviceInfo;
+import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.TestAudio;
+import io.micrometer.core.instrument.Gauge;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import okhttp3.Request;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Three gateways on one real Redis and one real PostgreSQL ledger, a storm of duplicate notes, and
+ * Redis taken away in the middle of it: restarted (shorter than a lease), then stopped for longer
+ * than a lease. Counts provider calls, charges, answers by status, and whether every result can be
+ * replayed afterwards. The figures it logs are the ones "Running several instances" quotes.
+ */
+class RedisChaosTest {
+
+  private static final Logger log = LoggerFactory.getLogger(RedisChaosTest.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Short, so an outage longer than a lease takes seconds; renewed every second. */
+  private static final Duration LEASE = Duration.ofSeconds(3);
+
+  /** Each provider call takes this long, so the outage falls while calls are running. */
+  private static final Duration PROVIDER_LATENCY = Duration.ofSeconds(2);
+
+  private static final int NOTES = 30;
+  private static final int COPIES = 4;
+  private static final int NOTE_MILLIS = 2000;
+
+  /** Upper bound for anything awaited here; a healthy run needs a fraction of it. */
+  private static final Duration PATIENCE = Duration.ofSeconds(45);
+
+  private static final AtomicInteger DATABASES = new AtomicInteger();
+  private static EmbeddedPostgres postgres;
+
+  @TempDir Path dir;
+  private EmbeddedRedis redis;
+  private FakeProvider provider;
+  private String databaseUrl;
+  private final List<Gateway> gateways = new ArrayList<>();
+  private final ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor();
+
+  @BeforeAll
+  static void startPostgres() throws IOException {
+    postgres = EmbeddedPostgres.builder().start();
+  }
+
+  @AfterAll
+  static void stopPostgres() throws IOException {
+    postgres.close();
+  }
+
+  @BeforeEach
+  void startServices() throws Exception {
+    redis = EmbeddedRedis.start();
+    provider = new FakeProvider();
+    provider.delay(PROVIDER_LATENCY);
+    databaseUrl = freshDatabase();
+    for (String name : List.of("a", "b", "c")) {
+      gateways.add(Gateway.withRealTime(environment(name)));
+    }
+  }
+
+  @AfterEach
+  void stopEverything() {
+    phones.shutdownNow();
+    gateways.forEach(Gateway::close);
+    provider.close();
+    redis.close();
+  }
+
+  @Test
+  void aRedisRestartInTheMiddleOfAStormCostsNoExtraCallOrChargeAndEveryResultIsReplayable()
+      throws Exception {
+    List<byte[]> notes = notes(100);
+    long started = System.nanoTime();
+    List<Future<Gateway.Reply>> storm = storm(notes);
+    awaitTrue("every copy waits on its instance", () -> waitingCopies() == NOTES * COPIES);
+
+    redis.stop();
+    redis.startAgain();
+    long restartedAt = System.nanoTime();
+
+    Map<Integer, Integer> statuses = statuses(storm);
+    Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
+    int calls = provider.calls();
+    long charged = chargedMillis();
+    awaitTrue("every instance uses Redis again", this::allUseRedis);
+    int replayCalls = replayEverywhere(notes);
+    // WARN: the test log level, so the figures show in every build.
+    log.warn(
+        "chaos (Redis restarted {} ms into the storm): {} notes x {} copies, provider calls {},"
+            + " charged {} ms, answers {}, storm took {} ms, resending every note to every"
+            + " instance cost {} more calls",
+        Duration.ofNanos(restartedAt - started).toMillis(),
+        NOTES,
+        COPIES,
+        calls,
+        charged,
+        statuses,
+        stormTook.toMillis(),
+        replayCalls);
+
+    assertThat(statuses).isEqualTo(Map.of(200, NOTES * COPIES));
+    assertThat(calls).as("provider calls").isEqualTo(NOTES);
+    assertThat(charged).as("exactly one charge per note").isEqualTo((long) NOTES * NOTE_MILLIS);
+    assertThat(replayCalls).as("calls made by resends after the outage").isZero();
+  }
+
+  @Test
+  void redisStoppedForLongerThanALeaseCostsAtMostOneRunPerInstanceAndOneChargePerNote()
+      throws Exception {
+    List<byte[]> notes = notes(200);
+    long started = System.nanoTime();
+    List<Future<Gateway.Reply>> storm = storm(notes);
+    awaitTrue("every copy waits on its instance", () -> waitingCopies() == NOTES * COPIES);
+
+    redis.stop();
+    long stoppedAt = System.nanoTime();
+    // Copies on other instances wait out the owners' leases, then run the note themselves.
+    Map<Integer, Integer> statuses = statuses(storm);
+    Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
+    Map<Integer, Integer> readyDuringOutage = new TreeMap<>();
+    long slowestReadyz = 0;
+    for (Gateway gateway : gateways) {
+      long before = System.nanoTime();
+      Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
+      slowestReadyz = Math.max(slowestReadyz, System.nanoTime() - before);
+      readyDuringOutage.merge(ready.status(), 1, Integer::sum);
+      assertThat(ready.body()).contains("degraded");
+    }
+    Duration outage = Duration.ofNanos(System.nanoTime() - stoppedAt);
+    redis.startAgain();
+
+    int calls = provider.calls();
+    awaitTrue("every instance uses Redis again", this::allUseRedis);
+    long charged = chargedMillis();
+    int replayCalls = replayEverywhere(notes);
+    // WARN: the test log level, so the figures show in every build.
+    log.warn(
+        "chaos (Redis stopped {} ms, lease {} ms): {} notes x {} copies, provider calls {},"
+            + " charged {} ms, answers {}, storm took {} ms, /readyz during the outage {} in at"
+            + " most {} ms, resending every note to every instance cost {} more calls",
+        outage.toMillis(),
+        LEASE.toMillis(),
+        NOTES,
+        COPIES,
+        calls,
+        charged,
+        statuses,
+        stormTook.toMillis(),
+        readyDuringOutage,
+        Duration.ofNanos(slowestReadyz).toMillis(),
+        replayCalls);
+
+    assertThat(outage).isGreaterThan(LEASE);
+    assertThat(statuses).isEqualTo(Map.of(200, NOTES * COPIES));
+    assertThat(readyDuringOutage).as("a degraded store still serves").isEqualTo(Map.of(200, 3));
+    assertThat(calls)
+        .as("provider calls: at most one extra run per instance per note")
+        .isBetween(NOTES, NOTES * gateways.size());
+    assertThat(charged).as("exactly one charge per note").isEqualTo((long) NOTES * NOTE_MILLIS);
+    assertThat(replayCalls).as("calls made by resends after the outage").isZero();
+  }
+
+  /** Distinct notes of the same length. */
+  private static List<byte[]> notes(long seed) {
+    List<byte[]> notes = new ArrayList<>();
+    for (int i = 0; i < NOTES; i++) {
+      notes.add(TestAudio.wav(NOTE_MILLIS, seed + i));
+    }
+    return notes;
+  }
+
+  /** Sends every copy of every note at once, spreading each note's copies over the instances. */
+  private List<Future<Gateway.Reply>> storm(List<byte[]> notes) {
+    List<Future<Gateway.Reply>> replies = new ArrayList<>();
+    for (int copy = 0; copy < COPIES; copy++) {
+      for (int n = 0; n < notes.size(); n++) {
+        Gateway gateway = gateways.get((n + copy) % gateways.size());
+        byte[] note = notes.get(n);
+        replies.add(phones.submit(() -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note))));
+      }
+    }
+    return replies;
+  }
+
+  private static Map<Integer, Integer> statuses(List<Future<Gateway.Reply>> replies)
+      throws Exception {
+    Map<Integer, Integer> statuses = new TreeMap<>();
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    for (Future<Gateway.Reply> reply : replies) {
+      Gateway.Reply answer =
+          reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      statuses.merge(answer.status(), 1, Integer::sum);
+    }
+    return statuses;
+  }
+
+  /**
+   * Resends every note once to every instance after the outage; returns the provider calls they
+   * caused, after checking each was a replay.
+   */
+  private int replayEverywhere(List<byte[]> notes) throws IOException {
+    int before = provider.calls();
+    for (byte[] note : notes) {
+      for (Gateway gateway : gateways) {
+        Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        JsonNode body = JSON.readTree(reply.body());
+        assertThat(body.get("deduplicated").asBoolean()).as("replayed").isTrue();
+      }
+    }
+    return provider.calls() - before;
+  }
+
+  private int waitingCopies() {
+    double waiting = 0;
+    for (Gateway gateway : gateways) {
+      Gauge gauge = gateway.app().metrics().find("bolo_dedup_waiting_copies").gauge();
+      waiting += gauge == null ? 0 : gauge.value();
+    }
+    return (int) waiting;
+  }
+
+  private boolean allUseRedis() {
+    for (Gateway gateway : gateways) {
+      try {
+        Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
+        if (!JSON.readTree(ready.body()).path("components").path("store").asText().equals("ok")) {
+          return false;
+        }
+      } catch (IOException e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private Map<String, String> environment(String instance) {
+    Map<String, String> env =
+        new HashMap<>(Gateway.openAiEnvironment(provider, dir.resolve(instance)));
+    env.put("BOLO_STORE", "redis");
+    env.put("BOLO_REDIS_URL", redis.url());
+    env.put("BOLO_DATABASE_URL", databaseUrl);
+    env.put("BOLO_TRIAL_SECONDS", "3600");
+    env.put("BOLO_LEASE", LEASE.toMillis() + "ms");
+    return env;
+  }
+
+  private String freshDatabase() throws SQLException {
+    String name = "chaos_" + DATABASES.incrementAndGet();
+    try (Connection c = postgres.getPostgresDatabase().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name);
+    }
+    return postgres.getJdbcUrl("postgres", name);
+  }
+
+  private long chargedMillis() {
+    try (DurableLedger ledger =
+        Ledger.jdbc(LedgerConfig.embedded(dir.resolve("report")).withJdbcUrl(databaseUrl))) {
+      return ledger.devices().stream()
+          .filter(d -> d.name().equals("alpha"))
+          .findFirst()
+          .map(DeviceInfo::chargedMillis)
+          .orElseThrow(() -> new AssertionError("no device alpha"));
+    }
+  }
+
+  private static Request get(Gateway gateway, String path) {
+    return new Request.Builder().url(gateway.url(path)).build();
+  }
+
+  private static void awaitTrue(String what, BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + PATIENCE + ": " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+}
