@@ -232,10 +232,12 @@ class MultiInstanceTest {
     assertThat(onB.get("deduplicated").asBoolean()).as("no cross-instance dedup").isFalse();
     assertThat(provider.calls()).isEqualTo(2);
     for (Gateway gateway : List.of(a, b)) {
+      // Readiness is checked in the background: the outage shows within seconds.
+      String degraded = "degraded: redis 127.0.0.1:" + redis.port() + " unreachable";
+      awaitTrue("readiness names the outage", () -> storeReadiness(gateway).startsWith(degraded));
       Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
       assertThat(ready.status()).as("a degraded store still serves").isEqualTo(200);
-      assertThat(storeReadiness(ready))
-          .startsWith("degraded: redis 127.0.0.1:" + redis.port() + " unreachable");
+      assertThat(JSON.readTree(ready.body()).path("status").asText()).isEqualTo("degraded");
       assertThat(gateway.send(get(gateway, "/metrics")).body())
           .contains("bolo_dedup_store_degraded 1.0");
     }
@@ -260,6 +262,32 @@ class MultiInstanceTest {
       // Failing open costs one extra charge for the note sent during the outage, no more.
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(3000);
     }
+  }
+
+  @Test
+  void theRateLimitIsCountedOnceForTheWholeDeploymentNotOncePerInstance() throws Exception {
+    List<Gateway> gateways = new ArrayList<>();
+    for (String name : List.of("a", "b", "c")) {
+      Map<String, String> env = environment(name);
+      env.put("BOLO_RATE_LIMIT_PER_MINUTE", "10");
+      Gateway gateway = Gateway.withEnvironment(env);
+      instances.push(gateway);
+      gateways.add(gateway);
+    }
+    byte[] note = TestAudio.wav(500, 66);
+
+    Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+    for (int i = 0; i < 30; i++) {
+      Gateway gateway = gateways.get(i % gateways.size());
+      statuses.merge(
+          gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note)).status(), 1, Integer::sum);
+    }
+
+    // Ten at once (the bucket's burst), plus the one token that arrives every six seconds should
+    // this loop take that long; per instance it would have been thirty.
+    int allowed = statuses.getOrDefault(200, 0);
+    assertThat(allowed).isBetween(10, 11);
+    assertThat(statuses).isEqualTo(Map.of(200, allowed, 429, 30 - allowed));
   }
 
   /** The variables of one instance: shared Redis and ledger, its own data directory. */
