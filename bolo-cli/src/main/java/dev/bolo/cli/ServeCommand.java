@@ -1,9 +1,8 @@
 package dev.bolo.cli;
 
-import dev.bolo.server.App;
+import dev.bolo.server.Main;
 import dev.bolo.server.ServerConfig;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 
 /** {@code bolo serve}: runs the gateway with the environment's configuration until stopped. */
@@ -21,21 +20,10 @@ final class ServeCommand implements Callable<Integer> {
     ServerConfig config;
     try {
       config = ServerConfig.fromEnvironment();
-    } catch (IllegalArgumentException e) {
+    } catch (ServerConfig.ConfigException e) {
       System.err.println("bolo serve: " + e.getMessage());
       return 2;
     }
-    App app = App.create(config).start();
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  app.close();
-                  stopped.countDown();
-                },
-                "bolo-shutdown"));
-    stopped.await();
-    return 0;
+    return Main.serve(config, app -> {});
   }
 }

@@ -4,14 +4,16 @@ import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.SpeechEngine;
-import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.engine.gemini.GeminiEngines;
 import dev.bolo.server.engine.offline.OfflineConfig;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.http.Routes;
+import dev.bolo.server.ledger.ChargeOutbox;
+import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.RateLimiter;
 import io.javalin.Javalin;
@@ -24,14 +26,16 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import okhttp3.OkHttpClient;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.NetworkConnector;
 import org.eclipse.jetty.server.ServerConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,25 +49,38 @@ public final class App implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(App.class);
 
   /**
-   * Jetty's idle timeout must outlast the longest transcription (120 s cap plus the wait of a
-   * duplicate), or a phone waiting for its answer is cut off.
+   * Jetty's idle timeout must outlast the longest transcription (the engine deadline's cap plus the
+   * wait of a duplicate), or a phone waiting for its answer is cut off.
    */
-  private static final Duration IDLE_TIMEOUT = Duration.ofMinutes(4);
+  private static final Duration IDLE_TIMEOUT_MARGIN = Duration.ofMinutes(1);
+
+  private static final Duration MIN_IDLE_TIMEOUT = Duration.ofMinutes(4);
+
+  /** Charges kept while the ledger is unreachable; each is a few dozen bytes. */
+  private static final int OUTBOX_CAPACITY = 100_000;
 
   private final ServerConfig config;
+  private final LongSupplier ticker;
+  private final InstanceSlot slot;
   private final Javalin javalin;
   private final SpeechEngine engine;
   private final DedupStore store;
-  private final Ledger ledger;
+  private final DurableLedger ledger;
+  private final ChargeOutbox charges;
   private final OkHttpClient http;
   private final ExecutorService detached;
+  private final AtomicInteger runningWork = new AtomicInteger();
   private final ScheduledExecutorService renewals;
+  private final ScheduledExecutorService ledgerRetries;
+  private final InFlightRequests inFlight = new InFlightRequests();
   private final PrometheusMeterRegistry metrics;
   private final RateLimiter rateLimiter;
   private final ReadinessMonitor readinessMonitor;
 
   private App(ServerConfig config, Clock clock, LongSupplier ticker) {
     this.config = config;
+    this.ticker = ticker;
+    this.slot = InstanceSlot.acquire(config.ledger().dataDir(), config.spoolRoot());
     this.metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(metrics);
     new JvmThreadMetrics().bindTo(metrics);
@@ -72,26 +89,50 @@ public final class App implements AutoCloseable {
     this.renewals =
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("bolo-lease-renewal").factory());
+    this.ledgerRetries =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("bolo-ledger-retry").factory());
     this.engine = createEngine(config, http);
+    ServerConfig.Store storeConfig = config.store();
     this.store =
-        config.store().equals("redis")
-            ? DedupStore.redis(
-                Objects.requireNonNull(config.redisUrl()),
-                config.idempotencyTtl(),
-                config.dedupMaxBytes())
-            : DedupStore.inMemory(ticker, config.idempotencyTtl(), config.dedupMaxBytes());
+        switch (storeConfig.kind()) {
+          case REDIS ->
+              DedupStore.redis(
+                  Objects.requireNonNull(storeConfig.redisUrl()),
+                  storeConfig.idempotencyTtl(),
+                  storeConfig.dedupMaxBytes());
+          case MEMORY ->
+              DedupStore.inMemory(
+                  ticker, storeConfig.idempotencyTtl(), storeConfig.dedupMaxBytes());
+        };
     metrics.gauge("bolo_dedup_store_degraded", store, s -> s.isDegraded() ? 1 : 0);
+    int rateLimit = config.ledger().rateLimitPerMinute();
     this.rateLimiter =
-        config.store().equals("redis")
-            ? RateLimiter.shared(
-                Objects.requireNonNull(config.redisUrl()),
-                config.rateLimitPerMinute(),
-                clock,
-                ticker)
-            : RateLimiter.perMinute(config.rateLimitPerMinute(), ticker);
-    this.ledger = Ledger.jdbc(config.ledgerConfig(clock, ticker), rateLimiter);
+        switch (storeConfig.kind()) {
+          case REDIS ->
+              RateLimiter.shared(
+                  Objects.requireNonNull(storeConfig.redisUrl()), rateLimit, clock, ticker);
+          case MEMORY -> RateLimiter.perMinute(rateLimit, ticker);
+        };
+    this.ledger =
+        Ledger.jdbc(config.ledgerConfig(clock, ticker).withInstanceId(slot.id()), rateLimiter);
+    this.charges = new ChargeOutbox(ledger, ledgerRetries, ticker, OUTBOX_CAPACITY);
+    metrics.gauge("bolo_charges_pending", charges, ChargeOutbox::pending);
+    metrics.gauge("bolo_work_running", runningWork);
+    Executor countedWork =
+        task -> {
+          runningWork.incrementAndGet();
+          detached.execute(
+              () -> {
+                try {
+                  task.run();
+                } finally {
+                  runningWork.decrementAndGet();
+                }
+              });
+        };
     WorkCoordinator coordinator =
-        new WorkCoordinator(store, detached, renewals, ticker, config.lease());
+        new WorkCoordinator(store, countedWork, renewals, ticker, storeConfig.lease());
     metrics.gauge("bolo_dedup_waiting_copies", coordinator, WorkCoordinator::copiesWaiting);
     Transcriber transcriber =
         new Transcriber(
@@ -99,8 +140,9 @@ public final class App implements AutoCloseable {
             coordinator,
             store,
             ledger,
-            new UpstreamTimeout(
-                config.upstreamTimeout(), Duration.ofMillis(500), config.upstreamTimeoutMax()),
+            charges,
+            config.deadlines().upstream(),
+            config.allowedModels(),
             clock,
             metrics);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
@@ -108,13 +150,21 @@ public final class App implements AutoCloseable {
     readiness.put("store", store::readiness);
     readiness.put("ledger", ledger::readiness);
     this.readinessMonitor = ReadinessMonitor.start(readiness);
+    Map<String, Supplier<Readiness>> kept = new LinkedHashMap<>(readinessMonitor.kept());
+    // Not a background check: a drain must show on /readyz at once.
+    kept.put(
+        "gateway",
+        () -> inFlight.isClosed() ? Readiness.down("draining for shutdown") : Readiness.ok());
     Routes.Services services =
         new Routes.Services(
             ledger,
             new UploadReader(
-                config.maxUploadBytes(), config.inMemoryUploadBytes(), config.spoolDir()),
+                config.limits().maxUploadBytes(),
+                config.limits().inMemoryUploadBytes(),
+                slot.spoolDir()),
             transcriber,
-            readinessMonitor.kept(),
+            inFlight,
+            kept,
             metrics);
     this.javalin =
         Javalin.create(
@@ -122,8 +172,8 @@ public final class App implements AutoCloseable {
               javalinConfig.concurrency.useVirtualThreads = true;
               javalinConfig.startup.showJavalinBanner = false;
               javalinConfig.startup.showOldJavalinVersionWarning = false;
-              javalinConfig.jetty.host = config.host();
-              javalinConfig.jetty.port = config.port();
+              javalinConfig.jetty.host = config.listen().host();
+              javalinConfig.jetty.port = config.listen().port();
               Routes.register(javalinConfig.routes, services);
             });
   }
@@ -144,43 +194,43 @@ public final class App implements AutoCloseable {
 
   private static SpeechEngine createEngine(ServerConfig config, OkHttpClient http) {
     return switch (config.engine()) {
-      case "openai" ->
-          OpenAiCompatibleEngine.create(
-              new OpenAiConfig(
-                  config.openAiBaseUrl(),
-                  config.openAiApiKey(),
-                  config.openAiModel(),
-                  config.openAiDefaultLanguage()),
-              http);
-      case "gemini" -> {
-        String key = config.geminiApiKey();
-        if (key == null) {
-          throw new IllegalArgumentException("BOLO_ENGINE=gemini needs BOLO_GEMINI_API_KEY");
-        }
-        yield GeminiEngines.create(
-            GeminiConfig.of(key, http)
-                .withBaseUrl(config.geminiBaseUrl())
-                .withModel(config.geminiModel()));
+      case OPENAI -> {
+        ServerConfig.OpenAi openAi = config.openAi();
+        yield OpenAiCompatibleEngine.create(
+            new OpenAiConfig(openAi.baseUrl(), openAi.apiKey(), openAi.model(), openAi.language()),
+            http);
       }
-      // ServerConfig admits only offline, openai and gemini.
-      default -> OfflineEngine.create(OfflineConfig.defaults());
+      case GEMINI -> {
+        ServerConfig.Gemini gemini = config.gemini();
+        // ServerConfig refuses BOLO_ENGINE=gemini without a key.
+        yield GeminiEngines.create(
+            GeminiConfig.of(Objects.requireNonNull(gemini.apiKey()), http)
+                .withBaseUrl(gemini.baseUrl())
+                .withModel(gemini.model()));
+      }
+      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
     };
   }
 
   /** Starts listening; returns once the port is bound. */
   public App start() {
     javalin.start();
+    Duration idle = config.deadlines().upstream().cap().plus(IDLE_TIMEOUT_MARGIN);
+    if (idle.compareTo(MIN_IDLE_TIMEOUT) < 0) {
+      idle = MIN_IDLE_TIMEOUT;
+    }
     for (Connector connector : javalin.jettyServer().server().getConnectors()) {
       if (connector instanceof ServerConnector server) {
-        server.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+        server.setIdleTimeout(idle.toMillis());
       }
     }
     log.info(
-        "Bolo listening on http://{}:{} (engine {}, store {})",
-        config.host(),
+        "Bolo listening on http://{}:{} (engine {}, store {}, instance slot {})",
+        config.listen().host(),
         port(),
         engine.name(),
-        config.store());
+        config.store().kind().name().toLowerCase(java.util.Locale.ROOT),
+        slot.index());
     return this;
   }
 
@@ -194,21 +244,78 @@ public final class App implements AutoCloseable {
     return metrics;
   }
 
+  /**
+   * Drains for shutdown: {@code /readyz} turns 503 at once, new connections are refused and new
+   * requests answered 503, then running requests and the engine calls they started may finish
+   * within {@code timeout}, and charges still waiting for the ledger are written. Call {@link
+   * #close()} afterwards.
+   *
+   * @return true when everything finished in time
+   */
+  public boolean drain(Duration timeout) throws InterruptedException {
+    long started = ticker.getAsLong();
+    long deadline = started + timeout.toNanos();
+    inFlight.close();
+    for (Connector connector : javalin.jettyServer().server().getConnectors()) {
+      if (connector instanceof NetworkConnector network) {
+        network.close();
+      }
+    }
+    int requests = inFlight.count();
+    int work = runningWork.get();
+    log.info(
+        "draining: {} requests and {} engine calls in flight; waiting up to {} s",
+        requests,
+        work,
+        timeout.toSeconds());
+    boolean answered = inFlight.awaitIdle(Duration.ofNanos(deadline - ticker.getAsLong()));
+    detached.shutdown();
+    boolean finished =
+        detached.awaitTermination(
+            Math.max(0, deadline - ticker.getAsLong()), java.util.concurrent.TimeUnit.NANOSECONDS);
+    // Charges are owed for work already delivered: give the ledger a few seconds even when the
+    // drain has used its time.
+    Duration chargeTime = Duration.ofNanos(Math.max(deadline - ticker.getAsLong(), 0));
+    boolean charged =
+        charges.drain(chargeTime.compareTo(MIN_CHARGE_DRAIN) < 0 ? MIN_CHARGE_DRAIN : chargeTime);
+    long tookMs = (ticker.getAsLong() - started) / 1_000_000;
+    if (answered && finished && charged) {
+      log.info(
+          "drained in {} ms: {} requests answered, {} engine calls finished",
+          tookMs,
+          requests,
+          work);
+    } else {
+      log.warn(
+          "drain timed out after {} ms: {} requests, {} engine calls and {} charges unfinished",
+          tookMs,
+          inFlight.count(),
+          runningWork.get(),
+          charges.pending());
+    }
+    return answered && finished && charged;
+  }
+
+  private static final Duration MIN_CHARGE_DRAIN = Duration.ofSeconds(5);
+
   /** Stops accepting, lets running work finish briefly, releases everything. */
   @Override
   public void close() {
+    inFlight.close();
     javalin.stop();
     detached.shutdown();
     try {
-      if (!detached.awaitTermination(5, TimeUnit.SECONDS)) {
+      if (!detached.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS)) {
         detached.shutdownNow();
       }
+      charges.drain(Duration.ofSeconds(1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       detached.shutdownNow();
     }
     renewals.shutdownNow();
     readinessMonitor.close();
+    ledgerRetries.shutdownNow();
     engine.close();
     store.close();
     ledger.close();
@@ -216,5 +323,6 @@ public final class App implements AutoCloseable {
     http.dispatcher().executorService().shutdown();
     http.connectionPool().evictAll();
     metrics.close();
+    slot.close();
   }
 }

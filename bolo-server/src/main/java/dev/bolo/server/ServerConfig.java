@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
 import java.io.IOException;
@@ -9,7 +10,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -21,58 +24,179 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the gateway is configured with, read once from environment variables (PROTOCOL.md
- * lists them) and optionally a config file named by {@code BOLO_CONFIG}; a variable wins over the
- * file. Immutable.
+ * lists them) and optionally a properties file named by {@code BOLO_CONFIG}; a variable wins over
+ * the file. Every check lives in {@link #fromMap}: a value that is malformed, out of range or
+ * inconsistent with another is a {@link ConfigException} whose one-line message names the variable.
+ * Immutable.
+ *
+ * @param listen where the gateway listens and how it stops
+ * @param engine which engine transcribes
+ * @param openAi the OpenAI-compatible engine's settings (used when {@code engine} is OPENAI)
+ * @param gemini the Gemini engine's settings (used when {@code engine} is GEMINI)
+ * @param store where in-flight and finished work is coordinated
+ * @param ledger devices, quota and usage
+ * @param limits bounds on what one upload may make the gateway hold
+ * @param deadlines how long the engine may take for one note
+ * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
  */
 public record ServerConfig(
-    String host,
-    int port,
-    String engine,
-    String openAiBaseUrl,
-    @Nullable String openAiApiKey,
-    String openAiModel,
-    String openAiDefaultLanguage,
-    String geminiBaseUrl,
-    @Nullable String geminiApiKey,
-    String geminiModel,
-    Duration idempotencyTtl,
-    long dedupMaxBytes,
-    String store,
-    @Nullable String redisUrl,
-    @Nullable String databaseUrl,
-    Path dataDir,
-    Map<String, String> deviceTokens,
-    long maxUploadBytes,
-    int inMemoryUploadBytes,
-    long trialSeconds,
-    int rateLimitPerMinute,
-    Duration upstreamTimeout,
-    Duration upstreamTimeoutMax,
-    Duration lease) {
+    Listen listen,
+    EngineKind engine,
+    OpenAi openAi,
+    Gemini gemini,
+    Store store,
+    LedgerSettings ledger,
+    Limits limits,
+    Deadlines deadlines,
+    String logLevel) {
+
+  /** The engines a gateway can run; {@code BOLO_ENGINE} names one. */
+  public enum EngineKind {
+    OFFLINE,
+    OPENAI,
+    GEMINI;
+
+    /** The name in {@code BOLO_ENGINE}, settings and responses. */
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** Where work is coordinated; {@code BOLO_STORE} names one. */
+  public enum StoreKind {
+    MEMORY,
+    REDIS
+  }
+
+  /**
+   * @param host {@code BOLO_HOST}
+   * @param port {@code BOLO_PORT}; 0 picks a free port
+   * @param drainTimeout {@code BOLO_DRAIN_TIMEOUT}: on SIGTERM, how long running requests and their
+   *     engine calls may finish
+   */
+  public record Listen(String host, int port, Duration drainTimeout) {}
+
+  /**
+   * @param baseUrl up to and including the version, without a trailing slash
+   * @param apiKey sent as a bearer token; null for local servers that need none
+   * @param model the model used when the client names none
+   * @param language sent when the client names none; empty sends none
+   * @param models the models a device may ask for, the default model among them
+   */
+  public record OpenAi(
+      String baseUrl, @Nullable String apiKey, String model, String language, List<String> models) {
+    public OpenAi {
+      models = List.copyOf(models);
+    }
+
+    @Override
+    public String toString() {
+      return "OpenAi[baseUrl=" + baseUrl + ", model=" + model + ", models=" + models + "]";
+    }
+  }
+
+  /**
+   * @param baseUrl the API root
+   * @param apiKey {@code x-goog-api-key}; required when the engine is Gemini
+   * @param model the model used when the client names none
+   * @param models the models a device may ask for, the default model among them
+   */
+  public record Gemini(String baseUrl, @Nullable String apiKey, String model, List<String> models) {
+    public Gemini {
+      models = List.copyOf(models);
+    }
+
+    @Override
+    public String toString() {
+      return "Gemini[baseUrl=" + baseUrl + ", model=" + model + ", models=" + models + "]";
+    }
+  }
+
+  /**
+   * @param kind memory or Redis
+   * @param redisUrl required for Redis
+   * @param idempotencyTtl how long a finished transcript is replayed
+   * @param dedupMaxBytes bound on the heap held by replayable transcripts
+   * @param lease how long a claim on work lives unless renewed
+   */
+  public record Store(
+      StoreKind kind,
+      @Nullable String redisUrl,
+      Duration idempotencyTtl,
+      long dedupMaxBytes,
+      Duration lease) {}
+
+  /**
+   * @param databaseUrl JDBC URL; null for the embedded SQLite file under {@code dataDir}
+   * @param dataDir embedded ledger, instance slots and upload spool
+   * @param deviceTokens static devices, token by name
+   * @param trialSeconds free audio seconds per device; 0 = unlimited
+   * @param rateLimitPerMinute requests per device per minute; 0 = off
+   */
+  public record LedgerSettings(
+      @Nullable String databaseUrl,
+      Path dataDir,
+      Map<String, String> deviceTokens,
+      long trialSeconds,
+      int rateLimitPerMinute) {
+    public LedgerSettings {
+      deviceTokens = Map.copyOf(deviceTokens);
+    }
+
+    @Override
+    public String toString() {
+      return "LedgerSettings[databaseUrl="
+          + LedgerConfig.redactedUrl(databaseUrl)
+          + ", dataDir="
+          + dataDir
+          + ", staticDevices="
+          + deviceTokens.keySet()
+          + ", trialSeconds="
+          + trialSeconds
+          + ", rateLimitPerMinute="
+          + rateLimitPerMinute
+          + "]";
+    }
+  }
+
+  /**
+   * @param maxUploadBytes the largest accepted note
+   * @param inMemoryUploadBytes notes up to this size stay in memory; larger ones spool to disk
+   */
+  public record Limits(long maxUploadBytes, int inMemoryUploadBytes) {}
+
+  /**
+   * The engine deadline for one note and the clients' patience it must outlast (PROTOCOL.md rule
+   * 7).
+   *
+   * @param upstream {@code BOLO_UPSTREAM_TIMEOUT} + the note's length, capped at {@code
+   *     BOLO_UPSTREAM_TIMEOUT_MAX}
+   * @param clientReadTimeout the SDK's read timeout: {@code BOLO_CLIENT_READ_TIMEOUT} + half the
+   *     note, capped at {@code BOLO_CLIENT_READ_TIMEOUT_MAX}
+   * @param clientResendPauses the SDK's pauses between attempts added up, {@code
+   *     BOLO_CLIENT_RESEND_PAUSES}
+   */
+  public record Deadlines(
+      UpstreamTimeout upstream, UpstreamTimeout clientReadTimeout, Duration clientResendPauses) {}
+
+  /** The SDK's defaults: read timeout 30 s + half the note, at most 120 s; pauses 2, 5 and 10 s. */
+  private static final Duration SDK_READ_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final Duration SDK_READ_TIMEOUT_MAX = Duration.ofSeconds(120);
+  private static final String SDK_RESEND_PAUSES = "2s,5s,10s";
+
+  private static final List<String> LOG_LEVELS = List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
 
   public ServerConfig {
-    Objects.requireNonNull(host, "host");
-    deviceTokens = Map.copyOf(deviceTokens);
-    if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException("BOLO_PORT must be 0..65535: " + port);
-    }
-    if (maxUploadBytes <= 0) {
-      throw new IllegalArgumentException(
-          "BOLO_MAX_UPLOAD_BYTES must be positive: " + maxUploadBytes);
-    }
-    if (trialSeconds < 0) {
-      throw new IllegalArgumentException("BOLO_TRIAL_SECONDS must be >= 0: " + trialSeconds);
-    }
-    if (!engine.equals("offline") && !engine.equals("openai") && !engine.equals("gemini")) {
-      throw new IllegalArgumentException(
-          "BOLO_ENGINE must be offline, openai or gemini: " + engine);
-    }
-    if (!store.equals("memory") && !store.equals("redis")) {
-      throw new IllegalArgumentException("BOLO_STORE must be memory or redis: " + store);
-    }
-    if (store.equals("redis") && redisUrl == null) {
-      throw new IllegalArgumentException("BOLO_STORE=redis needs BOLO_REDIS_URL");
-    }
+    Objects.requireNonNull(listen, "listen");
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(openAi, "openAi");
+    Objects.requireNonNull(gemini, "gemini");
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(ledger, "ledger");
+    Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(deadlines, "deadlines");
+    Objects.requireNonNull(logLevel, "logLevel");
   }
 
   /** Reads the configuration from the process environment. */
@@ -83,49 +207,182 @@ public record ServerConfig(
   /**
    * Reads the configuration from variables; {@code BOLO_CONFIG} may name a properties file whose
    * entries apply where no variable is set.
+   *
+   * @throws ConfigException with a one-line message naming the variable at fault
    */
   public static ServerConfig fromMap(Map<String, String> variables) {
     Map<String, String> merged = new HashMap<>();
     String file = variables.get("BOLO_CONFIG");
     if (file != null && !file.isBlank()) {
-      merged.putAll(readFile(Path.of(file)));
+      merged.putAll(readFile(Path.of(file.trim())));
     }
     merged.putAll(variables);
     return parse(new Env(merged));
   }
 
   private static ServerConfig parse(Env env) {
-    Path dataDir = Path.of(env.get("BOLO_DATA_DIR", "bolo-data"));
+    Listen listen =
+        new Listen(
+            env.get("BOLO_HOST", "127.0.0.1"),
+            env.integer("BOLO_PORT", 8080, 0, 65535),
+            env.positiveDuration("BOLO_DRAIN_TIMEOUT", Duration.ofSeconds(30)));
+    EngineKind engine = env.choice("BOLO_ENGINE", EngineKind.class, EngineKind.OFFLINE);
+    OpenAi openAi = openAi(env, engine);
+    Gemini gemini = gemini(env, engine);
+    Store store = store(env);
+    LedgerSettings ledger = ledger(env);
+    Limits limits =
+        new Limits(
+            env.longValue("BOLO_MAX_UPLOAD_BYTES", 26_214_400L, 1, Long.MAX_VALUE),
+            env.integer("BOLO_UPLOAD_MEMORY_BYTES", 1024 * 1024, 0, 64 * 1024 * 1024));
+    Deadlines deadlines = deadlines(env);
+    String logLevel = env.get("BOLO_LOG_LEVEL", "INFO").toUpperCase(Locale.ROOT);
+    if (!LOG_LEVELS.contains(logLevel)) {
+      throw new ConfigException(
+          "BOLO_LOG_LEVEL must be one of " + String.join(", ", LOG_LEVELS) + ": " + logLevel);
+    }
     return new ServerConfig(
-        env.get("BOLO_HOST", "127.0.0.1"),
-        env.integer("BOLO_PORT", 8080),
-        env.get("BOLO_ENGINE", "offline").toLowerCase(Locale.ROOT),
-        stripSlash(env.get("BOLO_OPENAI_BASE_URL", "https://api.openai.com/v1")),
-        env.optional("BOLO_OPENAI_API_KEY"),
-        env.get("BOLO_OPENAI_MODEL", "whisper-1"),
-        env.get("BOLO_OPENAI_LANGUAGE", ""),
-        stripSlash(env.get("BOLO_GEMINI_BASE_URL", GeminiConfig.DEFAULT_BASE_URL)),
-        env.optional("BOLO_GEMINI_API_KEY"),
-        env.get("BOLO_GEMINI_MODEL", GeminiConfig.DEFAULT_MODEL),
-        env.duration("BOLO_IDEMPOTENCY_TTL", Duration.ofMinutes(10)),
-        env.longValue("BOLO_DEDUP_MAX_BYTES", 64L * 1024 * 1024),
-        env.get("BOLO_STORE", "memory").toLowerCase(Locale.ROOT),
-        env.optional("BOLO_REDIS_URL"),
-        env.optional("BOLO_DATABASE_URL"),
-        dataDir,
-        LedgerConfig.parseDeviceTokens(env.get("BOLO_DEVICE_TOKENS", "")),
-        env.longValue("BOLO_MAX_UPLOAD_BYTES", 26_214_400L),
-        env.integer("BOLO_UPLOAD_MEMORY_BYTES", 1024 * 1024),
-        env.longValue("BOLO_TRIAL_SECONDS", 0),
-        env.integer("BOLO_RATE_LIMIT_PER_MINUTE", 0),
-        env.duration("BOLO_UPSTREAM_TIMEOUT", Duration.ofSeconds(30)),
-        env.duration("BOLO_UPSTREAM_TIMEOUT_MAX", Duration.ofSeconds(120)),
-        env.duration("BOLO_LEASE", Duration.ofSeconds(15)));
+        listen, engine, openAi, gemini, store, ledger, limits, deadlines, logLevel);
   }
 
-  /** Where uploads larger than the in-memory threshold are spooled. */
-  public Path spoolDir() {
-    return dataDir.resolve("spool");
+  private static OpenAi openAi(Env env, EngineKind engine) {
+    String baseUrl = stripSlash(env.get("BOLO_OPENAI_BASE_URL", "https://api.openai.com/v1"));
+    if (!baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
+      throw new ConfigException("BOLO_OPENAI_BASE_URL must be an http(s) URL: " + baseUrl);
+    }
+    String apiKey = env.optional("BOLO_OPENAI_API_KEY");
+    // A local server (whisper.cpp, speaches) needs no key; OpenAI's own service always does.
+    if (engine == EngineKind.OPENAI && apiKey == null && baseUrl.contains("api.openai.com")) {
+      throw new ConfigException(
+          "BOLO_ENGINE=openai with OpenAI's service needs BOLO_OPENAI_API_KEY");
+    }
+    if (apiKey != null && !apiKey.matches("[\\x21-\\x7e]+")) {
+      throw new ConfigException("BOLO_OPENAI_API_KEY must be printable ASCII without spaces");
+    }
+    String model = env.get("BOLO_OPENAI_MODEL", "whisper-1");
+    return new OpenAi(
+        baseUrl,
+        apiKey,
+        model,
+        env.get("BOLO_OPENAI_LANGUAGE", ""),
+        env.models("BOLO_OPENAI_MODELS", model));
+  }
+
+  private static Gemini gemini(Env env, EngineKind engine) {
+    String apiKey = env.optional("BOLO_GEMINI_API_KEY");
+    if (engine == EngineKind.GEMINI && apiKey == null) {
+      throw new ConfigException("BOLO_ENGINE=gemini needs BOLO_GEMINI_API_KEY");
+    }
+    if (apiKey != null && !apiKey.matches("[\\x21-\\x7e]+")) {
+      throw new ConfigException("BOLO_GEMINI_API_KEY must be printable ASCII without spaces");
+    }
+    String baseUrl = stripSlash(env.get("BOLO_GEMINI_BASE_URL", GeminiConfig.DEFAULT_BASE_URL));
+    if (!baseUrl.startsWith("http://") && !baseUrl.startsWith("https://")) {
+      throw new ConfigException("BOLO_GEMINI_BASE_URL must be an http(s) URL: " + baseUrl);
+    }
+    String model = env.get("BOLO_GEMINI_MODEL", GeminiConfig.DEFAULT_MODEL);
+    return new Gemini(baseUrl, apiKey, model, env.models("BOLO_GEMINI_MODELS", model));
+  }
+
+  private static Store store(Env env) {
+    StoreKind kind = env.choice("BOLO_STORE", StoreKind.class, StoreKind.MEMORY);
+    String redisUrl = env.optional("BOLO_REDIS_URL");
+    if (kind == StoreKind.REDIS && redisUrl == null) {
+      throw new ConfigException("BOLO_STORE=redis needs BOLO_REDIS_URL");
+    }
+    Duration lease = env.positiveDuration("BOLO_LEASE", Duration.ofSeconds(15));
+    if (lease.toMillis() < 30) {
+      throw new ConfigException("BOLO_LEASE must be at least 30ms: " + lease);
+    }
+    return new Store(
+        kind,
+        redisUrl,
+        env.positiveDuration("BOLO_IDEMPOTENCY_TTL", Duration.ofMinutes(10)),
+        env.longValue("BOLO_DEDUP_MAX_BYTES", 64L * 1024 * 1024, 1024, Long.MAX_VALUE),
+        lease);
+  }
+
+  private static LedgerSettings ledger(Env env) {
+    Map<String, String> tokens;
+    try {
+      tokens = LedgerConfig.parseDeviceTokens(env.get("BOLO_DEVICE_TOKENS", ""));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(Objects.requireNonNullElse(e.getMessage(), "BOLO_DEVICE_TOKENS"));
+    }
+    String databaseUrl = env.optional("BOLO_DATABASE_URL");
+    if (databaseUrl != null
+        && !databaseUrl.startsWith("jdbc:postgresql:")
+        && !databaseUrl.startsWith("jdbc:sqlite:")) {
+      throw new ConfigException(
+          "BOLO_DATABASE_URL must be jdbc:postgresql:… or jdbc:sqlite:…: "
+              + LedgerConfig.redactedUrl(databaseUrl));
+    }
+    return new LedgerSettings(
+        databaseUrl,
+        Path.of(env.get("BOLO_DATA_DIR", "bolo-data")),
+        tokens,
+        env.longValue("BOLO_TRIAL_SECONDS", 0, 0, Long.MAX_VALUE / 1000),
+        env.integer("BOLO_RATE_LIMIT_PER_MINUTE", 0, 0, 1_000_000));
+  }
+
+  /**
+   * The engine deadline must outlast the client's read timeout plus its resend pauses for every
+   * note length, so that a resend after a client timeout joins the running work (PROTOCOL.md rule
+   * 7). With both sides linear in the note's length and capped, checking the shortest note and the
+   * caps covers every length: the engine's slope (1 s per audio second) is steeper than the
+   * client's (0.5 s).
+   */
+  private static Deadlines deadlines(Env env) {
+    Duration base = env.positiveDuration("BOLO_UPSTREAM_TIMEOUT", Duration.ofSeconds(120));
+    Duration max = env.positiveDuration("BOLO_UPSTREAM_TIMEOUT_MAX", Duration.ofMinutes(15));
+    if (max.compareTo(base) < 0) {
+      throw new ConfigException(
+          "BOLO_UPSTREAM_TIMEOUT_MAX must be at least BOLO_UPSTREAM_TIMEOUT: "
+              + max
+              + " < "
+              + base);
+    }
+    Duration clientBase = env.positiveDuration("BOLO_CLIENT_READ_TIMEOUT", SDK_READ_TIMEOUT);
+    Duration clientMax = env.positiveDuration("BOLO_CLIENT_READ_TIMEOUT_MAX", SDK_READ_TIMEOUT_MAX);
+    if (clientMax.compareTo(clientBase) < 0) {
+      throw new ConfigException(
+          "BOLO_CLIENT_READ_TIMEOUT_MAX must be at least BOLO_CLIENT_READ_TIMEOUT: "
+              + clientMax
+              + " < "
+              + clientBase);
+    }
+    Duration pauses = Duration.ZERO;
+    for (String pause : env.get("BOLO_CLIENT_RESEND_PAUSES", SDK_RESEND_PAUSES).split(",", -1)) {
+      pauses = pauses.plus(parseDuration("BOLO_CLIENT_RESEND_PAUSES", pause));
+    }
+    Duration shortestNeed = clientBase.plus(pauses);
+    if (base.compareTo(shortestNeed) <= 0) {
+      throw new ConfigException(
+          "BOLO_UPSTREAM_TIMEOUT must exceed the client's read timeout plus its resend pauses ("
+              + seconds(shortestNeed)
+              + ") so a resend joins running work: "
+              + seconds(base));
+    }
+    Duration longestNeed = clientMax.plus(pauses);
+    if (max.compareTo(longestNeed) <= 0) {
+      throw new ConfigException(
+          "BOLO_UPSTREAM_TIMEOUT_MAX must exceed the client's longest read timeout plus its resend"
+              + " pauses ("
+              + seconds(longestNeed)
+              + ") so a resend joins running work: "
+              + seconds(max));
+    }
+    return new Deadlines(
+        new UpstreamTimeout(base, Duration.ofSeconds(1), max),
+        new UpstreamTimeout(clientBase, Duration.ofMillis(500), clientMax),
+        pauses);
+  }
+
+  /**
+   * Where uploads larger than the in-memory threshold are spooled, one folder per instance slot.
+   */
+  public Path spoolRoot() {
+    return ledger.dataDir().resolve("spool");
   }
 
   /**
@@ -135,19 +392,31 @@ public record ServerConfig(
    * @param ticker elapsed nanoseconds for the rate limiter
    */
   public LedgerConfig ledgerConfig(Clock clock, LongSupplier ticker) {
-    return LedgerConfig.embedded(dataDir)
-        .withJdbcUrl(databaseUrl)
-        .withStaticTokens(deviceTokens)
-        .withTrialSeconds(trialSeconds)
-        .withRequestsPerMinute(rateLimitPerMinute)
+    return LedgerConfig.embedded(ledger.dataDir())
+        .withJdbcUrl(ledger.databaseUrl())
+        .withStaticTokens(ledger.deviceTokens())
+        .withTrialSeconds(ledger.trialSeconds())
+        .withRequestsPerMinute(ledger.rateLimitPerMinute())
+        .withChargeWindow(store.idempotencyTtl())
         .withClock(clock, ticker);
   }
 
-  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+  /** The allowed models of the configured engine; the offline engine has its one model. */
+  public List<String> allowedModels() {
+    return switch (engine) {
+      case OPENAI -> openAi.models();
+      case GEMINI -> gemini.models();
+      case OFFLINE -> List.of();
+    };
+  }
+
+  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
 
   /**
    * Parses {@code 10m}, {@code 90s}, {@code 500ms}, {@code 2h}, {@code 1d} or ISO-8601 such as
    * {@code PT10M}.
+   *
+   * @throws ConfigException naming {@code name} when the value is not a duration
    */
   public static Duration parseDuration(String name, String value) {
     String text = value.trim().toLowerCase(Locale.ROOT);
@@ -165,9 +434,15 @@ public record ServerConfig(
     try {
       return Duration.parse(value.trim().toUpperCase(Locale.ROOT));
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(
-          name + " must be a duration like 10m, 90s, 500ms or PT10M: " + value, e);
+      throw new ConfigException(
+          name + " must be a duration like 10m, 90s, 500ms or PT10M: " + value.trim());
     }
+  }
+
+  private static String seconds(Duration duration) {
+    return duration.toMillis() % 1000 == 0
+        ? duration.toSeconds() + "s"
+        : duration.toMillis() + "ms";
   }
 
   private static String stripSlash(String url) {
@@ -179,11 +454,20 @@ public record ServerConfig(
     try (Reader reader = Files.newBufferedReader(file)) {
       properties.load(reader);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read BOLO_CONFIG file " + file + ": " + e, e);
+      throw new ConfigException("BOLO_CONFIG: cannot read " + file + ": " + e.getMessage());
     }
     Map<String, String> values = new HashMap<>();
     properties.forEach((k, v) -> values.put(k.toString(), v.toString()));
     return values;
+  }
+
+  /** A configuration value that is malformed, out of range or inconsistent with another. */
+  public static final class ConfigException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    public ConfigException(String message) {
+      super(message);
+    }
   }
 
   /** Typed look-ups with messages that name the variable. */
@@ -198,25 +482,71 @@ public record ServerConfig(
       return value == null || value.isBlank() ? null : value.trim();
     }
 
-    int integer(String name, int fallback) {
-      return (int) longValue(name, fallback);
+    int integer(String name, int fallback, int min, int max) {
+      return (int) longValue(name, fallback, min, max);
     }
 
-    long longValue(String name, long fallback) {
+    long longValue(String name, long fallback, long min, long max) {
       String value = optional(name);
       if (value == null) {
         return fallback;
       }
+      long parsed;
       try {
-        return Long.parseLong(value);
+        parsed = Long.parseLong(value);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(name + " must be a whole number: " + value, e);
+        throw new ConfigException(name + " must be a whole number: " + value);
       }
+      if (parsed < min || parsed > max) {
+        throw new ConfigException(name + " must be between " + min + " and " + max + ": " + value);
+      }
+      return parsed;
     }
 
-    Duration duration(String name, Duration fallback) {
+    Duration positiveDuration(String name, Duration fallback) {
       String value = optional(name);
-      return value == null ? fallback : parseDuration(name, value);
+      if (value == null) {
+        return fallback;
+      }
+      Duration parsed = parseDuration(name, value);
+      if (parsed.isNegative() || parsed.isZero()) {
+        throw new ConfigException(name + " must be positive: " + value);
+      }
+      return parsed;
+    }
+
+    <E extends Enum<E>> E choice(String name, Class<E> type, E fallback) {
+      String value = optional(name);
+      if (value == null) {
+        return fallback;
+      }
+      for (E constant : type.getEnumConstants()) {
+        if (constant.name().equalsIgnoreCase(value)) {
+          return constant;
+        }
+      }
+      List<String> names = new ArrayList<>();
+      for (E constant : type.getEnumConstants()) {
+        names.add(constant.name().toLowerCase(Locale.ROOT));
+      }
+      throw new ConfigException(
+          name + " must be one of " + String.join(", ", names) + ": " + value);
+    }
+
+    /** A comma-separated allow-list; the default model is always allowed. */
+    List<String> models(String name, String defaultModel) {
+      List<String> models = new ArrayList<>();
+      models.add(defaultModel);
+      for (String model : get(name, defaultModel).split(",", -1)) {
+        String trimmed = model.trim();
+        if (!trimmed.isEmpty() && !models.contains(trimmed)) {
+          if (trimmed.length() > 128) {
+            throw new ConfigException(name + " names a model longer than 128 characters");
+          }
+          models.add(trimmed);
+        }
+      }
+      return models;
     }
   }
 }

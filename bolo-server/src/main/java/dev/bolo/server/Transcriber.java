@@ -13,14 +13,17 @@ import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.UpstreamTimeout;
+import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.Reservation;
 import dev.bolo.server.ledger.UsageRecord;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -37,8 +40,14 @@ public final class Transcriber {
 
   private static final Logger log = LoggerFactory.getLogger(Transcriber.class);
 
-  /** A duplicate waits this much longer than the engine may take, to see the owner's answer. */
+  /**
+   * A duplicate waits this much longer than the engine may take, to see the owner's answer; a quota
+   * hold lives as long, so it outlives its work by the same margin and no longer.
+   */
   private static final Duration WAIT_MARGIN = Duration.ofSeconds(15);
+
+  /** What a phone is told to wait while the ledger cannot take a reservation. */
+  private static final Duration LEDGER_RETRY_AFTER = Duration.ofSeconds(5);
 
   /**
    * For a note whose length the server could not measure and the client did not say: assume 32
@@ -51,7 +60,9 @@ public final class Transcriber {
   private final WorkCoordinator coordinator;
   private final DedupStore store;
   private final Ledger ledger;
+  private final ChargeOutbox charges;
   private final UpstreamTimeout upstreamTimeout;
+  private final List<String> allowedModels;
   private final Clock clock;
   private final MeterRegistry metrics;
 
@@ -60,14 +71,19 @@ public final class Transcriber {
       WorkCoordinator coordinator,
       DedupStore store,
       Ledger ledger,
+      ChargeOutbox charges,
       UpstreamTimeout upstreamTimeout,
+      List<String> allowedModels,
       Clock clock,
       MeterRegistry metrics) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
     this.store = Objects.requireNonNull(store, "store");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.charges = Objects.requireNonNull(charges, "charges");
     this.upstreamTimeout = Objects.requireNonNull(upstreamTimeout, "upstreamTimeout");
+    this.allowedModels =
+        allowedModels.isEmpty() ? List.of(engine.defaultModel()) : List.copyOf(allowedModels);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
   }
@@ -75,6 +91,11 @@ public final class Transcriber {
   /** The engine in use. */
   public SpeechEngine engine() {
     return engine;
+  }
+
+  /** The models a device may ask for; the engine's default model is always among them. */
+  public List<String> allowedModels() {
+    return allowedModels;
   }
 
   /**
@@ -142,7 +163,19 @@ public final class Transcriber {
   private Outcome runOnce(
       Call call, SpooledAudio audio, WorkKey key, Length length, Duration timeout) {
     try (SpooledAudio held = audio.retain()) {
-      Reservation reservation = ledger.reserve(call.device(), length.millis());
+      Reservation reservation;
+      try {
+        reservation =
+            ledger.reserve(
+                call.device(), key.asString(), length.millis(), timeout.plus(WAIT_MARGIN));
+      } catch (LedgerException e) {
+        // The gateway's own fault: the phone must resend, not drop the note.
+        log.warn("cannot reserve quota: {}", e.getMessage());
+        return new Outcome.Refused(
+            Problem.SERVER_UNAVAILABLE,
+            "the device ledger is unavailable; resend shortly",
+            LEDGER_RETRY_AFTER);
+      }
       Reservation.Granted granted;
       switch (reservation) {
         case Reservation.Exhausted exhausted -> {
@@ -161,9 +194,9 @@ public final class Transcriber {
       try {
         result =
             engine.transcribe(new EngineRequest(held, call.settings(), timeout, call.requestId()));
-      } catch (RuntimeException bug) {
+      } catch (RuntimeException | Error bug) {
         // An engine bug must not keep the device's seconds held until the hold expires.
-        ledger.release(granted);
+        releaseQuietly(granted);
         throw bug;
       }
       String kind = result.getClass().getSimpleName().toLowerCase(Locale.ROOT);
@@ -173,23 +206,34 @@ public final class Transcriber {
           .increment();
       return switch (result) {
         case EngineResult.Transcribed t -> {
-          ledger.commit(granted);
+          Length charged = length.correctedBy(t.reportedDurationMs());
+          // The transcript is paid for at the provider: answer it whatever the ledger does now.
+          charges.charge(granted, charged.millis());
           yield new Outcome.Success(
               new Transcript(
                   t.text(),
                   t.body(),
                   engine.name(),
-                  length.millis(),
-                  length.measured(),
+                  charged.millis(),
+                  charged.measured(),
                   key.audioSha256(),
                   key.settingsFingerprint()));
         }
         case EngineResult.Failure failure -> {
-          ledger.release(granted);
+          releaseQuietly(granted);
           log.warn("engine {} failed: {}", engine.name(), failure);
           yield Outcome.refusal(failure);
         }
       };
+    }
+  }
+
+  /** A hold that cannot be released now expires at its work's deadline: nothing more to do. */
+  private void releaseQuietly(Reservation.Granted granted) {
+    try {
+      ledger.release(granted);
+    } catch (LedgerException e) {
+      log.warn("could not release quota hold {}: {}", granted.id(), e.getMessage());
     }
   }
 
@@ -228,18 +272,27 @@ public final class Transcriber {
   }
 
   /** A note's length and whether the server measured it. */
-  private record Length(long millis, boolean measured) {}
+  private record Length(long millis, boolean measured) {
 
+    /**
+     * A length the gateway could not measure gives way to the provider's report (PROTOCOL.md rule
+     * 8); a measured one stands.
+     */
+    Length correctedBy(OptionalLong reportedMs) {
+      return measured || reportedMs.isEmpty() ? this : new Length(reportedMs.getAsLong(), false);
+    }
+  }
+
+  /**
+   * The server's measurement where the container allows one. Otherwise the larger of the client's
+   * claim and the size estimate: a claim is only a claim, and a claim of 0 never makes a note free.
+   */
   private static Length lengthOf(Call call) {
     OptionalLong measured = call.audio().measuredDurationMs();
     if (measured.isPresent()) {
       return new Length(measured.getAsLong(), true);
     }
-    if (call.claimedDurationMs().isPresent()) {
-      return new Length(call.claimedDurationMs().getAsLong(), false);
-    }
-    // Any container, a WAV included: a WAV reaches this point only when its header could not be
-    // trusted, and estimating it at 0 s would transcribe it for free.
-    return new Length(call.audio().size() * 1000 / ESTIMATE_BYTES_PER_SECOND, false);
+    long estimate = call.audio().size() * 1000 / ESTIMATE_BYTES_PER_SECOND;
+    return new Length(Math.max(estimate, call.claimedDurationMs().orElse(0)), false);
   }
 }

@@ -3,27 +3,86 @@ package dev.bolo.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.bolo.server.engine.UpstreamTimeout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ServerConfigTest {
 
   @Test
   void defaultsFollowTheContract() {
     ServerConfig config = ServerConfig.fromMap(Map.of());
-    assertThat(config.host()).isEqualTo("127.0.0.1");
-    assertThat(config.port()).isEqualTo(8080);
-    assertThat(config.engine()).isEqualTo("offline");
-    assertThat(config.idempotencyTtl()).isEqualTo(Duration.ofMinutes(10));
-    assertThat(config.store()).isEqualTo("memory");
-    assertThat(config.maxUploadBytes()).isEqualTo(26_214_400L);
-    assertThat(config.trialSeconds()).isZero();
-    assertThat(config.openAiBaseUrl()).isEqualTo("https://api.openai.com/v1");
-    assertThat(config.openAiModel()).isEqualTo("whisper-1");
+    assertThat(config.listen().host()).isEqualTo("127.0.0.1");
+    assertThat(config.listen().port()).isEqualTo(8080);
+    assertThat(config.listen().drainTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.engine()).isEqualTo(ServerConfig.EngineKind.OFFLINE);
+    assertThat(config.store().idempotencyTtl()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(config.store().kind()).isEqualTo(ServerConfig.StoreKind.MEMORY);
+    assertThat(config.limits().maxUploadBytes()).isEqualTo(26_214_400L);
+    assertThat(config.ledger().trialSeconds()).isZero();
+    assertThat(config.openAi().baseUrl()).isEqualTo("https://api.openai.com/v1");
+    assertThat(config.openAi().model()).isEqualTo("whisper-1");
+    assertThat(config.openAi().models()).containsExactly("whisper-1");
+    assertThat(config.deadlines().upstream())
+        .isEqualTo(
+            new UpstreamTimeout(
+                Duration.ofSeconds(120), Duration.ofSeconds(1), Duration.ofMinutes(15)));
+    assertThat(config.logLevel()).isEqualTo("INFO");
+  }
+
+  @Test
+  void theEngineDeadlineGrowsWithTheWholeNoteAndIsCapped() {
+    UpstreamTimeout deadline = ServerConfig.fromMap(Map.of()).deadlines().upstream();
+
+    assertThat(deadline.timeoutFor(OptionalLong.of(1_000))).isEqualTo(Duration.ofSeconds(121));
+    assertThat(deadline.timeoutFor(OptionalLong.of(600_000))).isEqualTo(Duration.ofSeconds(720));
+    assertThat(deadline.timeoutFor(OptionalLong.of(3_600_000))).isEqualTo(Duration.ofMinutes(15));
+  }
+
+  @Test
+  void theDefaultEngineDeadlineOutlastsTheSdksReadTimeoutPlusItsPausesForEveryNoteLength() {
+    ServerConfig.Deadlines deadlines = ServerConfig.fromMap(Map.of()).deadlines();
+    Duration pauses = Duration.ofSeconds(2 + 5 + 10);
+    assertThat(deadlines.clientResendPauses()).isEqualTo(pauses);
+
+    for (long noteMs = 0; noteMs <= 4 * 3_600_000; noteMs += 7_000) {
+      OptionalLong note = OptionalLong.of(noteMs);
+      Duration client = deadlines.clientReadTimeout().timeoutFor(note).plus(pauses);
+      assertThat(deadlines.upstream().timeoutFor(note))
+          .as("note of %d ms", noteMs)
+          .isGreaterThan(client);
+    }
+  }
+
+  @Test
+  void deadlinesThatLetAResendStartTheWorkAgainAreRefusedNamingTheVariable() {
+    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of("BOLO_UPSTREAM_TIMEOUT", "30s")))
+        .isInstanceOf(ServerConfig.ConfigException.class)
+        .hasMessageStartingWith("BOLO_UPSTREAM_TIMEOUT must exceed")
+        .hasMessageContaining("47s");
+    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of("BOLO_UPSTREAM_TIMEOUT_MAX", "120s")))
+        .hasMessageStartingWith("BOLO_UPSTREAM_TIMEOUT_MAX must exceed")
+        .hasMessageContaining("137s");
+    // Clients configured for shorter waits allow shorter deadlines.
+    assertThat(
+            ServerConfig.fromMap(
+                    Map.of(
+                        "BOLO_UPSTREAM_TIMEOUT", "3s",
+                        "BOLO_UPSTREAM_TIMEOUT_MAX", "20s",
+                        "BOLO_CLIENT_READ_TIMEOUT", "1s",
+                        "BOLO_CLIENT_READ_TIMEOUT_MAX", "5s",
+                        "BOLO_CLIENT_RESEND_PAUSES", "200ms,500ms,1s"))
+                .deadlines()
+                .upstream()
+                .base())
+        .isEqualTo(Duration.ofSeconds(3));
   }
 
   @Test
@@ -37,22 +96,64 @@ class ServerConfigTest {
   }
 
   @Test
-  void aVariableWinsOverTheConfigFile(@TempDir Path dir) throws Exception {
+  void aVariableWinsOverTheConfigFileAndEveryVariableWorksFromTheFile(@TempDir Path dir)
+      throws Exception {
     Path file = dir.resolve("bolo.properties");
-    Files.writeString(file, "BOLO_PORT=9000\nBOLO_IDEMPOTENCY_TTL=5m\n");
+    Files.writeString(
+        file,
+        "BOLO_PORT=9000\nBOLO_IDEMPOTENCY_TTL=5m\nBOLO_LOG_LEVEL=warn\nBOLO_ENGINE=openai\n"
+            + "BOLO_OPENAI_BASE_URL=http://127.0.0.1:9/v1\nBOLO_OPENAI_MODELS=a, b\n");
     ServerConfig config =
         ServerConfig.fromMap(Map.of("BOLO_CONFIG", file.toString(), "BOLO_PORT", "9100"));
-    assertThat(config.port()).isEqualTo(9100);
-    assertThat(config.idempotencyTtl()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(config.listen().port()).isEqualTo(9100);
+    assertThat(config.store().idempotencyTtl()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(config.logLevel()).isEqualTo("WARN");
+    assertThat(config.engine()).isEqualTo(ServerConfig.EngineKind.OPENAI);
+    assertThat(config.allowedModels()).containsExactly("whisper-1", "a", "b");
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "BOLO_ENGINE=whisper | BOLO_ENGINE must be one of offline, openai, gemini: whisper",
+        "BOLO_PORT=eighty | BOLO_PORT must be a whole number: eighty",
+        "BOLO_PORT=70000 | BOLO_PORT must be between 0 and 65535: 70000",
+        "BOLO_STORE=redis | BOLO_STORE=redis needs BOLO_REDIS_URL",
+        "BOLO_STORE=disk | BOLO_STORE must be one of memory, redis: disk",
+        "BOLO_ENGINE=openai | BOLO_ENGINE=openai with OpenAI's service needs BOLO_OPENAI_API_KEY",
+        "BOLO_ENGINE=gemini | BOLO_ENGINE=gemini needs BOLO_GEMINI_API_KEY",
+        "BOLO_LOG_LEVEL=loud | BOLO_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR: LOUD",
+        "BOLO_DRAIN_TIMEOUT=0s | BOLO_DRAIN_TIMEOUT must be positive: 0s",
+        "BOLO_TRIAL_SECONDS=-1 | BOLO_TRIAL_SECONDS must be between 0 and 9223372036854775: -1",
+        "BOLO_DATABASE_URL=jdbc:mysql://x | BOLO_DATABASE_URL must be jdbc:postgresql:… or jdbc:sqlite:…: jdbc:mysql://x",
+      })
+  void aBadValueIsOneLineNamingTheVariable(String assignment, String message) {
+    String[] parts = assignment.split("=", 2);
+    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of(parts[0], parts[1])))
+        .isInstanceOf(ServerConfig.ConfigException.class)
+        .hasMessage(message)
+        .hasNoCause();
   }
 
   @Test
-  void invalidValuesAreRefusedWithTheVariablesName() {
-    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of("BOLO_ENGINE", "whisper")))
-        .hasMessageContaining("BOLO_ENGINE");
-    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of("BOLO_PORT", "eighty")))
-        .hasMessageContaining("BOLO_PORT");
-    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of("BOLO_STORE", "redis")))
-        .hasMessageContaining("BOLO_REDIS_URL");
+  void aLocalOpenAiCompatibleServerNeedsNoKey() {
+    ServerConfig config =
+        ServerConfig.fromMap(
+            Map.of("BOLO_ENGINE", "openai", "BOLO_OPENAI_BASE_URL", "http://127.0.0.1:8081/v1"));
+    assertThat(config.openAi().apiKey()).isNull();
+  }
+
+  @Test
+  void keysNeverAppearInTheConfigurationsText() {
+    ServerConfig config =
+        ServerConfig.fromMap(
+            Map.of(
+                "BOLO_OPENAI_API_KEY", "sk-secret-123",
+                "BOLO_GEMINI_API_KEY", "AIza-secret-456",
+                "BOLO_DEVICE_TOKENS", "kiosk=token-secret-789"));
+    assertThat(config.toString())
+        .doesNotContain("sk-secret-123", "AIza-secret-456", "token-secret-789")
+        .contains("kiosk");
   }
 }

@@ -10,6 +10,11 @@ public enum Problem {
   UPSTREAM_UNAVAILABLE,
   /** The engine failed or answered nonsense; a resend may succeed. */
   UPSTREAM_ERROR,
+  /**
+   * The gateway itself cannot take the note now (its ledger is unreachable, it is draining); a
+   * resend may succeed.
+   */
+  SERVER_UNAVAILABLE,
   /** The engine did not answer in time; a resend may succeed. */
   UPSTREAM_TIMEOUT,
   /** The device's free seconds are spent. */

@@ -2,6 +2,7 @@ package dev.bolo.server.engine;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,10 +17,19 @@ public sealed interface EngineResult {
    * @param text the transcript text; for {@code srt} and {@code vtt} the subtitle document
    * @param body the engine's formatted answer for {@code verbose_json}, {@code srt} and {@code
    *     vtt}; null for {@code json} and {@code text}
+   * @param reportedDurationMs the note's length as the provider reported it, when it did; used to
+   *     charge a note whose length the gateway could not measure (PROTOCOL.md rule 8)
    */
-  record Transcribed(String text, @Nullable String body) implements EngineResult {
+  record Transcribed(String text, @Nullable String body, OptionalLong reportedDurationMs)
+      implements EngineResult {
     public Transcribed {
       Objects.requireNonNull(text, "text");
+      Objects.requireNonNull(reportedDurationMs, "reportedDurationMs");
+    }
+
+    /** A transcript whose provider reported no length. */
+    public Transcribed(String text, @Nullable String body) {
+      this(text, body, OptionalLong.empty());
     }
   }
 

@@ -99,10 +99,22 @@ public record Settings(
         List.copyOf(granularities));
   }
 
+  /** A temperature in [0, 1] needs no more digits than this; longer text is not a temperature. */
+  private static final int MAX_TEMPERATURE_CHARS = 32;
+
   private static String canonicalTemperature(@Nullable String temperature) {
     String given = trimmed(temperature);
     if (given.isEmpty()) {
       return "0";
+    }
+    // Checked before parsing: BigDecimal takes exponents like 1e-999999999, whose plain form is a
+    // billion characters.
+    if (given.length() > MAX_TEMPERATURE_CHARS || !given.matches("[0-9.]+")) {
+      throw new InvalidSettingException(
+          "temperature",
+          "temperature must be a decimal number in [0, 1] of at most "
+              + MAX_TEMPERATURE_CHARS
+              + " characters");
     }
     BigDecimal value;
     try {
@@ -120,6 +132,25 @@ public record Settings(
   /** Absent and blank are the same as not sent. */
   private static String trimmed(@Nullable String value) {
     return value == null ? "" : value.trim();
+  }
+
+  /**
+   * Refuses a model this gateway does not offer, so a device cannot pick an expensive model on the
+   * operator's key.
+   *
+   * @param allowed the offered models
+   * @throws InvalidSettingException of kind {@code NOT_OFFERED} naming the offered models
+   */
+  public void requireModelIn(List<String> allowed) {
+    if (!allowed.contains(model)) {
+      throw new InvalidSettingException(
+          "model",
+          "model '"
+              + (model.length() > 64 ? model.substring(0, 64) + "…" : model)
+              + "' is not offered here; allowed: "
+              + String.join(", ", allowed),
+          InvalidSettingException.Kind.NOT_OFFERED);
+    }
   }
 
   /** True when the client named a language; false lets the engine detect it. */

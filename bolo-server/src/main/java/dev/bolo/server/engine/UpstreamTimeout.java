@@ -4,18 +4,23 @@ import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
- * How long an engine may take for a note: a base plus a share of the note's length, capped. A long
- * note legitimately takes longer; a cap keeps a stuck provider from holding a phone forever.
+ * A deadline that grows with a note's length: a base plus a share of the length, capped. A long
+ * note legitimately takes longer; a cap keeps a stuck provider from holding a phone forever. The
+ * gateway's engine deadline and the SDK's read timeout are both of this shape (PROTOCOL.md rule 7).
  *
- * @param base time for any note, 30 s by default
- * @param perAudioSecond extra time per second of audio, 0.5 s by default
- * @param cap the most any note gets, 120 s by default
+ * @param base time for any note
+ * @param perAudioSecond extra time per second of audio
+ * @param cap the most any note gets
  */
 public record UpstreamTimeout(Duration base, Duration perAudioSecond, Duration cap) {
 
-  /** 30 s + half the note's length, capped at 120 s: the same rule the client SDK uses. */
+  /**
+   * The gateway's default engine deadline: 120 s + the note's length, capped at 15 min. It outlasts
+   * the SDK's read timeout (30 s + half the note, at most 120 s) plus its pauses (17 s) for every
+   * note length, so a resend after a client timeout joins the running work.
+   */
   public static final UpstreamTimeout DEFAULT =
-      new UpstreamTimeout(Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofSeconds(120));
+      new UpstreamTimeout(Duration.ofSeconds(120), Duration.ofSeconds(1), Duration.ofMinutes(15));
 
   public UpstreamTimeout {
     if (base.isNegative()

@@ -2,6 +2,8 @@ package dev.bolo.server.http;
 
 import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.dedup.Outcome;
+import dev.bolo.server.engine.InvalidSettingException;
+import org.jspecify.annotations.Nullable;
 
 /** The single place that maps Bolo's outcomes to HTTP statuses and codes (PROTOCOL.md's table). */
 final class Errors {
@@ -16,6 +18,7 @@ final class Errors {
           new ApiError(503, "upstream_unavailable", refused.message(), null, refused.retryAfter());
       case UPSTREAM_ERROR -> new ApiError(502, "upstream_error", refused.message());
       case UPSTREAM_TIMEOUT -> new ApiError(504, "upstream_timeout", refused.message());
+      case SERVER_UNAVAILABLE -> serverUnavailable(refused.message(), refused.retryAfter());
       case QUOTA_EXHAUSTED -> new ApiError(402, "quota_exhausted", refused.message());
       case IDEMPOTENCY_KEY_REUSED ->
           new ApiError(422, "idempotency_key_reused", refused.message(), "Idempotency-Key", null);
@@ -44,6 +47,24 @@ final class Errors {
     return new ApiError(413, "audio_too_large", "upload exceeds " + limit + " bytes");
   }
 
+  static ApiError invalid(InvalidSettingException e) {
+    String message =
+        java.util.Objects.requireNonNullElse(e.getMessage(), "invalid " + e.parameter());
+    return switch (e.kind()) {
+      case MALFORMED -> invalid(e.parameter(), message);
+      case NOT_OFFERED -> new ApiError(422, "invalid_parameter", message, e.parameter(), null);
+    };
+  }
+
+  /**
+   * Whole seconds for {@code Retry-After} (RFC 9110 delay-seconds): at least 1, and at most an hour
+   * whatever a provider said, so a huge value neither overflows nor parks a phone for days.
+   */
+  static long retryAfterSeconds(java.time.Duration retryAfter) {
+    long seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
+    return Math.max(1, Math.min(seconds, 3600));
+  }
+
   static ApiError invalid(String param, String message) {
     return new ApiError(400, "invalid_parameter", message, param, null);
   }
@@ -64,6 +85,16 @@ final class Errors {
   static ApiError rateLimited(java.time.Duration retryAfter) {
     return new ApiError(
         429, "rate_limited", "too many requests from this device; retry later", null, retryAfter);
+  }
+
+  /** 503 {@code server_unavailable}: the gateway's own fault, and a resend may succeed. */
+  static ApiError serverUnavailable(String message, java.time.@Nullable Duration retryAfter) {
+    return new ApiError(
+        503,
+        "server_unavailable",
+        message,
+        null,
+        retryAfter == null ? java.time.Duration.ofSeconds(5) : retryAfter);
   }
 
   static ApiError internal() {

@@ -25,6 +25,7 @@ public final class Routes {
       Ledger ledger,
       UploadReader uploads,
       Transcriber transcriber,
+      InFlightRequests inFlight,
       Map<String, Supplier<Readiness>> readiness,
       PrometheusMeterRegistry metrics) {}
 
@@ -35,14 +36,16 @@ public final class Routes {
             TranscriptionHandler.Dialect.NATIVE,
             services.ledger(),
             services.uploads(),
-            services.transcriber()));
+            services.transcriber(),
+            services.inFlight()));
     routes.post(
         "/v1/audio/transcriptions",
         new TranscriptionHandler(
             TranscriptionHandler.Dialect.OPENAI,
             services.ledger(),
             services.uploads(),
-            services.transcriber()));
+            services.transcriber(),
+            services.inFlight()));
     OperationsHandlers operations =
         new OperationsHandlers(services.readiness(), services.metrics());
     routes.get("/healthz", operations::health);
@@ -59,10 +62,8 @@ public final class Routes {
               .result(
                   errorBody(
                       json,
-                      new ApiError(
-                          503,
-                          "upstream_unavailable",
-                          "the device ledger is unavailable; retry shortly"),
+                      Errors.serverUnavailable(
+                          "the device ledger is unavailable; retry shortly", null),
                       TranscriptionHandler.requestIdOf(ctx)));
         });
     routes.exception(

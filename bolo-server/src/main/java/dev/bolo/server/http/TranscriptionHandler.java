@@ -13,6 +13,7 @@ import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.RateDecision;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -69,10 +70,16 @@ final class TranscriptionHandler implements Handler {
   private final Ledger ledger;
   private final UploadReader uploads;
   private final Transcriber transcriber;
+  private final InFlightRequests inFlight;
 
   TranscriptionHandler(
-      Dialect dialect, Ledger ledger, UploadReader uploads, Transcriber transcriber) {
+      Dialect dialect,
+      Ledger ledger,
+      UploadReader uploads,
+      Transcriber transcriber,
+      InFlightRequests inFlight) {
     this.dialect = dialect;
+    this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.uploads = Objects.requireNonNull(uploads, "uploads");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
@@ -85,7 +92,23 @@ final class TranscriptionHandler implements Handler {
     long started = System.nanoTime();
     try {
       ctx.res().setHeader(REQUEST_ID, requestId);
-      int status = serve(ctx, requestId);
+      int status;
+      if (inFlight.tryEnter()) {
+        try {
+          status = serve(ctx, requestId);
+        } finally {
+          inFlight.exit();
+        }
+      } else {
+        // Draining for shutdown: this instance takes nothing new; another one (or this one after
+        // its restart) will.
+        status =
+            refuseAndDrain(
+                ctx,
+                Errors.serverUnavailable(
+                    "the gateway is shutting down; resend shortly", Duration.ofSeconds(2)),
+                requestId);
+      }
       log.info(
           "{} {} -> {} in {} ms",
           ctx.method(),
@@ -98,7 +121,16 @@ final class TranscriptionHandler implements Handler {
   }
 
   private int serve(Context ctx, String requestId) throws IOException, InterruptedException {
-    Optional<Device> device = authenticate(ctx);
+    Optional<Device> device;
+    try {
+      device = authenticate(ctx);
+    } catch (LedgerException e) {
+      log.warn("cannot authenticate: {}", e.getMessage());
+      return refuseAndDrain(
+          ctx,
+          Errors.serverUnavailable("the device ledger is unavailable; resend shortly", null),
+          requestId);
+    }
     if (device.isEmpty()) {
       return refuseAndDrain(ctx, Errors.unauthorized(), requestId);
     }
@@ -162,11 +194,9 @@ final class TranscriptionHandler implements Handler {
             IDEMPOTENCY_KEY, "Idempotency-Key must be 1 to 255 visible ASCII characters");
       }
       settings = settingsOf(upload);
+      settings.requireModelIn(transcriber.allowedModels());
     } catch (InvalidSettingException e) {
-      return send(
-          ctx,
-          Errors.invalid(e.parameter(), Objects.requireNonNullElse(e.getMessage(), "invalid")),
-          requestId);
+      return send(ctx, Errors.invalid(e), requestId);
     }
     Transcriber.Answer answer =
         transcriber.transcribe(
@@ -318,8 +348,8 @@ final class TranscriptionHandler implements Handler {
 
   private int send(Context ctx, ApiError error, String requestId) throws IOException {
     if (error.retryAfter() != null) {
-      long seconds = Math.max(1, (error.retryAfter().toMillis() + 999) / 1000);
-      ctx.res().setHeader("Retry-After", Long.toString(seconds));
+      ctx.res()
+          .setHeader("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
     ObjectNode body = JSON.createObjectNode();
     if (dialect == Dialect.NATIVE) {

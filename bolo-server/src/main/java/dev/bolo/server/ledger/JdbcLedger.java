@@ -7,11 +7,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * <p>Quota is reserved under a lock on the device's row, taken first by every transaction that
  * changes a device's holds or charge: concurrent reservations for one device, from any number of
  * gateway instances, are decided one after another against committed state. Committing deletes the
- * hold and adds its seconds to the charge in one transaction, so a hold is charged at most once.
+ * hold and logs the charge of its work in one transaction, so a piece of work is charged at most
+ * once per device within the charge window, whichever instance or run commits it.
  */
 final class JdbcLedger implements DurableLedger {
 
@@ -34,7 +37,8 @@ final class JdbcLedger implements DurableLedger {
   private final Jdbc jdbc;
   private final Clock clock;
   private final long trialMillis;
-  private final long holdTtlMillis;
+  private final long chargeWindowMillis;
+  private final @Nullable String instanceId;
   private final Map<String, String> staticDevicesByTokenHash;
   private final RateLimiter rateLimiter;
   private final JdbcDeviceAdmin admin;
@@ -45,7 +49,8 @@ final class JdbcLedger implements DurableLedger {
     this.jdbc = new Jdbc(dataSource);
     this.clock = config.clock();
     this.trialMillis = Math.multiplyExact(config.trialSeconds(), 1000L);
-    this.holdTtlMillis = config.holdTtl().toMillis();
+    this.chargeWindowMillis = config.chargeWindow().toMillis();
+    this.instanceId = config.instanceId();
     Map<String, String> byHash = new HashMap<>();
     config.staticTokens().forEach((name, token) -> byHash.put(Tokens.hash(token), name));
     this.staticDevicesByTokenHash = Map.copyOf(byHash);
@@ -59,6 +64,7 @@ final class JdbcLedger implements DurableLedger {
     try {
       JdbcLedger ledger = new JdbcLedger(dataSource, config, rateLimiter);
       config.staticTokens().keySet().forEach(ledger.admin::addConfigured);
+      ledger.dropHoldsOfEarlierRun();
       return ledger;
     } catch (RuntimeException e) {
       dataSource.close();
@@ -82,8 +88,25 @@ final class JdbcLedger implements DurableLedger {
         });
   }
 
+  /**
+   * This instance has just started, so none of the holds carrying its id belongs to live work: they
+   * were left by its previous run, killed before it could commit or release them.
+   */
+  private void dropHoldsOfEarlierRun() {
+    if (instanceId == null) {
+      return;
+    }
+    int dropped =
+        jdbc.autoCommit(
+            "drop stale holds",
+            c -> update(c, "DELETE FROM quota_holds WHERE instance_id = ?", instanceId));
+    if (dropped > 0) {
+      log.warn("dropped {} quota holds left by this instance's previous run", dropped);
+    }
+  }
+
   @Override
-  public Reservation reserve(Device device, long audioMillis) {
+  public Reservation reserve(Device device, String workKey, long audioMillis, Duration deadline) {
     if (audioMillis < 0) {
       throw new IllegalArgumentException("audioMillis must be >= 0: " + audioMillis);
     }
@@ -97,8 +120,11 @@ final class JdbcLedger implements DurableLedger {
               "DELETE FROM quota_holds WHERE device_name = ? AND expires_at <= ?",
               device.name(),
               now);
+          // Work charged within the window will not be charged again: hold nothing for it.
+          boolean charged = isCharged(c, device.name(), workKey, now);
+          long needed = charged ? 0 : audioMillis;
           long limit;
-          long charged;
+          long spent;
           long held;
           try (PreparedStatement s =
               c.prepareStatement(
@@ -111,63 +137,85 @@ final class JdbcLedger implements DurableLedger {
               r.next();
               long override = r.getLong(1);
               limit = r.wasNull() ? trialMillis : override;
-              charged = r.getLong(2);
+              spent = r.getLong(2);
               held = r.getLong(3);
             }
           }
           // A device with nothing left is refused whatever the note measures: a note of 0 ms (or
           // one whose length could not be told) still costs a provider call.
-          if (limit > 0 && (charged + held >= limit || charged + held + audioMillis > limit)) {
-            return new Reservation.Exhausted(Math.max(0, limit - charged - held));
+          if (!charged && limit > 0 && (spent + held >= limit || spent + held + needed > limit)) {
+            return new Reservation.Exhausted(Math.max(0, limit - spent - held));
           }
           String id = UUID.randomUUID().toString();
           update(
               c,
-              "INSERT INTO quota_holds (id, device_name, audio_ms, created_at, expires_at)"
-                  + " VALUES (?, ?, ?, ?, ?)",
+              "INSERT INTO quota_holds"
+                  + " (id, device_name, audio_ms, created_at, expires_at, instance_id, work_key)"
+                  + " VALUES (?, ?, ?, ?, ?, ?, ?)",
               id,
               device.name(),
-              audioMillis,
+              needed,
               now,
-              now + holdTtlMillis);
-          return new Reservation.Granted(id, device.name(), audioMillis);
+              now + Math.max(1, deadline.toMillis()),
+              instanceId,
+              workKey);
+          return new Reservation.Granted(id, device.name(), workKey, needed);
         });
   }
 
   @Override
-  public void commit(Reservation.Granted reservation) {
-    boolean charged =
+  public Charge commit(Reservation.Granted reservation, long audioMillis) {
+    if (audioMillis < 0) {
+      throw new IllegalArgumentException("audioMillis must be >= 0: " + audioMillis);
+    }
+    long now = clock.millis();
+    Charge charge =
         jdbc.inTransaction(
             "commit quota",
             c -> {
+              // Every charge of this device runs under its lock, so the check below and the
+              // insert cannot interleave with another instance's commit of the same work.
               lockDevice(c, reservation.device());
-              long held;
-              try (PreparedStatement s =
-                  c.prepareStatement(
-                      "SELECT audio_ms FROM quota_holds WHERE id = ? AND device_name = ?")) {
-                s.setString(1, reservation.id());
-                s.setString(2, reservation.device());
-                try (ResultSet r = s.executeQuery()) {
-                  if (!r.next()) {
-                    return false;
-                  }
-                  held = r.getLong(1);
-                }
-              }
               update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
+              if (isCharged(c, reservation.device(), reservation.workKey(), now)) {
+                return Charge.ALREADY_CHARGED;
+              }
+              update(
+                  c,
+                  "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
+                      + " VALUES (?, ?, ?, ?, ?)",
+                  UUID.randomUUID().toString(),
+                  reservation.device(),
+                  reservation.workKey(),
+                  audioMillis,
+                  now);
               update(
                   c,
                   "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
-                  held,
+                  audioMillis,
                   reservation.device());
-              return true;
+              return Charge.CHARGED;
             });
-    if (!charged) {
-      // Committed or released before, or expired after its instance stalled past the hold TTL.
-      log.warn(
-          "quota hold {} of device {} is gone; not charged again",
-          reservation.id(),
+    if (charge == Charge.ALREADY_CHARGED) {
+      log.info(
+          "work {} of device {} was charged already; not charged again",
+          reservation.workKey(),
           reservation.device());
+    }
+    return charge;
+  }
+
+  private boolean isCharged(Connection c, String device, String workKey, long now)
+      throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT 1 FROM work_charges WHERE device_name = ? AND work_key = ? AND charged_at > ?")) {
+      s.setString(1, device);
+      s.setString(2, workKey);
+      s.setLong(3, now - chargeWindowMillis);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next();
+      }
     }
   }
 
@@ -266,13 +314,14 @@ final class JdbcLedger implements DurableLedger {
   }
 
   /** Runs an INSERT, UPDATE or DELETE binding Strings, Integers and Longs; returns rows changed. */
-  static int update(Connection c, String sql, Object... parameters) throws SQLException {
+  static int update(Connection c, String sql, @Nullable Object... parameters) throws SQLException {
     try (PreparedStatement s = c.prepareStatement(sql)) {
       for (int i = 0; i < parameters.length; i++) {
         switch (parameters[i]) {
           case String text -> s.setString(i + 1, text);
           case Integer number -> s.setInt(i + 1, number);
           case Long number -> s.setLong(i + 1, number);
+          case null -> s.setNull(i + 1, java.sql.Types.VARCHAR);
           default ->
               throw new IllegalArgumentException(
                   "unsupported parameter type: " + parameters[i].getClass());

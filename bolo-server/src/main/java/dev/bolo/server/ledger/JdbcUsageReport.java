@@ -19,15 +19,19 @@ final class JdbcUsageReport implements UsageReport {
   public List<DeviceUsage> usage(UsageQuery query) {
     String device = query.device();
     Instant since = query.since();
-    // Charged: successful work done for this request. Saved: successful replays, which the
-    // de-duplication answered without charging or calling the engine.
+    // Charged: what the ledger charged, one row per charged work, so the report agrees with the
+    // devices' charge exactly. Saved: successful replays, which the de-duplication answered
+    // without charging or calling the engine.
     StringBuilder sql =
         new StringBuilder(
             "SELECT device_name, COUNT(*), COUNT(DISTINCT CASE WHEN outcome = 'ok' THEN work_key END),"
                 + " SUM(CASE WHEN replayed = 1 THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN replayed = 0 AND outcome = 'ok' THEN audio_ms ELSE 0 END),"
+                + " (SELECT COALESCE(SUM(w.audio_ms), 0) FROM work_charges w"
+                + " WHERE w.device_name = u.device_name"
+                + (since != null ? " AND w.charged_at >= ?" : "")
+                + "),"
                 + " SUM(CASE WHEN replayed = 1 AND outcome = 'ok' THEN audio_ms ELSE 0 END)"
-                + " FROM usage_log WHERE 1 = 1");
+                + " FROM usage_log u WHERE 1 = 1");
     if (device != null) {
       sql.append(" AND device_name = ?");
     }
@@ -41,6 +45,9 @@ final class JdbcUsageReport implements UsageReport {
           List<DeviceUsage> rows = new ArrayList<>();
           try (PreparedStatement s = c.prepareStatement(sql.toString())) {
             int index = 1;
+            if (since != null) {
+              s.setLong(index++, since.toEpochMilli());
+            }
             if (device != null) {
               s.setString(index++, device);
             }

@@ -1,12 +1,14 @@
 package dev.bolo.server.ledger;
 
 import dev.bolo.server.Readiness;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
  * Devices, their quota and their usage. Quota is reserved before an engine is called, committed
  * once when the work succeeds and released when it fails, so concurrent notes cannot overspend and
- * replays are never charged. Thread safe.
+ * replays are never charged. A piece of work is charged at most once per device within the charge
+ * window, however many runs, retries or instances commit it. Thread safe.
  */
 public interface Ledger extends AutoCloseable {
 
@@ -32,14 +34,24 @@ public interface Ledger extends AutoCloseable {
   Optional<Device> authenticate(String token);
 
   /**
-   * Holds {@code audioMillis} of the device's quota for one piece of work; {@link
+   * Holds {@code audioMillis} of the device's quota for one piece of work until {@code deadline}
+   * from now (the work's engine deadline: a hold of a crashed instance stops counting then); {@link
    * Reservation.Exhausted} when that would overspend it, or when nothing is left at all (even for 0
-   * ms: the work would still cost a provider call).
+   * ms: the work would still cost a provider call). Work already charged within the window is
+   * granted a hold of 0 ms: it will not be charged again.
+   *
+   * @throws LedgerException when the database cannot be used
    */
-  Reservation reserve(Device device, long audioMillis);
+  Reservation reserve(Device device, String workKey, long audioMillis, Duration deadline);
 
-  /** Charges a granted hold: the work succeeded. */
-  void commit(Reservation.Granted reservation);
+  /**
+   * Charges the work of a granted hold, {@code audioMillis} long (the length measured or reported
+   * once the work succeeded), and drops the hold; at most once per (device, work) within the charge
+   * window, even when the hold itself has already expired.
+   *
+   * @throws LedgerException when the database cannot be used; the charge may be retried
+   */
+  Charge commit(Reservation.Granted reservation, long audioMillis);
 
   /** Gives a granted hold back: the work failed. */
   void release(Reservation.Granted reservation);

@@ -22,8 +22,10 @@ import org.jspecify.annotations.Nullable;
  * @param trialSeconds audio seconds each device may have transcribed unless overridden per device;
  *     0 = unlimited ({@code BOLO_TRIAL_SECONDS})
  * @param requestsPerMinute per-device rate limit; 0 = off
- * @param holdTtl how long reserved quota stays held for work in progress; holds older than this
- *     belong to an instance that died mid-call and stop counting
+ * @param chargeWindow a piece of work is charged at most once per device within this window (the
+ *     replay TTL, PROTOCOL.md rule 8)
+ * @param instanceId the gateway instance that holds quota through this ledger, so that its holds
+ *     can be dropped when it restarts after a crash; null for operator commands, which hold none
  * @param clock wall time for created, revoked and hold-expiry times
  * @param ticker elapsed nanoseconds for the rate limiter
  */
@@ -33,18 +35,16 @@ public record LedgerConfig(
     Map<String, String> staticTokens,
     long trialSeconds,
     int requestsPerMinute,
-    Duration holdTtl,
+    Duration chargeWindow,
+    @Nullable String instanceId,
     Clock clock,
     LongSupplier ticker) {
 
   /** The embedded database's file name under the data directory. */
   public static final String EMBEDDED_FILE_NAME = "bolo-ledger.db";
 
-  /**
-   * Longer than any engine call is allowed to take (uploads are at most 25 MB and engines answer
-   * within minutes), short enough that quota held by a crashed instance comes back the same day.
-   */
-  public static final Duration DEFAULT_HOLD_TTL = Duration.ofMinutes(10);
+  /** The default replay TTL, {@code BOLO_IDEMPOTENCY_TTL}. */
+  public static final Duration DEFAULT_CHARGE_WINDOW = Duration.ofMinutes(10);
 
   public LedgerConfig {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -64,15 +64,23 @@ public record LedgerConfig(
     if (requestsPerMinute < 0) {
       throw new IllegalArgumentException("requestsPerMinute must be >= 0: " + requestsPerMinute);
     }
-    if (holdTtl.isNegative() || holdTtl.isZero()) {
-      throw new IllegalArgumentException("holdTtl must be positive: " + holdTtl);
+    if (chargeWindow.isNegative() || chargeWindow.isZero()) {
+      throw new IllegalArgumentException("chargeWindow must be positive: " + chargeWindow);
     }
   }
 
   /** The embedded database under {@code dataDir}: no static devices, no quota, no rate limit. */
   public static LedgerConfig embedded(Path dataDir) {
     return new LedgerConfig(
-        null, dataDir, Map.of(), 0, 0, DEFAULT_HOLD_TTL, Clock.systemUTC(), System::nanoTime);
+        null,
+        dataDir,
+        Map.of(),
+        0,
+        0,
+        DEFAULT_CHARGE_WINDOW,
+        null,
+        Clock.systemUTC(),
+        System::nanoTime);
   }
 
   /** Parses {@code name=token,name2=token2}; blank entries are ignored. */
@@ -106,27 +114,81 @@ public record LedgerConfig(
 
   public LedgerConfig withJdbcUrl(@Nullable String url) {
     return new LedgerConfig(
-        url, dataDir, staticTokens, trialSeconds, requestsPerMinute, holdTtl, clock, ticker);
+        url,
+        dataDir,
+        staticTokens,
+        trialSeconds,
+        requestsPerMinute,
+        chargeWindow,
+        instanceId,
+        clock,
+        ticker);
   }
 
   public LedgerConfig withStaticTokens(Map<String, String> tokens) {
     return new LedgerConfig(
-        jdbcUrl, dataDir, tokens, trialSeconds, requestsPerMinute, holdTtl, clock, ticker);
+        jdbcUrl,
+        dataDir,
+        tokens,
+        trialSeconds,
+        requestsPerMinute,
+        chargeWindow,
+        instanceId,
+        clock,
+        ticker);
   }
 
   public LedgerConfig withTrialSeconds(long seconds) {
     return new LedgerConfig(
-        jdbcUrl, dataDir, staticTokens, seconds, requestsPerMinute, holdTtl, clock, ticker);
+        jdbcUrl,
+        dataDir,
+        staticTokens,
+        seconds,
+        requestsPerMinute,
+        chargeWindow,
+        instanceId,
+        clock,
+        ticker);
   }
 
   public LedgerConfig withRequestsPerMinute(int perMinute) {
     return new LedgerConfig(
-        jdbcUrl, dataDir, staticTokens, trialSeconds, perMinute, holdTtl, clock, ticker);
+        jdbcUrl,
+        dataDir,
+        staticTokens,
+        trialSeconds,
+        perMinute,
+        chargeWindow,
+        instanceId,
+        clock,
+        ticker);
   }
 
-  public LedgerConfig withHoldTtl(Duration ttl) {
+  public LedgerConfig withChargeWindow(Duration window) {
     return new LedgerConfig(
-        jdbcUrl, dataDir, staticTokens, trialSeconds, requestsPerMinute, ttl, clock, ticker);
+        jdbcUrl,
+        dataDir,
+        staticTokens,
+        trialSeconds,
+        requestsPerMinute,
+        window,
+        instanceId,
+        clock,
+        ticker);
+  }
+
+  /** The ledger of a gateway instance whose quota holds carry {@code id}. */
+  public LedgerConfig withInstanceId(@Nullable String id) {
+    return new LedgerConfig(
+        jdbcUrl,
+        dataDir,
+        staticTokens,
+        trialSeconds,
+        requestsPerMinute,
+        chargeWindow,
+        id,
+        clock,
+        ticker);
   }
 
   public LedgerConfig withClock(Clock newClock, LongSupplier newTicker) {
@@ -136,7 +198,8 @@ public record LedgerConfig(
         staticTokens,
         trialSeconds,
         requestsPerMinute,
-        holdTtl,
+        chargeWindow,
+        instanceId,
         newClock,
         newTicker);
   }
@@ -154,12 +217,18 @@ public record LedgerConfig(
         + trialSeconds
         + ", requestsPerMinute="
         + requestsPerMinute
-        + ", holdTtl="
-        + holdTtl
+        + ", chargeWindow="
+        + chargeWindow
+        + ", instanceId="
+        + instanceId
         + "]";
   }
 
-  /** Drops a URL's parameters: they may carry a password. */
+  /** Drops a URL's parameters and user info: they may carry a password. */
+  public static @Nullable String redactedUrl(@Nullable String url) {
+    return redacted(url);
+  }
+
   static @Nullable String redacted(@Nullable String url) {
     if (url == null) {
       return null;

@@ -80,10 +80,10 @@ final class LedgerDatabase {
     // Take the write lock when a transaction begins, not at its first write: two transactions that
     // both read then write (reserve does) would otherwise deadlock and one fail with SQLITE_BUSY.
     sqlite.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
-    // In WAL mode NORMAL syncs at checkpoints rather than at every commit: the database stays
-    // consistent on power loss, and at worst the last moments of usage rows are lost, which
-    // is worth the several-fold cheaper commits every request makes.
-    sqlite.setSynchronous(SQLiteConfig.SynchronousMode.NORMAL);
+    // FULL: a revocation, a charge or a quota change acknowledged to the operator is on disk
+    // before the commit returns, and survives power loss. NORMAL in WAL mode may lose the last
+    // commits at a power cut, which for a ledger means charges and revocations silently undone.
+    sqlite.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
     sqlite.enforceForeignKeys(true);
     return sqlite;
   }

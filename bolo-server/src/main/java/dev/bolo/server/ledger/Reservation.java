@@ -4,13 +4,16 @@ package dev.bolo.server.ledger;
 public sealed interface Reservation {
 
   /**
-   * The seconds are held for this work until {@link Ledger#commit} or {@link Ledger#release}.
+   * The seconds are held for this work until {@link Ledger#commit} or {@link Ledger#release}, or
+   * until the work's deadline passes.
    *
    * @param id identifies the hold in the ledger
    * @param device who holds it
+   * @param workKey the work the hold is for; charged at most once per device within the window
    * @param audioMillis how much audio is held
    */
-  record Granted(String id, String device, long audioMillis) implements Reservation {}
+  record Granted(String id, String device, String workKey, long audioMillis)
+      implements Reservation {}
 
   /**
    * The device's free seconds are spent.

@@ -93,9 +93,9 @@ class SettingsTest {
   @Test
   void theUpstreamTimeoutGrowsWithTheNoteAndIsCapped() {
     UpstreamTimeout timeout = UpstreamTimeout.DEFAULT;
-    assertThat(timeout.timeoutFor(java.util.OptionalLong.empty())).hasSeconds(30);
-    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(60_000))).hasSeconds(60);
-    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(179_000))).hasMillis(119_500);
-    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(600_000))).hasSeconds(120);
+    assertThat(timeout.timeoutFor(java.util.OptionalLong.empty())).hasSeconds(120);
+    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(60_000))).hasSeconds(180);
+    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(779_500))).hasMillis(899_500);
+    assertThat(timeout.timeoutFor(java.util.OptionalLong.of(3_600_000))).hasSeconds(900);
   }
 }

@@ -38,7 +38,8 @@ class GatewayDedupTest {
   @BeforeEach
   void start() throws IOException {
     provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of());
+    gateway =
+        Gateway.openAi(provider, dataDir, Map.of("BOLO_OPENAI_MODELS", "whisper-1,whisper-large"));
   }
 
   @AfterEach

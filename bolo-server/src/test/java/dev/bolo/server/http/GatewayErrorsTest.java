@@ -51,7 +51,10 @@ class GatewayErrorsTest {
                 "BOLO_MAX_UPLOAD_BYTES", Integer.toString(LIMIT),
                 "BOLO_UPLOAD_MEMORY_BYTES", "65536",
                 "BOLO_UPSTREAM_TIMEOUT", "1s",
-                "BOLO_UPSTREAM_TIMEOUT_MAX", "1s"));
+                "BOLO_UPSTREAM_TIMEOUT_MAX", "1s",
+                "BOLO_CLIENT_READ_TIMEOUT", "100ms",
+                "BOLO_CLIENT_READ_TIMEOUT_MAX", "100ms",
+                "BOLO_CLIENT_RESEND_PAUSES", "100ms"));
   }
 
   @AfterEach
@@ -285,8 +288,8 @@ class GatewayErrorsTest {
     if (!Files.exists(spool)) {
       return List.of();
     }
-    try (Stream<Path> files = Files.list(spool)) {
-      return files.toList();
+    try (Stream<Path> files = Files.walk(spool)) {
+      return files.filter(Files::isRegularFile).toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

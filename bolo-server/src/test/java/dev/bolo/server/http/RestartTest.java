@@ -86,7 +86,7 @@ class RestartTest {
   }
 
   @Test
-  void aResendAfterARestartIsTranscribedAgainAndChargedConsistently() throws Exception {
+  void aResendAfterARestartIsTranscribedAgainButChargedOnce() throws Exception {
     byte[] note = note(30);
     try (Gateway first = Gateway.openAi(provider, dataDir, ENV)) {
       assertThat(upload(first, Gateway.TOKEN_A, note).status()).isEqualTo(200);
@@ -102,12 +102,13 @@ class RestartTest {
     }
 
     assertThat(provider.calls()).isEqualTo(2);
-    // Every provider success is charged once, and the charge agrees with the usage log.
-    assertThat(operator.chargedMillis("alpha")).isEqualTo(2L * NOTE_MILLIS);
+    // One piece of work is charged once within the replay window however often it runs, and the
+    // charge agrees with the usage report.
+    assertThat(operator.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
     DeviceUsage usage = operator.usage("alpha");
     assertThat(usage.requests()).isEqualTo(3);
     assertThat(usage.uniqueNotes()).isEqualTo(1);
-    assertThat(usage.chargedMillis()).isEqualTo(2L * NOTE_MILLIS);
+    assertThat(usage.chargedMillis()).isEqualTo(NOTE_MILLIS);
     assertThat(usage.savedMillis()).isEqualTo(NOTE_MILLIS);
     for (DeviceInfo device : operator.ledger().devices()) {
       long logged =

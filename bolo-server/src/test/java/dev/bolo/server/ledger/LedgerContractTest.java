@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -43,6 +44,22 @@ abstract class LedgerContractTest {
   final AtomicLong ticker = new AtomicLong();
   LedgerConfig config;
   private final List<DurableLedger> opened = new ArrayList<>();
+
+  private static final String ID_A = "00000000-0000-0000-0000-00000000000a";
+  private static final String ID_B = "00000000-0000-0000-0000-00000000000b";
+  private final AtomicInteger works = new AtomicInteger();
+
+  /** A hold for a new piece of work, due within five minutes. */
+  Reservation reserve(Ledger ledger, String device, long audioMillis) {
+    return ledger.reserve(
+        new Device(device), "work-" + works.incrementAndGet(), audioMillis, Duration.ofMinutes(5));
+  }
+
+  /** Charges a granted hold for what it holds. */
+  static Charge commit(Ledger ledger, Reservation hold) {
+    Reservation.Granted granted = (Reservation.Granted) hold;
+    return ledger.commit(granted, granted.audioMillis());
+  }
 
   /** A JDBC URL of a fresh, empty database for one test; null for the embedded file database. */
   abstract @Nullable String freshDatabaseUrl() throws SQLException;
@@ -140,8 +157,8 @@ abstract class LedgerContractTest {
     DurableLedger ledger =
         open(config.withStaticTokens(Map.of("kiosk", "static-token-0123456789")));
     String token = tokenOf(ledger.add(new Device("phone")));
-    Reservation.Granted hold = (Reservation.Granted) ledger.reserve(new Device("phone"), 1_000);
-    ledger.commit(hold);
+    Reservation.Granted hold = (Reservation.Granted) reserve(ledger, "phone", 1_000);
+    commit(ledger, hold);
     ledger.record(usage("phone", NOTE_HASH, 1_000, false, "ok"));
 
     List<String> cells = everyCell();
@@ -158,8 +175,7 @@ abstract class LedgerContractTest {
         open(config.withStaticTokens(Map.of("kiosk", "kiosk-token")).withTrialSeconds(5));
 
     assertThat(ledger.authenticate("kiosk-token")).contains(new Device("kiosk"));
-    assertThat(ledger.reserve(new Device("kiosk"), 6_000))
-        .isEqualTo(new Reservation.Exhausted(5_000));
+    assertThat(reserve(ledger, "kiosk", 6_000)).isEqualTo(new Reservation.Exhausted(5_000));
     assertThat(find(ledger, "kiosk").configuredOnly()).isTrue();
 
     ledger.revoke("kiosk");
@@ -179,7 +195,7 @@ abstract class LedgerContractTest {
             pool.submit(
                 () -> {
                   start.await();
-                  return ledger.reserve(new Device("phone"), 10_000);
+                  return reserve(ledger, "phone", 10_000);
                 }));
       }
       start.countDown();
@@ -191,22 +207,22 @@ abstract class LedgerContractTest {
       }
 
       assertThat(granted).hasSize(5);
-      granted.forEach(ledger::commit);
+      granted.forEach(g -> commit(ledger, g));
     }
     assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(50_000);
-    assertThat(ledger.reserve(new Device("phone"), 1)).isEqualTo(new Reservation.Exhausted(0));
+    assertThat(reserve(ledger, "phone", 1)).isEqualTo(new Reservation.Exhausted(0));
   }
 
   @Test
   void releasedQuotaCanBeReservedAgain() {
     DurableLedger ledger = open(config.withTrialSeconds(10));
     ledger.add(new Device("phone"));
-    Reservation first = ledger.reserve(new Device("phone"), 10_000);
-    assertThat(ledger.reserve(new Device("phone"), 1_000)).isEqualTo(new Reservation.Exhausted(0));
+    Reservation first = reserve(ledger, "phone", 10_000);
+    assertThat(reserve(ledger, "phone", 1_000)).isEqualTo(new Reservation.Exhausted(0));
 
     ledger.release((Reservation.Granted) first);
 
-    assertThat(ledger.reserve(new Device("phone"), 10_000)).isInstanceOf(Reservation.Granted.class);
+    assertThat(reserve(ledger, "phone", 10_000)).isInstanceOf(Reservation.Granted.class);
     assertThat(find(ledger, "phone").chargedMillis()).isZero();
   }
 
@@ -214,39 +230,166 @@ abstract class LedgerContractTest {
   void aDeviceWithNothingLeftIsRefusedEvenAnEmptyReservation() {
     DurableLedger ledger = open(config.withTrialSeconds(10));
     ledger.add(new Device("phone"));
-    assertThat(ledger.reserve(new Device("phone"), 0)).isInstanceOf(Reservation.Granted.class);
-    ledger.commit((Reservation.Granted) ledger.reserve(new Device("phone"), 10_000));
+    assertThat(reserve(ledger, "phone", 0)).isInstanceOf(Reservation.Granted.class);
+    commit(ledger, reserve(ledger, "phone", 10_000));
 
-    assertThat(ledger.reserve(new Device("phone"), 0)).isEqualTo(new Reservation.Exhausted(0));
+    assertThat(reserve(ledger, "phone", 0)).isEqualTo(new Reservation.Exhausted(0));
   }
 
   @Test
   void aReservationIsChargedOnceHoweverOftenItIsCommitted() {
     DurableLedger ledger = open(config.withTrialSeconds(30));
     ledger.add(new Device("phone"));
-    Reservation.Granted hold = (Reservation.Granted) ledger.reserve(new Device("phone"), 10_000);
+    Reservation.Granted hold = (Reservation.Granted) reserve(ledger, "phone", 10_000);
 
-    ledger.commit(hold);
-    ledger.commit(hold);
+    commit(ledger, hold);
+    commit(ledger, hold);
     ledger.release(hold);
 
     assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(10_000);
-    assertThat(ledger.reserve(new Device("phone"), 25_000))
-        .isEqualTo(new Reservation.Exhausted(20_000));
+    assertThat(reserve(ledger, "phone", 25_000)).isEqualTo(new Reservation.Exhausted(20_000));
   }
 
   @Test
-  void holdsOfACrashedInstanceStopCountingAfterTheirTtl() {
-    DurableLedger ledger = open(config.withTrialSeconds(10).withHoldTtl(Duration.ofMinutes(5)));
+  void holdsOfACrashedInstanceStopCountingOnceTheirWorksDeadlineHasPassed() {
+    DurableLedger ledger = open(config.withTrialSeconds(10));
     ledger.add(new Device("phone"));
-    assertThat(ledger.reserve(new Device("phone"), 10_000)).isInstanceOf(Reservation.Granted.class);
+    assertThat(ledger.reserve(new Device("phone"), "work-1", 10_000, Duration.ofMinutes(5)))
+        .isInstanceOf(Reservation.Granted.class);
 
     clock.advance(Duration.ofMinutes(4));
-    assertThat(ledger.reserve(new Device("phone"), 10_000))
-        .isInstanceOf(Reservation.Exhausted.class);
+    assertThat(reserve(ledger, "phone", 10_000)).isInstanceOf(Reservation.Exhausted.class);
     clock.advance(Duration.ofMinutes(1));
 
-    assertThat(ledger.reserve(new Device("phone"), 10_000)).isInstanceOf(Reservation.Granted.class);
+    assertThat(reserve(ledger, "phone", 10_000)).isInstanceOf(Reservation.Granted.class);
+  }
+
+  @Test
+  void holdsLeftByThisInstancesEarlierRunAreDroppedWhenItReopensButNotAnotherInstances() {
+    try (DurableLedger crashed = Ledger.jdbc(config.withTrialSeconds(30).withInstanceId(ID_A));
+        DurableLedger other = Ledger.jdbc(config.withTrialSeconds(30).withInstanceId(ID_B))) {
+      crashed.add(new Device("phone"));
+      assertThat(reserve(crashed, "phone", 10_000)).isInstanceOf(Reservation.Granted.class);
+      assertThat(reserve(other, "phone", 10_000)).isInstanceOf(Reservation.Granted.class);
+    }
+
+    DurableLedger restarted = open(config.withTrialSeconds(30).withInstanceId(ID_A));
+
+    // Only the other instance's 10 s are still held: 20 s fit, 21 s do not.
+    assertThat(reserve(restarted, "phone", 21_000)).isEqualTo(new Reservation.Exhausted(20_000));
+    assertThat(reserve(restarted, "phone", 20_000)).isInstanceOf(Reservation.Granted.class);
+  }
+
+  @Test
+  void oneWorkIsChargedOnceHoweverManyRunsCommitIt() {
+    DurableLedger ledger = open(config.withTrialSeconds(60));
+    ledger.add(new Device("phone"));
+    Reservation.Granted first =
+        (Reservation.Granted)
+            ledger.reserve(new Device("phone"), "work-x", 10_000, Duration.ofMinutes(5));
+    Reservation.Granted second =
+        (Reservation.Granted)
+            ledger.reserve(new Device("phone"), "work-x", 10_000, Duration.ofMinutes(5));
+
+    assertThat(ledger.commit(first, 10_000)).isEqualTo(Charge.CHARGED);
+    assertThat(ledger.commit(second, 10_000)).isEqualTo(Charge.ALREADY_CHARGED);
+    assertThat(ledger.commit(first, 10_000)).isEqualTo(Charge.ALREADY_CHARGED);
+
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(10_000);
+    // Both holds are gone: 50 s are left.
+    assertThat(reserve(ledger, "phone", 51_000)).isEqualTo(new Reservation.Exhausted(50_000));
+  }
+
+  @Test
+  void concurrentCommitsOfOneWorkFromSeveralLedgersChargeOnce() throws Exception {
+    DurableLedger setup = open(config);
+    setup.add(new Device("phone"));
+    List<DurableLedger> instances = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      instances.add(open(config));
+    }
+    List<Reservation.Granted> holds = new ArrayList<>();
+    for (DurableLedger instance : instances) {
+      holds.add(
+          (Reservation.Granted)
+              instance.reserve(new Device("phone"), "work-y", 4_000, Duration.ofMinutes(5)));
+    }
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<Charge>> charges = new ArrayList<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
+      for (int i = 0; i < 4; i++) {
+        DurableLedger instance = instances.get(i);
+        Reservation.Granted hold = holds.get(i);
+        charges.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return instance.commit(hold, 4_000);
+                }));
+      }
+      start.countDown();
+      List<Charge> results = new ArrayList<>();
+      for (Future<Charge> charge : charges) {
+        results.add(charge.get(30, TimeUnit.SECONDS));
+      }
+      assertThat(results).containsOnlyOnce(Charge.CHARGED);
+    }
+    assertThat(find(setup, "phone").chargedMillis()).isEqualTo(4_000);
+  }
+
+  @Test
+  void aChargedWorkHoldsNoQuotaWhenItRunsAgainWithinTheWindow() {
+    DurableLedger ledger =
+        open(config.withTrialSeconds(10).withChargeWindow(Duration.ofMinutes(10)));
+    ledger.add(new Device("phone"));
+    Reservation.Granted first =
+        (Reservation.Granted)
+            ledger.reserve(new Device("phone"), "work-z", 10_000, Duration.ofMinutes(5));
+    ledger.commit(first, 10_000);
+
+    Reservation again =
+        ledger.reserve(new Device("phone"), "work-z", 10_000, Duration.ofMinutes(5));
+
+    assertThat(again)
+        .isEqualTo(
+            new Reservation.Granted(((Reservation.Granted) again).id(), "phone", "work-z", 0));
+    assertThat(ledger.commit((Reservation.Granted) again, 10_000))
+        .isEqualTo(Charge.ALREADY_CHARGED);
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(10_000);
+  }
+
+  @Test
+  void theSameWorkIsChargedAgainOnceTheWindowHasPassed() {
+    DurableLedger ledger = open(config.withChargeWindow(Duration.ofMinutes(10)));
+    ledger.add(new Device("phone"));
+    ledger.commit(
+        (Reservation.Granted)
+            ledger.reserve(new Device("phone"), "work-w", 3_000, Duration.ofMinutes(5)),
+        3_000);
+
+    clock.advance(Duration.ofMinutes(10));
+    Reservation.Granted later =
+        (Reservation.Granted)
+            ledger.reserve(new Device("phone"), "work-w", 3_000, Duration.ofMinutes(5));
+
+    assertThat(later.audioMillis()).isEqualTo(3_000);
+    assertThat(ledger.commit(later, 3_000)).isEqualTo(Charge.CHARGED);
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(6_000);
+  }
+
+  @Test
+  void aChargeLandsEvenAfterItsHoldExpired() {
+    DurableLedger ledger = open(config);
+    ledger.add(new Device("phone"));
+    Reservation.Granted hold =
+        (Reservation.Granted)
+            ledger.reserve(new Device("phone"), "work-v", 5_000, Duration.ofSeconds(30));
+
+    clock.advance(Duration.ofMinutes(1));
+    reserve(ledger, "phone", 1); // sweeps expired holds
+
+    assertThat(ledger.commit(hold, 4_500)).isEqualTo(Charge.CHARGED);
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(4_500);
   }
 
   @Test
@@ -255,13 +398,12 @@ abstract class LedgerContractTest {
     ledger.add(new Device("phone"));
 
     assertThat(ledger.setQuota("phone", 60)).isTrue();
-    assertThat(ledger.reserve(new Device("phone"), 60_000)).isInstanceOf(Reservation.Granted.class);
-    assertThat(ledger.reserve(new Device("phone"), 1)).isInstanceOf(Reservation.Exhausted.class);
+    assertThat(reserve(ledger, "phone", 60_000)).isInstanceOf(Reservation.Granted.class);
+    assertThat(reserve(ledger, "phone", 1)).isInstanceOf(Reservation.Exhausted.class);
 
     ledger.setQuota("phone", 0);
 
-    assertThat(ledger.reserve(new Device("phone"), 3_600_000))
-        .isInstanceOf(Reservation.Granted.class);
+    assertThat(reserve(ledger, "phone", 3_600_000)).isInstanceOf(Reservation.Granted.class);
     assertThat(find(ledger, "phone").isUnlimited()).isTrue();
   }
 
@@ -269,9 +411,9 @@ abstract class LedgerContractTest {
   void withoutATrialQuotaDevicesAreUnlimitedButStillCharged() {
     DurableLedger ledger = open(config);
     ledger.add(new Device("phone"));
-    Reservation hold = ledger.reserve(new Device("phone"), 7_200_000);
+    Reservation hold = reserve(ledger, "phone", 7_200_000);
 
-    ledger.commit((Reservation.Granted) hold);
+    commit(ledger, hold);
 
     assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(7_200_000);
     assertThat(find(ledger, "phone").remainingMillis()).isEqualTo(Long.MAX_VALUE);
@@ -280,6 +422,11 @@ abstract class LedgerContractTest {
   @Test
   void usageIsSummarisedPerDevice() {
     DurableLedger ledger = open(config);
+    ledger.add(new Device("phone"));
+    ledger.add(new Device("tablet"));
+    commit(ledger, reserve(ledger, "phone", 10_000));
+    commit(ledger, reserve(ledger, "phone", 4_000));
+    commit(ledger, reserve(ledger, "tablet", 2_000));
     String note1 = "1".repeat(64);
     String note2 = "2".repeat(64);
     String note3 = "3".repeat(64);
@@ -301,6 +448,8 @@ abstract class LedgerContractTest {
   @Test
   void usageCanBeLimitedToOneDeviceAndATimeRange() {
     DurableLedger ledger = open(config);
+    ledger.add(new Device("phone"));
+    commit(ledger, reserve(ledger, "phone", 1_000));
     ledger.record(usage("phone", NOTE_HASH, 1_000, false, "ok"));
     clock.advance(Duration.ofDays(1));
     Instant since = clock.instant();
@@ -322,7 +471,7 @@ abstract class LedgerContractTest {
       before.add(new Device("tablet"));
       before.revoke("tablet");
       before.setQuota("phone", 20);
-      before.commit((Reservation.Granted) before.reserve(new Device("phone"), 15_000));
+      commit(before, reserve(before, "phone", 15_000));
       before.record(usage("phone", NOTE_HASH, 15_000, false, "ok"));
     }
 
@@ -333,7 +482,7 @@ abstract class LedgerContractTest {
     assertThat(find(after, "phone"))
         .returns(20_000L, DeviceInfo::quotaOverrideMillis)
         .returns(15_000L, DeviceInfo::chargedMillis);
-    assertThat(after.reserve(new Device("phone"), 6_000))
+    assertThat(reserve(after, "phone", 6_000))
         .asInstanceOf(type(Reservation.Exhausted.class))
         .returns(5_000L, Reservation.Exhausted::remainingMillis);
     assertThat(after.usage(UsageQuery.all()))

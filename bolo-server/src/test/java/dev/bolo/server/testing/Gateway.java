@@ -103,6 +103,12 @@ public final class Gateway implements AutoCloseable {
 
   /** A native upload with the given token, audio and optional text fields (name, value pairs). */
   public Request nativeUpload(@Nullable String token, byte[] audio, String... fields) {
+    return nativeUploadRequest(url("/v1/transcriptions"), token, audio, fields);
+  }
+
+  /** A native upload to {@code url}, as a phone sends it. */
+  public static Request nativeUploadRequest(
+      String url, @Nullable String token, byte[] audio, String... fields) {
     MultipartBody.Builder form =
         new MultipartBody.Builder()
             .setType(MultipartBody.FORM)
@@ -111,8 +117,7 @@ public final class Gateway implements AutoCloseable {
     for (int i = 0; i + 1 < fields.length; i += 2) {
       form.addFormDataPart(fields[i], fields[i + 1]);
     }
-    Request.Builder request =
-        new Request.Builder().url(url("/v1/transcriptions")).post(form.build());
+    Request.Builder request = new Request.Builder().url(url).post(form.build());
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }

@@ -1,6 +1,6 @@
 package dev.bolo.server.testing;
 
-import dev.bolo.server.App;
+import dev.bolo.server.Main;
 import dev.bolo.server.ServerConfig;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -8,6 +8,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -116,6 +117,26 @@ public final class GatewayProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** Sends SIGTERM, as an orchestrator stopping the process does; returns at once. */
+  public void terminate() {
+    // SIGTERM on Linux. Through the handle, not Process.destroy(): that also closes the child's
+    // stdin, which the child reads as its parent having gone.
+    process.toHandle().destroy();
+  }
+
+  /**
+   * Waits for the process to exit.
+   *
+   * @return its exit code
+   * @throws AssertionError when it is still running after {@code timeout}
+   */
+  public int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("gateway process still running after " + timeout);
+    }
+    return process.exitValue();
+  }
+
   @Override
   public void close() {
     if (process.isAlive()) {
@@ -124,20 +145,32 @@ public final class GatewayProcess implements AutoCloseable {
   }
 
   /**
-   * The child's entry point: a gateway configured from the environment; prints its port, then
-   * serves until stdin closes (the parent JVM ended without killing it) or it is killed.
+   * The child's entry point: a gateway configured from the environment, run as {@code bolo serve}
+   * runs it (SIGTERM drains it and exits 0); prints its port once it listens, and exits when stdin
+   * closes (the parent JVM ended without stopping it).
    */
-  public static void main(String[] args) throws IOException {
-    App app = App.create(ServerConfig.fromEnvironment()).start();
-    System.out.println(PORT_LINE + app.port());
-    System.out.flush();
-    try {
-      while (System.in.read() != -1) {
-        // Nothing is sent on stdin; end of input means the parent is gone.
-      }
-    } finally {
-      app.close();
-    }
-    System.exit(0);
+  public static void main(String[] args) throws Exception {
+    Thread.ofPlatform()
+        .daemon()
+        .name("parent-watch")
+        .start(
+            () -> {
+              try {
+                while (System.in.read() != -1) {
+                  // Nothing is sent on stdin; end of input means the parent is gone.
+                }
+              } catch (IOException e) {
+                // Same: the parent is gone.
+              }
+              Runtime.getRuntime().halt(3);
+            });
+    int code =
+        Main.serve(
+            ServerConfig.fromEnvironment(),
+            app -> {
+              System.out.println(PORT_LINE + app.port());
+              System.out.flush();
+            });
+    System.exit(code);
   }
 }

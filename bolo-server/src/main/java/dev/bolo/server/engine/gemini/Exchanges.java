@@ -1,12 +1,12 @@
 package dev.bolo.server.engine.gemini;
 
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.HttpDeadline;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -24,8 +24,7 @@ final class Exchanges {
       return new Reply.Broken(
           new EngineResult.TimedOut("no time left for the Gemini " + step + " step"));
     }
-    Call call = client.newCall(request);
-    call.timeout().timeout(budget.toNanos(), TimeUnit.NANOSECONDS);
+    Call call = HttpDeadline.newCall(client, request, budget);
     try (Response response = call.execute()) {
       return new Reply.Answer(response.code(), response.headers(), response.body().string());
     } catch (IOException e) {

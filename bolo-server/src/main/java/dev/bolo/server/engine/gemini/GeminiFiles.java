@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.audio.AudioContent;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.HttpDeadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -134,6 +135,8 @@ final class GeminiFiles {
     return sha256.substring(0, Math.min(16, sha256.length())).replaceAll("[^0-9a-f]", "");
   }
 
+  private static final java.time.Duration DELETE_TIMEOUT = java.time.Duration.ofSeconds(30);
+
   /** Deletes a file without waiting for the answer; a failure is only logged. */
   void deleteLater(String name, String requestId) {
     Request delete =
@@ -142,8 +145,8 @@ final class GeminiFiles {
             .header("x-goog-api-key", apiKey)
             .delete()
             .build();
-    client
-        .newCall(delete)
+    // Clean-up only: bounded, and never charged to a note's deadline.
+    HttpDeadline.newCall(client, delete, DELETE_TIMEOUT)
         .enqueue(
             new Callback() {
               @Override

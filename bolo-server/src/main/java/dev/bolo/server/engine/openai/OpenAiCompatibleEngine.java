@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.HttpDeadline;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.RetryAfter;
 import dev.bolo.server.engine.Settings;
@@ -13,8 +14,9 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import java.util.OptionalLong;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
@@ -82,8 +84,7 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
 
   @Override
   public EngineResult transcribe(EngineRequest request) {
-    Call call = http.newCall(buildRequest(request));
-    call.timeout().timeout(request.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    Call call = HttpDeadline.newCall(http, buildRequest(request), request.timeout());
     try (Response response = call.execute()) {
       String body = response.body().string();
       return interpret(response.code(), response.header("Retry-After"), body, request.settings());
@@ -92,7 +93,7 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
         return new EngineResult.Unavailable("transcription interrupted", null);
       }
       return new EngineResult.TimedOut(
-          "the provider did not answer within " + request.timeout().toSeconds() + " s");
+          "the provider did not answer within " + seconds(request.timeout()));
     } catch (UnknownHostException | ConnectException e) {
       log.warn("cannot reach the transcription provider at {}: {}", endpoint, e.toString());
       return new EngineResult.Unavailable("the transcription provider cannot be reached", null);
@@ -193,20 +194,44 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
             format == ResponseFormat.TEXT ? null : body);
       }
       case JSON, VERBOSE_JSON -> {
-        JsonNode text;
+        JsonNode answer;
         try {
-          text = JSON.readTree(body).path("text");
+          answer = JSON.readTree(body);
         } catch (IOException e) {
           return new EngineResult.Failed("the provider answered with unparseable JSON");
         }
+        JsonNode text = answer.path("text");
         if (!text.isTextual()) {
           return new EngineResult.Failed("the provider's answer has no text");
         }
         return new EngineResult.Transcribed(
-            text.asText().strip(), format == ResponseFormat.VERBOSE_JSON ? body : null);
+            text.asText().strip(),
+            format == ResponseFormat.VERBOSE_JSON ? body : null,
+            reportedDurationMs(answer));
       }
     }
     throw new AssertionError(format);
+  }
+
+  /**
+   * The length the provider says it transcribed: {@code duration} (seconds) of verbose_json, or a
+   * {@code usage} of type {@code duration} (seconds), as OpenAI's API answers.
+   */
+  static OptionalLong reportedDurationMs(JsonNode answer) {
+    JsonNode seconds = answer.path("duration");
+    if (!seconds.isNumber()) {
+      JsonNode usage = answer.path("usage");
+      seconds = usage.path("type").asText("").equals("duration") ? usage.path("seconds") : seconds;
+    }
+    if (!seconds.isNumber()) {
+      return OptionalLong.empty();
+    }
+    double value = seconds.asDouble();
+    // A day is far beyond any upload; a provider saying more is not to be believed.
+    if (!(value > 0) || value > 86_400) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(Math.round(value * 1000));
   }
 
   private static String providerMessage(String body, int status) {
@@ -220,6 +245,12 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
       // Not JSON: fall through to the raw body.
     }
     return body.isBlank() ? "HTTP " + status : truncate(body.strip());
+  }
+
+  private static String seconds(Duration timeout) {
+    return timeout.toMillis() % 1000 == 0
+        ? timeout.toSeconds() + " s"
+        : String.format(java.util.Locale.ROOT, "%.1f s", timeout.toMillis() / 1000.0);
   }
 
   private static String truncate(String message) {

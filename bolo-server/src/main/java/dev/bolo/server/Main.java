@@ -1,0 +1,85 @@
+package dev.bolo.server;
+
+import java.net.BindException;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+
+/**
+ * Runs one gateway process: applies the log level, starts the {@link App}, and on SIGTERM or SIGINT
+ * drains it (PROTOCOL.md: {@code BOLO_DRAIN_TIMEOUT}) and returns exit code 0. Used by {@code bolo
+ * serve}.
+ */
+public final class Main {
+
+  private static final Logger log = LoggerFactory.getLogger(Main.class);
+
+  /** Exit code when the gateway could not start (port in use, data directory unwritable, …). */
+  public static final int CANNOT_START = 1;
+
+  private Main() {}
+
+  /**
+   * Serves until the process is told to stop, then drains.
+   *
+   * @param started told the running app once it listens (tests print its port)
+   * @return the process's exit code: 0 after a drain, {@link #CANNOT_START} when it never served
+   */
+  public static int serve(ServerConfig config, Consumer<App> started) throws InterruptedException {
+    applyLogLevel(config.logLevel());
+    CountDownLatch stop = new CountDownLatch(1);
+    // Handling the signals ourselves (instead of a shutdown hook) lets the drain finish and the
+    // process exit 0: a JVM stopped by SIGTERM's default handler exits 143.
+    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+    Signal.handle(new Signal("INT"), signal -> stop.countDown());
+    App app;
+    try {
+      app = App.create(config).start();
+    } catch (RuntimeException e) {
+      System.err.println("bolo serve: " + cannotStart(config, e));
+      log.debug("start failed", e);
+      return CANNOT_START;
+    }
+    try {
+      started.accept(app);
+      stop.await();
+      log.info("stop requested: draining for up to {}", config.listen().drainTimeout());
+      app.drain(config.listen().drainTimeout());
+    } finally {
+      app.close();
+    }
+    log.info("stopped");
+    return 0;
+  }
+
+  private static String cannotStart(ServerConfig config, Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof BindException) {
+        return "cannot listen on "
+            + config.listen().host()
+            + ":"
+            + config.listen().port()
+            + " ("
+            + cause.getMessage()
+            + "); set BOLO_PORT or BOLO_HOST, or stop the other process";
+      }
+    }
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return root == e || root.getMessage() == null ? message : message + ": " + root.getMessage();
+  }
+
+  /** Applies {@code BOLO_LOG_LEVEL}, also when it came from the {@code BOLO_CONFIG} file. */
+  static void applyLogLevel(String level) {
+    if (LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)
+        instanceof ch.qos.logback.classic.Logger root) {
+      root.setLevel(ch.qos.logback.classic.Level.toLevel(level.toUpperCase(Locale.ROOT)));
+    }
+  }
+}
