@@ -12,6 +12,8 @@ import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Gauge;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -196,6 +198,46 @@ class RedisChaosTest {
         .isBetween(NOTES, NOTES * gateways.size());
     assertThat(charged).as("exactly one charge per note").isEqualTo((long) NOTES * NOTE_MILLIS);
     assertThat(replayCalls).as("calls made by resends after the outage").isZero();
+  }
+
+  @Test
+  void aRedisThatHangsShowsOnReadinessWithinFiveSecondsWhileReadyzKeepsAnsweringAtOnce()
+      throws Exception {
+    Gateway gateway = gateways.getFirst();
+    assertThat(storeReadiness(gateway)).isEqualTo("ok");
+
+    // Redis stops answering every client without closing a connection: a hang, not an outage.
+    long pausedAt;
+    try (RedisClient client = RedisClient.create(redis.url());
+        StatefulRedisConnection<String, String> connection = client.connect()) {
+      connection.sync().clientPause(8_000);
+      pausedAt = System.nanoTime();
+    }
+
+    long slowest = 0;
+    String store;
+    do {
+      long before = System.nanoTime();
+      store = storeReadiness(gateway);
+      slowest = Math.max(slowest, System.nanoTime() - before);
+      assertThat(Duration.ofNanos(System.nanoTime() - pausedAt))
+          .as("the hang shows within 5 s")
+          .isLessThan(Duration.ofSeconds(5));
+    } while (!store.startsWith("degraded"));
+    Duration flipped = Duration.ofNanos(System.nanoTime() - pausedAt);
+    log.warn(
+        "chaos (Redis hangs): /readyz showed it after {} ms; slowest /readyz meanwhile {} ms",
+        flipped.toMillis(),
+        Duration.ofNanos(slowest).toMillis());
+
+    // Kept state: no answer waited for the hung Redis (its command timeout is 1 s).
+    assertThat(Duration.ofNanos(slowest)).isLessThan(Duration.ofSeconds(1));
+  }
+
+  private static String storeReadiness(Gateway gateway) throws IOException {
+    Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
+    assertThat(ready.status()).as(ready.body()).isEqualTo(200);
+    return JSON.readTree(ready.body()).path("components").path("store").asText();
   }
 
   /** Distinct notes of the same length. */
