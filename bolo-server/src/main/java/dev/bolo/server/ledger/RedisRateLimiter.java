@@ -27,32 +27,35 @@ final class RedisRateLimiter implements RateLimiter {
   private static final Logger log = LoggerFactory.getLogger(RedisRateLimiter.class);
 
   /**
-   * KEYS: the device's bucket. ARGV: capacity, now (ms), idle expiry (ms). Tokens are fractional;
-   * one arrives every 60000 / capacity ms. Returns 0 when a token was taken, else the milliseconds
-   * until one is there (nothing taken).
+   * KEYS: the device's bucket. ARGV: capacity, now (ms), idle expiry (ms). Counted in whole units
+   * so refill stays exact: a request costs 60000 units and each millisecond adds {@code capacity}
+   * units (one request every 60000 / capacity ms), as {@link TokenBucketRateLimiter} does in
+   * nanoseconds. Returns 0 when a request was counted, else the milliseconds until one would be
+   * (nothing counted).
    */
   private static final String TAKE =
       """
       local capacity = tonumber(ARGV[1])
       local now = tonumber(ARGV[2])
-      local bucket = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-      local tokens = tonumber(bucket[1])
+      local full = capacity * 60000
+      local bucket = redis.call('HMGET', KEYS[1], 'units', 'at')
+      local units = tonumber(bucket[1])
       local at = tonumber(bucket[2])
-      if tokens == nil or at == nil then
-        tokens = capacity
+      if units == nil or at == nil then
+        units = full
         at = now
       end
       if now > at then
-        tokens = math.min(capacity, tokens + (now - at) * capacity / 60000)
+        units = math.min(full, units + (now - at) * capacity)
         at = now
       end
       local wait = 0
-      if tokens >= 1 then
-        tokens = tokens - 1
+      if units >= 60000 then
+        units = units - 60000
       else
-        wait = math.max(1, math.ceil((1 - tokens) * 60000 / capacity))
+        wait = math.floor((60000 - units + capacity - 1) / capacity)
       end
-      redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))
+      redis.call('HSET', KEYS[1], 'units', string.format('%d', units), 'at', string.format('%d', at))
       redis.call('PEXPIRE', KEYS[1], ARGV[3])
       return wait
       """;

@@ -4,34 +4,59 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class RateLimiterTest {
+/**
+ * What every {@link RateLimiter} does, run against the per-instance one ({@link
+ * InMemoryRateLimiterTest}) and the one shared through Redis ({@link RedisRateLimiterTest}).
+ */
+abstract class RateLimiterContract {
 
-  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  protected final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final Device phone = new Device("phone");
+  private final List<RateLimiter> limiters = new ArrayList<>();
+
+  /** A new limiter; {@code 0} turns it off. */
+  protected abstract RateLimiter newLimiter(int perMinute);
+
+  /** Lets time pass for the limiter's refill. */
+  protected abstract void advance(Duration duration);
+
+  private RateLimiter limiter(int perMinute) {
+    RateLimiter limiter = newLimiter(perMinute);
+    limiters.add(limiter);
+    return limiter;
+  }
+
+  @AfterEach
+  void closeLimiters() {
+    limiters.forEach(RateLimiter::close);
+  }
 
   @Test
   void aDeviceMayBurstAMinutesWorthThenWaitsForTheNextToken() {
-    RateLimiter limiter = RateLimiter.perMinute(60, nanos::get);
+    RateLimiter limiter = limiter(60);
 
     assertThat(IntStream.range(0, 60).mapToObj(i -> limiter.admit(phone)))
         .containsOnly(RateDecision.allowed());
     assertThat(limiter.admit(phone)).isEqualTo(new RateDecision.Limited(Duration.ofSeconds(1)));
 
-    nanos.addAndGet(Duration.ofMillis(400).toNanos());
+    advance(Duration.ofMillis(400));
     assertThat(limiter.admit(phone)).isEqualTo(new RateDecision.Limited(Duration.ofMillis(600)));
 
-    nanos.addAndGet(Duration.ofMillis(600).toNanos());
+    advance(Duration.ofMillis(600));
     assertThat(limiter.admit(phone)).isEqualTo(RateDecision.allowed());
     assertThat(limiter.admit(phone)).isInstanceOf(RateDecision.Limited.class);
   }
 
   @Test
   void eachDeviceHasItsOwnBucket() {
-    RateLimiter limiter = RateLimiter.perMinute(1, nanos::get);
+    RateLimiter limiter = limiter(1);
 
     assertThat(limiter.admit(phone)).isEqualTo(RateDecision.allowed());
     assertThat(limiter.admit(phone)).isInstanceOf(RateDecision.Limited.class);
@@ -40,11 +65,11 @@ class RateLimiterTest {
 
   @Test
   void anIdleDeviceGetsAFullBucketBack() {
-    RateLimiter limiter = RateLimiter.perMinute(2, nanos::get);
+    RateLimiter limiter = limiter(2);
     limiter.admit(phone);
     limiter.admit(phone);
 
-    nanos.addAndGet(Duration.ofMinutes(5).toNanos());
+    advance(Duration.ofMinutes(5));
 
     assertThat(limiter.admit(phone)).isEqualTo(RateDecision.allowed());
     assertThat(limiter.admit(phone)).isEqualTo(RateDecision.allowed());
@@ -53,9 +78,9 @@ class RateLimiterTest {
 
   @Test
   void zeroTurnsTheLimitOff() {
-    RateLimiter limiter = RateLimiter.perMinute(0, nanos::get);
+    RateLimiter limiter = limiter(0);
 
-    assertThat(IntStream.range(0, 10_000).mapToObj(i -> limiter.admit(phone)))
+    assertThat(IntStream.range(0, 1_000).mapToObj(i -> limiter.admit(phone)))
         .containsOnly(RateDecision.allowed());
   }
 

@@ -1,0 +1,17 @@
+package dev.bolo.server.ledger;
+
+import java.time.Duration;
+
+/** The per-instance limiter, on a fake ticker. */
+class InMemoryRateLimiterTest extends RateLimiterContract {
+
+  @Override
+  protected RateLimiter newLimiter(int perMinute) {
+    return RateLimiter.perMinute(perMinute, nanos::get);
+  }
+
+  @Override
+  protected void advance(Duration duration) {
+    nanos.addAndGet(duration.toNanos());
+  }
+}
