@@ -106,6 +106,7 @@ public final class App implements AutoCloseable {
                   ticker, storeConfig.idempotencyTtl(), storeConfig.dedupMaxBytes());
         };
     metrics.gauge("bolo_dedup_store_degraded", store, s -> s.isDegraded() ? 1 : 0);
+    metrics.gauge("bolo_dedup_pending_writes", store, DedupStore::pendingWrites);
     int rateLimit = config.ledger().rateLimitPerMinute();
     this.rateLimiter =
         switch (storeConfig.kind()) {

@@ -104,6 +104,14 @@ public interface DedupStore extends AutoCloseable {
     return false;
   }
 
+  /**
+   * Results kept on this instance that still wait to be written to the shared store (for a metric);
+   * always 0 for a store without a shared side.
+   */
+  default int pendingWrites() {
+    return 0;
+  }
+
   @Override
   default void close() {}
 }

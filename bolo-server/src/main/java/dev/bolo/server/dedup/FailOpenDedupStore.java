@@ -288,8 +288,8 @@ final class FailOpenDedupStore implements DedupStore {
     return degradedBecause != null;
   }
 
-  /** Results kept here that still wait for the shared store (for a metric and tests). */
-  int pendingWrites() {
+  @Override
+  public int pendingWrites() {
     return writeBehind.size();
   }
 

@@ -155,12 +155,11 @@ class FailOpenDedupStoreTest {
     redis.stop();
     Transcript transcript = transcriptFor(key, "finished during the outage");
     assertThat(owner.complete(key, claim, transcript)).isTrue();
-    assertThat(((FailOpenDedupStore) owner).pendingWrites()).isEqualTo(1);
+    assertThat(owner.pendingWrites()).isEqualTo(1);
 
     redis.startAgain();
 
-    eventually(
-        "the kept result is written", () -> ((FailOpenDedupStore) owner).pendingWrites() == 0);
+    eventually("the kept result is written", () -> owner.pendingWrites() == 0);
     DedupStore other = instance();
     assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
   }
@@ -176,8 +175,7 @@ class FailOpenDedupStoreTest {
 
     redis.startAgain();
 
-    eventually(
-        "the local result is written", () -> ((FailOpenDedupStore) first).pendingWrites() == 0);
+    eventually("the local result is written", () -> first.pendingWrites() == 0);
     assertThat(instance().claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
   }
 
