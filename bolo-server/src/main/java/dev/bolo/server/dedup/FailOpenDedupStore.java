@@ -387,6 +387,8 @@ final class FailOpenDedupStore implements DedupStore {
         return;
       }
       degradedBecause = null;
+      // Back, but possibly restarted: owners should take their claims again now.
+      generation.incrementAndGet();
     }
     log.warn("{} answers again: de-duplicating across instances once more", sharedName);
   }

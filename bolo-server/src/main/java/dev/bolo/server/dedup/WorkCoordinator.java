@@ -3,6 +3,7 @@ package dev.bolo.server.dedup;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -57,6 +58,18 @@ public final class WorkCoordinator {
   private final Duration lease;
   private final Map<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
 
+  /** Leases this instance holds now; renewed at once when the store's generation changes. */
+  private final Set<Renewal> renewing = ConcurrentHashMap.newKeySet();
+
+  /**
+   * How often the coordinator looks for a change of the store's generation: once Redis is back
+   * after a restart, the owners take their forgotten claims back within this, not a third of a
+   * lease later, so copies arriving meanwhile find the claim and wait for it.
+   */
+  private static final Duration GENERATION_WATCH = Duration.ofMillis(200);
+
+  private volatile long watchedGeneration;
+
   /** One resolution on this instance and how many copies wait for it. */
   private record InFlight(CompletableFuture<Served> outcome, AtomicInteger copies) {}
 
@@ -83,6 +96,14 @@ public final class WorkCoordinator {
       throw new IllegalArgumentException("lease must be at least 30 ms: " + lease);
     }
     this.lease = lease;
+    this.watchedGeneration = store.generation();
+    long every = GENERATION_WATCH.toMillis();
+    try {
+      renewals.scheduleWithFixedDelay(
+          this::renewAllIfTheStoreChanged, every, every, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Shutting down already: leases are then renewed on their own schedule only.
+    }
   }
 
   /** What a request was answered with, and whether the answer came from other work. */
@@ -275,6 +296,15 @@ public final class WorkCoordinator {
     return outcome;
   }
 
+  private void renewAllIfTheStoreChanged() {
+    long generation = store.generation();
+    if (generation != watchedGeneration) {
+      watchedGeneration = generation;
+      // Non-blocking: each renewal runs on its own detached thread.
+      renewing.forEach(Renewal::due);
+    }
+  }
+
   /**
    * Renews one lease every third of it. The scheduler only times the renewals; each store call runs
    * on its own detached thread, and a renewal still running when the next is due is not doubled, so
@@ -298,6 +328,7 @@ public final class WorkCoordinator {
         scheduled = null;
       }
       this.timer = scheduled;
+      renewing.add(this);
     }
 
     private void due() {
@@ -324,6 +355,7 @@ public final class WorkCoordinator {
     }
 
     void stop() {
+      renewing.remove(this);
       if (timer != null) {
         timer.cancel(false);
       }

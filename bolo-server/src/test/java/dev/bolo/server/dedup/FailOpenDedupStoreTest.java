@@ -198,6 +198,46 @@ class FailOpenDedupStoreTest {
   }
 
   @Test
+  void anOwnerTakesItsClaimBackSoonAfterARestartNotAThirdOfALeaseLater() throws Exception {
+    DedupStore ownerStore = instance();
+    // A lease renewed every 20 s: only the restart can explain a renewal within seconds.
+    WorkCoordinator owner =
+        new WorkCoordinator(ownerStore, threads, renewals, System::nanoTime, Duration.ofMinutes(1));
+    WorkKey key = newKey();
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    Future<WorkCoordinator.Served> running =
+        threads.submit(
+            () ->
+                owner.serve(
+                    key,
+                    PATIENCE,
+                    () -> {
+                      calls.incrementAndGet();
+                      try {
+                        release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                      return new Outcome.Success(transcriptFor(key, "still mine"));
+                    }));
+    eventually("the owner runs the work", () -> calls.get() == 1);
+
+    redis.stop();
+    redis.startAgain();
+    long restarted = System.nanoTime();
+
+    DedupStore other = instance();
+    // Looked at without claiming: a claim taken here would make the check pass by itself.
+    eventually(
+        "the claim is back in Redis", () -> awaitBriefly(other, key) instanceof Resolution.Pending);
+    assertThat(Duration.ofNanos(System.nanoTime() - restarted)).isLessThan(Duration.ofSeconds(10));
+    assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+    release.countDown();
+    assertThat(DedupStoreContract.waitFor(running).outcome()).isInstanceOf(Outcome.Success.class);
+  }
+
+  @Test
   void aWaiterOnAnotherInstanceRidesOutARedisRestartAndReplaysTheOwnersResult() throws Exception {
     DedupStore ownerStore = instance();
     DedupStore waiterStore = instance();
@@ -242,6 +282,15 @@ class FailOpenDedupStoreTest {
     assertThat(owner.complete(key, claim, transcript)).isTrue();
     assertThat(DedupStoreContract.waitFor(waiter)).isEqualTo(new Resolution.Completed(transcript));
     assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
+  }
+
+  private static Resolution awaitBriefly(DedupStore store, WorkKey key) {
+    try {
+      return store.await(key, Duration.ofMillis(1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
   }
 
   private WorkCoordinator coordinator(DedupStore store) {
