@@ -179,6 +179,53 @@ class WorkCoordinatorTest {
   }
 
   @Test
+  void anOwnerWhoseRenewalsStallPastTheLeaseLosesItAndDoesNotOverwriteTheNewOwnersResult()
+      throws Exception {
+    DedupStore shared = DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
+    CountDownLatch renewalsResume = new CountDownLatch(1);
+    // Instance A's store calls for renewals hang, as on a Redis that stopped answering it.
+    DedupStore stalled =
+        new DedupStoreContract.WatchedStore(shared) {
+          @Override
+          public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+            WorkCoordinatorTest.await(renewalsResume);
+            return super.renew(key, owner, lease);
+          }
+        };
+    Duration lease = Duration.ofMillis(300);
+    WorkCoordinator a = coordinator(stalled, System::nanoTime, lease);
+    WorkCoordinator b = coordinator(shared, System::nanoTime, lease);
+    WorkKey key = newKey();
+    CountDownLatch aFinishes = new CountDownLatch(1);
+    CountDownLatch aRuns = new CountDownLatch(1);
+    Transcript fromA = transcriptFor(key, "from the owner that lost its lease");
+    Transcript fromB = transcriptFor(key, "from the owner that took over");
+
+    Future<WorkCoordinator.Served> onA =
+        threads.submit(
+            () ->
+                a.serve(
+                    key,
+                    PATIENCE,
+                    () -> {
+                      aRuns.countDown();
+                      await(aFinishes);
+                      return new Outcome.Success(fromA);
+                    }));
+    await(aRuns);
+    // B waits for A's claim, sees it lapse, and runs the note itself.
+    WorkCoordinator.Served onB = b.serve(key, PATIENCE, () -> new Outcome.Success(fromB));
+    assertThat(onB).isEqualTo(new WorkCoordinator.Served(new Outcome.Success(fromB), false));
+
+    aFinishes.countDown();
+    renewalsResume.countDown();
+
+    assertThat(onA.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
+        .isEqualTo(new Outcome.Success(fromA));
+    assertThat(shared.claim(key, lease)).isEqualTo(new Claim.Completed(fromB));
+  }
+
+  @Test
   void aWaiterTrustsAnotherInstancesClaimForALeaseAfterTheStoreLostSightOfIt() throws Exception {
     AtomicLong nanos = new AtomicLong();
     Duration lease = Duration.ofSeconds(15);
