@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bolo.client.BoloClient;
 import dev.bolo.client.Outcome;
 import dev.bolo.client.ResendPolicy;
+import dev.bolo.client.Scheduler;
+import dev.bolo.client.Timing;
 import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
 import dev.bolo.server.App;
@@ -90,7 +92,7 @@ class EndToEndTest {
         .token(TOKEN)
         .policy(ResendPolicy.standard().withoutJitter())
         // The pauses are the policy's business, tested on a fake clock; here they only slow us.
-        .sleeper((duration, wakeUp) -> {});
+        .timing(Timing.builder().scheduler(EndToEndTest::runAtOnce).build());
   }
 
   @Test
@@ -145,6 +147,12 @@ class EndToEndTest {
         .isInstanceOfSatisfying(
             Outcome.Transcribed.class, t -> assertThat(t.transcript().deduplicated()).isTrue());
     assertThat(calls.get()).isEqualTo(1);
+  }
+
+  /** A scheduler without pauses: the next attempt starts as soon as it is scheduled. */
+  static Scheduler.Pending runAtOnce(Duration pause, Runnable next) {
+    next.run();
+    return () -> {};
   }
 
   /** A 16 kHz mono 16-bit WAV of {@code millis} of seeded noise. */

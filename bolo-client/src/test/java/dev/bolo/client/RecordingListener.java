@@ -2,6 +2,7 @@ package dev.bolo.client;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -14,6 +15,9 @@ final class RecordingListener implements TranscriptionListener {
   final List<Attempt> attempts = new CopyOnWriteArrayList<>();
   final List<String> progress = new CopyOnWriteArrayList<>();
   final List<String> noteKeys = new CopyOnWriteArrayList<>();
+
+  /** The first note's outcome, once it has ended. */
+  final CompletableFuture<Outcome> ended = new CompletableFuture<>();
 
   @Override
   public void attemptStarted(Attempt attempt) {
@@ -38,6 +42,7 @@ final class RecordingListener implements TranscriptionListener {
   public void ended(String noteKey, Outcome outcome) {
     noteKeys.add(noteKey);
     events.add(describe(outcome));
+    ended.complete(outcome);
   }
 
   static String describe(Outcome outcome) {
