@@ -34,7 +34,7 @@ final class AdtsDuration {
           break;
         }
         // Junk between frames: decoders look for the next sync word, and so do we.
-        in.seek(at + 1);
+        in.seek(in.next(0xff, at + 1));
         continue;
       }
       int index = header >>> 16;
@@ -42,7 +42,7 @@ final class AdtsDuration {
         rateIndex = index;
       } else if (index != rateIndex) {
         // A sync word inside a frame of another stream or junk; decoders skip it too.
-        in.seek(at + 1);
+        in.seek(in.next(0xff, at + 1));
         continue;
       }
       int blocks = (header >>> 13) & 0x3;

@@ -133,6 +133,31 @@ final class Cursor {
     return done;
   }
 
+  /**
+   * The position of the first byte equal to {@code value} at or after {@code from}, or {@link
+   * #size()} when there is none: how frame walks find the next sync byte past junk without reading
+   * it one call at a time. Does not move the cursor.
+   */
+  long next(int value, long from) {
+    long at = Math.max(0, from);
+    while (at < size) {
+      if (at < bufferStart || at >= bufferStart + bufferLength) {
+        bufferStart = at;
+        bufferLength = copy(at, buffer);
+        if (bufferLength == 0) {
+          return size;
+        }
+      }
+      for (int i = (int) (at - bufferStart); i < bufferLength; i++) {
+        if ((buffer[i] & 0xff) == value) {
+          return bufferStart + i;
+        }
+      }
+      at = bufferStart + bufferLength;
+    }
+    return size;
+  }
+
   private void ensure(int count) {
     if (position >= bufferStart && position + count <= bufferStart + bufferLength) {
       return;

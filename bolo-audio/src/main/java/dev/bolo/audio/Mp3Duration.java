@@ -49,7 +49,9 @@ final class Mp3Duration {
     }
     @Nullable Frame first = null;
     long firstAt = -1;
-    for (long at = start; at < start + MAX_LEADING_JUNK && at + 4 <= in.size(); at++) {
+    for (long at = in.next(0xff, start);
+        at < start + MAX_LEADING_JUNK && at + 4 <= in.size();
+        at = in.next(0xff, at + 1)) {
       @Nullable Frame frame = frameAt(in, at);
       if (frame == null) {
         continue;
@@ -88,7 +90,8 @@ final class Mp3Duration {
         if (Id3.isTrailingTag(in, position)) {
           break;
         }
-        position++;
+        // Junk between frames: decoders look for the next sync byte, and so do we.
+        position = in.next(0xff, position + 1);
         continue;
       }
       samples += frame.samples();
