@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.audio.AudioContainer;
+import dev.bolo.audio.AudioContainer;
 import dev.bolo.server.engine.EngineResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
