@@ -1,25 +1,76 @@
 package dev.bolo.client;
 
+import dev.bolo.audio.AudioDurations;
+import dev.bolo.audio.Measurement;
+import dev.bolo.audio.SeekableSource;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+
 /**
- * Reads a note's duration from its container, so that the read timeout scales with the note.
- * Returns -1 when the container does not say or cannot be read: the timeout then stays at its base,
- * and the app may give the duration with {@link VoiceNote#withDurationMs}.
+ * Reads a note's duration from its container with the gateway's own rules ({@code bolo-audio}: WAV,
+ * MP3, M4A, Ogg, WebM, FLAC, AAC), so that the read timeout scales with every note, not only WAV.
+ * Returns -1 when the container does not say or contradicts itself: the timeout then stays at its
+ * base, and the gateway judges the audio.
  */
 final class NoteLength {
 
-  /** How much of the note's start is kept for reading its header. */
-  static final int HEAD_BYTES = WavHeader.PREFIX_BYTES;
-
   private NoteLength() {}
 
+  /** The duration in milliseconds, or -1 when unknown. Only the headers are read. */
+  static long millis(SeekableSource source) throws IOException {
+    Measurement measurement;
+    try {
+      measurement = AudioDurations.measure(source);
+    } catch (RuntimeException bug) {
+      // The length only sizes a timeout: a parser bug must not stop the note from being sent.
+      return -1;
+    }
+    return measurement instanceof Measurement.Measured measured ? measured.millis() : -1;
+  }
+
   /**
-   * The duration in milliseconds, or -1 when unknown.
-   *
-   * @param head the first bytes of the note (up to {@link #HEAD_BYTES})
-   * @param headLength how many bytes of {@code head} are valid
-   * @param size the whole note's size
+   * A stream the app can open again, read as a {@link SeekableSource}: reads move forward through
+   * one open stream, and a read behind it opens the stream again. Headers sit at both ends of some
+   * containers (M4A's {@code moov}, Ogg's last page), so a measure opens it a few times.
    */
-  static long millis(byte[] head, int headLength, long size) {
-    return WavHeader.durationMs(head, headLength, size);
+  static final class Reopening implements SeekableSource, Closeable {
+    private final VoiceNote.AudioOpener opener;
+    private final long size;
+    private InputStream in;
+    private long position;
+
+    Reopening(VoiceNote.AudioOpener opener, long size) throws IOException {
+      this.opener = opener;
+      this.size = size;
+      this.in = opener.open();
+    }
+
+    @Override
+    public long size() {
+      return size;
+    }
+
+    @Override
+    public int read(long at, byte[] into, int offset, int length) throws IOException {
+      if (at < 0 || at >= size) {
+        return 0;
+      }
+      if (at < position) {
+        in.close();
+        in = opener.open();
+        position = 0;
+      }
+      in.skipNBytes(at - position);
+      position = at;
+      int n = in.readNBytes(into, offset, (int) Math.min(length, size - at));
+      position += n;
+      return n;
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
   }
 }

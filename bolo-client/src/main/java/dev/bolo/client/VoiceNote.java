@@ -1,10 +1,13 @@
 package dev.bolo.client;
 
+import dev.bolo.audio.SeekableSource;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
@@ -17,7 +20,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The audio of one voice note, from a file, from bytes or from a stream the app can open again
  * (such as an Android {@code content://} URI), with its SHA-256 and size (taken once, here) and its
- * duration when the container says it (or when the app gives it with {@link #withDurationMs}).
+ * duration, read from the container with the gateway's own rules (WAV, MP3, M4A, Ogg, WebM, FLAC,
+ * AAC) or given by the app with {@link #withDurationMs}.
  *
  * <p>Before every attempt a file or stream note is read and hashed again: audio that changed since
  * the note was made ends the note as {@link Outcome.AudioChanged} without being sent, and audio
@@ -77,7 +81,12 @@ public final class VoiceNote {
         () -> Files.newInputStream(file),
         true,
         name == null ? "audio" : name.toString(),
-        file.toString());
+        file.toString(),
+        size -> {
+          try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            return NoteLength.millis(SeekableSource.of(channel));
+          }
+        });
   }
 
   /**
@@ -91,7 +100,12 @@ public final class VoiceNote {
     requireFileName(fileName);
     byte[] copy = Arrays.copyOf(audio, audio.length);
     try {
-      return read(() -> new ByteArrayInputStream(copy), false, fileName, fileName);
+      return read(
+          () -> new ByteArrayInputStream(copy),
+          false,
+          fileName,
+          fileName,
+          size -> NoteLength.millis(SeekableSource.of(copy)));
     } catch (IOException impossible) {
       throw new IllegalStateException("reading an array cannot fail", impossible);
     }
@@ -108,22 +122,33 @@ public final class VoiceNote {
   public static VoiceNote ofStream(AudioOpener opener, String fileName) throws IOException {
     Objects.requireNonNull(opener, "opener");
     requireFileName(fileName);
-    return read(opener, true, fileName, fileName);
+    return read(
+        opener,
+        true,
+        fileName,
+        fileName,
+        size -> {
+          try (NoteLength.Reopening source = new NoteLength.Reopening(opener, size)) {
+            return NoteLength.millis(source);
+          }
+        });
   }
 
-  private static VoiceNote read(AudioOpener opener, boolean canChange, String fileName, String what)
+  /** Measures the note's duration once its size is known: -1 when unknown. */
+  @FunctionalInterface
+  private interface Measure {
+    long millis(long size) throws IOException;
+  }
+
+  private static VoiceNote read(
+      AudioOpener opener, boolean canChange, String fileName, String what, Measure measure)
       throws IOException {
     MessageDigest sha256 = newSha256();
-    byte[] head = new byte[NoteLength.HEAD_BYTES];
-    int headLength = 0;
     long size = 0;
     try (InputStream in = open(opener)) {
       byte[] buffer = new byte[BUFFER_BYTES];
       for (int n; (n = in.read(buffer)) != -1; ) {
         sha256.update(buffer, 0, n);
-        int toHead = Math.min(n, head.length - headLength);
-        System.arraycopy(buffer, 0, head, headLength, toHead);
-        headLength += toHead;
         size += n;
       }
     }
@@ -132,12 +157,7 @@ public final class VoiceNote {
       throw new IllegalArgumentException("audio must not be empty: " + what);
     }
     return new VoiceNote(
-        opener,
-        canChange,
-        fileName,
-        size,
-        hex(sha256.digest()),
-        NoteLength.millis(head, headLength, size));
+        opener, canChange, fileName, size, hex(sha256.digest()), measure.millis(size));
   }
 
   /**

@@ -46,7 +46,7 @@ class BoloClientTest {
   private final FakeScheduler sleeper = new FakeScheduler(time);
   private final RecordingListener listener = new RecordingListener();
   private final VoiceNote note =
-      VoiceNote.ofBytes(WavHeaderTest.wav(48000, 48000, false), "note.wav");
+      VoiceNote.ofBytes(NoteLengthTest.wav(48000, 48000, false), "note.wav");
 
   private BoloClient client() {
     return client(builder -> builder);

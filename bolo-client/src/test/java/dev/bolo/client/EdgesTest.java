@@ -51,7 +51,7 @@ class EdgesTest {
   private final FakeTime time = new FakeTime();
   private final FakeScheduler scheduler = new FakeScheduler(time);
   private final RecordingListener listener = new RecordingListener();
-  private final byte[] wav = WavHeaderTest.wav(48000, 48000, false);
+  private final byte[] wav = NoteLengthTest.wav(48000, 48000, false);
   private final List<OkHttpClient> httpClients = new ArrayList<>();
 
   @AfterEach
@@ -276,7 +276,7 @@ class EdgesTest {
     Path file = dir.resolve("note.wav");
     Files.write(file, wav);
     VoiceNote note = VoiceNote.ofFile(file);
-    byte[] other = WavHeaderTest.wav(32000, 32000, false);
+    byte[] other = NoteLengthTest.wav(32000, 32000, false);
     server.enqueue(status(503));
     server.enqueue(ok());
     scheduler.duringPause(index -> writeQuietly(file, other));
@@ -302,6 +302,7 @@ class EdgesTest {
               return new ByteArrayInputStream(content.get());
             },
             "note.wav");
+    int opensToMake = opens.get();
     server.enqueue(status(503));
     server.enqueue(status(503));
     scheduler.duringPause(index -> content.set(index == 0 ? wav : new byte[] {1, 2, 3}));
@@ -312,28 +313,47 @@ class EdgesTest {
     assertThat(note.durationMs()).hasValue(1500);
     assertThat(outcome).isInstanceOf(Outcome.AudioChanged.class);
     assertThat(outcome.attempts()).isEqualTo(3);
-    // Made (1), then check and upload for attempts 1 and 2 (4), then the failed check (1).
-    assertThat(opens.get()).isEqualTo(6);
+    // Check and upload for attempts 1 and 2, then the check that found the change.
+    assertThat(opens.get() - opensToMake).isEqualTo(5);
     assertThat(server.getRequestCount()).isEqualTo(2);
   }
 
   @Test
   void aStreamThatFailsDuringTheUploadIsUnreadableNotANetworkFailure() throws Exception {
     AtomicInteger opens = new AtomicInteger();
+    AtomicInteger failingOpen = new AtomicInteger(-1);
     VoiceNote note =
         VoiceNote.ofStream(
             () -> {
               InputStream in = new ByteArrayInputStream(wav);
-              // The third open is the first upload's: it breaks after 1,000 bytes.
-              return opens.incrementAndGet() == 3 ? failingAfter(in, 1000) : in;
+              return opens.incrementAndGet() == failingOpen.get() ? failingAfter(in, 1000) : in;
             },
             "note.wav");
+    // After the check, the first upload's stream breaks after 1,000 bytes.
+    failingOpen.set(opens.get() + 2);
     server.enqueue(ok());
 
     Outcome outcome = client().transcribe(note, TranscriptionOptions.defaults());
 
     assertThat(outcome).isEqualTo(new Outcome.Unreadable("IOException: the card was removed", 1));
     assertThat(scheduler.pauses()).isEmpty();
+  }
+
+  // A non-WAV note: its length comes from the container, so the read timeout scales too.
+
+  @Test
+  void anM4aNoteSendsItsLengthAndGetsAScaledReadTimeout() throws Exception {
+    Path m4a =
+        Path.of(
+            Objects.requireNonNull(getClass().getResource("/audio/aac-moov-at-end.m4a")).toURI());
+    server.enqueue(ok());
+
+    Outcome outcome = client().transcribe(VoiceNote.ofFile(m4a), TranscriptionOptions.defaults());
+
+    assertThat(outcome).isInstanceOf(Outcome.Transcribed.class);
+    String duration = take().getHeaders().get(UploadTimeouts.DURATION_HEADER);
+    assertThat(duration).isEqualTo("3500");
+    assertThat(new UploadTimeouts().timeoutFor(duration)).isEqualTo(Duration.ofMillis(31_750));
   }
 
   // Cancellation in every form the app has.

@@ -24,7 +24,7 @@ class VoiceNoteTest {
 
   @Test
   void fileAndBytesOfTheSameWavAgreeOnHashAndDuration() throws Exception {
-    byte[] wav = WavHeaderTest.wav(48000, 48000, false);
+    byte[] wav = NoteLengthTest.wav(48000, 48000, false);
     Path file = dir.resolve("note.wav");
     Files.write(file, wav);
 
