@@ -85,6 +85,7 @@ public final class Timing {
       return this;
     }
 
+    /** The timing; every part not set is the system's. */
     public Timing build() {
       return new Timing(this);
     }

@@ -75,11 +75,22 @@ final class Uploader implements Resender.Sender {
     }
     try {
       // Reading and hashing the audio is disk work: OkHttp's threads do it, not the app's.
-      http.dispatcher().executorService().execute(() -> checkThenEnqueue(attempt, done));
+      http.dispatcher().executorService().execute(() -> checkThenEnqueueSafely(attempt, done));
     } catch (RejectedExecutionException shutDown) {
       // The app shut its OkHttp client down: that ends its notes, as a cancel would.
       flag.cancel();
       done.accept(new Resender.Stopped());
+    }
+  }
+
+  /** On a pool thread an exception would be lost and the note never end: make it a result. */
+  private void checkThenEnqueueSafely(Attempt attempt, Consumer<Resender.AttemptResult> done) {
+    try {
+      checkThenEnqueue(attempt, done);
+    } catch (RuntimeException bug) {
+      done.accept(
+          new Resender.Failed(
+              new Failure.Network(Failure.NetworkKind.PROTOCOL, "unexpected " + describe(bug))));
     }
   }
 
