@@ -38,6 +38,9 @@ ff -i "$work/long.wav" -ar 44100 -c:a libmp3lame -b:a 32k -write_xing 0 -id3v2_v
 # M4A (AAC): moov after mdat by default, moved to the front with +faststart.
 ff -i "$work/long.wav" -c:a aac -b:a 24k "$out/aac-moov-at-end.m4a"
 ff -i "$work/long.wav" -c:a aac -b:a 24k -movflags +faststart "$out/aac-faststart.m4a"
+# Fragmented, as Safari's MediaRecorder writes it: no duration in moov, the samples in moof boxes.
+ff -i "$work/long.wav" -c:a aac -b:a 24k -movflags frag_keyframe+empty_moov -frag_duration 1000000 \
+  "$out/aac-fragmented.m4a"
 
 # OGG
 ff -i "$work/long.wav" -c:a libopus -b:a 12k "$out/opus.ogg"

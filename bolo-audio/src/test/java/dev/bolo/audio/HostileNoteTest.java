@@ -181,6 +181,18 @@ class HostileNoteTest {
   }
 
   @Test
+  void aFragmentClaimingBillionsOfSamplesContradictsTheBytes() throws IOException {
+    byte[] m4a = TestFiles.audio("aac-fragmented.m4a");
+    // trun: size, type, version and flags, then the sample count.
+    Bytes.big(m4a).putInt(Bytes.indexOf(m4a, "trun", 0) + 8, Integer.MAX_VALUE);
+
+    Measurement measurement = measure(AudioContainer.MP4, m4a);
+
+    assertThat(measurement).isInstanceOf(Measurement.Contradicts.class);
+    assertThat(((Measurement.Contradicts) measurement).message()).contains("too long");
+  }
+
+  @Test
   void aFreeFormatMp3IsUnmeasurable() throws IOException {
     byte[] mp3 = new byte[4096];
     // MPEG-1 Layer III, 44.1 kHz, bit-rate index 0: free format.
