@@ -48,6 +48,8 @@ ff -i "$work/long.wav" -c:a libvorbis -q:a 0 "$out/vorbis.ogg"
 
 # FLAC: seekable output has the total sample count in STREAMINFO.
 ff -i "$work/short.wav" -ar 8000 -c:a flac "$out/flac-8k.flac"
+# To a pipe ffmpeg cannot write the total back: STREAMINFO says 0 samples ("unknown").
+ff -i "$work/long.wav" -c:a flac -f flac - | cat > "$out/flac-streamed-16k.flac"
 
 # WebM/Opus: a seekable file has Segment Info Duration; a pipe, like a browser's MediaRecorder,
 # has none.
@@ -75,6 +77,7 @@ probe() {
     case "$name" in
       streamed-8k.wav) ref="$out/float32-8k.wav" ;;
       opus-no-duration.webm) ref="$out/opus-duration.webm" ;;
+      flac-streamed-16k.flac) ref="$work/long.wav" ;;
       *) ref="$f" ;;
     esac
     printf '%s\t%s\n' "$name" "$(probe "$ref")"

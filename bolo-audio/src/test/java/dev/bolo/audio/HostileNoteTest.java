@@ -247,14 +247,24 @@ class HostileNoteTest {
   }
 
   @Test
-  void aFlacStreamWithoutATotalSampleCountIsUnmeasurable() throws IOException {
+  void aFlacStreamWithoutATotalSampleCountIsMeasuredFromItsLastFrame() throws IOException {
     byte[] flac = TestFiles.audio("flac-8k.flac");
+    long packed = Bytes.big(flac).getLong(18);
+    Bytes.big(flac).putLong(18, packed & ~0xF_FFFF_FFFFL);
+
+    assertThat(measure(AudioContainer.FLAC, flac)).isEqualTo(new Measurement.Measured(1300));
+  }
+
+  @Test
+  void aFlacStreamWithoutATotalSampleCountOrAnyFrameIsUnmeasurable() throws IOException {
+    byte[] flac = Arrays.copyOf(TestFiles.audio("flac-8k.flac"), 42);
     long packed = Bytes.big(flac).getLong(18);
     Bytes.big(flac).putLong(18, packed & ~0xF_FFFF_FFFFL);
 
     assertThat(measure(AudioContainer.FLAC, flac))
         .isEqualTo(
-            new Measurement.Unmeasurable("a FLAC stream whose STREAMINFO has no sample count"));
+            new Measurement.Unmeasurable(
+                "a FLAC stream with no sample count and no frame near its end"));
   }
 
   @Test
