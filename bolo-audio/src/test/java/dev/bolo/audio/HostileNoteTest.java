@@ -1,6 +1,7 @@
 package dev.bolo.audio;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -319,6 +320,30 @@ class HostileNoteTest {
 
     assertThat(AudioDurations.measure(SeekableSource.of(text)))
         .isEqualTo(new Measurement.Unmeasurable("not a recognised audio container"));
+  }
+
+  @Test
+  void aSourceThatFailsToReadIsTheCallersIoExceptionNotAVerdictOnTheNote() {
+    byte[] wav = Bytes.wav(16_000, 1, 16, 1000);
+    SeekableSource failing =
+        new SeekableSource() {
+          @Override
+          public long size() {
+            return wav.length;
+          }
+
+          @Override
+          public int read(long position, byte[] into, int offset, int length) throws IOException {
+            if (position > 0) {
+              throw new IOException("disk gone");
+            }
+            return SeekableSource.of(wav).read(position, into, offset, Math.min(length, 12));
+          }
+        };
+
+    assertThatThrownBy(() -> AudioDurations.measure(failing))
+        .isInstanceOf(IOException.class)
+        .hasMessage("disk gone");
   }
 
   private static Measurement measure(AudioContainer container, byte[] bytes) throws IOException {
