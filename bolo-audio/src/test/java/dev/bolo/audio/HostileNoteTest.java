@@ -3,6 +3,7 @@ package dev.bolo.audio;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -315,6 +316,17 @@ class HostileNoteTest {
   }
 
   @Test
+  void aWebmWithClustersOfUnknownSizeAsBrowsersWriteThemIsMeasuredByItsBlocks() throws IOException {
+    byte[] webm = TestFiles.audio("opus-no-duration.webm");
+    Measurement sized = measure(AudioContainer.WEBM, webm);
+
+    byte[] live = unknownSizeClusters(webm);
+
+    assertThat(live.length).isGreaterThan(webm.length);
+    assertThat(measure(AudioContainer.WEBM, live)).isEqualTo(sized);
+  }
+
+  @Test
   void aFileThatIsNoAudioContainerIsUnmeasurable() throws IOException {
     byte[] text = Bytes.ascii("hello, this is not audio at all");
 
@@ -344,6 +356,30 @@ class HostileNoteTest {
     assertThatThrownBy(() -> AudioDurations.measure(failing))
         .isInstanceOf(IOException.class)
         .hasMessage("disk gone");
+  }
+
+  /** Rewrites every Cluster's size as the 8-byte "unknown" a live writer leaves. */
+  private static byte[] unknownSizeClusters(byte[] webm) {
+    byte[] unknown = {0x01, -1, -1, -1, -1, -1, -1, -1};
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int copied = 0;
+    for (int at = 0; at + 4 < webm.length; at++) {
+      boolean cluster =
+          (webm[at] & 0xff) == 0x1f
+              && (webm[at + 1] & 0xff) == 0x43
+              && (webm[at + 2] & 0xff) == 0xb6
+              && (webm[at + 3] & 0xff) == 0x75;
+      if (!cluster) {
+        continue;
+      }
+      int sizeLength = Integer.numberOfLeadingZeros(webm[at + 4] & 0xff) - 23;
+      out.write(webm, copied, at + 4 - copied);
+      out.write(unknown, 0, unknown.length);
+      copied = at + 4 + sizeLength;
+      at = copied - 1;
+    }
+    out.write(webm, copied, webm.length - copied);
+    return out.toByteArray();
   }
 
   private static Measurement measure(AudioContainer container, byte[] bytes) throws IOException {
