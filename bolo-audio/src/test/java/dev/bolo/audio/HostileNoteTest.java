@@ -195,6 +195,30 @@ class HostileNoteTest {
   }
 
   @Test
+  void anMp3WithAVbriHeaderIsMeasuredByItsFrameCount() throws IOException {
+    byte[] mp3 = TestFiles.audio("cbr-noxing-16k.mp3");
+    int frame = firstFrame(mp3);
+    // VBRI, 32 bytes after the 4-byte header: version, delay, quality, bytes, then frames.
+    byte[] vbri = new byte[26];
+    Bytes.big(vbri).put(0, Bytes.ascii("VBRI")).putInt(10, mp3.length).putInt(14, 50);
+    System.arraycopy(vbri, 0, mp3, frame + 36, vbri.length);
+
+    // 50 frames of 576 samples at 16 kHz.
+    assertThat(measure(AudioContainer.MP3, mp3)).isEqualTo(new Measurement.Measured(1800));
+  }
+
+  @Test
+  void aacFramesBehindAnId3TagAreMeasuredAsAdtsThoughSniffedAsMp3() throws IOException {
+    byte[] adts = TestFiles.audio("aac-adts.aac");
+    byte[] tag = new byte[20];
+    Bytes.big(tag).put(0, Bytes.ascii("ID3")).put(3, (byte) 4).put(9, (byte) 10);
+    byte[] tagged = Bytes.concat(tag, adts);
+
+    assertThat(TestFiles.containerOf(tagged)).isEqualTo(AudioContainer.MP3);
+    assertThat(measure(AudioContainer.MP3, tagged)).isEqualTo(measure(AudioContainer.AAC, adts));
+  }
+
+  @Test
   void aFreeFormatMp3IsUnmeasurable() throws IOException {
     byte[] mp3 = new byte[4096];
     // MPEG-1 Layer III, 44.1 kHz, bit-rate index 0: free format.
@@ -356,6 +380,18 @@ class HostileNoteTest {
     assertThatThrownBy(() -> AudioDurations.measure(failing))
         .isInstanceOf(IOException.class)
         .hasMessage("disk gone");
+  }
+
+  /** The offset of the first MPEG frame: after the ID3v2 tag, if any. */
+  private static int firstFrame(byte[] mp3) {
+    if (mp3[0] != 'I') {
+      return 0;
+    }
+    int size = 0;
+    for (int i = 6; i < 10; i++) {
+      size = size << 7 | mp3[i];
+    }
+    return 10 + size;
   }
 
   /** Rewrites every Cluster's size as the 8-byte "unknown" a live writer leaves. */
