@@ -38,6 +38,9 @@ ff -i "$work/long.wav" -ar 44100 -c:a libmp3lame -b:a 32k -write_xing 0 -id3v2_v
 # M4A (AAC): moov after mdat by default, moved to the front with +faststart.
 ff -i "$work/long.wav" -c:a aac -b:a 24k "$out/aac-moov-at-end.m4a"
 ff -i "$work/long.wav" -c:a aac -b:a 24k -movflags +faststart "$out/aac-faststart.m4a"
+# Fragmented, as Safari's MediaRecorder writes it: no duration in moov, the samples in moof boxes.
+ff -i "$work/long.wav" -c:a aac -b:a 24k -movflags frag_keyframe+empty_moov -frag_duration 1000000 \
+  "$out/aac-fragmented.m4a"
 
 # OGG
 ff -i "$work/long.wav" -c:a libopus -b:a 12k "$out/opus.ogg"
@@ -45,6 +48,8 @@ ff -i "$work/long.wav" -c:a libvorbis -q:a 0 "$out/vorbis.ogg"
 
 # FLAC: seekable output has the total sample count in STREAMINFO.
 ff -i "$work/short.wav" -ar 8000 -c:a flac "$out/flac-8k.flac"
+# To a pipe ffmpeg cannot write the total back: STREAMINFO says 0 samples ("unknown").
+ff -i "$work/long.wav" -c:a flac -f flac - | cat > "$out/flac-streamed-16k.flac"
 
 # WebM/Opus: a seekable file has Segment Info Duration; a pipe, like a browser's MediaRecorder,
 # has none.
@@ -72,6 +77,7 @@ probe() {
     case "$name" in
       streamed-8k.wav) ref="$out/float32-8k.wav" ;;
       opus-no-duration.webm) ref="$out/opus-duration.webm" ;;
+      flac-streamed-16k.flac) ref="$work/long.wav" ;;
       *) ref="$f" ;;
     esac
     printf '%s\t%s\n' "$name" "$(probe "$ref")"

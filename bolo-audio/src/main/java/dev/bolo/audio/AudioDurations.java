@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Measures how long a note plays from its container's own structure, never from a length the sender
@@ -34,9 +35,11 @@ public final class AudioDurations {
   public static Measurement measure(SeekableSource source) throws IOException {
     byte[] head = new byte[AudioContainer.SNIFF_BYTES];
     int length = source.read(0, head, 0, head.length);
-    return AudioContainer.sniff(head, Math.max(0, length))
-        .map(container -> measureUnchecked(container, source))
-        .orElseGet(() -> new Measurement.Unmeasurable("not a recognised audio container"));
+    Optional<AudioContainer> container = AudioContainer.sniff(head, Math.max(0, length));
+    if (container.isEmpty()) {
+      return new Measurement.Unmeasurable("not a recognised audio container");
+    }
+    return measure(container.get(), source);
   }
 
   /** Measures a note already recognised as {@code container}. */

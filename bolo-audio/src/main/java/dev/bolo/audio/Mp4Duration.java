@@ -4,8 +4,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An MP4/M4A note's length from the movie header ({@code mvhd}) or, when that says 0, the sound
- * track's media header ({@code mdhd}). The {@code moov} box may come before or after the media data
- * ({@code mdat}); boxes are skipped by their sizes (32- or 64-bit), never read whole.
+ * track's media header ({@code mdhd}); a fragmented MP4 (Safari's MediaRecorder) from {@code mehd}
+ * or else the sum of its fragments' sample durations ({@code trun}). The {@code moov} box may come
+ * before or after the media data ({@code mdat}); boxes are skipped by their sizes (32- or 64-bit),
+ * never read whole.
  */
 final class Mp4Duration {
 
@@ -20,21 +22,72 @@ final class Mp4Duration {
   /** A time scale and a duration in its units; duration -1 when unknown. */
   private record Header(long timescale, long duration) {}
 
+  /** What the moov box says about the length. */
+  private record Movie(
+      Header movie,
+      @Nullable Header sound,
+      long soundTrackId,
+      long fragmentDuration,
+      long defaultSampleDuration) {
+
+    /** The length in a header, or null when only the fragments can tell (fragmented MP4). */
+    @Nullable Measurement fromHeaders() {
+      if (movie.duration() > 0) {
+        return millis(movie.duration(), movie.timescale());
+      }
+      if (sound != null && sound.duration() > 0) {
+        return millis(sound.duration(), sound.timescale());
+      }
+      if (fragmentDuration > 0) {
+        return millis(fragmentDuration, movie.timescale());
+      }
+      return null;
+    }
+
+    long soundTimescale() {
+      return sound != null ? sound.timescale() : movie.timescale();
+    }
+  }
+
   static Measurement measure(Cursor in) {
+    @Nullable Movie movie = null;
+    long fragmentTicks = 0;
+    boolean anyFragment = false;
     long position = 0;
     for (int boxes = 0; boxes < MAX_BOXES && position + 8 <= in.size(); boxes++) {
       Box box = box(in, position, in.size());
-      if (box.type().equals("moov")) {
-        return moov(in, box);
+      if (box.type().equals("moov") && movie == null) {
+        movie = moov(in, box);
+        @Nullable Measurement measured = movie.fromHeaders();
+        if (measured != null) {
+          return measured;
+        }
+      } else if (box.type().equals("moof") && movie != null) {
+        // Fragmented MP4 (Safari's MediaRecorder, live writers): the length is in the fragments.
+        fragmentTicks = add(fragmentTicks, fragmentTicks(in, box, movie));
+        anyFragment = true;
       }
       position = box.end();
     }
-    return new Measurement.Unmeasurable("an MP4 without a moov box");
+    if (movie == null) {
+      return new Measurement.Unmeasurable("an MP4 without a moov box");
+    }
+    if (!anyFragment) {
+      return new Measurement.Unmeasurable("an MP4 with a duration of 0 and no fragments");
+    }
+    return millis(fragmentTicks, movie.soundTimescale());
   }
 
-  private static Measurement moov(Cursor in, Box moov) {
+  private static Measurement millis(long duration, long timescale) {
+    return new Measurement.Measured(Millis.of(duration, timescale, "the MP4 time scale"));
+  }
+
+  private static Movie moov(Cursor in, Box moov) {
     @Nullable Header movie = null;
     @Nullable Header sound = null;
+    long soundTrackId = -1;
+    long fragmentDuration = -1;
+    @Nullable Box mvex = null;
     long position = moov.payload();
     for (int boxes = 0; boxes < MAX_BOXES && position + 8 <= moov.end(); boxes++) {
       Box box = box(in, position, moov.end());
@@ -42,22 +95,146 @@ final class Mp4Duration {
         movie = header(in, box);
       } else if (box.type().equals("trak") && sound == null) {
         sound = soundTrack(in, box);
+        if (sound != null) {
+          soundTrackId = trackId(in, box);
+        }
+      } else if (box.type().equals("mvex")) {
+        mvex = box;
       }
       position = box.end();
     }
     if (movie == null) {
-      return new Measurement.Unmeasurable("an MP4 moov without an mvhd box");
+      throw new ParseStop.Unreadable("an MP4 moov without an mvhd box");
     }
-    Header chosen = movie.duration() > 0 || sound == null ? movie : sound;
-    if (chosen.duration() < 0) {
-      return new Measurement.Unmeasurable("an MP4 whose duration is marked unknown");
+    long defaultDuration = 0;
+    if (mvex != null) {
+      @Nullable Box mehd = child(in, mvex, "mehd");
+      if (mehd != null) {
+        in.seek(mehd.payload());
+        int version = in.u8();
+        in.skip(3);
+        fragmentDuration = version == 1 ? in.u64be() : in.u32be();
+      }
+      defaultDuration = defaultSampleDuration(in, mvex, soundTrackId);
     }
-    if (chosen.duration() == 0) {
-      // Fragmented MP4 (moof boxes) keeps its length out of the headers.
-      return new Measurement.Unmeasurable("an MP4 with a duration of 0 in its headers");
+    return new Movie(movie, sound, soundTrackId, fragmentDuration, defaultDuration);
+  }
+
+  /** The track_ID in a trak's tkhd, or -1. */
+  private static long trackId(Cursor in, Box trak) {
+    @Nullable Box tkhd = child(in, trak, "tkhd");
+    if (tkhd == null) {
+      return -1;
     }
-    return new Measurement.Measured(
-        Millis.of(chosen.duration(), chosen.timescale(), "the MP4 time scale"));
+    in.seek(tkhd.payload());
+    int version = in.u8();
+    // Flags (3), then creation and modification times: 4 bytes each in version 0, 8 in 1.
+    in.skip(3 + (version == 1 ? 16 : 8));
+    return in.u32be();
+  }
+
+  /** The default sample duration of the sound track's trex box, or 0. */
+  private static long defaultSampleDuration(Cursor in, Box mvex, long trackId) {
+    long position = mvex.payload();
+    for (int boxes = 0; boxes < MAX_BOXES && position + 8 <= mvex.end(); boxes++) {
+      Box box = box(in, position, mvex.end());
+      if (box.type().equals("trex")) {
+        // Version and flags, track_ID, default sample description index, default duration.
+        in.seek(box.payload() + 4);
+        long id = in.u32be();
+        in.skip(4);
+        long duration = in.u32be();
+        if (trackId < 0 || id == trackId) {
+          return duration;
+        }
+      }
+      position = box.end();
+    }
+    return 0;
+  }
+
+  /** The summed sample durations of the sound track's runs in one moof (ISO 14496-12 8.8). */
+  private static long fragmentTicks(Cursor in, Box moof, Movie movie) {
+    long ticks = 0;
+    long position = moof.payload();
+    for (int boxes = 0; boxes < MAX_BOXES && position + 8 <= moof.end(); boxes++) {
+      Box traf = box(in, position, moof.end());
+      if (traf.type().equals("traf")) {
+        ticks = add(ticks, trackFragmentTicks(in, traf, movie));
+      }
+      position = traf.end();
+    }
+    return ticks;
+  }
+
+  private static long trackFragmentTicks(Cursor in, Box traf, Movie movie) {
+    @Nullable Box tfhd = child(in, traf, "tfhd");
+    if (tfhd == null) {
+      return 0;
+    }
+    in.seek(tfhd.payload() + 1);
+    int flags = in.u24be();
+    long trackId = in.u32be();
+    if (movie.soundTrackId() >= 0 && trackId != movie.soundTrackId()) {
+      return 0;
+    }
+    long defaultDuration = movie.defaultSampleDuration();
+    // Optional fields in flag order: base data offset (8), sample description index (4).
+    in.skip(((flags & 0x1) != 0 ? 8 : 0) + ((flags & 0x2) != 0 ? 4 : 0));
+    if ((flags & 0x8) != 0) {
+      defaultDuration = in.u32be();
+    }
+    long ticks = 0;
+    long position = traf.payload();
+    for (int boxes = 0; boxes < MAX_BOXES && position + 8 <= traf.end(); boxes++) {
+      Box trun = box(in, position, traf.end());
+      if (trun.type().equals("trun")) {
+        ticks = add(ticks, runTicks(in, trun, defaultDuration));
+      }
+      position = trun.end();
+    }
+    return ticks;
+  }
+
+  private static long runTicks(Cursor in, Box trun, long defaultDuration) {
+    in.seek(trun.payload() + 1);
+    int flags = in.u24be();
+    long samples = in.u32be();
+    // Optional data offset (4) and first sample flags (4), then one record per sample.
+    in.skip(((flags & 0x1) != 0 ? 4 : 0) + ((flags & 0x4) != 0 ? 4 : 0));
+    if ((flags & 0x100) == 0) {
+      return multiply(samples, defaultDuration);
+    }
+    int fields = Integer.bitCount(flags & 0xF00);
+    long recordBytes = 4L * fields;
+    // Guard: the records must fit in the box; a count beyond that is a lie, not a loop to run.
+    if (samples * recordBytes > trun.end() - in.position()) {
+      throw new ParseStop.Unreadable(
+          "an MP4 trun box claims " + samples + " samples that do not fit in it");
+    }
+    long ticks = 0;
+    for (long i = 0; i < samples; i++) {
+      long record = in.position();
+      ticks = add(ticks, in.u32be());
+      in.seek(record + recordBytes);
+    }
+    return ticks;
+  }
+
+  /** Sums of tick counts past 2^62 are no voice note's. */
+  private static long add(long a, long b) {
+    long sum = a + b;
+    if (a < 0 || b < 0 || sum > (1L << 62)) {
+      throw new ParseStop.Contradiction("MP4 fragments that add up to an absurd length");
+    }
+    return sum;
+  }
+
+  private static long multiply(long a, long b) {
+    if (b != 0 && a > (1L << 62) / b) {
+      throw new ParseStop.Contradiction("an MP4 run of " + a + " samples of " + b + " ticks each");
+    }
+    return a * b;
   }
 
   /** The media header of a {@code trak} whose handler is {@code soun}, or null. */

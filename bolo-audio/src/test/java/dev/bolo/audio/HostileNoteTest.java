@@ -1,7 +1,9 @@
 package dev.bolo.audio;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -181,6 +183,42 @@ class HostileNoteTest {
   }
 
   @Test
+  void aFragmentClaimingBillionsOfSamplesContradictsTheBytes() throws IOException {
+    byte[] m4a = TestFiles.audio("aac-fragmented.m4a");
+    // trun: size, type, version and flags, then the sample count.
+    Bytes.big(m4a).putInt(Bytes.indexOf(m4a, "trun", 0) + 8, Integer.MAX_VALUE);
+
+    Measurement measurement = measure(AudioContainer.MP4, m4a);
+
+    assertThat(measurement).isInstanceOf(Measurement.Contradicts.class);
+    assertThat(((Measurement.Contradicts) measurement).message()).contains("too long");
+  }
+
+  @Test
+  void anMp3WithAVbriHeaderIsMeasuredByItsFrameCount() throws IOException {
+    byte[] mp3 = TestFiles.audio("cbr-noxing-16k.mp3");
+    int frame = firstFrame(mp3);
+    // VBRI, 32 bytes after the 4-byte header: version, delay, quality, bytes, then frames.
+    byte[] vbri = new byte[26];
+    Bytes.big(vbri).put(0, Bytes.ascii("VBRI")).putInt(10, mp3.length).putInt(14, 50);
+    System.arraycopy(vbri, 0, mp3, frame + 36, vbri.length);
+
+    // 50 frames of 576 samples at 16 kHz.
+    assertThat(measure(AudioContainer.MP3, mp3)).isEqualTo(new Measurement.Measured(1800));
+  }
+
+  @Test
+  void aacFramesBehindAnId3TagAreMeasuredAsAdtsThoughSniffedAsMp3() throws IOException {
+    byte[] adts = TestFiles.audio("aac-adts.aac");
+    byte[] tag = new byte[20];
+    Bytes.big(tag).put(0, Bytes.ascii("ID3")).put(3, (byte) 4).put(9, (byte) 10);
+    byte[] tagged = Bytes.concat(tag, adts);
+
+    assertThat(TestFiles.containerOf(tagged)).isEqualTo(AudioContainer.MP3);
+    assertThat(measure(AudioContainer.MP3, tagged)).isEqualTo(measure(AudioContainer.AAC, adts));
+  }
+
+  @Test
   void aFreeFormatMp3IsUnmeasurable() throws IOException {
     byte[] mp3 = new byte[4096];
     // MPEG-1 Layer III, 44.1 kHz, bit-rate index 0: free format.
@@ -235,14 +273,24 @@ class HostileNoteTest {
   }
 
   @Test
-  void aFlacStreamWithoutATotalSampleCountIsUnmeasurable() throws IOException {
+  void aFlacStreamWithoutATotalSampleCountIsMeasuredFromItsLastFrame() throws IOException {
     byte[] flac = TestFiles.audio("flac-8k.flac");
+    long packed = Bytes.big(flac).getLong(18);
+    Bytes.big(flac).putLong(18, packed & ~0xF_FFFF_FFFFL);
+
+    assertThat(measure(AudioContainer.FLAC, flac)).isEqualTo(new Measurement.Measured(1300));
+  }
+
+  @Test
+  void aFlacStreamWithoutATotalSampleCountOrAnyFrameIsUnmeasurable() throws IOException {
+    byte[] flac = Arrays.copyOf(TestFiles.audio("flac-8k.flac"), 42);
     long packed = Bytes.big(flac).getLong(18);
     Bytes.big(flac).putLong(18, packed & ~0xF_FFFF_FFFFL);
 
     assertThat(measure(AudioContainer.FLAC, flac))
         .isEqualTo(
-            new Measurement.Unmeasurable("a FLAC stream whose STREAMINFO has no sample count"));
+            new Measurement.Unmeasurable(
+                "a FLAC stream with no sample count and no frame near its end"));
   }
 
   @Test
@@ -292,11 +340,82 @@ class HostileNoteTest {
   }
 
   @Test
+  void aWebmWithClustersOfUnknownSizeAsBrowsersWriteThemIsMeasuredByItsBlocks() throws IOException {
+    byte[] webm = TestFiles.audio("opus-no-duration.webm");
+    Measurement sized = measure(AudioContainer.WEBM, webm);
+
+    byte[] live = unknownSizeClusters(webm);
+
+    assertThat(live.length).isGreaterThan(webm.length);
+    assertThat(measure(AudioContainer.WEBM, live)).isEqualTo(sized);
+  }
+
+  @Test
   void aFileThatIsNoAudioContainerIsUnmeasurable() throws IOException {
     byte[] text = Bytes.ascii("hello, this is not audio at all");
 
     assertThat(AudioDurations.measure(SeekableSource.of(text)))
         .isEqualTo(new Measurement.Unmeasurable("not a recognised audio container"));
+  }
+
+  @Test
+  void aSourceThatFailsToReadIsTheCallersIoExceptionNotAVerdictOnTheNote() {
+    byte[] wav = Bytes.wav(16_000, 1, 16, 1000);
+    SeekableSource failing =
+        new SeekableSource() {
+          @Override
+          public long size() {
+            return wav.length;
+          }
+
+          @Override
+          public int read(long position, byte[] into, int offset, int length) throws IOException {
+            if (position > 0) {
+              throw new IOException("disk gone");
+            }
+            return SeekableSource.of(wav).read(position, into, offset, Math.min(length, 12));
+          }
+        };
+
+    assertThatThrownBy(() -> AudioDurations.measure(failing))
+        .isInstanceOf(IOException.class)
+        .hasMessage("disk gone");
+  }
+
+  /** The offset of the first MPEG frame: after the ID3v2 tag, if any. */
+  private static int firstFrame(byte[] mp3) {
+    if (mp3[0] != 'I') {
+      return 0;
+    }
+    int size = 0;
+    for (int i = 6; i < 10; i++) {
+      size = size << 7 | mp3[i];
+    }
+    return 10 + size;
+  }
+
+  /** Rewrites every Cluster's size as the 8-byte "unknown" a live writer leaves. */
+  private static byte[] unknownSizeClusters(byte[] webm) {
+    byte[] unknown = {0x01, -1, -1, -1, -1, -1, -1, -1};
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int copied = 0;
+    for (int at = 0; at + 4 < webm.length; at++) {
+      boolean cluster =
+          (webm[at] & 0xff) == 0x1f
+              && (webm[at + 1] & 0xff) == 0x43
+              && (webm[at + 2] & 0xff) == 0xb6
+              && (webm[at + 3] & 0xff) == 0x75;
+      if (!cluster) {
+        continue;
+      }
+      int sizeLength = Integer.numberOfLeadingZeros(webm[at + 4] & 0xff) - 23;
+      out.write(webm, copied, at + 4 - copied);
+      out.write(unknown, 0, unknown.length);
+      copied = at + 4 + sizeLength;
+      at = copied - 1;
+    }
+    out.write(webm, copied, webm.length - copied);
+    return out.toByteArray();
   }
 
   private static Measurement measure(AudioContainer container, byte[] bytes) throws IOException {

@@ -32,7 +32,9 @@ import org.jspecify.annotations.Nullable;
  * Reads a multipart upload as a stream: the audio part is hashed (SHA-256) while its bytes arrive,
  * kept in memory up to a threshold and spooled to a temp file beyond it, and refused as soon as it
  * passes the size limit. There is no second pass over the audio and a large note never sits whole
- * in the heap.
+ * in the heap. Once it has arrived, its length is measured from its container's headers (a few
+ * small reads, see {@link AudioDurations}); headers that contradict themselves or the bytes refuse
+ * the upload as {@link UploadResult.Reason#INVALID_AUDIO}.
  *
  * <p>Thread safe: one reader serves every request.
  */

@@ -15,7 +15,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import okhttp3.MediaType;
@@ -40,6 +42,9 @@ class MeasuredLengthTest {
   /** Notes above this many bytes are spooled to disk and measured there; below, in memory. */
   private static final int IN_MEMORY_BYTES = 8 * 1024;
 
+  /** Each reference note lasts about 3.5 s: one fits the trial, two do not. */
+  private static final int TRIAL_SECONDS = 5;
+
   @TempDir Path dataDir;
   private FakeProvider provider;
   private Gateway gateway;
@@ -52,7 +57,9 @@ class MeasuredLengthTest {
         Gateway.openAi(
             provider,
             dataDir,
-            Map.of("BOLO_UPLOAD_MEMORY_BYTES", Integer.toString(IN_MEMORY_BYTES)));
+            Map.of(
+                "BOLO_UPLOAD_MEMORY_BYTES", Integer.toString(IN_MEMORY_BYTES),
+                "BOLO_TRIAL_SECONDS", Integer.toString(TRIAL_SECONDS)));
     ledger = LedgerProbe.open(dataDir);
   }
 
@@ -89,6 +96,32 @@ class MeasuredLengthTest {
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).get("duration_ms").asLong()).isEqualTo(measured);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(measured);
+  }
+
+  @Test
+  void distinctM4aNotesClaimedAsZeroSecondsGet402OnceTheTrialIsSpent() throws Exception {
+    byte[] m4a = resource("aac-moov-at-end.m4a");
+    long measured = measuredMillis(m4a);
+    int mdat = indexOf(m4a, "mdat");
+    int[] statuses = new int[6];
+    for (int i = 0; i < statuses.length; i++) {
+      byte[] note = m4a.clone();
+      // A different byte in the media data: another note to the gateway, the same length.
+      note[mdat + 64 + i] ^= 0x5a;
+      statuses[i] =
+          gateway
+              .send(
+                  gateway
+                      .nativeUpload(Gateway.TOKEN_A, note)
+                      .newBuilder()
+                      .header("X-Bolo-Audio-Duration-Ms", "0")
+                      .build())
+              .status();
+    }
+
+    assertThat(statuses).containsExactly(200, 402, 402, 402, 402, 402);
+    assertThat(provider.calls()).isEqualTo(1);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(measured);
   }
 
@@ -140,6 +173,16 @@ class MeasuredLengthTest {
     Measurement measurement = AudioDurations.measure(SeekableSource.of(note));
     assertThat(measurement).isInstanceOf(Measurement.Measured.class);
     return ((Measurement.Measured) measurement).millis();
+  }
+
+  private static int indexOf(byte[] bytes, String type) {
+    byte[] want = type.getBytes(StandardCharsets.US_ASCII);
+    for (int i = 0; i + want.length <= bytes.length; i++) {
+      if (Arrays.equals(bytes, i, i + want.length, want, 0, want.length)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException(type + " not found");
   }
 
   private static byte[] resource(String file) throws IOException {
