@@ -108,16 +108,10 @@ final class Resender {
     }
 
     private void attempt(int number) {
-      Attempt attempt;
-      synchronized (this) {
-        // A cancel is final: no attempt starts after it.
-        if (state == State.ENDED || flag.isCancelled()) {
-          endIfRunning(new Outcome.Cancelled(attempts));
-          return;
-        }
-        state = State.SENDING;
-        attempts = number;
-        attempt = new Attempt(noteKey, number, requestIdFor(number));
+      Attempt attempt = startOrNull(number);
+      if (attempt == null) {
+        endIfRunning(new Outcome.Cancelled(number - 1));
+        return;
       }
       tell(listener -> listener.attemptStarted(attempt));
       try {
@@ -126,6 +120,17 @@ final class Resender {
         // A sender must report through its callback; if it throws, say so rather than hang.
         outcome.completeExceptionally(bug);
       }
+    }
+
+    /** The attempt, now SENDING; null when the note was cancelled or has ended. */
+    private synchronized @Nullable Attempt startOrNull(int number) {
+      // A cancel is final: no attempt starts after it.
+      if (state == State.ENDED || flag.isCancelled()) {
+        return null;
+      }
+      state = State.SENDING;
+      attempts = number;
+      return new Attempt(noteKey, number, requestIdFor(number));
     }
 
     private void attemptEnded(Attempt attempt, AttemptResult result) {
@@ -165,11 +170,18 @@ final class Resender {
         endIfRunning(endWithout(failure, number));
         return;
       }
+      boolean cancelledMeanwhile;
       synchronized (this) {
         if (state != State.SENDING) {
           return;
         }
         state = State.PAUSED;
+        // A cancel since the check above saw SENDING and left the ending to us.
+        cancelledMeanwhile = flag.isCancelled();
+      }
+      if (cancelledMeanwhile) {
+        endIfRunning(new Outcome.Cancelled(number));
+        return;
       }
       Duration pauseFor = wait;
       tell(listener -> listener.resendScheduled(attempt, pauseFor, failure));
