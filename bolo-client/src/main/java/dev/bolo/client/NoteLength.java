@@ -43,7 +43,7 @@ final class NoteLength {
     Reopening(VoiceNote.AudioOpener opener, long size) throws IOException {
       this.opener = opener;
       this.size = size;
-      this.in = opener.open();
+      this.in = open(opener);
     }
 
     @Override
@@ -58,7 +58,7 @@ final class NoteLength {
       }
       if (at < position) {
         in.close();
-        in = opener.open();
+        in = open(opener);
         position = 0;
       }
       in.skipNBytes(at - position);
@@ -66,6 +66,14 @@ final class NoteLength {
       int n = in.readNBytes(into, offset, (int) Math.min(length, size - at));
       position += n;
       return n;
+    }
+
+    private static InputStream open(VoiceNote.AudioOpener opener) throws IOException {
+      InputStream in = opener.open();
+      if (in == null) {
+        throw new IOException("the audio opener returned no stream");
+      }
+      return in;
     }
 
     @Override

@@ -16,7 +16,10 @@ public interface TranscriptionListener {
   /** A listener that ignores every event. */
   TranscriptionListener NONE = new TranscriptionListener() {};
 
-  /** An upload is about to start (its audio was checked against the note's hash). */
+  /**
+   * An attempt starts: a file or stream note is read and checked against its hash, then uploaded.
+   * An attempt whose audio turns out unreadable or changed ends the note without an upload.
+   */
   default void attemptStarted(Attempt attempt) {}
 
   /**

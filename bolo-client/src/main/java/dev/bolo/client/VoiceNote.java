@@ -32,12 +32,13 @@ import org.jspecify.annotations.Nullable;
 public final class VoiceNote {
 
   /**
-   * Opens the note's audio afresh, positioned at its first byte; called once when the note is made
-   * and twice per attempt (check, then upload). The SDK closes each stream it opens.
+   * Opens the note's audio afresh, positioned at its first byte; called when the note is made (to
+   * hash and measure it) and twice per attempt (check, then upload). The SDK closes each stream it
+   * opens. Null, as Android's {@code ContentResolver.openInputStream} may answer, is unreadable.
    */
   @FunctionalInterface
   public interface AudioOpener {
-    InputStream open() throws IOException;
+    @Nullable InputStream open() throws IOException;
   }
 
   private static final char[] HEX = "0123456789abcdef".toCharArray();

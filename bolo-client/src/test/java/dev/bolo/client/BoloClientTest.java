@@ -432,6 +432,12 @@ class BoloClientTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> BoloClient.builder().baseUrl("ftp://example"))
         .withMessage("baseUrl must be an http or https URL: ftp://example");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> CallOptions.defaults().withAttemptTimeout(Duration.ZERO))
+        .withMessage("attemptTimeout must be positive: PT0S");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> CallOptions.defaults().withIdempotencyKey("a \"quoted\" key"))
+        .withMessageStartingWith("idempotencyKey must be 1 to 200 printable ASCII characters");
     assertThat(server.getRequestCount()).isZero();
   }
 

@@ -59,4 +59,30 @@ class VoiceNoteTest {
         .isThrownBy(() -> VoiceNote.ofBytes(new byte[] {1}, "n").withDurationMs(-1))
         .withMessage("durationMs must be >= 0: -1");
   }
+
+  @Test
+  void aStreamNoteIsReadOnceForItsHashAndLength() throws Exception {
+    byte[] wav = NoteLengthTest.wav(48000, 48000, false);
+
+    VoiceNote note = VoiceNote.ofStream(() -> new java.io.ByteArrayInputStream(wav), "note.wav");
+
+    assertThat(note.sha256()).isEqualTo(VoiceNote.ofBytes(wav, "note.wav").sha256());
+    assertThat(note.size()).isEqualTo(wav.length);
+    assertThat(note.durationMs()).hasValue(1500);
+  }
+
+  @Test
+  void aStreamThatIsEmptyMissingOrUnnamedIsRejectedBeforeAnyUpload() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () -> VoiceNote.ofStream(() -> new java.io.ByteArrayInputStream(new byte[0]), "n.m4a"))
+        .withMessage("audio must not be empty: n.m4a");
+    org.assertj.core.api.Assertions.assertThatIOException()
+        .isThrownBy(() -> VoiceNote.ofStream(() -> null, "n.m4a"))
+        .withMessage("the audio opener returned no stream");
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () -> VoiceNote.ofStream(() -> new java.io.ByteArrayInputStream(new byte[1]), " "))
+        .withMessage("fileName must not be blank: ' '");
+  }
 }
