@@ -2,6 +2,7 @@ package dev.bolo.cli;
 
 import dev.bolo.client.Attempt;
 import dev.bolo.client.BoloClient;
+import dev.bolo.client.CallOptions;
 import dev.bolo.client.Failure;
 import dev.bolo.client.Outcome;
 import dev.bolo.client.Transcript;
@@ -19,10 +20,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.Dispatcher;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
@@ -48,7 +47,7 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
       "0:every note was transcribed",
       "2:usage error (bad option, missing token, unreadable file)",
-      "3:the gateway refused a note (a resend cannot help)",
+      "3:the gateway refused a note, or it changed before it was sent (a resend cannot help)",
       "4:gave up on a note after resending",
       "130:cancelled (Ctrl-C)"
     })
@@ -56,6 +55,8 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
 
   /** Exit codes, documented in {@code --help}. */
   static final int OK = 0;
+
+  static final int USAGE = 2;
 
   static final int REFUSED = 3;
   static final int GAVE_UP = 4;
@@ -116,8 +117,12 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
 
-    OkHttpClient http = new OkHttpClient();
-    ExecutorService pool = Executors.newFixedThreadPool(CONCURRENCY, daemonThreads());
+    // OkHttp's dispatcher runs every note's calls; it also bounds how many are in flight at once.
+    Dispatcher dispatcher = new Dispatcher();
+    dispatcher.setMaxRequestsPerHost(CONCURRENCY);
+    OkHttpClient http = new OkHttpClient.Builder().dispatcher(dispatcher).build();
+    BoloClient client =
+        BoloClient.builder().baseUrl(baseUrl).token(token).okHttpClient(http).build();
     List<TranscriptionHandle> handles = new ArrayList<>();
     CountDownLatch reported = new CountDownLatch(1);
     Thread onCtrlC =
@@ -133,15 +138,8 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     try {
       synchronized (handles) {
         for (int i = 0; i < notes.size(); i++) {
-          BoloClient client =
-              BoloClient.builder()
-                  .baseUrl(baseUrl)
-                  .token(token)
-                  .okHttpClient(http)
-                  .executor(pool)
-                  .listener(new Progress(files.get(i), err))
-                  .build();
-          handles.add(client.transcribeAsync(notes.get(i), options));
+          CallOptions call = CallOptions.defaults().withListener(new Progress(files.get(i), err));
+          handles.add(client.transcribeAsync(notes.get(i), options, call));
         }
       }
       int exitCode = OK;
@@ -156,7 +154,7 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     } finally {
       reported.countDown();
       removeHook(onCtrlC);
-      pool.shutdownNow();
+      http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();
     }
   }
@@ -200,6 +198,8 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
                   + " attempt(s): "
                   + g.lastFailure().reason());
       case Outcome.Cancelled c -> err.println(file + ": cancelled");
+      case Outcome.Unreadable u -> err.println(file + ": cannot be read: " + u.message());
+      case Outcome.AudioChanged a -> err.println(file + ": not sent: " + a.message());
     }
   }
 
@@ -209,6 +209,9 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
       case Outcome.Refused r -> REFUSED;
       case Outcome.GaveUp g -> GAVE_UP;
       case Outcome.Cancelled c -> CANCELLED;
+      // The file became unreadable after it was checked: the usage error an unreadable file is.
+      case Outcome.Unreadable u -> USAGE;
+      case Outcome.AudioChanged a -> REFUSED;
     };
   }
 
@@ -219,9 +222,10 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
 
   private static int rank(int exitCode) {
     return switch (exitCode) {
-      case CANCELLED -> 3;
-      case GAVE_UP -> 2;
-      case REFUSED -> 1;
+      case CANCELLED -> 4;
+      case GAVE_UP -> 3;
+      case REFUSED -> 2;
+      case USAGE -> 1;
       default -> 0;
     };
   }
@@ -244,20 +248,11 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     }
   }
 
-  private static java.util.concurrent.ThreadFactory daemonThreads() {
-    AtomicInteger count = new AtomicInteger();
-    return task -> {
-      Thread thread = new Thread(task, "bolo-transcribe-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
-
   /** Prints "FILE: retrying in N s (reason)" on stderr. */
   private record Progress(Path file, PrintWriter err) implements TranscriptionListener {
     @Override
-    public void resendScheduled(Attempt failed, Duration delay, Failure reason) {
-      long seconds = Math.max(1, Math.round(delay.toMillis() / 1000.0));
+    public void resendScheduled(Attempt failed, Duration pause, Failure reason) {
+      long seconds = Math.max(1, Math.round(pause.toMillis() / 1000.0));
       synchronized (err) {
         err.println(file + ": retrying in " + seconds + " s (" + reason.reason() + ")");
         err.flush();
@@ -292,6 +287,10 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
             line.append(",\"status\":\"gave_up\",\"error\":")
                 .append(quote(g.lastFailure().reason()));
         case Outcome.Cancelled c -> line.append(",\"status\":\"cancelled\"");
+        case Outcome.Unreadable u ->
+            line.append(",\"status\":\"unreadable\",\"error\":").append(quote(u.message()));
+        case Outcome.AudioChanged a ->
+            line.append(",\"status\":\"audio_changed\",\"error\":").append(quote(a.message()));
       }
       return line.append('}').toString();
     }

@@ -1,53 +1,61 @@
 package dev.bolo.client;
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import okhttp3.Call;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The single source of truth for "this note was cancelled". Setting it wakes a pause at once and
- * cancels the call in flight, if any. Thread-safe.
+ * The single source of truth for "this note was cancelled". Setting it runs every registered action
+ * once: aborting the call in flight, ending a pause at once. Thread-safe.
  */
 final class CancelFlag {
 
-  private final AtomicBoolean cancelled = new AtomicBoolean();
-  private final CountDownLatch wakeUp = new CountDownLatch(1);
-  private final AtomicReference<@Nullable Call> inFlight = new AtomicReference<>();
+  private boolean cancelled;
+  private @Nullable List<Runnable> onCancel = new ArrayList<>();
 
   /** Cancels the note; true if this call did it, false if it was cancelled already. */
   boolean cancel() {
-    if (!cancelled.compareAndSet(false, true)) {
-      return false;
+    List<Runnable> actions;
+    synchronized (this) {
+      if (cancelled) {
+        return false;
+      }
+      cancelled = true;
+      actions = onCancel;
+      onCancel = null;
     }
-    wakeUp.countDown();
-    Call call = inFlight.get();
-    if (call != null) {
-      call.cancel();
+    // Run outside the lock: an action may end the note and tell listeners.
+    if (actions != null) {
+      actions.forEach(Runnable::run);
     }
     return true;
   }
 
-  boolean isCancelled() {
-    return cancelled.get();
+  synchronized boolean isCancelled() {
+    return cancelled;
   }
 
-  /** Released when the note is cancelled; a {@link Sleeper} waits on it. */
-  CountDownLatch wakeUp() {
-    return wakeUp;
-  }
-
-  /** Makes {@code call} the one a cancel aborts; aborts it at once if already cancelled. */
-  void track(Call call) {
-    inFlight.set(call);
-    // A cancel between the caller's check and set() above saw no call: catch it here.
-    if (cancelled.get()) {
-      call.cancel();
+  /**
+   * Runs {@code action} when the note is cancelled, or at once if it already is. The returned
+   * runnable forgets the action (once it is no longer needed, such as when a call has ended).
+   */
+  Runnable onCancel(Runnable action) {
+    synchronized (this) {
+      if (!cancelled) {
+        List<Runnable> actions = onCancel;
+        if (actions != null) {
+          actions.add(action);
+        }
+        return () -> forget(action);
+      }
     }
+    action.run();
+    return () -> {};
   }
 
-  void untrack(Call call) {
-    inFlight.compareAndSet(call, null);
+  private synchronized void forget(Runnable action) {
+    if (onCancel != null) {
+      onCancel.remove(action);
+    }
   }
 }

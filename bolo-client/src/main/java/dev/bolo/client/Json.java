@@ -16,14 +16,29 @@ final class Json {
   /** Stands for JSON {@code null}, since maps here hold no Java null. */
   static final Object NULL = new Object();
 
+  /**
+   * The deepest nesting of arrays and objects read. The gateway's answers are two levels deep; a
+   * hostile body of 100,000 {@code [} would otherwise overflow the stack of this recursive reader.
+   */
+  static final int MAX_DEPTH = 64;
+
+  /** The longest number read, in characters. */
+  static final int MAX_NUMBER_CHARS = 100;
+
   private final String text;
   private int pos;
+  private int depth;
 
   private Json(String text) {
     this.text = text;
   }
 
-  /** Parses a JSON document. @throws IllegalArgumentException if it is not valid JSON */
+  /**
+   * Parses a JSON document.
+   *
+   * @throws IllegalArgumentException if it is not valid JSON or nests deeper than {@link
+   *     #MAX_DEPTH}
+   */
   static Object parse(String text) {
     Json json = new Json(text);
     json.skipWhitespace();
@@ -47,14 +62,23 @@ final class Json {
     }
     char c = text.charAt(pos);
     return switch (c) {
-      case '{' -> object();
-      case '[' -> array();
+      case '{' -> nested(true);
+      case '[' -> nested(false);
       case '"' -> string();
       case 't' -> literal("true", true);
       case 'f' -> literal("false", false);
       case 'n' -> literal("null", NULL);
       default -> number();
     };
+  }
+
+  private Object nested(boolean isObject) {
+    if (++depth > MAX_DEPTH) {
+      throw error("nested deeper than " + MAX_DEPTH);
+    }
+    Object value = isObject ? object() : array();
+    depth--;
+    return value;
   }
 
   private Map<String, Object> object() {
@@ -171,6 +195,10 @@ final class Json {
     String digits = text.substring(start, pos);
     if (digits.isEmpty()) {
       throw error("unexpected character '" + text.charAt(start) + "'");
+    }
+    // No answer of the gateway has a number this long; do not hand a megabyte to the regex.
+    if (digits.length() > MAX_NUMBER_CHARS) {
+      throw error("number longer than " + MAX_NUMBER_CHARS + " characters");
     }
     try {
       if (digits.matches("-?(0|[1-9][0-9]{0,17})")) {

@@ -9,18 +9,25 @@ import java.util.concurrent.TimeoutException;
 /**
  * A note being transcribed in the background. Thread-safe.
  *
- * <p>{@link #cancel()} is final: the note starts no further attempt, a pause ends at once, the
- * upload in flight is aborted, and the outcome becomes {@link Outcome.Cancelled} unless it was
- * already decided.
+ * <p>{@link #cancel()}, or {@code cancel} on {@link #outcome()}, is final: the note starts no
+ * further attempt, a pause ends at once, the upload in flight is aborted, and the outcome becomes
+ * {@link Outcome.Cancelled} unless it was already decided.
  */
 public final class TranscriptionHandle {
 
+  private final String noteKey;
   private final CancelFlag flag;
-  private final CompletableFuture<Outcome> outcome;
+  private final OutcomeFuture outcome;
 
-  TranscriptionHandle(CancelFlag flag, CompletableFuture<Outcome> outcome) {
+  TranscriptionHandle(String noteKey, CancelFlag flag, OutcomeFuture outcome) {
+    this.noteKey = noteKey;
     this.flag = flag;
     this.outcome = outcome;
+  }
+
+  /** The note's {@code Idempotency-Key}, which names it in every listener event. */
+  public String noteKey() {
+    return noteKey;
   }
 
   /** Cancels the note; true if this call cancelled it, false if it was cancelled already. */
@@ -28,17 +35,18 @@ public final class TranscriptionHandle {
     return flag.cancel();
   }
 
-  /** Whether {@link #cancel()} was called. */
+  /** Whether the note was cancelled. */
   public boolean isCancelled() {
     return flag.isCancelled();
   }
 
   /**
-   * The outcome, completed when the note ends. Completes exceptionally only on a bug (such as a
-   * listener that throws). Completing or cancelling the returned future does not affect the note.
+   * The outcome, completed when the note ends. Cancelling this future cancels the note (as awaiting
+   * it from a coroutine that is cancelled does); futures derived from it with {@code thenApply} and
+   * the like do not. Completes exceptionally only on a bug.
    */
   public CompletableFuture<Outcome> outcome() {
-    return outcome.copy();
+    return outcome;
   }
 
   /**
@@ -59,6 +67,22 @@ public final class TranscriptionHandle {
         throw error;
       }
       throw new IllegalStateException("transcription failed", cause);
+    }
+  }
+
+  /** The note's future: cancelling it cancels the note. */
+  static final class OutcomeFuture extends CompletableFuture<Outcome> {
+    private final CancelFlag flag;
+
+    OutcomeFuture(CancelFlag flag) {
+      this.flag = flag;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      flag.cancel();
+      return cancelled;
     }
   }
 }

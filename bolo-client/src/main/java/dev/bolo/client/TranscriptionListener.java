@@ -3,29 +3,40 @@ package dev.bolo.client;
 import java.time.Duration;
 
 /**
- * Progress of notes, for an app to show "retrying in 5 s…". Every method has an empty default.
+ * Progress of notes, for an app to show "uploading 40 %" or "retrying in 5 s…". Every method has an
+ * empty default. Each event names its note: {@link Attempt#idempotencyKey()}, or {@code noteKey},
+ * is the note's {@code Idempotency-Key}, the same as {@link TranscriptionHandle#noteKey()}.
  *
- * <p>Methods are called on the thread transcribing the note, so they must be quick and must be
- * thread-safe when several notes are in flight. An exception thrown here ends the note's
- * transcription with that exception.
+ * <p>For each note, {@link #ended} is called exactly once, last. Methods are called on OkHttp's or
+ * the scheduler's threads, so they must be quick and thread-safe. An exception thrown here is
+ * handed to the thread's uncaught-exception handler and does not change the note's outcome.
  */
 public interface TranscriptionListener {
 
   /** A listener that ignores every event. */
   TranscriptionListener NONE = new TranscriptionListener() {};
 
-  /** An upload is about to start. */
+  /**
+   * An attempt starts: a file or stream note is read and checked against its hash, then uploaded.
+   * An attempt whose audio turns out unreadable or changed ends the note without an upload.
+   */
   default void attemptStarted(Attempt attempt) {}
 
   /**
-   * {@code failed} ended with a transient failure and the note will be sent again after {@code
-   * delay}, unless it is cancelled first.
+   * {@code bytesSent} of the note's {@code bytesTotal} audio bytes have been handed to the network
+   * in this attempt. Called as the upload proceeds and once at its end.
    */
-  default void resendScheduled(Attempt failed, Duration delay, Failure reason) {}
+  default void uploadProgress(Attempt attempt, long bytesSent, long bytesTotal) {}
 
-  /** No further attempt will be made for this note; {@code last} was the final attempt. */
-  default void gaveUp(Attempt last, Failure lastFailure) {}
+  /**
+   * {@code failed} ended with a transient failure and the note will be sent again after {@code
+   * pause}, unless it is cancelled first.
+   */
+  default void resendScheduled(Attempt failed, Duration pause, Failure reason) {}
 
-  /** {@code attempt} produced the transcript. */
-  default void succeeded(Attempt attempt, Transcript transcript) {}
+  /**
+   * The note ended: transcribed, refused, given up, cancelled, or its audio could not be used.
+   * Called exactly once per note, after every other event of that note.
+   */
+  default void ended(String noteKey, Outcome outcome) {}
 }

@@ -12,11 +12,15 @@ import org.jspecify.annotations.Nullable;
  * An application interceptor that gives each upload a read and write timeout that fits the note: 30
  * s plus half the note's duration (from {@code X-Bolo-Audio-Duration-Ms}), clamped to [30 s, 120
  * s]. The gateway answers only after the engine has heard the note, and a long note also takes
- * longer to send over a slow uplink. A missing or invalid header gives the base of 30 s.
+ * longer to send over a slow uplink. A missing or invalid header gives the base of 30 s. A call
+ * tagged {@link Fixed} (the app's per-call timeout) uses that instead.
  */
 final class UploadTimeouts implements Interceptor {
 
   static final String DURATION_HEADER = "X-Bolo-Audio-Duration-Ms";
+
+  /** A request tag that fixes the timeout for one call, whatever the note's length. */
+  record Fixed(Duration timeout) {}
 
   private final Duration base;
   private final Duration min;
@@ -57,7 +61,10 @@ final class UploadTimeouts implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    int millis = (int) timeoutFor(request.header(DURATION_HEADER)).toMillis();
+    Fixed fixed = request.tag(Fixed.class);
+    Duration timeout =
+        fixed != null ? fixed.timeout() : timeoutFor(request.header(DURATION_HEADER));
+    int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
     return chain
         .withReadTimeout(millis, TimeUnit.MILLISECONDS)
         .withWriteTimeout(millis, TimeUnit.MILLISECONDS)

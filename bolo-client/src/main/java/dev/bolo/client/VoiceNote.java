@@ -1,9 +1,13 @@
 package dev.bolo.client;
 
+import dev.bolo.audio.SeekableSource;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
@@ -11,22 +15,37 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
 import okhttp3.MediaType;
-import okhttp3.RequestBody;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The audio of one voice note, from a file or from bytes, with its SHA-256 (computed once, here)
- * and its duration when known (read from a WAV header, or given with {@link #withDurationMs}).
+ * The audio of one voice note, from a file, from bytes or from a stream the app can open again
+ * (such as an Android {@code content://} URI), with its SHA-256 and size (taken once, here) and its
+ * duration, read from the container with the gateway's own rules (WAV, MP3, M4A, Ogg, WebM, FLAC,
+ * AAC) or given by the app with {@link #withDurationMs}.
  *
- * <p>Immutable and thread-safe. A file note streams the file on every attempt and must not change
- * while it is being transcribed: the gateway refuses audio whose hash differs from the header.
+ * <p>Before every attempt a file or stream note is read and hashed again: audio that changed since
+ * the note was made ends the note as {@link Outcome.AudioChanged} without being sent, and audio
+ * that cannot be read ends it as {@link Outcome.Unreadable}. A bytes note keeps its own copy.
+ *
+ * <p>Immutable and thread-safe.
  */
 public final class VoiceNote {
 
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
+  /**
+   * Opens the note's audio afresh, positioned at its first byte; called when the note is made (to
+   * hash and measure it) and twice per attempt (check, then upload). The SDK closes each stream it
+   * opens. Null, as Android's {@code ContentResolver.openInputStream} may answer, is unreadable.
+   */
+  @FunctionalInterface
+  public interface AudioOpener {
+    @Nullable InputStream open() throws IOException;
+  }
 
-  private final @Nullable Path file;
-  private final byte @Nullable [] bytes;
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final int BUFFER_BYTES = 64 * 1024;
+
+  private final AudioOpener opener;
+  private final boolean canChange;
   private final String fileName;
   private final MediaType mediaType;
   private final long size;
@@ -34,14 +53,14 @@ public final class VoiceNote {
   private final long durationMs;
 
   private VoiceNote(
-      @Nullable Path file,
-      byte @Nullable [] bytes,
+      AudioOpener opener,
+      boolean canChange,
       String fileName,
       long size,
       String sha256,
       long durationMs) {
-    this.file = file;
-    this.bytes = bytes;
+    this.opener = opener;
+    this.canChange = canChange;
     this.fileName = fileName;
     this.mediaType = mediaTypeFor(fileName);
     this.size = size;
@@ -50,71 +69,107 @@ public final class VoiceNote {
   }
 
   /**
-   * A note backed by {@code file}, which is read once now (for the hash and WAV header) and again
-   * for every attempt.
+   * A note backed by {@code file}, which is read once now (for the hash, size and duration) and
+   * again for every attempt.
    *
    * @throws IOException if the file cannot be read
    * @throws IllegalArgumentException if the file is empty
    */
   public static VoiceNote ofFile(Path file) throws IOException {
-    MessageDigest sha256 = newSha256();
-    byte[] head = new byte[WavHeader.PREFIX_BYTES];
-    int headLength = 0;
-    long size = 0;
-    try (InputStream in = Files.newInputStream(file)) {
-      byte[] buffer = new byte[64 * 1024];
-      for (int n; (n = in.read(buffer)) != -1; ) {
-        sha256.update(buffer, 0, n);
-        int toHead = Math.min(n, head.length - headLength);
-        System.arraycopy(buffer, 0, head, headLength, toHead);
-        headLength += toHead;
-        size += n;
-      }
-    }
-    requireAudio(size, file.toString());
+    Objects.requireNonNull(file, "file");
     Path name = file.getFileName();
-    return new VoiceNote(
-        file,
-        null,
+    return read(
+        () -> Files.newInputStream(file),
+        true,
         name == null ? "audio" : name.toString(),
-        size,
-        hex(sha256.digest()),
-        WavHeader.durationMs(head, headLength, size));
+        file.toString(),
+        size -> {
+          try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            return NoteLength.millis(SeekableSource.of(channel));
+          }
+        });
   }
 
   /**
-   * A note held in memory. {@code fileName} (such as {@code note.wav}) is sent as the part's file
-   * name and chooses its content type.
+   * A note held in memory; the bytes are copied. {@code fileName} (such as {@code note.wav}) is
+   * sent as the part's file name and chooses its content type.
    *
    * @throws IllegalArgumentException if {@code audio} is empty or {@code fileName} blank
    */
   public static VoiceNote ofBytes(byte[] audio, String fileName) {
     Objects.requireNonNull(audio, "audio");
-    Objects.requireNonNull(fileName, "fileName");
-    if (fileName.isBlank()) {
-      throw new IllegalArgumentException("fileName must not be blank: '" + fileName + "'");
-    }
-    requireAudio(audio.length, fileName);
+    requireFileName(fileName);
     byte[] copy = Arrays.copyOf(audio, audio.length);
-    MessageDigest sha256 = newSha256();
-    return new VoiceNote(
-        null,
-        copy,
-        fileName,
-        copy.length,
-        hex(sha256.digest(copy)),
-        WavHeader.durationMs(copy, Math.min(copy.length, WavHeader.PREFIX_BYTES), copy.length));
+    try {
+      return read(
+          () -> new ByteArrayInputStream(copy),
+          false,
+          fileName,
+          fileName,
+          size -> NoteLength.millis(SeekableSource.of(copy)));
+    } catch (IOException impossible) {
+      throw new IllegalStateException("reading an array cannot fail", impossible);
+    }
   }
 
   /**
-   * This note with its duration given by the caller (for formats whose header the SDK does not
-   * read). The gateway uses it to size its own timeout; it charges by its own measurement.
+   * A note whose audio the app can open again and again, such as an Android {@code content://} URI:
+   * {@code VoiceNote.ofStream(() -> resolver.openInputStream(uri), "note.m4a")}. It is read once
+   * now (for the hash, size and duration).
+   *
+   * @throws IOException if the stream cannot be opened or read
+   * @throws IllegalArgumentException if the audio is empty or {@code fileName} blank
+   */
+  public static VoiceNote ofStream(AudioOpener opener, String fileName) throws IOException {
+    Objects.requireNonNull(opener, "opener");
+    requireFileName(fileName);
+    return read(
+        opener,
+        true,
+        fileName,
+        fileName,
+        size -> {
+          try (NoteLength.Reopening source = new NoteLength.Reopening(opener, size)) {
+            return NoteLength.millis(source);
+          }
+        });
+  }
+
+  /** Measures the note's duration once its size is known: -1 when unknown. */
+  @FunctionalInterface
+  private interface Measure {
+    long millis(long size) throws IOException;
+  }
+
+  private static VoiceNote read(
+      AudioOpener opener, boolean canChange, String fileName, String what, Measure measure)
+      throws IOException {
+    MessageDigest sha256 = newSha256();
+    long size = 0;
+    try (InputStream in = open(opener)) {
+      byte[] buffer = new byte[BUFFER_BYTES];
+      for (int n; (n = in.read(buffer)) != -1; ) {
+        sha256.update(buffer, 0, n);
+        size += n;
+      }
+    }
+    // The gateway would answer 400 empty_audio; say so before spending an upload on it.
+    if (size == 0) {
+      throw new IllegalArgumentException("audio must not be empty: " + what);
+    }
+    return new VoiceNote(
+        opener, canChange, fileName, size, hex(sha256.digest()), measure.millis(size));
+  }
+
+  /**
+   * This note with its duration given by the caller (for a container the SDK cannot measure). The
+   * gateway uses it to size its own timeout; it charges by its own measurement.
    */
   public VoiceNote withDurationMs(long durationMs) {
     if (durationMs < 0) {
       throw new IllegalArgumentException("durationMs must be >= 0: " + durationMs);
     }
-    return new VoiceNote(file, bytes, fileName, size, sha256, durationMs);
+    return new VoiceNote(opener, canChange, fileName, size, sha256, durationMs);
   }
 
   /** The lower-case hex SHA-256 of the audio, sent as {@code X-Bolo-Audio-Sha256}. */
@@ -122,7 +177,7 @@ public final class VoiceNote {
     return sha256;
   }
 
-  /** The duration, when a WAV header or the caller told it. */
+  /** The duration, when the container or the caller told it. */
   public OptionalLong durationMs() {
     return durationMs < 0 ? OptionalLong.empty() : OptionalLong.of(durationMs);
   }
@@ -137,12 +192,36 @@ public final class VoiceNote {
     return fileName;
   }
 
-  /** A fresh body for one attempt. */
-  RequestBody body() {
-    if (file != null) {
-      return RequestBody.create(file.toFile(), mediaType);
+  MediaType mediaType() {
+    return mediaType;
+  }
+
+  /** Whether the audio can change under the note (a file or stream), so it must be checked. */
+  boolean canChange() {
+    return canChange;
+  }
+
+  /** A fresh stream of the audio for one upload. */
+  InputStream open() throws IOException {
+    return open(opener);
+  }
+
+  /**
+   * Reads the audio again and compares it with the note's hash.
+   *
+   * @return null when it is unchanged, else the hash it has now
+   * @throws IOException if it cannot be read
+   */
+  @Nullable String changedHash() throws IOException {
+    MessageDigest digest = newSha256();
+    try (InputStream in = open()) {
+      byte[] buffer = new byte[BUFFER_BYTES];
+      for (int n; (n = in.read(buffer)) != -1; ) {
+        digest.update(buffer, 0, n);
+      }
     }
-    return RequestBody.create(Objects.requireNonNull(bytes), mediaType);
+    String now = hex(digest.digest());
+    return now.equals(sha256) ? null : now;
   }
 
   @Override
@@ -150,10 +229,18 @@ public final class VoiceNote {
     return "VoiceNote[" + fileName + ", " + size + " bytes, sha256=" + sha256 + "]";
   }
 
-  private static void requireAudio(long size, String what) {
-    // The gateway would answer 400 empty_audio; say so before spending an upload on it.
-    if (size == 0) {
-      throw new IllegalArgumentException("audio must not be empty: " + what);
+  private static InputStream open(AudioOpener opener) throws IOException {
+    InputStream in = opener.open();
+    if (in == null) {
+      throw new IOException("the audio opener returned no stream");
+    }
+    return in;
+  }
+
+  private static void requireFileName(String fileName) {
+    Objects.requireNonNull(fileName, "fileName");
+    if (fileName.isBlank()) {
+      throw new IllegalArgumentException("fileName must not be blank: '" + fileName + "'");
     }
   }
 
@@ -169,6 +256,7 @@ public final class VoiceNote {
           case "ogg", "oga", "opus" -> "audio/ogg";
           case "webm" -> "audio/webm";
           case "flac" -> "audio/flac";
+          case "aac" -> "audio/aac";
           default -> "application/octet-stream";
         });
   }
@@ -181,7 +269,7 @@ public final class VoiceNote {
     }
   }
 
-  private static String hex(byte[] digest) {
+  static String hex(byte[] digest) {
     char[] out = new char[digest.length * 2];
     for (int i = 0; i < digest.length; i++) {
       out[2 * i] = HEX[(digest[i] >> 4) & 0xF];

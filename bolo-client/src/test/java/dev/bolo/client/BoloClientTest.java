@@ -10,12 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -46,10 +43,10 @@ class BoloClientTest {
   @StartStop private final MockWebServer server = new MockWebServer();
 
   private final FakeTime time = new FakeTime();
-  private final FakeSleeper sleeper = new FakeSleeper(time);
+  private final FakeScheduler sleeper = new FakeScheduler(time);
   private final RecordingListener listener = new RecordingListener();
   private final VoiceNote note =
-      VoiceNote.ofBytes(WavHeaderTest.wav(48000, 48000, false), "note.wav");
+      VoiceNote.ofBytes(NoteLengthTest.wav(48000, 48000, false), "note.wav");
 
   private BoloClient client() {
     return client(builder -> builder);
@@ -61,10 +58,7 @@ class BoloClientTest {
             .baseUrl(server.url("/bolo/"))
             .token("device-token")
             .policy(ResendPolicy.standard().withoutJitter())
-            .clock(time.clock())
-            .ticker(time.ticker())
-            .sleeper(sleeper)
-            .random(new Random(1))
+            .timing(sleeper.timing())
             .listener(listener);
     return customize.apply(builder).build();
   }
@@ -335,17 +329,17 @@ class BoloClientTest {
   }
 
   @Test
-  void cancelBeforeTheNoteRunsSendsNothing() throws Exception {
-    Deque<Runnable> queued = new ArrayDeque<>();
-    TranscriptionHandle handle =
-        client(b -> b.executor(queued::add)).transcribeAsync(note, TranscriptionOptions.defaults());
+  void anInterruptedThreadStartsNoAttemptAndStaysInterrupted() {
+    server.enqueue(ok());
+    Thread.currentThread().interrupt();
 
-    assertThat(handle.cancel()).isTrue();
-    queued.removeFirst().run();
+    Outcome outcome = client().transcribe(note, TranscriptionOptions.defaults());
+    boolean interrupted = Thread.interrupted();
 
-    assertThat(handle.await(Duration.ofSeconds(5))).isEqualTo(new Outcome.Cancelled(0));
-    assertThat(handle.cancel()).isFalse();
+    assertThat(outcome).isEqualTo(new Outcome.Cancelled(0));
+    assertThat(interrupted).isTrue();
     assertThat(server.getRequestCount()).isZero();
+    assertThat(listener.events).containsExactly("cancelled 0");
   }
 
   @Test
@@ -377,7 +371,7 @@ class BoloClientTest {
         error(503, "upstream_unavailable").newBuilder().addHeader("Retry-After", "80").build());
     server.enqueue(ok());
     TranscriptionHandle handle =
-        client(b -> b.sleeper(Sleeper.system()).ticker(System::nanoTime).listener(onPause))
+        client(b -> b.timing(Timing.system()).listener(onPause))
             .transcribeAsync(note, TranscriptionOptions.defaults());
     assertThat(pausing.await(5, TimeUnit.SECONDS)).isTrue();
 
@@ -400,8 +394,7 @@ class BoloClientTest {
     server.enqueue(
         error(503, "upstream_unavailable").newBuilder().addHeader("Retry-After", "80").build());
     server.enqueue(ok());
-    BoloClient client =
-        client(b -> b.sleeper(Sleeper.system()).ticker(System::nanoTime).listener(onPause));
+    BoloClient client = client(b -> b.timing(Timing.system()).listener(onPause));
     CompletableFuture<String> result = new CompletableFuture<>();
     Thread caller =
         new Thread(
@@ -439,6 +432,12 @@ class BoloClientTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> BoloClient.builder().baseUrl("ftp://example"))
         .withMessage("baseUrl must be an http or https URL: ftp://example");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> CallOptions.defaults().withAttemptTimeout(Duration.ZERO))
+        .withMessage("attemptTimeout must be positive: PT0S");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> CallOptions.defaults().withIdempotencyKey("a \"quoted\" key"))
+        .withMessageStartingWith("idempotencyKey must be 1 to 200 printable ASCII characters");
     assertThat(server.getRequestCount()).isZero();
   }
 

@@ -43,4 +43,24 @@ class JsonTest {
         .isThrownBy(() -> Json.parse(text))
         .withMessageStartingWith("invalid JSON at offset");
   }
+
+  @Test
+  void nestingDeeperThanTheCapIsInvalidNotAStackOverflow() {
+    String deepest = "[".repeat(Json.MAX_DEPTH) + "]".repeat(Json.MAX_DEPTH);
+
+    assertThat(Json.parse(deepest)).isInstanceOf(List.class);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Json.parse("[" + deepest + "]"))
+        .withMessageEndingWith("nested deeper than 64");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Json.parse("{\"a\":".repeat(100_000)))
+        .withMessageEndingWith("nested deeper than 64");
+  }
+
+  @Test
+  void aNumberLongerThanAnyAnswerNeedsIsInvalid() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Json.parse("1".repeat(1_000_000)))
+        .withMessageEndingWith("number longer than 100 characters");
+  }
 }

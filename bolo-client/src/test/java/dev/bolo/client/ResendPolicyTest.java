@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -71,23 +70,91 @@ class ResendPolicyTest {
 
   @Test
   void invalidPoliciesAreRejectedWithTheirValues() {
-    List<Duration> pauses = List.of(Duration.ofSeconds(1));
-    Duration window = Duration.ofSeconds(10);
-
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> new ResendPolicy(0, pauses, 0, window))
+        .isThrownBy(() -> ResendPolicy.builder().maxAttempts(0))
         .withMessage("maxAttempts must be >= 1: 0");
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> new ResendPolicy(3, pauses, 0, window))
-        .withMessageContaining("2 resends");
+        .isThrownBy(
+            () -> ResendPolicy.builder().maxAttempts(3).pauses(Duration.ofSeconds(1)).build())
+        .withMessage("need a pause before each of 2 resends: [PT1S]");
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> new ResendPolicy(2, pauses, 1.0, window))
+        .isThrownBy(() -> ResendPolicy.builder().pauses(Duration.ofSeconds(-1)))
+        .withMessage("pauses must not be negative: [PT-1S]");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> ResendPolicy.builder().jitter(1.0))
         .withMessage("jitter must be in [0, 1): 1.0");
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> new ResendPolicy(2, pauses, 0, Duration.ZERO))
+        .isThrownBy(() -> ResendPolicy.builder().jitter(Double.NaN))
+        .withMessage("jitter must be in [0, 1): NaN");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> ResendPolicy.builder().window(Duration.ZERO))
         .withMessage("window must be positive: PT0S");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> ResendPolicy.builder().transientStatuses(503, 200))
+        .withMessage("transientStatuses must be error statuses in [400, 999]: 200");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> ResendPolicy.builder().transientStatuses(503, 429).build())
+        .withMessage("a status is either always resent or only with Retry-After, not both: [429]");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> STANDARD.pauseBefore(5, new Random()))
         .withMessage("attempt must be in [2, 4]: 5");
+  }
+
+  @Test
+  void theBuilderStartsFromTheStandardPolicyAndChangesOnlyWhatItIsTold() {
+    ResendPolicy custom =
+        ResendPolicy.builder()
+            .maxAttempts(2)
+            .pauses(Duration.ofMillis(500))
+            .window(Duration.ofSeconds(20))
+            .transientStatuses(503)
+            .build();
+
+    assertThat(ResendPolicy.builder().build()).isEqualTo(STANDARD);
+    assertThat(custom.maxAttempts()).isEqualTo(2);
+    assertThat(custom.pauses()).containsExactly(Duration.ofMillis(500));
+    assertThat(custom.jitter()).isEqualTo(0.2);
+    assertThat(custom.window()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(custom.transientStatuses()).containsExactly(503);
+    assertThat(custom.retryAfterStatuses()).containsExactly(429);
+    assertThat(custom.toBuilder().build()).isEqualTo(custom).isNotEqualTo(STANDARD);
+  }
+
+  @Test
+  void theStandardTransientSetIsTheGatewaysResendableStatusesAndNetworkFailures() {
+    for (int status = 100; status <= 999; status++) {
+      Failure.Http plain = new Failure.Http(status, null, "x", null, null);
+      Failure.Http withRetryAfter = new Failure.Http(status, null, "x", null, Duration.ZERO);
+      boolean expected =
+          status == 500
+              || status == 502
+              || status == 503
+              || status == 504
+              || (status >= 520 && status <= 524);
+      assertThat(STANDARD.isTransient(plain)).as("status %d", status).isEqualTo(expected);
+      assertThat(STANDARD.isTransient(withRetryAfter))
+          .as("status %d with Retry-After", status)
+          .isEqualTo(expected || status == 429);
+    }
+    for (Failure.NetworkKind kind : Failure.NetworkKind.values()) {
+      assertThat(STANDARD.isTransient(new Failure.Network(kind, "x")))
+          .as("%s", kind)
+          .isEqualTo(kind != Failure.NetworkKind.TLS && kind != Failure.NetworkKind.PROTOCOL);
+    }
+  }
+
+  @Test
+  void aCustomTransientSetIsWhatDecides() {
+    ResendPolicy onlyGatewayTimeouts =
+        ResendPolicy.builder().transientStatuses(504).retryAfterStatuses().build();
+
+    assertThat(onlyGatewayTimeouts.isTransient(new Failure.Http(504, null, "x", null, null)))
+        .isTrue();
+    assertThat(onlyGatewayTimeouts.isTransient(new Failure.Http(503, null, "x", null, null)))
+        .isFalse();
+    assertThat(
+            onlyGatewayTimeouts.isTransient(
+                new Failure.Http(429, null, "x", null, Duration.ofSeconds(1))))
+        .isFalse();
   }
 }

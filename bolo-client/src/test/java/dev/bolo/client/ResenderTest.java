@@ -11,6 +11,7 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,17 +25,26 @@ class ResenderTest {
       new Transcript("hello", false, "ab", 1000L, "req", "offline");
 
   private final FakeTime time = new FakeTime();
-  private final FakeSleeper sleeper = new FakeSleeper(time);
+  private final FakeScheduler sleeper = new FakeScheduler(time);
   private final RecordingListener listener = new RecordingListener();
   private final CancelFlag flag = new CancelFlag();
   private final Script script = new Script();
 
-  private Resender resender(ResendPolicy policy) {
-    return new Resender(policy, time.ticker(), sleeper, new Random(1), listener);
+  ResenderTest() {
+    sleeper.cancelledWhen(flag::isCancelled);
   }
 
   private Outcome run() {
-    return resender(ResendPolicy.standard().withoutJitter()).run("key-1", flag, script);
+    return run(
+        new Resender(time.ticker(), sleeper, new Random(1)),
+        ResendPolicy.standard().withoutJitter(),
+        listener);
+  }
+
+  private Outcome run(Resender resender, ResendPolicy policy, TranscriptionListener listener) {
+    return resender
+        .start("key-1", policy, List.of(listener), flag, script, new CompletableFuture<>())
+        .join();
   }
 
   static Stream<Failure> transientFailures() {
@@ -80,7 +90,7 @@ class ResenderTest {
 
     assertThat(outcome).isEqualTo(new Outcome.Refused((Failure.Http) failure, 1));
     assertThat(sleeper.pauses()).isEmpty();
-    assertThat(listener.events).containsExactly("start 1", "gave up 1: " + failure.reason());
+    assertThat(listener.events).containsExactly("start 1", "refused 1: " + failure.reason());
   }
 
   @ParameterizedTest
@@ -187,7 +197,7 @@ class ResenderTest {
     script.succeed();
 
     assertThat(run()).isEqualTo(new Outcome.Cancelled(0));
-    assertThat(listener.events).isEmpty();
+    assertThat(listener.events).containsExactly("cancelled 0");
   }
 
   @Test
@@ -196,7 +206,7 @@ class ResenderTest {
 
     assertThat(run()).isEqualTo(new Outcome.Cancelled(1));
     assertThat(sleeper.pauses()).isEmpty();
-    assertThat(listener.events).containsExactly("start 1");
+    assertThat(listener.events).containsExactly("start 1", "cancelled 1");
   }
 
   @Test
@@ -213,7 +223,7 @@ class ResenderTest {
 
     assertThat(run()).isEqualTo(new Outcome.Cancelled(1));
     assertThat(listener.events)
-        .containsExactly("start 1", "resend 1 after PT2S: HTTP 503 code_503");
+        .containsExactly("start 1", "resend 1 after PT2S: HTTP 503 code_503", "cancelled 1");
     assertThat(time.elapsed()).isZero();
   }
 
@@ -227,13 +237,17 @@ class ResenderTest {
             pausing.countDown();
           }
         };
-    Resender withSignal =
-        new Resender(
-            ResendPolicy.standard(), System::nanoTime, Sleeper.system(), new Random(1), onPause);
+    Resender withRealTime = new Resender(System::nanoTime, Scheduler.system(), new Random(1));
     // Retry-After 80 s: a pause that, unwoken, would outlast this test's timeout many times.
     script.fail(httpRetryAfter(503, Duration.ofSeconds(80))).succeed();
     CompletableFuture<Outcome> outcome =
-        CompletableFuture.supplyAsync(() -> withSignal.run("key-1", flag, script));
+        withRealTime.start(
+            "key-1",
+            ResendPolicy.standard(),
+            List.of(onPause),
+            flag,
+            script,
+            new CompletableFuture<>());
 
     assertThat(pausing.await(10, TimeUnit.SECONDS)).isTrue();
     flag.cancel();
@@ -242,40 +256,11 @@ class ResenderTest {
   }
 
   @Test
-  void interruptDuringAPauseCancelsTheNoteAndKeepsTheInterruptFlag() {
-    sleeper.duringPause(
-        index -> {
-          throw new InterruptedException("stop");
-        });
-    script.fail(http(503)).succeed();
-
-    Outcome outcome = run();
-    boolean interrupted = Thread.interrupted();
-
-    assertThat(outcome).isEqualTo(new Outcome.Cancelled(1));
-    assertThat(interrupted).isTrue();
-    assertThat(flag.isCancelled()).isTrue();
-  }
-
-  @Test
-  void anInterruptedThreadStartsNoAttemptAndStaysInterrupted() {
-    script.succeed();
-    Thread.currentThread().interrupt();
-
-    Outcome outcome = run();
-    boolean interrupted = Thread.interrupted();
-
-    assertThat(outcome).isEqualTo(new Outcome.Cancelled(0));
-    assertThat(interrupted).isTrue();
-  }
-
-  @Test
   void jitteredPausesStayWithinTwentyPercentOfTheSchedule() {
     script.fail(http(503)).fail(http(503)).fail(http(503)).fail(http(503));
-    Resender jittered =
-        new Resender(ResendPolicy.standard(), time.ticker(), sleeper, new Random(42), listener);
+    Resender jittered = new Resender(time.ticker(), sleeper, new Random(42));
 
-    jittered.run("key-1", flag, script);
+    run(jittered, ResendPolicy.standard(), listener);
 
     List<Duration> pauses = sleeper.pauses();
     assertThat(pauses).hasSize(3);
@@ -325,7 +310,7 @@ class ResenderTest {
     }
 
     @Override
-    public Resender.AttemptResult send(Attempt attempt) {
+    public void send(Attempt attempt, Consumer<Resender.AttemptResult> done) {
       Step step = steps.poll();
       if (step == null) {
         throw new AssertionError("unscripted attempt " + attempt);
@@ -334,7 +319,7 @@ class ResenderTest {
       if (step.cancel()) {
         flag.cancel();
       }
-      return step.result();
+      done.accept(step.result());
     }
   }
 }

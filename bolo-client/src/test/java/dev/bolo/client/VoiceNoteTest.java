@@ -24,7 +24,7 @@ class VoiceNoteTest {
 
   @Test
   void fileAndBytesOfTheSameWavAgreeOnHashAndDuration() throws Exception {
-    byte[] wav = WavHeaderTest.wav(48000, 48000, false);
+    byte[] wav = NoteLengthTest.wav(48000, 48000, false);
     Path file = dir.resolve("note.wav");
     Files.write(file, wav);
 
@@ -58,5 +58,31 @@ class VoiceNoteTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> VoiceNote.ofBytes(new byte[] {1}, "n").withDurationMs(-1))
         .withMessage("durationMs must be >= 0: -1");
+  }
+
+  @Test
+  void aStreamNoteIsReadOnceForItsHashAndLength() throws Exception {
+    byte[] wav = NoteLengthTest.wav(48000, 48000, false);
+
+    VoiceNote note = VoiceNote.ofStream(() -> new java.io.ByteArrayInputStream(wav), "note.wav");
+
+    assertThat(note.sha256()).isEqualTo(VoiceNote.ofBytes(wav, "note.wav").sha256());
+    assertThat(note.size()).isEqualTo(wav.length);
+    assertThat(note.durationMs()).hasValue(1500);
+  }
+
+  @Test
+  void aStreamThatIsEmptyMissingOrUnnamedIsRejectedBeforeAnyUpload() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () -> VoiceNote.ofStream(() -> new java.io.ByteArrayInputStream(new byte[0]), "n.m4a"))
+        .withMessage("audio must not be empty: n.m4a");
+    org.assertj.core.api.Assertions.assertThatIOException()
+        .isThrownBy(() -> VoiceNote.ofStream(() -> null, "n.m4a"))
+        .withMessage("the audio opener returned no stream");
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () -> VoiceNote.ofStream(() -> new java.io.ByteArrayInputStream(new byte[1]), " "))
+        .withMessage("fileName must not be blank: ' '");
   }
 }

@@ -1,5 +1,6 @@
 package dev.bolo.server.audio;
 
+import dev.bolo.audio.AudioContainer;
 import java.io.IOException;
 import java.io.InputStream;
 

@@ -1,5 +1,6 @@
 package dev.bolo.server.audio;
 
+import dev.bolo.audio.AudioContainer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -81,7 +82,11 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
     return sha256;
   }
 
-  /** The length the server measured from the container, when the container allows it. */
+  /**
+   * The length measured from the container's own headers by {@link dev.bolo.audio.AudioDurations},
+   * for every container; empty only when that note's length cannot be read from it (a compressed
+   * WAV, a cut-off header), never because of a client claim.
+   */
   public OptionalLong measuredDurationMs() {
     return measuredDurationMs;
   }

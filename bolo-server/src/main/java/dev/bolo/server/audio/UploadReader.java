@@ -1,8 +1,13 @@
 package dev.bolo.server.audio;
 
+import dev.bolo.audio.AudioContainer;
+import dev.bolo.audio.AudioDurations;
+import dev.bolo.audio.Measurement;
+import dev.bolo.audio.SeekableSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +32,9 @@ import org.jspecify.annotations.Nullable;
  * Reads a multipart upload as a stream: the audio part is hashed (SHA-256) while its bytes arrive,
  * kept in memory up to a threshold and spooled to a temp file beyond it, and refused as soon as it
  * passes the size limit. There is no second pass over the audio and a large note never sits whole
- * in the heap.
+ * in the heap. Once it has arrived, its length is measured from its container's headers (a few
+ * small reads, see {@link AudioDurations}); headers that contradict themselves or the bytes refuse
+ * the upload as {@link UploadResult.Reason#INVALID_AUDIO}.
  *
  * <p>Thread safe: one reader serves every request.
  */
@@ -41,8 +48,8 @@ public final class UploadReader {
 
   private static final int MAX_FIELDS = 64;
 
-  /** Enough of the head for the container and any WAV header we care about. */
-  private static final int HEAD_BYTES = 64 * 1024;
+  /** Enough of the head to recognise the container. */
+  private static final int HEAD_BYTES = AudioContainer.SNIFF_BYTES;
 
   private static final int BUFFER_BYTES = 64 * 1024;
 
@@ -212,19 +219,35 @@ public final class UploadReader {
         container = found.get();
       }
       String sha256 = HexFormat.of().formatHex(digest.digest());
-      OptionalLong duration =
-          container == AudioContainer.WAV
-              ? WavHeader.durationMs(Arrays.copyOf(head, headLength), total)
-              : OptionalLong.empty();
-      SpooledAudio audio;
-      if (out != null && file != null) {
+      if (out != null) {
         out.close();
         out = null;
-        audio = SpooledAudio.inFile(file, total, sha256, container, duration);
-      } else {
-        audio =
-            SpooledAudio.inMemory(Arrays.copyOf(memory, memoryLength), sha256, container, duration);
       }
+      Measurement measurement =
+          file != null
+              ? measure(container, file)
+              : measure(container, SeekableSource.of(memory, memoryLength));
+      OptionalLong duration;
+      switch (measurement) {
+        case Measurement.Measured measured -> duration = OptionalLong.of(measured.millis());
+        // The caller falls back on the claim or an estimate from the size.
+        case Measurement.Unmeasurable unmeasurable -> duration = OptionalLong.empty();
+        case Measurement.Contradicts contradicts -> {
+          return new AudioOrProblem(
+              null,
+              new UploadResult.Invalid(
+                  UploadResult.Reason.INVALID_AUDIO,
+                  "the "
+                      + container.extension()
+                      + " note's headers contradict its bytes: "
+                      + contradicts.message()));
+        }
+      }
+      SpooledAudio audio =
+          file != null
+              ? SpooledAudio.inFile(file, total, sha256, container, duration)
+              : SpooledAudio.inMemory(
+                  Arrays.copyOf(memory, memoryLength), sha256, container, duration);
       complete = true;
       return new AudioOrProblem(audio, null);
     } finally {
@@ -234,6 +257,26 @@ public final class UploadReader {
       if (!complete && file != null) {
         Files.deleteIfExists(file);
       }
+    }
+  }
+
+  /**
+   * Measures the note's length from its container. Reading the spool file back is the server's
+   * business: a failure there is a server fault, never the client's malformed upload.
+   */
+  private static Measurement measure(AudioContainer container, Path file) {
+    try {
+      return AudioDurations.measure(container, file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not read back spool file " + file, e);
+    }
+  }
+
+  private static Measurement measure(AudioContainer container, SeekableSource bytes) {
+    try {
+      return AudioDurations.measure(container, bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException("an in-memory source cannot fail", e);
     }
   }
 

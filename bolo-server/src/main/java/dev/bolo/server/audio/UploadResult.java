@@ -21,6 +21,8 @@ public sealed interface UploadResult {
     TOO_LARGE,
     /** The audio is not a recognised container. */
     UNSUPPORTED_AUDIO,
+    /** The container's headers contradict themselves or the bytes, so its length is unknowable. */
+    INVALID_AUDIO,
     /** The body ended early or is not well-formed multipart. */
     MALFORMED,
     /** A text part is too long or there are too many of them. */

@@ -1,4 +1,4 @@
-/** Streaming uploads: hash while reading, spool, size limit, container sniffing, duration. */
+/** Streaming uploads: hash while reading, spool, size limit, the length measured by bolo-audio. */
 @NullMarked
 package dev.bolo.server.audio;
 

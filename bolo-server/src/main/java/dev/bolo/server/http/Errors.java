@@ -34,6 +34,7 @@ final class Errors {
       case TOO_LARGE -> new ApiError(413, "audio_too_large", invalid.message(), audioField, null);
       case UNSUPPORTED_AUDIO ->
           new ApiError(415, "unsupported_audio", invalid.message(), audioField, null);
+      case INVALID_AUDIO -> new ApiError(400, "invalid_audio", invalid.message(), audioField, null);
       case MALFORMED, BAD_FIELD -> new ApiError(400, "invalid_parameter", invalid.message());
     };
   }

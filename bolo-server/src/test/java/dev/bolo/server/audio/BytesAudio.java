@@ -1,5 +1,6 @@
 package dev.bolo.server.audio;
 
+import dev.bolo.audio.AudioContainer;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.Base64Variants;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
-import dev.bolo.server.audio.AudioContainer;
+import dev.bolo.audio.AudioContainer;
 import dev.bolo.server.audio.AudioContent;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,7 +1,7 @@
 package dev.bolo.server.engine.offline;
 
+import dev.bolo.audio.AudioContainer;
 import dev.bolo.server.Readiness;
-import dev.bolo.server.audio.AudioContainer;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;

@@ -11,7 +11,7 @@ import static dev.bolo.server.engine.gemini.GeminiFixtures.take;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.bolo.server.audio.AudioContainer;
+import dev.bolo.audio.AudioContainer;
 import dev.bolo.server.audio.BytesAudio;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.audio.AudioContainer;
 import dev.bolo.server.Readiness;
-import dev.bolo.server.audio.AudioContainer;
 import dev.bolo.server.engine.EngineResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

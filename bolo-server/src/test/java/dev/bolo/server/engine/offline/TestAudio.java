@@ -1,6 +1,6 @@
 package dev.bolo.server.engine.offline;
 
-import dev.bolo.server.audio.AudioContainer;
+import dev.bolo.audio.AudioContainer;
 import dev.bolo.server.audio.AudioContent;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.Settings;

@@ -1,13 +1,10 @@
-package dev.bolo.server.audio;
+package dev.bolo.audio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.testing.TestAudio;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -36,22 +33,5 @@ class AudioContainerTest {
     byte[] png = HexFormat.of().parseHex("89504e470d0a1a0a0000000d");
     assertThat(AudioContainer.sniff(text, text.length)).isEqualTo(Optional.empty());
     assertThat(AudioContainer.sniff(png, png.length)).isEqualTo(Optional.empty());
-  }
-
-  @Test
-  void aWavHeaderGivesTheDuration() {
-    byte[] wav = TestAudio.wav(1234, 1);
-    assertThat(WavHeader.durationMs(wav, wav.length)).isEqualTo(OptionalLong.of(1234));
-    byte[] stereo = TestAudio.wav(2000, 1, 44_100, 2);
-    assertThat(WavHeader.durationMs(Arrays.copyOf(stereo, 4096), stereo.length))
-        .isEqualTo(OptionalLong.of(2000));
-  }
-
-  @Test
-  void aStreamedWavWithoutSizesUsesTheFileLength() {
-    byte[] wav = TestAudio.wav(1000, 2);
-    // Streaming writers leave 0xFFFFFFFF in the data chunk's size.
-    wav[40] = wav[41] = wav[42] = wav[43] = (byte) 0xff;
-    assertThat(WavHeader.durationMs(wav, wav.length)).isEqualTo(OptionalLong.of(1000));
   }
 }

@@ -1,4 +1,4 @@
-package dev.bolo.server.audio;
+package dev.bolo.audio;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;

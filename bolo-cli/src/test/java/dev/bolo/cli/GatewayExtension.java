@@ -1,0 +1,158 @@
+package dev.bolo.cli;
+
+import dev.bolo.client.BoloClient;
+import dev.bolo.client.ResendPolicy;
+import dev.bolo.client.Scheduler;
+import dev.bolo.client.Timing;
+import dev.bolo.server.App;
+import dev.bolo.server.ServerConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The real gateway on a loopback port, with the OpenAI-compatible engine pointed at a fake provider
+ * whose failures, latency and holding the test scripts; one per test.
+ */
+final class GatewayExtension implements BeforeEachCallback, AfterEachCallback {
+
+  static final String TOKEN = "end-to-end-token-0123456789";
+
+  private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicInteger successes = new AtomicInteger();
+  private volatile int failFirst;
+  private volatile Duration delay = Duration.ZERO;
+  private volatile @Nullable CountDownLatch hold;
+  private volatile CountDownLatch called = new CountDownLatch(1);
+  private @Nullable MockWebServer provider;
+  private @Nullable App gateway;
+  private @Nullable Path dataDir;
+
+  @Override
+  public void beforeEach(ExtensionContext context) throws Exception {
+    dataDir = Files.createTempDirectory("bolo-gateway");
+    MockWebServer fake = new MockWebServer();
+    fake.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+            int call = calls.incrementAndGet();
+            called.countDown();
+            CountDownLatch held = hold;
+            if (held != null) {
+              held.await(30, TimeUnit.SECONDS);
+            }
+            if (call <= failFirst) {
+              return new MockResponse.Builder().code(503).body("{\"error\":\"busy\"}").build();
+            }
+            Thread.sleep(delay.toMillis());
+            successes.incrementAndGet();
+            return new MockResponse.Builder()
+                .code(200)
+                .body("{\"text\":\"note number " + call + "\"}")
+                .build();
+          }
+        });
+    fake.start();
+    provider = fake;
+    gateway =
+        App.create(
+                ServerConfig.fromMap(
+                    Map.of(
+                        "BOLO_PORT",
+                        "0",
+                        "BOLO_ENGINE",
+                        "openai",
+                        "BOLO_OPENAI_BASE_URL",
+                        fake.url("/v1").toString(),
+                        "BOLO_DATA_DIR",
+                        dataDir.toString(),
+                        "BOLO_DEVICE_TOKENS",
+                        "phone=" + TOKEN)))
+            .start();
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) throws IOException {
+    CountDownLatch held = hold;
+    if (held != null) {
+      held.countDown();
+    }
+    if (gateway != null) {
+      gateway.close();
+    }
+    if (provider != null) {
+      provider.close();
+    }
+    if (dataDir != null) {
+      try (Stream<Path> files = Files.walk(dataDir)) {
+        for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(file);
+        }
+      }
+    }
+  }
+
+  String baseUrl() {
+    return "http://127.0.0.1:" + java.util.Objects.requireNonNull(gateway).port();
+  }
+
+  /** A client of this gateway with exact pauses that take no time. */
+  BoloClient.Builder client() {
+    return BoloClient.builder()
+        .baseUrl(baseUrl())
+        .token(TOKEN)
+        .policy(ResendPolicy.standard().withoutJitter())
+        // The pauses are the policy's business, tested on a fake clock; here they only slow us.
+        .timing(Timing.builder().scheduler(GatewayExtension::runAtOnce).build());
+  }
+
+  /** A scheduler without pauses: the next attempt starts as soon as it is scheduled. */
+  static Scheduler.Pending runAtOnce(Duration pause, Runnable next) {
+    next.run();
+    return () -> {};
+  }
+
+  /** The provider answers 503 to its first {@code calls} calls. */
+  void failFirst(int calls) {
+    this.failFirst = calls;
+  }
+
+  /** The provider takes this long for each success. */
+  void delay(Duration delay) {
+    this.delay = delay;
+  }
+
+  /** The provider holds every call until the test ends (or 30 s). */
+  void holdCalls() {
+    this.hold = new CountDownLatch(1);
+  }
+
+  /** Waits until the provider has been called once. */
+  boolean awaitFirstCall() throws InterruptedException {
+    return called.await(10, TimeUnit.SECONDS);
+  }
+
+  int calls() {
+    return calls.get();
+  }
+
+  int successes() {
+    return successes.get();
+  }
+}

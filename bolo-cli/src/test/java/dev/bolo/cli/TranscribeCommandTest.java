@@ -1,0 +1,97 @@
+package dev.bolo.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bolo.client.Failure;
+import dev.bolo.client.Outcome;
+import dev.bolo.client.Transcript;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bolo transcribe} against the real gateway: its output, progress and exit codes. */
+class TranscribeCommandTest {
+
+  @RegisterExtension final GatewayExtension gateway = new GatewayExtension();
+  @TempDir Path dir;
+
+  private CommandRun transcribe(String... args) {
+    String[] all = new String[args.length + 4];
+    all[0] = "--server";
+    all[1] = gateway.baseUrl();
+    all[2] = "--token";
+    all[3] = GatewayExtension.TOKEN;
+    System.arraycopy(args, 0, all, 4, args.length);
+    return CommandRun.of(new TranscribeCommand(), all);
+  }
+
+  private Path wav(String name, long seed) throws Exception {
+    return Files.write(dir.resolve(name), EndToEndTest.wav(1000, seed));
+  }
+
+  @Test
+  void everyNoteIsTranscribedAndTheExitCodeIsZero() throws Exception {
+    Path a = wav("a.wav", 21);
+    Path b = wav("b.wav", 22);
+
+    CommandRun run = transcribe(a.toString(), b.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.outLines())
+        .hasSize(2)
+        .allMatch(line -> line.matches(".*[ab]\\.wav: note number \\d"));
+  }
+
+  @Test
+  void aResendIsShownOnStderrAndTheNoteStillTranscribed() throws Exception {
+    gateway.failFirst(1);
+
+    CommandRun run = transcribe("--json", wav("a.wav", 23).toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.err()).containsPattern("a\\.wav: retrying in 2 s \\(HTTP 503 upstream_\\w+\\)");
+    assertThat(run.out()).contains("\"attempts\":2,\"status\":\"transcribed\"");
+  }
+
+  @Test
+  void aNoteTheGatewayRefusesExitsThreeWithTheReason() throws Exception {
+    Path text = Files.writeString(dir.resolve("notes.wav"), "not audio", StandardCharsets.US_ASCII);
+
+    CommandRun run = transcribe(text.toString());
+
+    assertThat(run.exitCode()).isEqualTo(TranscribeCommand.REFUSED);
+    assertThat(run.err()).contains("notes.wav: refused: HTTP 415");
+  }
+
+  @Test
+  void aMissingFileOrTokenIsAUsageError() {
+    CommandRun missingFile = transcribe(dir.resolve("nope.wav").toString());
+    CommandRun noToken =
+        CommandRun.of(new TranscribeCommand(), "--server", gateway.baseUrl(), "--token", " ", "x");
+
+    assertThat(missingFile.exitCode()).isEqualTo(2);
+    assertThat(missingFile.err()).contains("not a readable file");
+    assertThat(noToken.exitCode()).isEqualTo(2);
+    assertThat(gateway.calls()).isZero();
+  }
+
+  @Test
+  void everyOutcomeHasItsExitCodeAndTheWorstOneWins() {
+    Failure.Http refusal = new Failure.Http(415, "unsupported_audio", "no", null, null);
+    Transcript text = new Transcript("hi", false, "ab", null, "r", "offline");
+
+    assertThat(TranscribeCommand.exitCodeFor(new Outcome.Transcribed(text, 1))).isZero();
+    assertThat(TranscribeCommand.exitCodeFor(new Outcome.Unreadable("gone", 1))).isEqualTo(2);
+    assertThat(TranscribeCommand.exitCodeFor(new Outcome.Refused(refusal, 1))).isEqualTo(3);
+    assertThat(TranscribeCommand.exitCodeFor(new Outcome.AudioChanged("a", "b", 2))).isEqualTo(3);
+    assertThat(TranscribeCommand.exitCodeFor(new Outcome.GaveUp(refusal, 4))).isEqualTo(4);
+    assertThat(TranscribeCommand.exitCodeFor(new Outcome.Cancelled(1))).isEqualTo(130);
+    assertThat(TranscribeCommand.worse(3, 4)).isEqualTo(4);
+    assertThat(TranscribeCommand.worse(130, 4)).isEqualTo(130);
+    assertThat(TranscribeCommand.worse(2, 3)).isEqualTo(3);
+    assertThat(TranscribeCommand.worse(0, 2)).isEqualTo(2);
+  }
+}
