@@ -50,7 +50,7 @@ interface Transcriber extends AutoCloseable {
   /** Bolo's offline engine, through its public contract; waits until the model has loaded. */
   static Transcriber engine(OfflineConfig config) throws InterruptedException {
     SpeechEngine engine = OfflineEngine.create(config);
-    while (!engine.readiness().ready()) {
+    while (!engine.readiness().isReady()) {
       if (engine.readiness().detail().contains("failed")) {
         throw new IllegalStateException(engine.readiness().detail());
       }

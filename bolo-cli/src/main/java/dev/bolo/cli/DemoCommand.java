@@ -97,7 +97,9 @@ final class DemoCommand implements Callable<Integer> {
     quietLogs();
     out.printf(
         "Bolo demo: engine %s, store %s, ledger under %s%n",
-        config.engine(), config.store(), config.dataDir().toAbsolutePath().normalize());
+        config.engine().wireName(),
+        config.store().kind().name().toLowerCase(java.util.Locale.ROOT),
+        config.ledger().dataDir().toAbsolutePath().normalize());
     try (App app = App.create(config).start()) {
       String base = "http://127.0.0.1:" + app.port();
       out.println("Gateway listening on " + base + "; waiting until it is ready…");
