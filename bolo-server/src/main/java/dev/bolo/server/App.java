@@ -33,6 +33,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import okhttp3.OkHttpClient;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnector;
@@ -77,7 +78,8 @@ public final class App implements AutoCloseable {
   private final RateLimiter rateLimiter;
   private final ReadinessMonitor readinessMonitor;
 
-  private App(ServerConfig config, Clock clock, LongSupplier ticker) {
+  private App(
+      ServerConfig config, Clock clock, LongSupplier ticker, UnaryOperator<Ledger> ledgerView) {
     this.config = config;
     this.ticker = ticker;
     this.slot = InstanceSlot.acquire(config.ledger().dataDir(), config.spoolRoot());
@@ -117,7 +119,8 @@ public final class App implements AutoCloseable {
         };
     this.ledger =
         Ledger.jdbc(config.ledgerConfig(clock, ticker).withInstanceId(slot.id()), rateLimiter);
-    this.charges = new ChargeOutbox(ledger, ledgerRetries, ticker, OUTBOX_CAPACITY);
+    Ledger served = ledgerView.apply(ledger);
+    this.charges = new ChargeOutbox(served, ledgerRetries, ticker, OUTBOX_CAPACITY);
     metrics.gauge("bolo_charges_pending", charges, ChargeOutbox::pending);
     metrics.gauge("bolo_work_running", runningWork);
     Executor countedWork =
@@ -140,7 +143,7 @@ public final class App implements AutoCloseable {
             engine,
             coordinator,
             store,
-            ledger,
+            served,
             charges,
             config.deadlines().upstream(),
             config.allowedModels(),
@@ -158,7 +161,7 @@ public final class App implements AutoCloseable {
         () -> inFlight.isClosed() ? Readiness.down("draining for shutdown") : Readiness.ok());
     Routes.Services services =
         new Routes.Services(
-            ledger,
+            served,
             new UploadReader(
                 config.limits().maxUploadBytes(),
                 config.limits().inMemoryUploadBytes(),
@@ -181,7 +184,7 @@ public final class App implements AutoCloseable {
 
   /** Builds the gateway with the system clock. */
   public static App create(ServerConfig config) {
-    return new App(config, Clock.systemUTC(), System::nanoTime);
+    return new App(config, Clock.systemUTC(), System::nanoTime, UnaryOperator.identity());
   }
 
   /**
@@ -190,7 +193,18 @@ public final class App implements AutoCloseable {
    * @param ticker monotonic nanoseconds used for leases and the replay TTL
    */
   public static App create(ServerConfig config, Clock clock, LongSupplier ticker) {
-    return new App(config, clock, ticker);
+    return new App(config, clock, ticker, UnaryOperator.identity());
+  }
+
+  /**
+   * Builds the gateway with injected time and a view of its ledger, for tests that make the ledger
+   * fail the way a database does.
+   *
+   * @param ledgerView wraps the ledger the requests use; readiness and shutdown see the real one
+   */
+  public static App create(
+      ServerConfig config, Clock clock, LongSupplier ticker, UnaryOperator<Ledger> ledgerView) {
+    return new App(config, clock, ticker, ledgerView);
   }
 
   private static SpeechEngine createEngine(ServerConfig config, OkHttpClient http) {

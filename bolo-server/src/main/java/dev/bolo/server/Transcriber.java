@@ -266,7 +266,7 @@ public final class Transcriber {
               clock.instant()));
     } catch (RuntimeException e) {
       // The transcript is worth more to the user than the usage row: answer anyway.
-      log.error("could not record usage", e);
+      log.error("could not record usage: {}", e.getMessage());
     }
     return new Answer(served.outcome(), served.replayed(), length.millis());
   }

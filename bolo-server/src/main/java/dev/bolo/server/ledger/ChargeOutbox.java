@@ -27,7 +27,7 @@ public final class ChargeOutbox {
   /** First retry soon (a blip), then back off to this, so a long outage costs little. */
   private static final Duration FIRST_RETRY = Duration.ofMillis(500);
 
-  private static final Duration MAX_RETRY = Duration.ofSeconds(30);
+  private static final Duration MAX_RETRY = Duration.ofSeconds(10);
 
   /** A charge waiting for the ledger. */
   private record Pending(Reservation.Granted hold, long audioMillis) {}

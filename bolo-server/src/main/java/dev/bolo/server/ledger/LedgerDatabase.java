@@ -33,6 +33,8 @@ final class LedgerDatabase {
 
   private static final int POSTGRES_POOL_SIZE = 10;
 
+  private static final long POSTGRES_CONNECTION_TIMEOUT_MILLIS = 3_000;
+
   private LedgerDatabase() {}
 
   /** A migrated, pooled data source for {@code config}; close it to release the pool. */
@@ -47,6 +49,11 @@ final class LedgerDatabase {
       hikari.setMaximumPoolSize(SQLITE_POOL_SIZE);
     } else if (url.startsWith("jdbc:postgresql:")) {
       hikari.setMaximumPoolSize(POSTGRES_POOL_SIZE);
+      // While the database is away, a request learns it within seconds (503, resend) instead of
+      // queueing for Hikari's default 30 s; a half-open socket cannot hold a call forever.
+      hikari.setConnectionTimeout(POSTGRES_CONNECTION_TIMEOUT_MILLIS);
+      hikari.addDataSourceProperty("connectTimeout", "3");
+      hikari.addDataSourceProperty("socketTimeout", "15");
     } else {
       throw new IllegalArgumentException(
           "ledger database must be jdbc:postgresql: or jdbc:sqlite: " + LedgerConfig.redacted(url));

@@ -163,6 +163,37 @@ class QuotaTest {
   }
 
   @Test
+  void anUnmeasurableNoteClaimedAsZeroSecondsIsChargedItsSizeEstimateAndALargerClaimAsClaimed()
+      throws Exception {
+    // 500 ms of 16-bit 16 kHz audio: 16,044 bytes, which the 4,000 B/s estimate makes 4,011 ms.
+    byte[] claimedZero = TestAudio.wav(500, 811);
+    unmeasurable(claimedZero);
+    byte[] claimedMore = TestAudio.wav(500, 812);
+    unmeasurable(claimedMore);
+
+    Gateway.Reply zero =
+        gateway.send(
+            gateway
+                .nativeUpload(Gateway.TOKEN_A, claimedZero)
+                .newBuilder()
+                .header("X-Bolo-Audio-Duration-Ms", "0")
+                .build());
+    long afterZero = ledger.chargedMillis("alpha");
+    Gateway.Reply more =
+        gateway.send(
+            gateway
+                .nativeUpload(Gateway.TOKEN_A, claimedMore)
+                .newBuilder()
+                .header("X-Bolo-Audio-Duration-Ms", "4500")
+                .build());
+
+    assertThat(zero.status()).as(zero.body()).isEqualTo(200);
+    assertThat(afterZero).isEqualTo(claimedZero.length * 1000L / 4_000);
+    assertThat(more.status()).as(more.body()).isEqualTo(200);
+    assertThat(ledger.chargedMillis("alpha") - afterZero).isEqualTo(4_500);
+  }
+
+  @Test
   void aWavWhoseLengthCannotBeMeasuredDoesNotSlipPastTheLastSecondsOfQuota() throws Exception {
     for (int i = 0; i < 4; i++) {
       gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(810 + i)));

@@ -1,0 +1,161 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.TestAudio;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real PostgreSQL ledger stopped while notes are at the provider, for longer than the pool waits
+ * for a connection, then started again: the paid transcripts reach every copy, new notes are told
+ * to resend (503), and each note is charged once when the database is back (PROTOCOL.md rule 9).
+ */
+class PostgresOutageTest {
+
+  private static final int NOTES = 8;
+  private static final int COPIES = 2;
+  private static final int NOTE_MILLIS = 2_000;
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+  @TempDir Path dir;
+  private @Nullable EmbeddedPostgres postgres;
+  private @Nullable FakeProvider provider;
+  private @Nullable Gateway gateway;
+  private final ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor();
+
+  @AfterEach
+  void stop() throws IOException {
+    phones.shutdownNow();
+    if (gateway != null) {
+      gateway.close();
+    }
+    if (provider != null) {
+      provider.close();
+    }
+    if (postgres != null) {
+      postgres.close();
+    }
+  }
+
+  private EmbeddedPostgres startPostgres(int port) throws IOException {
+    return EmbeddedPostgres.builder()
+        .setPort(port)
+        .setDataDirectory(dir.resolve("pg"))
+        .setCleanDataDirectory(false)
+        .start();
+  }
+
+  @Test
+  void runningWorkIsAnsweredNewNotesAre503AndEachNoteIsChargedOnceWhenTheDatabaseIsBack()
+      throws Exception {
+    int port = freePort();
+    EmbeddedPostgres first = startPostgres(port);
+    postgres = first;
+    FakeProvider provider = new FakeProvider();
+    this.provider = provider;
+    provider.delay(Duration.ofSeconds(3));
+    Map<String, String> env =
+        new HashMap<>(Gateway.openAiEnvironment(provider, dir.resolve("data")));
+    env.put("BOLO_DATABASE_URL", first.getJdbcUrl("postgres", "postgres"));
+    Gateway gateway = Gateway.withRealTime(env);
+    this.gateway = gateway;
+    List<byte[]> notes = new ArrayList<>();
+    List<Future<Gateway.Reply>> answers = new ArrayList<>();
+    for (int i = 0; i < NOTES; i++) {
+      byte[] note = TestAudio.wav(NOTE_MILLIS, 500 + i);
+      notes.add(note);
+      for (int copy = 0; copy < COPIES; copy++) {
+        answers.add(phones.submit(() -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note))));
+      }
+    }
+    awaitTrue(() -> provider.calls() == NOTES, () -> provider.calls() + " provider calls");
+
+    first.close();
+    postgres = null;
+
+    for (Future<Gateway.Reply> answer : answers) {
+      Gateway.Reply reply = answer.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+      assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    }
+    long asked = System.nanoTime();
+    Gateway.Reply refused =
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(NOTE_MILLIS, 599)));
+    assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+    assertThat(refused.body()).contains("\"code\":\"server_unavailable\"");
+    assertThat(refused.retryAfter()).isNotNull();
+    assertThat(Duration.ofNanos(System.nanoTime() - asked)).isLessThan(Duration.ofSeconds(10));
+    assertThat(pendingCharges()).isEqualTo(NOTES);
+
+    EmbeddedPostgres restarted = startPostgres(port);
+    postgres = restarted;
+
+    awaitTrue(() -> pendingCharges() == 0, () -> pendingCharges() + " charges pending");
+    assertThat(charged(restarted)).isEqualTo((long) NOTES * NOTE_MILLIS);
+    for (byte[] note : notes) {
+      Gateway.Reply resend = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+      assertThat(resend.status()).isEqualTo(200);
+      assertThat(resend.replayed()).isEqualTo("true");
+    }
+    assertThat(provider.calls()).isEqualTo(NOTES);
+    assertThat(charged(restarted)).isEqualTo((long) NOTES * NOTE_MILLIS);
+  }
+
+  private double pendingCharges() {
+    return java.util.Objects.requireNonNull(gateway)
+        .app()
+        .metrics()
+        .get("bolo_charges_pending")
+        .gauge()
+        .value();
+  }
+
+  private static long charged(EmbeddedPostgres postgres) throws SQLException {
+    try (Connection c = postgres.getPostgresDatabase().getConnection();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT charged_ms FROM devices WHERE name = 'alpha'")) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static void awaitTrue(
+      BooleanSupplier condition, java.util.function.Supplier<String> state)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not reached within " + PATIENCE + ": " + state.get());
+      }
+      Thread.sleep(20);
+    }
+  }
+}
