@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.Reservation;
 import dev.bolo.server.ledger.UsageRecord;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -30,14 +33,36 @@ class UsageCommandTest {
     env = Map.of("BOLO_DATA_DIR", dataDir.toString());
     Instant day1 = Instant.parse("2026-11-30T12:00:00Z");
     Instant day2 = Instant.parse("2026-12-01T12:00:00Z");
-    try (DurableLedger ledger =
-        Ledger.jdbc(ServerConfig.fromMap(env).ledgerConfig(Clock.systemUTC(), System::nanoTime))) {
+    // What was charged comes from the ledger's charge log, at the time of each charge.
+    try (DurableLedger ledger = ledgerAt(day1)) {
+      ledger.add(new Device("phone"));
+      ledger.add(new Device("tablet"));
+      charge(ledger, "phone", "1", 10_000);
+    }
+    try (DurableLedger ledger = ledgerAt(day2)) {
+      charge(ledger, "phone", "2", 5_000);
+      charge(ledger, "tablet", "3", 2_500);
+    }
+    try (DurableLedger ledger = ledgerAt(day2)) {
       ledger.record(answer("phone", "1", 10_000, false, day1));
       ledger.record(answer("phone", "1", 10_000, true, day2));
       ledger.record(answer("phone", "1", 10_000, true, day2));
       ledger.record(answer("phone", "2", 5_000, false, day2));
       ledger.record(answer("tablet", "3", 2_500, false, day2));
     }
+  }
+
+  private DurableLedger ledgerAt(Instant now) {
+    return Ledger.jdbc(
+        ServerConfig.fromMap(env).ledgerConfig(Clock.fixed(now, ZoneOffset.UTC), System::nanoTime));
+  }
+
+  private static void charge(DurableLedger ledger, String device, String note, long millis) {
+    Reservation.Granted hold =
+        (Reservation.Granted)
+            ledger.reserve(
+                new Device(device), "key-" + note.repeat(64), millis, Duration.ofMinutes(5));
+    ledger.commit(hold, millis);
   }
 
   private static UsageRecord answer(
