@@ -120,20 +120,27 @@ public final class App implements AutoCloseable {
     this.ledger =
         Ledger.jdbc(config.ledgerConfig(clock, ticker).withInstanceId(slot.id()), rateLimiter);
     Ledger served = ledgerView.apply(ledger);
-    this.charges = new ChargeOutbox(served, ledgerRetries, ticker, OUTBOX_CAPACITY);
+    this.charges =
+        new ChargeOutbox(served, ledgerRetries, ticker, OUTBOX_CAPACITY, slot.chargeJournal());
+    charges.replay();
     metrics.gauge("bolo_charges_pending", charges, ChargeOutbox::pending);
     metrics.gauge("bolo_work_running", runningWork);
     Executor countedWork =
         task -> {
           runningWork.incrementAndGet();
-          detached.execute(
-              () -> {
-                try {
-                  task.run();
-                } finally {
-                  runningWork.decrementAndGet();
-                }
-              });
+          try {
+            detached.execute(
+                () -> {
+                  try {
+                    task.run();
+                  } finally {
+                    runningWork.decrementAndGet();
+                  }
+                });
+          } catch (RuntimeException rejected) {
+            runningWork.decrementAndGet();
+            throw rejected;
+          }
         };
     WorkCoordinator coordinator =
         new WorkCoordinator(store, countedWork, renewals, ticker, storeConfig.lease());
@@ -283,16 +290,14 @@ public final class App implements AutoCloseable {
         requests,
         work,
         timeout.toSeconds());
-    boolean answered = inFlight.awaitIdle(Duration.ofNanos(deadline - ticker.getAsLong()));
-    detached.shutdown();
-    boolean finished =
-        detached.awaitTermination(
-            Math.max(0, deadline - ticker.getAsLong()), java.util.concurrent.TimeUnit.NANOSECONDS);
-    // Charges are owed for work already delivered: give the ledger a few seconds even when the
-    // drain has used its time.
-    Duration chargeTime = Duration.ofNanos(Math.max(deadline - ticker.getAsLong(), 0));
-    boolean charged =
-        charges.drain(chargeTime.compareTo(MIN_CHARGE_DRAIN) < 0 ? MIN_CHARGE_DRAIN : chargeTime);
+    // Charges owed for work already delivered get the last part of the drain's time.
+    long chargeReserve = Math.min(MAX_CHARGE_RESERVE.toNanos(), timeout.toNanos() / 6);
+    long workDeadline = deadline - chargeReserve;
+    boolean answered =
+        inFlight.awaitIdle(Duration.ofNanos(Math.max(0, workDeadline - ticker.getAsLong())));
+    // The executor keeps running (lease renewals go through it) until close(); wait for the work.
+    boolean finished = awaitNoRunningWork(workDeadline);
+    boolean charged = charges.drain(Duration.ofNanos(Math.max(0, deadline - ticker.getAsLong())));
     long tookMs = (ticker.getAsLong() - started) / 1_000_000;
     if (answered && finished && charged) {
       log.info(
@@ -311,7 +316,17 @@ public final class App implements AutoCloseable {
     return answered && finished && charged;
   }
 
-  private static final Duration MIN_CHARGE_DRAIN = Duration.ofSeconds(5);
+  private static final Duration MAX_CHARGE_RESERVE = Duration.ofSeconds(5);
+
+  private boolean awaitNoRunningWork(long deadline) throws InterruptedException {
+    while (runningWork.get() > 0) {
+      if (ticker.getAsLong() >= deadline) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
+    return true;
+  }
 
   /** Stops accepting, lets running work finish briefly, releases everything. */
   @Override

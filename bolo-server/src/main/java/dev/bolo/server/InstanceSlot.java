@@ -37,13 +37,16 @@ public final class InstanceSlot implements AutoCloseable {
   private final int index;
   private final String id;
   private final Path spoolDir;
+  private final Path chargeJournal;
   private final FileChannel channel;
   private final FileLock lock;
 
-  private InstanceSlot(int index, String id, Path spoolDir, FileChannel channel, FileLock lock) {
+  private InstanceSlot(
+      int index, String id, Path spoolDir, Path chargeJournal, FileChannel channel, FileLock lock) {
     this.index = index;
     this.id = id;
     this.spoolDir = spoolDir;
+    this.chargeJournal = chargeJournal;
     this.channel = channel;
     this.lock = lock;
   }
@@ -70,11 +73,15 @@ public final class InstanceSlot implements AutoCloseable {
         }
         String id = readOrCreateId(slots.resolve("slot-" + index + ".id"));
         Path spoolDir = spoolRoot.resolve("slot-" + index);
-        int removed = emptySpool(spoolDir) + removeUnslottedSpoolFiles(spoolRoot);
+        int removed =
+            emptySpool(spoolDir)
+                + removeUnslottedSpoolFiles(spoolRoot)
+                + emptySpoolsOfDeadSlots(slots, spoolRoot, index);
         if (removed > 0) {
           log.warn("deleted {} spool files left by an earlier run that did not finish", removed);
         }
-        return new InstanceSlot(index, id, spoolDir, channel, lock);
+        return new InstanceSlot(
+            index, id, spoolDir, slots.resolve("slot-" + index + ".charges"), channel, lock);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot take an instance slot under " + slots, e);
@@ -119,6 +126,35 @@ public final class InstanceSlot implements AutoCloseable {
     return removed;
   }
 
+  /**
+   * A slot whose lock nobody holds belongs to no live process (a gateway scaled down after a
+   * crash): its spool files are leftovers too. Slots held by live processes are left alone.
+   */
+  private static int emptySpoolsOfDeadSlots(Path slots, Path spoolRoot, int mine)
+      throws IOException {
+    int removed = 0;
+    for (int index = 0; index < MAX_SLOTS; index++) {
+      Path lockFile = slots.resolve("slot-" + index + ".lock");
+      if (index == mine || !Files.exists(lockFile)) {
+        continue;
+      }
+      try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
+        FileLock lock = tryLock(channel);
+        if (lock != null) {
+          try {
+            Path spool = spoolRoot.resolve("slot-" + index);
+            if (Files.isDirectory(spool)) {
+              removed += emptySpool(spool);
+            }
+          } finally {
+            lock.release();
+          }
+        }
+      }
+    }
+    return removed;
+  }
+
   /** Spool files of releases that wrote straight into the spool root; no live process does now. */
   private static int removeUnslottedSpoolFiles(Path spoolRoot) throws IOException {
     int removed = 0;
@@ -145,6 +181,11 @@ public final class InstanceSlot implements AutoCloseable {
   /** This slot's spool folder, emptied when the slot was taken. */
   public Path spoolDir() {
     return spoolDir;
+  }
+
+  /** Where this slot keeps the charges it still owes across a crash. */
+  public Path chargeJournal() {
+    return chargeJournal;
   }
 
   /** Releases the slot for the next process. */

@@ -20,6 +20,9 @@ public final class Main {
   /** Exit code when the gateway could not start (port in use, data directory unwritable, …). */
   public static final int CANNOT_START = 1;
 
+  /** Exit code when a second SIGTERM or SIGINT cut the drain short (128 + SIGTERM's 15). */
+  public static final int SECOND_SIGNAL = 143;
+
   private Main() {}
 
   /**
@@ -33,12 +36,29 @@ public final class Main {
     CountDownLatch stop = new CountDownLatch(1);
     // Handling the signals ourselves (instead of a shutdown hook) lets the drain finish and the
     // process exit 0: a JVM stopped by SIGTERM's default handler exits 143.
-    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
-    Signal.handle(new Signal("INT"), signal -> stop.countDown());
+    // A second signal while draining means "now": the operator or orchestrator has run out of
+    // patience, and charges still owed are in the journal for the next start.
+    sun.misc.SignalHandler handler =
+        signal -> {
+          if (stop.getCount() == 0) {
+            Runtime.getRuntime().halt(SECOND_SIGNAL);
+          }
+          stop.countDown();
+        };
+    Signal.handle(new Signal("TERM"), handler);
+    Signal.handle(new Signal("INT"), handler);
     App app;
     try {
-      app = App.create(config).start();
+      app = App.create(config);
     } catch (RuntimeException e) {
+      System.err.println("bolo serve: " + cannotStart(config, e));
+      log.debug("start failed", e);
+      return CANNOT_START;
+    }
+    try {
+      app.start();
+    } catch (RuntimeException e) {
+      app.close();
       System.err.println("bolo serve: " + cannotStart(config, e));
       log.debug("start failed", e);
       return CANNOT_START;

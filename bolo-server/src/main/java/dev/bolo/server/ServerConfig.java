@@ -290,6 +290,15 @@ public record ServerConfig(
     if (kind == StoreKind.REDIS && redisUrl == null) {
       throw new ConfigException("BOLO_STORE=redis needs BOLO_REDIS_URL");
     }
+    if (redisUrl != null) {
+      try {
+        dev.bolo.server.redis.RedisEndpoint.parse(redisUrl);
+      } catch (IllegalArgumentException e) {
+        // The URL is not echoed: it may carry a password.
+        throw new ConfigException(
+            "BOLO_REDIS_URL must be redis://host:port or a comma-separated list of them");
+      }
+    }
     Duration lease = env.positiveDuration("BOLO_LEASE", Duration.ofSeconds(15));
     if (lease.toMillis() < 30) {
       throw new ConfigException("BOLO_LEASE must be at least 30ms: " + lease);
@@ -397,8 +406,19 @@ public record ServerConfig(
         .withStaticTokens(ledger.deviceTokens())
         .withTrialSeconds(ledger.trialSeconds())
         .withRequestsPerMinute(ledger.rateLimitPerMinute())
-        .withChargeWindow(store.idempotencyTtl())
+        .withChargeWindow(chargeWindow())
         .withClock(clock, ticker);
+  }
+
+  /**
+   * How long a piece of work is charged at most once: the replay TTL, or longer when two runs of it
+   * (on two instances during a Redis outage) could be further apart than that: the engine deadline
+   * cap plus a duplicate's wait margin plus a lease.
+   */
+  public Duration chargeWindow() {
+    Duration runsApart =
+        deadlines.upstream().cap().plus(Duration.ofSeconds(15)).plus(store.lease());
+    return runsApart.compareTo(store.idempotencyTtl()) > 0 ? runsApart : store.idempotencyTtl();
   }
 
   /** The allowed models of the configured engine; the offline engine has its one model. */

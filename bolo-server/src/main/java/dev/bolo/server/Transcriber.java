@@ -187,6 +187,14 @@ public final class Transcriber {
                   + Math.max(1, length.millis() / 1000)
                   + " s");
         }
+        case Reservation.Held busy -> {
+          return new Outcome.Refused(
+              Problem.SERVER_UNAVAILABLE,
+              "this device's remaining seconds are held by notes still in progress; resend in "
+                  + busy.retryAfter().toSeconds()
+                  + " s",
+              busy.retryAfter());
+        }
         case Reservation.Granted g -> granted = g;
       }
       Timer.Sample sample = Timer.start(metrics);

@@ -35,6 +35,8 @@ class ServerConfigTest {
             new UpstreamTimeout(
                 Duration.ofSeconds(120), Duration.ofSeconds(1), Duration.ofMinutes(15)));
     assertThat(config.logLevel()).isEqualTo("INFO");
+    // Two runs of one note can be up to the engine cap + a wait margin + a lease apart.
+    assertThat(config.chargeWindow()).isEqualTo(Duration.ofMinutes(15).plusSeconds(30));
   }
 
   @Test

@@ -163,7 +163,7 @@ public final class WorkCoordinator {
             if (context != null) {
               MDC.setContextMap(context);
             }
-            Served served;
+            Served served = internalError();
             try {
               served = resolve(key, deadline, work);
             } catch (InterruptedException e) {
@@ -172,12 +172,14 @@ public final class WorkCoordinator {
             } catch (Throwable e) {
               log.error("resolving {} failed unexpectedly", key.asString(), e);
               served = internalError();
+            } finally {
+              // Leave the map first: a copy arriving from now on asks the store, which already
+              // holds a success, and runs afresh after a failure. In a finally, so that not even an
+              // Error thrown while reporting one leaves the key stuck on this instance.
+              inFlight.remove(key, entry);
+              result.complete(served);
+              MDC.clear();
             }
-            // Leave the map first: a copy arriving from now on asks the store, which already holds
-            // a success, and runs afresh after a failure.
-            inFlight.remove(key, entry);
-            result.complete(served);
-            MDC.clear();
           });
     } catch (RejectedExecutionException e) {
       inFlight.remove(key, entry);

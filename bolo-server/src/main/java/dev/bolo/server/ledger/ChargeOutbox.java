@@ -1,24 +1,36 @@
 package dev.bolo.server.ledger;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Charges that must land even when the ledger cannot be written right now (PROTOCOL.md rule 9): a
  * transcript the engine delivered is answered at once, and its charge is retried in the background
- * until the ledger takes it. The ledger charges a piece of work at most once per device, so a retry
- * that reaches it twice still charges once.
+ * until the ledger takes it. The ledger charges a piece of work at most once per device, so a
+ * charge that reaches it twice (a retry, a replay after a restart) still charges once.
  *
- * <p>Pending charges live in this process's memory, bounded by {@code capacity}: a process killed
- * while its database is down loses them, which under-charges rather than double-charges. Thread
- * safe.
+ * <p>A charge that has to wait is first written to a journal file and forced to disk, so a process
+ * killed while its database is away still owes it: the next process on the same instance slot
+ * replays the journal ({@link #replay}). Bounded by {@code capacity}; beyond it the oldest waiting
+ * charge is dropped and logged. Thread safe.
  */
 public final class ChargeOutbox {
 
@@ -29,14 +41,45 @@ public final class ChargeOutbox {
 
   private static final Duration MAX_RETRY = Duration.ofSeconds(10);
 
+  /** A charge the ledger refuses for a reason other than being unreachable is tried this often. */
+  private static final int MAX_ATTEMPTS_WHEN_REFUSED = 5;
+
   /** A charge waiting for the ledger. */
-  private record Pending(Reservation.Granted hold, long audioMillis) {}
+  private record Pending(Reservation.Granted hold, long audioMillis) {
+    String line() {
+      return String.join(
+              "\t",
+              hold.id(),
+              hold.device(),
+              hold.workKey(),
+              Long.toString(hold.audioMillis()),
+              Long.toString(audioMillis))
+          + "\n";
+    }
+
+    static @Nullable Pending parse(String line) {
+      String[] fields = line.split("\t", -1);
+      if (fields.length != 5) {
+        return null;
+      }
+      try {
+        return new Pending(
+            new Reservation.Granted(fields[0], fields[1], fields[2], Long.parseLong(fields[3])),
+            Long.parseLong(fields[4]));
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+  }
 
   private final Ledger ledger;
   private final ScheduledExecutorService scheduler;
   private final LongSupplier ticker;
   private final int capacity;
+  private final @Nullable Path journal;
   private final Deque<Pending> pending = new ArrayDeque<>();
+  private final java.util.Map<Pending, Integer> refusals = new java.util.HashMap<>();
+  private final Object flushing = new Object();
   private Duration nextRetry = FIRST_RETRY;
   private boolean retryScheduled;
 
@@ -45,9 +88,14 @@ public final class ChargeOutbox {
    * @param scheduler runs the retries
    * @param ticker monotonic nanoseconds, for {@link #drain}'s deadline
    * @param capacity charges kept while the ledger is away; beyond it the oldest is dropped (logged)
+   * @param journal where waiting charges are kept across a crash; null keeps them in memory only
    */
   public ChargeOutbox(
-      Ledger ledger, ScheduledExecutorService scheduler, LongSupplier ticker, int capacity) {
+      Ledger ledger,
+      ScheduledExecutorService scheduler,
+      LongSupplier ticker,
+      int capacity,
+      @Nullable Path journal) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -55,30 +103,66 @@ public final class ChargeOutbox {
       throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
     }
     this.capacity = capacity;
+    this.journal = journal;
+  }
+
+  /**
+   * Takes back the charges an earlier process on this journal still owed, and tries them in the
+   * background.
+   *
+   * @return how many were owed
+   */
+  public int replay() {
+    if (journal == null || !Files.exists(journal)) {
+      return 0;
+    }
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      log.error("cannot read the charge journal {}: {}", journal, e.toString());
+      return 0;
+    }
+    int owed = 0;
+    synchronized (this) {
+      for (String line : lines) {
+        Pending charge = Pending.parse(line);
+        if (charge != null && !pending.contains(charge)) {
+          pending.addLast(charge);
+          owed++;
+        }
+      }
+      if (owed > 0) {
+        log.warn("{} charges owed by this instance's previous run; writing them now", owed);
+        scheduleRetry();
+      }
+    }
+    return owed;
   }
 
   /**
    * Charges the hold's work now, or keeps the charge for a retry when the ledger fails. Never
-   * throws for a ledger failure.
+   * throws.
    */
   public void charge(Reservation.Granted hold, long audioMillis) {
+    Pending charge = new Pending(hold, audioMillis);
     // Behind earlier charges still waiting, keep the order: they go first on the next retry.
     synchronized (this) {
       if (!pending.isEmpty()) {
-        enqueue(new Pending(hold, audioMillis));
+        enqueue(charge);
         return;
       }
     }
     try {
       ledger.commit(hold, audioMillis);
-    } catch (LedgerException e) {
+    } catch (RuntimeException e) {
       log.warn(
           "could not write the charge of work {} for device {} ({}); retrying in the background",
           hold.workKey(),
           hold.device(),
           e.getMessage());
       synchronized (this) {
-        enqueue(new Pending(hold, audioMillis));
+        enqueue(charge);
       }
     }
   }
@@ -89,7 +173,8 @@ public final class ChargeOutbox {
   }
 
   /**
-   * Tries every waiting charge until none is left or {@code timeout} has passed; for shutdown.
+   * Tries every waiting charge until none is left or {@code timeout} has passed; for shutdown. What
+   * is still waiting then stays in the journal for the next process.
    *
    * @return true when every charge landed
    */
@@ -101,7 +186,8 @@ public final class ChargeOutbox {
       }
       long left = deadline - ticker.getAsLong();
       if (left <= 0) {
-        log.error("{} charges could not be written before shutdown", pending());
+        log.error(
+            "{} charges could not be written before shutdown; kept for the next start", pending());
         return false;
       }
       TimeUnit.NANOSECONDS.sleep(Math.min(left, FIRST_RETRY.toNanos()));
@@ -116,9 +202,58 @@ public final class ChargeOutbox {
           capacity,
           dropped.hold().workKey(),
           dropped.hold().device());
+      rewriteJournal();
     }
     pending.addLast(charge);
+    appendToJournal(charge);
     scheduleRetry();
+  }
+
+  private void appendToJournal(Pending charge) {
+    if (journal == null) {
+      return;
+    }
+    try (FileChannel out =
+        FileChannel.open(
+            journal,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.APPEND)) {
+      out.write(ByteBuffer.wrap(charge.line().getBytes(StandardCharsets.UTF_8)));
+      out.force(true);
+    } catch (IOException e) {
+      log.error("cannot journal the charge of work {}: {}", charge.hold().workKey(), e.toString());
+    }
+  }
+
+  /** Keeps the journal equal to what is still waiting; called with the lock held. */
+  private void rewriteJournal() {
+    if (journal == null) {
+      return;
+    }
+    try {
+      if (pending.isEmpty()) {
+        Files.deleteIfExists(journal);
+        return;
+      }
+      StringBuilder text = new StringBuilder();
+      for (Pending charge : pending) {
+        text.append(charge.line());
+      }
+      Path temp = journal.resolveSibling(journal.getFileName() + ".tmp");
+      try (FileChannel out =
+          FileChannel.open(
+              temp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING)) {
+        out.write(ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8)));
+        out.force(true);
+      }
+      Files.move(temp, journal, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      log.error("cannot rewrite the charge journal {}: {}", journal, e.toString());
+    }
   }
 
   private void scheduleRetry() {
@@ -145,28 +280,71 @@ public final class ChargeOutbox {
     }
   }
 
-  /** Writes waiting charges in order until one fails; true when none is left. */
+  /**
+   * Writes waiting charges in order until the ledger is unreachable; true when none is left. One
+   * flush at a time (a scheduled retry and a drain may overlap), so no charge is sent twice at
+   * once.
+   */
   private boolean flush() {
-    while (true) {
-      Pending next;
-      synchronized (this) {
-        next = pending.peekFirst();
-      }
-      if (next == null) {
-        return true;
-      }
-      try {
-        ledger.commit(next.hold(), next.audioMillis());
-      } catch (LedgerException e) {
-        return false;
-      }
-      synchronized (this) {
-        pending.remove(next);
-      }
-      log.info(
-          "wrote the delayed charge of work {} for device {}",
-          next.hold().workKey(),
-          next.hold().device());
+    synchronized (flushing) {
+      return flushInOrder();
     }
+  }
+
+  private boolean flushInOrder() {
+    List<Pending> landed = new ArrayList<>();
+    try {
+      while (true) {
+        Pending next;
+        synchronized (this) {
+          next = pending.peekFirst();
+        }
+        if (next == null) {
+          return true;
+        }
+        try {
+          ledger.commit(next.hold(), next.audioMillis());
+          landed.add(next);
+          log.info(
+              "wrote the delayed charge of work {} for device {}",
+              next.hold().workKey(),
+              next.hold().device());
+        } catch (LedgerException e) {
+          // Unreachable: try again later, in order.
+          return false;
+        } catch (RuntimeException e) {
+          // Refused for good (a device deleted meanwhile, a bug): never block the others on it.
+          if (refusedTooOften(next)) {
+            log.error(
+                "dropping the charge of work {} for device {} after {} refusals: {}",
+                next.hold().workKey(),
+                next.hold().device(),
+                MAX_ATTEMPTS_WHEN_REFUSED,
+                e.toString());
+            landed.add(next);
+          } else {
+            synchronized (this) {
+              pending.remove(next);
+              pending.addLast(next);
+            }
+            return false;
+          }
+        }
+        synchronized (this) {
+          pending.remove(next);
+        }
+      }
+    } finally {
+      if (!landed.isEmpty()) {
+        synchronized (this) {
+          landed.forEach(refusals::remove);
+          rewriteJournal();
+        }
+      }
+    }
+  }
+
+  private synchronized boolean refusedTooOften(Pending charge) {
+    return refusals.merge(charge, 1, Integer::sum) >= MAX_ATTEMPTS_WHEN_REFUSED;
   }
 }

@@ -121,7 +121,10 @@ final class JdbcLedger implements DurableLedger {
               device.name(),
               now);
           // Work charged within the window will not be charged again: hold nothing for it.
-          boolean charged = isCharged(c, device.name(), workKey, now);
+          // So is work that another run (another instance, during a Redis outage) holds already:
+          // only one of the runs can be charged for it.
+          boolean charged =
+              isCharged(c, device.name(), workKey, now) || isHeld(c, device.name(), workKey);
           long needed = charged ? 0 : audioMillis;
           long limit;
           long spent;
@@ -143,8 +146,11 @@ final class JdbcLedger implements DurableLedger {
           }
           // A device with nothing left is refused whatever the note measures: a note of 0 ms (or
           // one whose length could not be told) still costs a provider call.
-          if (!charged && limit > 0 && (spent + held >= limit || spent + held + needed > limit)) {
+          if (!charged && limit > 0 && (spent >= limit || spent + needed > limit)) {
             return new Reservation.Exhausted(Math.max(0, limit - spent - held));
+          }
+          if (!charged && limit > 0 && (spent + held >= limit || spent + held + needed > limit)) {
+            return new Reservation.Held(untilEarliestHoldEnds(c, device.name(), now));
           }
           String id = UUID.randomUUID().toString();
           update(
@@ -203,6 +209,32 @@ final class JdbcLedger implements DurableLedger {
           reservation.device());
     }
     return charge;
+  }
+
+  /** Longest a phone is told to wait for held seconds: a resend inside the SDK's window. */
+  private static final long MAX_HELD_RETRY_MILLIS = 30_000;
+
+  private static boolean isHeld(Connection c, String device, String workKey) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement("SELECT 1 FROM quota_holds WHERE device_name = ? AND work_key = ?")) {
+      s.setString(1, device);
+      s.setString(2, workKey);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next();
+      }
+    }
+  }
+
+  private static Duration untilEarliestHoldEnds(Connection c, String device, long now)
+      throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement("SELECT MIN(expires_at) FROM quota_holds WHERE device_name = ?")) {
+      s.setString(1, device);
+      try (ResultSet r = s.executeQuery()) {
+        long earliest = r.next() ? r.getLong(1) : now;
+        return Duration.ofMillis(Math.max(1_000, Math.min(MAX_HELD_RETRY_MILLIS, earliest - now)));
+      }
+    }
   }
 
   private boolean isCharged(Connection c, String device, String workKey, long now)

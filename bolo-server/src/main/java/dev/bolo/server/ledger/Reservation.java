@@ -16,6 +16,15 @@ public sealed interface Reservation {
       implements Reservation {}
 
   /**
+   * The device's seconds are not spent, but held by other notes in progress (or by an instance that
+   * died mid-call, until its work's deadline): the note may fit once they end, so the phone is told
+   * to resend later rather than to give up (a 402 would lose the note).
+   *
+   * @param retryAfter when a resend is worth it: the earliest hold's expiry, at most 30 s
+   */
+  record Held(java.time.Duration retryAfter) implements Reservation {}
+
+  /**
    * The device's free seconds are spent.
    *
    * @param remainingMillis what is left, less than the note needs

@@ -218,7 +218,7 @@ abstract class LedgerContractTest {
     DurableLedger ledger = open(config.withTrialSeconds(10));
     ledger.add(new Device("phone"));
     Reservation first = reserve(ledger, "phone", 10_000);
-    assertThat(reserve(ledger, "phone", 1_000)).isEqualTo(new Reservation.Exhausted(0));
+    assertThat(reserve(ledger, "phone", 1_000)).isInstanceOf(Reservation.Held.class);
 
     ledger.release((Reservation.Granted) first);
 
@@ -254,12 +254,17 @@ abstract class LedgerContractTest {
   void holdsOfACrashedInstanceStopCountingOnceTheirWorksDeadlineHasPassed() {
     DurableLedger ledger = open(config.withTrialSeconds(10));
     ledger.add(new Device("phone"));
-    assertThat(ledger.reserve(new Device("phone"), "work-1", 10_000, Duration.ofMinutes(5)))
+    assertThat(ledger.reserve(new Device("phone"), "crashed-work", 10_000, Duration.ofMinutes(5)))
         .isInstanceOf(Reservation.Granted.class);
 
     clock.advance(Duration.ofMinutes(4));
-    assertThat(reserve(ledger, "phone", 10_000)).isInstanceOf(Reservation.Exhausted.class);
-    clock.advance(Duration.ofMinutes(1));
+    // Held, not spent: the phone is told to resend, with the time until the hold ends (capped).
+    assertThat(reserve(ledger, "phone", 10_000))
+        .isEqualTo(new Reservation.Held(Duration.ofSeconds(30)));
+    clock.advance(Duration.ofSeconds(59));
+    assertThat(reserve(ledger, "phone", 10_000))
+        .isEqualTo(new Reservation.Held(Duration.ofSeconds(1)));
+    clock.advance(Duration.ofSeconds(1));
 
     assertThat(reserve(ledger, "phone", 10_000)).isInstanceOf(Reservation.Granted.class);
   }
@@ -275,8 +280,8 @@ abstract class LedgerContractTest {
 
     DurableLedger restarted = open(config.withTrialSeconds(30).withInstanceId(ID_A));
 
-    // Only the other instance's 10 s are still held: 20 s fit, 21 s do not.
-    assertThat(reserve(restarted, "phone", 21_000)).isEqualTo(new Reservation.Exhausted(20_000));
+    // Only the other instance's 10 s are still held: 20 s fit, 21 s must wait for it.
+    assertThat(reserve(restarted, "phone", 21_000)).isInstanceOf(Reservation.Held.class);
     assertThat(reserve(restarted, "phone", 20_000)).isInstanceOf(Reservation.Granted.class);
   }
 
@@ -378,6 +383,25 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void aSecondRunOfHeldWorkHoldsNothingSoItNeverMeetsA402() {
+    DurableLedger ledger = open(config.withTrialSeconds(10));
+    ledger.add(new Device("phone"));
+    Reservation.Granted first =
+        (Reservation.Granted)
+            ledger.reserve(new Device("phone"), "work-u", 8_000, Duration.ofMinutes(5));
+
+    Reservation second =
+        ledger.reserve(new Device("phone"), "work-u", 8_000, Duration.ofMinutes(5));
+
+    assertThat(second).isInstanceOf(Reservation.Granted.class);
+    assertThat(((Reservation.Granted) second).audioMillis()).isZero();
+    assertThat(ledger.commit(first, 8_000)).isEqualTo(Charge.CHARGED);
+    assertThat(ledger.commit((Reservation.Granted) second, 8_000))
+        .isEqualTo(Charge.ALREADY_CHARGED);
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(8_000);
+  }
+
+  @Test
   void aChargeLandsEvenAfterItsHoldExpired() {
     DurableLedger ledger = open(config);
     ledger.add(new Device("phone"));
@@ -399,7 +423,7 @@ abstract class LedgerContractTest {
 
     assertThat(ledger.setQuota("phone", 60)).isTrue();
     assertThat(reserve(ledger, "phone", 60_000)).isInstanceOf(Reservation.Granted.class);
-    assertThat(reserve(ledger, "phone", 1)).isInstanceOf(Reservation.Exhausted.class);
+    assertThat(reserve(ledger, "phone", 1)).isInstanceOf(Reservation.Held.class);
 
     ledger.setQuota("phone", 0);
 
