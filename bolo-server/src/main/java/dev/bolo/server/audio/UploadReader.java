@@ -145,7 +145,7 @@ public final class UploadReader {
       Files.delete(probe);
       return Readiness.ok();
     } catch (IOException | RuntimeException e) {
-      log.warn("the spool folder {} cannot be written: {}", spoolDir, e.toString());
+      log.debug("the spool folder {} cannot be written: {}", spoolDir, e.toString());
       return Readiness.down(
           "the spool cannot be written; notes over " + inMemoryBytes + " bytes are refused");
     }

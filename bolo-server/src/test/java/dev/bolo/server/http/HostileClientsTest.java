@@ -279,6 +279,31 @@ class HostileClientsTest {
     assertThat(provider.calls()).isZero();
   }
 
+  @Test
+  void malformedRequestsAndOverlongUrisGetJettysStatusInTheNativeJsonShape() throws Exception {
+    start(Map.of());
+    Map<String, Integer> requests =
+        Map.of(
+            "NOT A REQUEST\r\n\r\n",
+            400,
+            "GET /v1/transcriptions?q=" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: b\r\n\r\n",
+            414,
+            "POST /v1/transcriptions HTTP/1.1\r\nHost: b\r\nContent-Length: x\r\n\r\n",
+            400);
+    for (Map.Entry<String, Integer> request : requests.entrySet()) {
+      try (Socket socket = connect()) {
+        socket.getOutputStream().write(ascii(request.getKey()));
+        socket.getOutputStream().flush();
+        RawReply reply = readReply(socket);
+        assertThat(reply.status()).as(reply.body()).isEqualTo(request.getValue());
+        assertThat(reply.body()).doesNotContain("<html", "Exception", "java.");
+        assertThat(JSON.readTree(reply.body()).path("code").asText())
+            .as(reply.body())
+            .isEqualTo("invalid_parameter");
+      }
+    }
+  }
+
   private Gateway.Reply readyz() {
     try {
       return gateway().send(new Request.Builder().url(gateway().url("/readyz")).build());
