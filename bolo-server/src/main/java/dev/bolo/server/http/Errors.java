@@ -117,6 +117,7 @@ final class Errors {
       case 431 ->
           new ApiError(
               431, "invalid_parameter", "the request headers are too large (8 KiB at most)");
+      case 505 -> new ApiError(505, "invalid_parameter", "unsupported HTTP version; use HTTP/1.1");
       case 503 ->
           serverUnavailable("the gateway cannot take the request now; resend shortly", null);
       default ->

@@ -285,7 +285,7 @@ class HostileClientsTest {
     Map<String, Integer> requests =
         Map.of(
             "NOT A REQUEST\r\n\r\n",
-            400,
+            505,
             "GET /v1/transcriptions?q=" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: b\r\n\r\n",
             414,
             "POST /v1/transcriptions HTTP/1.1\r\nHost: b\r\nContent-Length: x\r\n\r\n",
