@@ -10,7 +10,10 @@ import dev.bolo.server.engine.offline.OfflineConfig;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.http.ConnectionTimeouts;
+import dev.bolo.server.http.HeaderDeadline;
 import dev.bolo.server.http.InFlightRequests;
+import dev.bolo.server.http.JsonErrorHandler;
 import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
@@ -38,6 +41,7 @@ import okhttp3.OkHttpClient;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnector;
 import org.eclipse.jetty.server.ServerConnector;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,12 +54,12 @@ public final class App implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(App.class);
 
   /**
-   * Jetty's idle timeout must outlast the longest transcription (the engine deadline's cap plus the
-   * wait of a duplicate), or a phone waiting for its answer is cut off.
+   * A waiting request's idle timeout must outlast the longest transcription (the engine deadline's
+   * cap plus the wait of a duplicate), or a phone waiting for its answer is cut off.
    */
   private static final Duration IDLE_TIMEOUT_MARGIN = Duration.ofMinutes(1);
 
-  private static final Duration MIN_IDLE_TIMEOUT = Duration.ofMinutes(4);
+  private static final Duration MIN_ANSWER_TIMEOUT = Duration.ofMinutes(4);
 
   /** Charges kept while the ledger is unreachable; each is a few dozen bytes. */
   private static final int OUTBOX_CAPACITY = 100_000;
@@ -77,6 +81,7 @@ public final class App implements AutoCloseable {
   private final PrometheusMeterRegistry metrics;
   private final RateLimiter rateLimiter;
   private final ReadinessMonitor readinessMonitor;
+  private @Nullable HeaderDeadline headerDeadline;
 
   private App(
       ServerConfig config, Clock clock, LongSupplier ticker, UnaryOperator<Ledger> ledgerView) {
@@ -156,8 +161,23 @@ public final class App implements AutoCloseable {
             config.allowedModels(),
             clock,
             metrics);
+    ServerConfig.Limits limits = config.limits();
+    ServerConfig.Listen listen = config.listen();
+    UploadReader uploads =
+        new UploadReader(
+            limits.maxUploadBytes(),
+            limits.inMemoryUploadBytes(),
+            slot.spoolDir(),
+            new UploadReader.Bounds(
+                limits.maxConcurrentUploads(),
+                limits.spoolMaxBytes(),
+                listen.minBodyBytesPerSecond(),
+                listen.bodyRateWindow()),
+            System::nanoTime);
+    metrics.gauge("bolo_spool_bytes", uploads, UploadReader::spoolBytesInUse);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
+    readiness.put("spool", uploads::readiness);
     readiness.put("store", store::readiness);
     readiness.put("ledger", ledger::readiness);
     this.readinessMonitor = ReadinessMonitor.start(readiness);
@@ -169,14 +189,12 @@ public final class App implements AutoCloseable {
     Routes.Services services =
         new Routes.Services(
             served,
-            new UploadReader(
-                config.limits().maxUploadBytes(),
-                config.limits().inMemoryUploadBytes(),
-                slot.spoolDir()),
+            uploads,
             transcriber,
             inFlight,
             kept,
-            metrics);
+            metrics,
+            new ConnectionTimeouts(listen.idleTimeout(), listen.bodyRateWindow(), answerTimeout()));
     this.javalin =
         Javalin.create(
             javalinConfig -> {
@@ -185,6 +203,8 @@ public final class App implements AutoCloseable {
               javalinConfig.startup.showOldJavalinVersionWarning = false;
               javalinConfig.jetty.host = config.listen().host();
               javalinConfig.jetty.port = config.listen().port();
+              javalinConfig.jetty.modifyServer(
+                  server -> server.setErrorHandler(new JsonErrorHandler()));
               Routes.register(javalinConfig.routes, services);
             });
   }
@@ -234,18 +254,31 @@ public final class App implements AutoCloseable {
     };
   }
 
+  /**
+   * How long a request waiting for its transcript keeps its connection: the engine deadline's cap
+   * plus the wait of a duplicate.
+   */
+  private Duration answerTimeout() {
+    Duration answer = config.deadlines().upstream().cap().plus(IDLE_TIMEOUT_MARGIN);
+    return answer.compareTo(MIN_ANSWER_TIMEOUT) < 0 ? MIN_ANSWER_TIMEOUT : answer;
+  }
+
   /** Starts listening; returns once the port is bound. */
   public App start() {
     javalin.start();
-    Duration idle = config.deadlines().upstream().cap().plus(IDLE_TIMEOUT_MARGIN);
-    if (idle.compareTo(MIN_IDLE_TIMEOUT) < 0) {
-      idle = MIN_IDLE_TIMEOUT;
-    }
+    // Idle keep-alive connections go after BOLO_IDLE_TIMEOUT; a request raises its own
+    // connection's timeout while it reads a body or waits for the engine (ConnectionTimeouts).
     for (Connector connector : javalin.jettyServer().server().getConnectors()) {
       if (connector instanceof ServerConnector server) {
-        server.setIdleTimeout(idle.toMillis());
+        server.setIdleTimeout(config.listen().idleTimeout().toMillis());
       }
     }
+    this.headerDeadline =
+        HeaderDeadline.start(
+            javalin.jettyServer().server(),
+            config.listen().headerTimeout(),
+            System::nanoTime,
+            renewals);
     log.info(
         "Bolo listening on http://{}:{} (engine {}, store {}, instance slot {})",
         config.listen().host(),
@@ -332,6 +365,9 @@ public final class App implements AutoCloseable {
   @Override
   public void close() {
     inFlight.close();
+    if (headerDeadline != null) {
+      headerDeadline.close();
+    }
     javalin.stop();
     detached.shutdown();
     try {

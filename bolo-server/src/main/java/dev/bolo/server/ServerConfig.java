@@ -74,7 +74,14 @@ public record ServerConfig(
    * @param drainTimeout {@code BOLO_DRAIN_TIMEOUT}: on SIGTERM, how long running requests and their
    *     engine calls may finish
    */
-  public record Listen(String host, int port, Duration drainTimeout) {}
+  public record Listen(
+      String host,
+      int port,
+      Duration drainTimeout,
+      Duration headerTimeout,
+      Duration idleTimeout,
+      long minBodyBytesPerSecond,
+      Duration bodyRateWindow) {}
 
   /**
    * @param baseUrl up to and including the version, without a trailing slash
@@ -162,8 +169,11 @@ public record ServerConfig(
   /**
    * @param maxUploadBytes the largest accepted note
    * @param inMemoryUploadBytes notes up to this size stay in memory; larger ones spool to disk
+   * @param maxConcurrentUploads bodies read at once ({@code BOLO_MAX_CONCURRENT_UPLOADS})
+   * @param spoolMaxBytes spool bytes in use at once ({@code BOLO_SPOOL_MAX_BYTES})
    */
-  public record Limits(long maxUploadBytes, int inMemoryUploadBytes) {}
+  public record Limits(
+      long maxUploadBytes, int inMemoryUploadBytes, int maxConcurrentUploads, long spoolMaxBytes) {}
 
   /**
    * The engine deadline for one note and the clients' patience it must outlast (PROTOCOL.md rule
@@ -225,7 +235,11 @@ public record ServerConfig(
         new Listen(
             env.get("BOLO_HOST", "127.0.0.1"),
             env.integer("BOLO_PORT", 8080, 0, 65535),
-            env.positiveDuration("BOLO_DRAIN_TIMEOUT", Duration.ofSeconds(30)));
+            env.positiveDuration("BOLO_DRAIN_TIMEOUT", Duration.ofSeconds(30)),
+            env.boundedDuration("BOLO_HEADER_TIMEOUT", Duration.ofSeconds(10)),
+            env.boundedDuration("BOLO_IDLE_TIMEOUT", Duration.ofSeconds(30)),
+            env.longValue("BOLO_MIN_BODY_RATE", 16 * 1024, 1, 1L << 30),
+            env.boundedDuration("BOLO_BODY_RATE_WINDOW", Duration.ofSeconds(10)));
     EngineKind engine = env.choice("BOLO_ENGINE", EngineKind.class, EngineKind.OFFLINE);
     OpenAi openAi = openAi(env, engine);
     Gemini gemini = gemini(env, engine);
@@ -234,7 +248,9 @@ public record ServerConfig(
     Limits limits =
         new Limits(
             env.longValue("BOLO_MAX_UPLOAD_BYTES", 26_214_400L, 1, Long.MAX_VALUE),
-            env.integer("BOLO_UPLOAD_MEMORY_BYTES", 1024 * 1024, 0, 64 * 1024 * 1024));
+            env.integer("BOLO_UPLOAD_MEMORY_BYTES", 1024 * 1024, 0, 64 * 1024 * 1024),
+            env.integer("BOLO_MAX_CONCURRENT_UPLOADS", 256, 1, 100_000),
+            env.longValue("BOLO_SPOOL_MAX_BYTES", 4L * 1024 * 1024 * 1024, 1, Long.MAX_VALUE));
     Deadlines deadlines = deadlines(env);
     String logLevel = env.get("BOLO_LOG_LEVEL", "INFO").toUpperCase(Locale.ROOT);
     if (!LOG_LEVELS.contains(logLevel)) {
@@ -531,6 +547,15 @@ public record ServerConfig(
       Duration parsed = parseDuration(name, value);
       if (parsed.isNegative() || parsed.isZero()) {
         throw new ConfigException(name + " must be positive: " + value);
+      }
+      return parsed;
+    }
+
+    /** A positive duration of at most a day, so it fits in milliseconds anywhere. */
+    Duration boundedDuration(String name, Duration fallback) {
+      Duration parsed = positiveDuration(name, fallback);
+      if (parsed.compareTo(Duration.ofDays(1)) > 0) {
+        throw new ConfigException(name + " must be at most a day: " + optional(name));
       }
       return parsed;
     }

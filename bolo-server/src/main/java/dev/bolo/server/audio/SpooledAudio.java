@@ -30,6 +30,7 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
   private final AudioContainer container;
   private final OptionalLong measuredDurationMs;
   private final AtomicInteger references = new AtomicInteger(1);
+  private final Runnable onDeleted;
 
   private SpooledAudio(
       byte @Nullable [] bytes,
@@ -37,7 +38,9 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
       long size,
       String sha256,
       AudioContainer container,
-      OptionalLong measuredDurationMs) {
+      OptionalLong measuredDurationMs,
+      Runnable onDeleted) {
+    this.onDeleted = onDeleted;
     this.bytes = bytes;
     this.file = file;
     this.size = size;
@@ -48,12 +51,20 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
 
   static SpooledAudio inMemory(
       byte[] bytes, String sha256, AudioContainer container, OptionalLong durationMs) {
-    return new SpooledAudio(bytes, null, bytes.length, sha256, container, durationMs);
+    return new SpooledAudio(bytes, null, bytes.length, sha256, container, durationMs, () -> {});
   }
 
+  /**
+   * @param onDeleted runs once the spool file is deleted, to give its bytes back to the spool cap
+   */
   static SpooledAudio inFile(
-      Path file, long size, String sha256, AudioContainer container, OptionalLong durationMs) {
-    return new SpooledAudio(null, file, size, sha256, container, durationMs);
+      Path file,
+      long size,
+      String sha256,
+      AudioContainer container,
+      OptionalLong durationMs,
+      Runnable onDeleted) {
+    return new SpooledAudio(null, file, size, sha256, container, durationMs, onDeleted);
   }
 
   @Override
@@ -112,6 +123,8 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
         Files.deleteIfExists(file);
       } catch (IOException e) {
         log.warn("could not delete spool file {}", file, new UncheckedIOException(e));
+      } finally {
+        onDeleted.run();
       }
     }
   }

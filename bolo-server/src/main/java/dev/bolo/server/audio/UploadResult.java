@@ -26,6 +26,10 @@ public sealed interface UploadResult {
     /** The body ended early or is not well-formed multipart. */
     MALFORMED,
     /** A text part is too long or there are too many of them. */
-    BAD_FIELD
+    BAD_FIELD,
+    /** The body arrived slower than the minimum rate, or stopped arriving. */
+    TOO_SLOW,
+    /** The gateway could not take the body: too many uploads at once, spool full or failing. */
+    SERVER_BUSY
   }
 }

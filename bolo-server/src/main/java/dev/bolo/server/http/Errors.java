@@ -36,6 +36,8 @@ final class Errors {
           new ApiError(415, "unsupported_audio", invalid.message(), audioField, null);
       case INVALID_AUDIO -> new ApiError(400, "invalid_audio", invalid.message(), audioField, null);
       case MALFORMED, BAD_FIELD -> new ApiError(400, "invalid_parameter", invalid.message());
+      case TOO_SLOW -> requestTimeout(invalid.message());
+      case SERVER_BUSY -> serverUnavailable(invalid.message(), null);
     };
   }
 
@@ -96,6 +98,33 @@ final class Errors {
         message,
         null,
         retryAfter == null ? java.time.Duration.ofSeconds(5) : retryAfter);
+  }
+
+  /** 408 {@code request_timeout}: headers or body too slow; a resend on a better link may work. */
+  static ApiError requestTimeout(String message) {
+    return new ApiError(408, "request_timeout", message);
+  }
+
+  /**
+   * An error the HTTP layer raised before any handler ran (Jetty's 400, 408, 413, 414, 431, 500):
+   * the status stays, the message is Bolo's own and never Jetty's text.
+   */
+  static ApiError ofHttpStatus(int status) {
+    return switch (status) {
+      case 408 -> requestTimeout("the request arrived too slowly; resend on a better connection");
+      case 413 -> new ApiError(413, "audio_too_large", "the request body is too large");
+      case 414 -> new ApiError(414, "invalid_parameter", "the request URI is too long");
+      case 431 ->
+          new ApiError(
+              431, "invalid_parameter", "the request headers are too large (8 KiB at most)");
+      case 505 -> new ApiError(505, "invalid_parameter", "unsupported HTTP version; use HTTP/1.1");
+      case 503 ->
+          serverUnavailable("the gateway cannot take the request now; resend shortly", null);
+      default ->
+          status >= 500
+              ? new ApiError(status, "internal_error", "internal error; the request was not served")
+              : new ApiError(status, "invalid_parameter", "malformed HTTP request");
+    };
   }
 
   static ApiError internal() {

@@ -1,12 +1,12 @@
 package dev.bolo.server.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.Readiness;
 import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -27,7 +27,8 @@ public final class Routes {
       Transcriber transcriber,
       InFlightRequests inFlight,
       Map<String, Supplier<Readiness>> readiness,
-      PrometheusMeterRegistry metrics) {}
+      PrometheusMeterRegistry metrics,
+      ConnectionTimeouts timeouts) {}
 
   public static void register(RoutesConfig routes, Services services) {
     routes.post(
@@ -37,7 +38,8 @@ public final class Routes {
             services.ledger(),
             services.uploads(),
             services.transcriber(),
-            services.inFlight()));
+            services.inFlight(),
+            services.timeouts()));
     routes.post(
         "/v1/audio/transcriptions",
         new TranscriptionHandler(
@@ -45,13 +47,13 @@ public final class Routes {
             services.ledger(),
             services.uploads(),
             services.transcriber(),
-            services.inFlight()));
+            services.inFlight(),
+            services.timeouts()));
     OperationsHandlers operations =
         new OperationsHandlers(services.readiness(), services.metrics());
     routes.get("/healthz", operations::health);
     routes.get("/readyz", operations::ready);
     routes.get("/metrics", operations::metrics);
-    ObjectMapper json = new ObjectMapper();
     routes.exception(
         LedgerException.class,
         (e, ctx) -> {
@@ -61,26 +63,20 @@ public final class Routes {
               .contentType("application/json")
               .result(
                   errorBody(
-                      json,
+                      ctx,
                       Errors.serverUnavailable(
-                          "the device ledger is unavailable; retry shortly", null),
-                      TranscriptionHandler.requestIdOf(ctx)));
+                          "the device ledger is unavailable; retry shortly", null)));
         });
     routes.exception(
         Exception.class,
         (e, ctx) -> {
           log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
-          ctx.status(500)
-              .contentType("application/json")
-              .result(errorBody(json, Errors.internal(), TranscriptionHandler.requestIdOf(ctx)));
+          ctx.status(500).contentType("application/json").result(errorBody(ctx, Errors.internal()));
         });
   }
 
-  private static String errorBody(ObjectMapper json, ApiError error, String requestId) {
-    var body = json.createObjectNode();
-    body.put("error", error.message());
-    body.put("code", error.code());
-    body.put("request_id", requestId);
-    return body.toString();
+  private static byte[] errorBody(Context ctx, ApiError error) {
+    return ErrorWriter.body(
+        ErrorWriter.dialectOf(ctx.path()), error, TranscriptionHandler.requestIdOf(ctx));
   }
 }

@@ -26,7 +26,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.UUID;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -57,7 +56,6 @@ final class TranscriptionHandler implements Handler {
   /** Room for multipart boundaries and text parts on top of the audio limit. */
   private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
 
-  private static final Pattern REQUEST_ID_FORMAT = Pattern.compile("[A-Za-z0-9._:/+=-]{1,128}");
   private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
 
   /** IETF httpapi idempotency-key draft: a short opaque string; we bound it for storage. */
@@ -71,14 +69,17 @@ final class TranscriptionHandler implements Handler {
   private final UploadReader uploads;
   private final Transcriber transcriber;
   private final InFlightRequests inFlight;
+  private final ConnectionTimeouts timeouts;
 
   TranscriptionHandler(
       Dialect dialect,
       Ledger ledger,
       UploadReader uploads,
       Transcriber transcriber,
-      InFlightRequests inFlight) {
+      InFlightRequests inFlight,
+      ConnectionTimeouts timeouts) {
     this.dialect = dialect;
+    this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.uploads = Objects.requireNonNull(uploads, "uploads");
@@ -153,19 +154,31 @@ final class TranscriptionHandler implements Handler {
       ctx.res().setHeader("Connection", "close");
       return send(ctx, Errors.tooLarge(uploads.maxAudioBytes()), requestId);
     }
+    // A body that falls silent for a whole rate window is too slow; the rate itself is checked
+    // as it arrives.
+    timeouts.setIdleTimeout(ctx, timeouts.body());
     UploadResult result =
         uploads.read(ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
     return switch (result) {
       case UploadResult.Invalid invalid -> {
         ApiError error = Errors.of(invalid, audioField());
         log.info("upload refused: {}", invalid.message());
-        yield invalid.reason() == UploadResult.Reason.MALFORMED
-            ? send(ctx, error, requestId)
-            : refuseAndDrain(ctx, error, requestId);
+        yield switch (invalid.reason()) {
+          case MALFORMED, TOO_SLOW, SERVER_BUSY -> {
+            ctx.res().setHeader("Connection", "close");
+            yield send(ctx, error, requestId);
+          }
+          default -> refuseAndDrain(ctx, error, requestId);
+        };
       }
       case UploadResult.Received received -> {
+        // Waiting for the transcript is not idleness: the connection lives until the engine's
+        // deadline, then goes back to the keep-alive idle timeout once answered.
+        timeouts.setIdleTimeout(ctx, timeouts.answer());
         try (Upload upload = received.upload()) {
           yield transcribe(ctx, requestId, device, upload);
+        } finally {
+          timeouts.setIdleTimeout(ctx, timeouts.idle());
         }
       }
     };
@@ -315,12 +328,7 @@ final class TranscriptionHandler implements Handler {
   }
 
   static String requestIdOf(Context ctx) {
-    String given = ctx.header(REQUEST_ID);
-    if (given != null && REQUEST_ID_FORMAT.matcher(given.trim()).matches()) {
-      return given.trim();
-    }
-    // No usable label: make one so the logs can still be joined.
-    return "srv-" + UUID.randomUUID();
+    return ErrorWriter.requestId(ctx.header(REQUEST_ID));
   }
 
   /**
@@ -351,23 +359,8 @@ final class TranscriptionHandler implements Handler {
       ctx.res()
           .setHeader("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
-    ObjectNode body = JSON.createObjectNode();
-    if (dialect == Dialect.NATIVE) {
-      body.put("error", error.message());
-      body.put("code", error.code());
-      body.put("request_id", requestId);
-    } else {
-      ObjectNode inner = body.putObject("error");
-      inner.put("message", error.message());
-      inner.put("type", error.openAiType());
-      if (error.param() == null) {
-        inner.putNull("param");
-      } else {
-        inner.put("param", error.param());
-      }
-      inner.put("code", error.code());
-    }
-    return write(ctx, error.status(), "application/json", JSON.writeValueAsBytes(body));
+    return write(
+        ctx, error.status(), "application/json", ErrorWriter.body(dialect, error, requestId));
   }
 
   private static int write(Context ctx, int status, String contentType, byte[] body)

@@ -1,0 +1,56 @@
+package dev.bolo.server.http;
+
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Renders the errors Jetty raises itself (a malformed request line, headers over the limit, an
+ * over-long URI, a server fault outside a handler) in the endpoint's own JSON shape through {@link
+ * ErrorWriter}, instead of Jetty's HTML page with its internal message.
+ */
+public final class JsonErrorHandler extends ErrorHandler {
+
+  private static final String JSON_TYPE = "application/json";
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    int status = response.getStatus();
+    if (request.getAttribute(ERROR_STATUS) instanceof Integer given) {
+      status = given;
+    }
+    if (status < 400) {
+      status = 500;
+    }
+    ApiError error = Errors.ofHttpStatus(status);
+    String requestId =
+        ErrorWriter.requestId(request.getHeaders().get(TranscriptionHandler.REQUEST_ID));
+    byte[] body =
+        ErrorWriter.body(ErrorWriter.dialectOf(request.getHttpURI().getPath()), error, requestId);
+    response.setStatus(status);
+    HttpFields.Mutable headers = response.getHeaders();
+    headers.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
+    headers.put(TranscriptionHandler.REQUEST_ID, requestId);
+    if (error.retryAfter() != null) {
+      headers.put(
+          HttpHeader.RETRY_AFTER, Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
+    }
+    response.write(true, ByteBuffer.wrap(body), callback);
+    return true;
+  }
+
+  /** Errors found before a request exists (no path known): the native shape. */
+  @Override
+  public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+    fields.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
+    return ByteBuffer.wrap(
+        ErrorWriter.body(
+            TranscriptionHandler.Dialect.NATIVE,
+            Errors.ofHttpStatus(status),
+            ErrorWriter.requestId(null)));
+  }
+}

@@ -1,0 +1,63 @@
+package dev.bolo.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The bounds on slow, idle and numerous clients, and on the spool. */
+class ServerConfigClientLimitsTest {
+
+  @Test
+  void defaultsCutSlowClientsOffOnTimeAndBoundTheUploads() {
+    ServerConfig config = ServerConfig.fromMap(Map.of());
+    assertThat(config.listen().headerTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.listen().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.listen().minBodyBytesPerSecond()).isEqualTo(16 * 1024);
+    assertThat(config.listen().bodyRateWindow()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.limits().maxConcurrentUploads()).isEqualTo(256);
+    assertThat(config.limits().spoolMaxBytes()).isEqualTo(4L * 1024 * 1024 * 1024);
+  }
+
+  @Test
+  void everyLimitIsConfigurable() {
+    ServerConfig config =
+        ServerConfig.fromMap(
+            Map.of(
+                "BOLO_HEADER_TIMEOUT", "2s",
+                "BOLO_IDLE_TIMEOUT", "45s",
+                "BOLO_MIN_BODY_RATE", "1024",
+                "BOLO_BODY_RATE_WINDOW", "5s",
+                "BOLO_MAX_CONCURRENT_UPLOADS", "8",
+                "BOLO_SPOOL_MAX_BYTES", "1000000"));
+    assertThat(config.listen().headerTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(config.listen().idleTimeout()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(config.listen().minBodyBytesPerSecond()).isEqualTo(1024);
+    assertThat(config.listen().bodyRateWindow()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(config.limits().maxConcurrentUploads()).isEqualTo(8);
+    assertThat(config.limits().spoolMaxBytes()).isEqualTo(1_000_000);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "BOLO_HEADER_TIMEOUT=0s | BOLO_HEADER_TIMEOUT must be positive: 0s",
+        "BOLO_IDLE_TIMEOUT=2d | BOLO_IDLE_TIMEOUT must be at most a day: 2d",
+        "BOLO_BODY_RATE_WINDOW=soon | BOLO_BODY_RATE_WINDOW must be a duration like 10m, 90s, 500ms or PT10M: soon",
+        "BOLO_MIN_BODY_RATE=0 | BOLO_MIN_BODY_RATE must be between 1 and 1073741824: 0",
+        "BOLO_MAX_CONCURRENT_UPLOADS=0 | BOLO_MAX_CONCURRENT_UPLOADS must be between 1 and 100000: 0",
+        "BOLO_SPOOL_MAX_BYTES=lots | BOLO_SPOOL_MAX_BYTES must be a whole number: lots",
+      })
+  void aBadValueIsOneLineNamingTheVariable(String assignment, String message) {
+    String[] parts = assignment.split("=", 2);
+    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of(parts[0], parts[1])))
+        .isInstanceOf(ServerConfig.ConfigException.class)
+        .hasMessage(message)
+        .hasNoCause();
+  }
+}
