@@ -3,6 +3,7 @@ package dev.bolo.server;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.engine.gemini.GeminiEngines;
@@ -207,7 +208,8 @@ public final class App implements AutoCloseable {
     return new App(config, clock, ticker, ledgerView);
   }
 
-  private static SpeechEngine createEngine(ServerConfig config, OkHttpClient http) {
+  private static SpeechEngine createEngine(ServerConfig config, OkHttpClient shared) {
+    OkHttpClient http = AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes());
     return switch (config.engine()) {
       case OPENAI -> {
         ServerConfig.OpenAi openAi = config.openAi();
