@@ -31,9 +31,36 @@ public final class AnswerLimit implements Interceptor {
     this.maxBytes = maxBytes;
   }
 
-  /** A client sharing {@code http}'s pool whose answers are read up to {@code maxBytes}. */
+  /**
+   * A client sharing {@code http}'s pool whose answers are read up to {@code maxBytes} and whose
+   * {@code Retry-After} headers are made safe before OkHttp itself reads them.
+   */
   public static OkHttpClient applyTo(OkHttpClient http, long maxBytes) {
-    return http.newBuilder().addInterceptor(new AnswerLimit(maxBytes)).build();
+    return http.newBuilder()
+        // An application interceptor sees the decoded body, so a compressed answer is counted at
+        // its real size.
+        .addInterceptor(new AnswerLimit(maxBytes))
+        .addNetworkInterceptor(AnswerLimit::saneRetryAfter)
+        .build();
+  }
+
+  /**
+   * OkHttp's own follow-up logic parses a 503's {@code Retry-After} with {@code Integer.valueOf}
+   * and throws on a larger number; the header is replaced by its capped value (or dropped when
+   * malformed) before OkHttp sees it.
+   */
+  private static Response saneRetryAfter(Chain chain) throws IOException {
+    Response response = chain.proceed(chain.request());
+    String given = response.header("Retry-After");
+    if (given == null) {
+      return response;
+    }
+    java.time.Duration wait = RetryAfter.parse(given);
+    Response.Builder sane = response.newBuilder().removeHeader("Retry-After");
+    if (wait != null) {
+      sane.header("Retry-After", Long.toString(wait.toSeconds()));
+    }
+    return sane.build();
   }
 
   @Override
