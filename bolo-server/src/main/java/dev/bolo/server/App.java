@@ -16,6 +16,7 @@ import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.RateLimiter;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -118,8 +119,16 @@ public final class App implements AutoCloseable {
                   Objects.requireNonNull(storeConfig.redisUrl()), rateLimit, clock, ticker);
           case MEMORY -> RateLimiter.perMinute(rateLimit, ticker);
         };
-    this.ledger =
-        Ledger.jdbc(config.ledgerConfig(clock, ticker).withInstanceId(slot.id()), rateLimiter);
+    try {
+      this.ledger =
+          Ledger.jdbc(config.ledgerConfig(clock, ticker).withInstanceId(slot.id()), rateLimiter);
+    } catch (LedgerConfigException e) {
+      ledgerRetries.shutdownNow();
+      slot.close();
+      throw new ServerConfig.ConfigException(
+          java.util.Objects.requireNonNullElse(
+              e.getMessage(), "the ledger contradicts the configuration"));
+    }
     Ledger served = ledgerView.apply(ledger);
     this.charges = new ChargeOutbox(served, ledgerRetries, ticker, OUTBOX_CAPACITY);
     metrics.gauge("bolo_charges_pending", charges, ChargeOutbox::pending);

@@ -20,6 +20,9 @@ public final class Main {
   /** Exit code when the gateway could not start (port in use, data directory unwritable, …). */
   public static final int CANNOT_START = 1;
 
+  /** Exit code for a configuration error, as {@code bolo serve} gives for a bad variable. */
+  public static final int CONFIG_ERROR = 2;
+
   private Main() {}
 
   /**
@@ -38,6 +41,11 @@ public final class Main {
     App app;
     try {
       app = App.create(config).start();
+    } catch (ServerConfig.ConfigException e) {
+      // Found only once the ledger is open (a static token for an enrolled device): the same
+      // one line and exit code as a configuration error found while reading the variables.
+      System.err.println("bolo serve: " + e.getMessage());
+      return CONFIG_ERROR;
     } catch (RuntimeException e) {
       System.err.println("bolo serve: " + cannotStart(config, e));
       log.debug("start failed", e);
