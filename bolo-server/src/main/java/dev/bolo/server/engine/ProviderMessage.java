@@ -30,7 +30,10 @@ public final class ProviderMessage {
 
   /** The message a phone may see; {@code fallback} when nothing readable is left. */
   public static String sanitised(String message, String fallback) {
-    String text = CONTROL.matcher(message).replaceAll(" ");
+    // Cut well past what is shown before matching: a provider's message may be megabytes, and a key
+    // cut in two here lies beyond the part a phone sees.
+    String head = message.length() <= 5 * MAX_CHARS ? message : message.substring(0, 5 * MAX_CHARS);
+    String text = CONTROL.matcher(head).replaceAll(" ");
     text = URL.matcher(text).replaceAll("[url]");
     text = KEY_LIKE.matcher(text).replaceAll("[redacted]");
     text = IPV4.matcher(text).replaceAll("[address]");
