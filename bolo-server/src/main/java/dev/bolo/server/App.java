@@ -3,6 +3,7 @@ package dev.bolo.server;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.engine.gemini.GeminiEngines;
@@ -18,6 +19,7 @@ import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.RateLimiter;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -122,8 +124,16 @@ public final class App implements AutoCloseable {
                   Objects.requireNonNull(storeConfig.redisUrl()), rateLimit, clock, ticker);
           case MEMORY -> RateLimiter.perMinute(rateLimit, ticker);
         };
-    this.ledger =
-        Ledger.jdbc(config.ledgerConfig(clock, ticker).withInstanceId(slot.id()), rateLimiter);
+    try {
+      this.ledger =
+          Ledger.jdbc(config.ledgerConfig(clock, ticker).withInstanceId(slot.id()), rateLimiter);
+    } catch (LedgerConfigException e) {
+      ledgerRetries.shutdownNow();
+      slot.close();
+      throw new ServerConfig.ConfigException(
+          java.util.Objects.requireNonNullElse(
+              e.getMessage(), "the ledger contradicts the configuration"));
+    }
     Ledger served = ledgerView.apply(ledger);
     this.charges =
         new ChargeOutbox(served, ledgerRetries, ticker, OUTBOX_CAPACITY, slot.chargeJournal());
@@ -234,7 +244,8 @@ public final class App implements AutoCloseable {
     return new App(config, clock, ticker, ledgerView);
   }
 
-  private static SpeechEngine createEngine(ServerConfig config, OkHttpClient http) {
+  private static SpeechEngine createEngine(ServerConfig config, OkHttpClient shared) {
+    OkHttpClient http = AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes());
     return switch (config.engine()) {
       case OPENAI -> {
         ServerConfig.OpenAi openAi = config.openAi();

@@ -59,6 +59,8 @@ public final class InstanceSlot implements AutoCloseable {
    * @throws UncheckedIOException when the data directory cannot be written
    */
   public static InstanceSlot acquire(Path dataDir, Path spoolRoot) {
+    // Device names, token hashes, usage and notes in flight live here: the gateway's user only.
+    dev.bolo.server.ledger.PrivateFiles.directory(dataDir);
     Path slots = dataDir.resolve("instances");
     try {
       Files.createDirectories(slots);

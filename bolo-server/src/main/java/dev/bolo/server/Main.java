@@ -23,6 +23,9 @@ public final class Main {
   /** Exit code when a second SIGTERM or SIGINT cut the drain short (128 + SIGTERM's 15). */
   public static final int SECOND_SIGNAL = 143;
 
+  /** Exit code for a configuration error, as {@code bolo serve} gives for a bad variable. */
+  public static final int CONFIG_ERROR = 2;
+
   private Main() {}
 
   /**
@@ -50,6 +53,11 @@ public final class Main {
     App app;
     try {
       app = App.create(config);
+    } catch (ServerConfig.ConfigException e) {
+      // Found only once the ledger is open (a static token for an enrolled device): the same
+      // one line and exit code as a configuration error found while reading the variables.
+      System.err.println("bolo serve: " + e.getMessage());
+      return CONFIG_ERROR;
     } catch (RuntimeException e) {
       System.err.println("bolo serve: " + cannotStart(config, e));
       log.debug("start failed", e);

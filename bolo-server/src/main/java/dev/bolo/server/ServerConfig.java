@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
@@ -171,9 +172,15 @@ public record ServerConfig(
    * @param inMemoryUploadBytes notes up to this size stay in memory; larger ones spool to disk
    * @param maxConcurrentUploads bodies read at once ({@code BOLO_MAX_CONCURRENT_UPLOADS})
    * @param spoolMaxBytes spool bytes in use at once ({@code BOLO_SPOOL_MAX_BYTES})
+   * @param maxTranscriptBytes {@code BOLO_MAX_TRANSCRIPT_BYTES}: the most of a provider's answer
+   *     the gateway reads; a longer answer is 502 {@code upstream_error}
    */
   public record Limits(
-      long maxUploadBytes, int inMemoryUploadBytes, int maxConcurrentUploads, long spoolMaxBytes) {}
+      long maxUploadBytes,
+      int inMemoryUploadBytes,
+      int maxConcurrentUploads,
+      long spoolMaxBytes,
+      long maxTranscriptBytes) {}
 
   /**
    * The engine deadline for one note and the clients' patience it must outlast (PROTOCOL.md rule
@@ -250,7 +257,10 @@ public record ServerConfig(
             env.longValue("BOLO_MAX_UPLOAD_BYTES", 26_214_400L, 1, Long.MAX_VALUE),
             env.integer("BOLO_UPLOAD_MEMORY_BYTES", 1024 * 1024, 0, 64 * 1024 * 1024),
             env.integer("BOLO_MAX_CONCURRENT_UPLOADS", 256, 1, 100_000),
-            env.longValue("BOLO_SPOOL_MAX_BYTES", 4L * 1024 * 1024 * 1024, 1, Long.MAX_VALUE));
+            env.longValue("BOLO_SPOOL_MAX_BYTES", 4L * 1024 * 1024 * 1024, 1, Long.MAX_VALUE),
+            // A transcript is held as a Java string and in the replay store: at most 1 GiB.
+            env.longValue(
+                "BOLO_MAX_TRANSCRIPT_BYTES", AnswerLimit.DEFAULT_MAX_BYTES, 1024, 1L << 30));
     Deadlines deadlines = deadlines(env);
     String logLevel = env.get("BOLO_LOG_LEVEL", "INFO").toUpperCase(Locale.ROOT);
     if (!LOG_LEVELS.contains(logLevel)) {

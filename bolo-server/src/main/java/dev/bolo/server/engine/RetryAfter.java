@@ -13,9 +13,18 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryAfter {
 
+  /**
+   * The longest wait believed: a provider (or a proxy in its place) asking for more would park
+   * phones for days, and a huge value would overflow {@code Duration.toMillis()} downstream.
+   */
+  public static final Duration MAX = Duration.ofHours(1);
+
+  /** An HTTP-date is 29 characters; anything much longer is not a Retry-After. */
+  private static final int MAX_CHARS = 64;
+
   private RetryAfter() {}
 
-  /** The wait the header asks for, or null when it is absent or malformed. */
+  /** The wait the header asks for, at most {@link #MAX}, or null when absent or malformed. */
   public static @Nullable Duration parse(@Nullable String value) {
     return parse(value, Instant.now());
   }
@@ -26,18 +35,26 @@ public final class RetryAfter {
       return null;
     }
     String text = value.trim();
-    try {
-      long seconds = Long.parseLong(text);
-      return seconds >= 0 ? Duration.ofSeconds(seconds) : null;
-    } catch (NumberFormatException e) {
-      // Not delay-seconds: try an HTTP-date.
+    if (text.length() > MAX_CHARS) {
+      return null;
+    }
+    if (DIGITS.matcher(text).matches()) {
+      // Delay-seconds of any length: more digits than an hour has are simply the cap.
+      return text.length() > 9 ? MAX : capped(Duration.ofSeconds(Long.parseLong(text)));
     }
     try {
       Instant at = ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
       Duration wait = Duration.between(now, at);
-      return wait.isNegative() ? Duration.ZERO : wait;
-    } catch (DateTimeParseException e) {
+      return wait.isNegative() ? Duration.ZERO : capped(wait);
+    } catch (DateTimeParseException | ArithmeticException e) {
       return null;
     }
   }
+
+  /** {@code wait}, or {@link #MAX} when it is longer. */
+  public static Duration capped(Duration wait) {
+    return wait.compareTo(MAX) > 0 ? MAX : wait;
+  }
+
+  private static final java.util.regex.Pattern DIGITS = java.util.regex.Pattern.compile("\\d+");
 }

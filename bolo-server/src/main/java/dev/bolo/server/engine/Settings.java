@@ -62,8 +62,22 @@ public record Settings(
     String canonicalModel = givenModel.isEmpty() ? defaultModel : givenModel;
     String canonicalLanguage = trimmed(language).toLowerCase(Locale.ROOT);
     if (!canonicalLanguage.isEmpty()
-        && !canonicalLanguage.matches("[a-z]{2,3}([-_][a-z0-9]{2,8})*")) {
-      throw new InvalidSettingException("language", "not a language code: " + language);
+        && (canonicalLanguage.length() > MAX_LANGUAGE_CHARS
+            || !canonicalLanguage.matches("[a-z]{2,3}([-_][a-z0-9]{2,8})*"))) {
+      throw new InvalidSettingException(
+          "language",
+          "language must be a language code such as en or pt-BR, at most "
+              + MAX_LANGUAGE_CHARS
+              + " characters");
+    }
+    if (prompt != null && prompt.length() > MAX_PROMPT_CHARS) {
+      throw new InvalidSettingException(
+          "prompt", "prompt must be at most " + MAX_PROMPT_CHARS + " characters");
+    }
+    if (timestampGranularities.size() > MAX_GRANULARITIES) {
+      throw new InvalidSettingException(
+          "timestamp_granularities[]",
+          "at most " + MAX_GRANULARITIES + " timestamp_granularities[] values (word, segment)");
     }
     String givenFormat = trimmed(responseFormat);
     ResponseFormat format =
@@ -73,14 +87,22 @@ public record Settings(
                 .orElseThrow(
                     () ->
                         new InvalidSettingException(
-                            "response_format", "unknown response_format: " + responseFormat));
+                            "response_format",
+                            "unknown response_format: "
+                                + (givenFormat.length() > 16
+                                    ? givenFormat.substring(0, 16) + "…"
+                                    : givenFormat)
+                                + "; use json, text, srt, vtt or verbose_json"));
     SortedSet<String> granularities = new TreeSet<>();
     if (format == ResponseFormat.VERBOSE_JSON) {
       for (String granularity : timestampGranularities) {
         String g = granularity.trim().toLowerCase(Locale.ROOT);
         if (!g.equals("word") && !g.equals("segment")) {
           throw new InvalidSettingException(
-              "timestamp_granularities[]", "unknown timestamp granularity: " + granularity);
+              "timestamp_granularities[]",
+              "unknown timestamp granularity: "
+                  + (granularity.length() > 16 ? granularity.substring(0, 16) + "…" : granularity)
+                  + "; use word or segment");
         }
         granularities.add(g);
       }
@@ -98,6 +120,18 @@ public record Settings(
         format,
         List.copyOf(granularities));
   }
+
+  /** Language tags in use (pt-BR, zh-Hant-TW, yue) are far shorter; BCP 47 advises 35. */
+  static final int MAX_LANGUAGE_CHARS = 35;
+
+  /**
+   * Whisper reads only the last 224 tokens of a prompt; newer models take more. 4096 characters
+   * covers every provider's use and keeps the work key and the provider request small.
+   */
+  static final int MAX_PROMPT_CHARS = 4096;
+
+  /** Two values exist (word, segment); a few repeats are harmless, dozens are not a request. */
+  static final int MAX_GRANULARITIES = 4;
 
   /** A temperature in [0, 1] needs no more digits than this; longer text is not a temperature. */
   private static final int MAX_TEMPERATURE_CHARS = 32;
@@ -120,11 +154,10 @@ public record Settings(
     try {
       value = new BigDecimal(given);
     } catch (NumberFormatException e) {
-      throw new InvalidSettingException("temperature", "not a number: " + temperature);
+      throw new InvalidSettingException("temperature", "not a number: " + given);
     }
     if (value.signum() < 0 || value.compareTo(BigDecimal.ONE) > 0) {
-      throw new InvalidSettingException(
-          "temperature", "temperature must be in [0, 1]: " + temperature);
+      throw new InvalidSettingException("temperature", "temperature must be in [0, 1]: " + given);
     }
     return value.signum() == 0 ? "0" : value.stripTrailingZeros().toPlainString();
   }

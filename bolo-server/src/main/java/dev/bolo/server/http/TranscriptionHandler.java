@@ -300,16 +300,19 @@ final class TranscriptionHandler implements Handler {
     if (header == null || header.isBlank()) {
       return OptionalLong.empty();
     }
-    try {
-      long value = Long.parseLong(header.trim());
-      if (value >= 0 && value <= MAX_CLAIMED_DURATION_MS) {
+    String given = header.trim();
+    // A day is 8 digits; a longer value is refused before parsing and is not echoed back.
+    if (given.length() <= 12 && given.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      long value = Long.parseLong(given);
+      if (value <= MAX_CLAIMED_DURATION_MS) {
         return OptionalLong.of(value);
       }
-    } catch (NumberFormatException e) {
-      // Reported below with the value.
     }
     throw new InvalidSettingException(
-        AUDIO_DURATION, AUDIO_DURATION + " must be milliseconds from 0 to one day: " + header);
+        AUDIO_DURATION,
+        AUDIO_DURATION
+            + " must be whole milliseconds from 0 to one day: "
+            + (given.length() <= 24 ? given : given.substring(0, 24) + "…"));
   }
 
   /**

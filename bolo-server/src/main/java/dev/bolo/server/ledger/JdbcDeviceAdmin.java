@@ -33,6 +33,41 @@ final class JdbcDeviceAdmin implements DeviceAdmin {
   }
 
   /** Gives a device of {@code BOLO_DEVICE_TOKENS} its row, for quota and revocation. */
+  /**
+   * A device named in {@code BOLO_DEVICE_TOKENS} that was also enrolled with its own token would
+   * authenticate with either token, and revoking one would silently leave the other: refused.
+   *
+   * @throws LedgerConfigException naming the devices
+   */
+  void refuseEnrolled(java.util.Collection<String> configured) {
+    List<String> enrolled =
+        jdbc.autoCommit(
+            "check configured devices",
+            c -> {
+              List<String> both = new ArrayList<>();
+              for (String name : new java.util.TreeSet<>(configured)) {
+                try (PreparedStatement s =
+                    c.prepareStatement(
+                        "SELECT 1 FROM devices WHERE name = ? AND token_hash IS NOT NULL")) {
+                  s.setString(1, name);
+                  try (ResultSet r = s.executeQuery()) {
+                    if (r.next()) {
+                      both.add(name);
+                    }
+                  }
+                }
+              }
+              return both;
+            });
+    if (!enrolled.isEmpty()) {
+      throw new LedgerConfigException(
+          "BOLO_DEVICE_TOKENS names "
+              + String.join(", ", enrolled)
+              + ", also enrolled with its own token by `bolo devices add`: remove it from"
+              + " BOLO_DEVICE_TOKENS, or `bolo devices revoke` the enrolled device and rename one");
+    }
+  }
+
   void addConfigured(String name) {
     insertIfAbsent(name, null);
   }

@@ -63,6 +63,7 @@ final class JdbcLedger implements DurableLedger {
     HikariDataSource dataSource = LedgerDatabase.open(config);
     try {
       JdbcLedger ledger = new JdbcLedger(dataSource, config, rateLimiter);
+      ledger.admin.refuseEnrolled(config.staticTokens().keySet());
       config.staticTokens().keySet().forEach(ledger.admin::addConfigured);
       ledger.dropHoldsOfEarlierRun();
       return ledger;

@@ -2,8 +2,8 @@ package dev.bolo.server.ledger;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import java.io.IOException;
-import java.nio.file.Files;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.sqlite.SQLiteConfig;
@@ -45,6 +45,9 @@ final class LedgerDatabase {
     hikari.setJdbcUrl(url);
     if (url.startsWith("jdbc:sqlite:")) {
       createDataDir(config);
+      if (config.jdbcUrl() == null) {
+        PrivateFiles.createFile(embeddedFile(config));
+      }
       hikari.setDataSourceProperties(sqliteProperties().toProperties());
       hikari.setMaximumPoolSize(SQLITE_POOL_SIZE);
     } else if (url.startsWith("jdbc:postgresql:")) {
@@ -77,6 +80,14 @@ final class LedgerDatabase {
       throw new LedgerException(
           "cannot migrate the ledger database " + LedgerConfig.redacted(url), e);
     }
+    if (config.jdbcUrl() == null) {
+      // SQLite gives its WAL and shared-memory files the database file's mode; checked all the
+      // same, since they may predate this version.
+      Path file = embeddedFile(config);
+      for (String suffix : new String[] {"", "-wal", "-shm"}) {
+        PrivateFiles.file(file.resolveSibling(file.getFileName() + suffix));
+      }
+    }
     return dataSource;
   }
 
@@ -101,9 +112,13 @@ final class LedgerDatabase {
       return;
     }
     try {
-      Files.createDirectories(config.dataDir());
-    } catch (IOException e) {
+      PrivateFiles.directory(config.dataDir());
+    } catch (UncheckedIOException e) {
       throw new LedgerException("cannot create data dir " + config.dataDir(), e);
     }
+  }
+
+  private static Path embeddedFile(LedgerConfig config) {
+    return config.dataDir().resolve(LedgerConfig.EMBEDDED_FILE_NAME).toAbsolutePath();
   }
 }

@@ -26,4 +26,22 @@ class RetryAfterTest {
     assertThat(RetryAfter.parse(null, NOW)).isNull();
     assertThat(RetryAfter.parse("", NOW)).isNull();
   }
+
+  @Test
+  void aHugeDelayIsCappedAtAnHourWhateverItsForm() {
+    assertThat(RetryAfter.parse("3601", NOW)).isEqualTo(RetryAfter.MAX);
+    assertThat(RetryAfter.parse("9223372036854775807", NOW)).isEqualTo(RetryAfter.MAX);
+    assertThat(RetryAfter.parse("9".repeat(60), NOW)).isEqualTo(RetryAfter.MAX);
+    assertThat(RetryAfter.parse("Fri, 31 Dec 9999 23:59:59 GMT", NOW)).isEqualTo(RetryAfter.MAX);
+    assertThat(RetryAfter.MAX).isEqualTo(Duration.ofHours(1));
+  }
+
+  @Test
+  void aValueLongerThanAnyRetryAfterIsUnknownWithoutBeingParsed() {
+    assertThat(RetryAfter.parse("9".repeat(65), NOW)).isNull();
+    assertThat(
+            RetryAfter.parse(
+                "Mon, 30 Nov 2026 12:01:30 GMT" + " ".repeat(10) + "x".repeat(40), NOW))
+        .isNull();
+  }
 }

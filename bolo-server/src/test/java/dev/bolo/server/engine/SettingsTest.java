@@ -98,4 +98,38 @@ class SettingsTest {
     assertThat(timeout.timeoutFor(java.util.OptionalLong.of(779_500))).hasMillis(899_500);
     assertThat(timeout.timeoutFor(java.util.OptionalLong.of(3_600_000))).hasSeconds(900);
   }
+
+  @Test
+  void overlongClientValuesAreRefusedNamingTheirParameterWithoutEchoingThem() {
+    String huge = "9".repeat(100_000);
+    assertRefused(() -> of(null, null, null, "1e-999999999", null), "temperature");
+    assertRefused(() -> of(null, null, null, "0." + huge, null), "temperature");
+    assertRefused(() -> of(null, "en" + "-abcdefgh".repeat(5), null, null, null), "language");
+    assertRefused(() -> of(null, null, "p".repeat(4097), null, null), "prompt");
+    assertRefused(() -> of(null, null, null, null, huge), "response_format");
+    assertRefused(
+        () ->
+            Settings.canonical(
+                "openai",
+                "whisper-1",
+                null,
+                null,
+                null,
+                null,
+                "verbose_json",
+                java.util.Collections.nCopies(5, "word")),
+        "timestamp_granularities[]");
+    assertThat(of(null, "pt-br", "p".repeat(4096), "0.25", null).prompt()).hasSize(4096);
+  }
+
+  private static void assertRefused(
+      org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String parameter) {
+    assertThatThrownBy(call)
+        .isInstanceOfSatisfying(
+            InvalidSettingException.class,
+            e -> {
+              assertThat(e.parameter()).isEqualTo(parameter);
+              assertThat(e.getMessage()).hasSizeLessThan(160);
+            });
+  }
 }

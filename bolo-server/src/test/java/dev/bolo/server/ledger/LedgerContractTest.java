@@ -1,6 +1,7 @@
 package dev.bolo.server.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
@@ -75,6 +76,7 @@ abstract class LedgerContractTest {
   @AfterEach
   void closeLedgers() {
     opened.forEach(DurableLedger::close);
+    opened.clear();
   }
 
   DurableLedger open(LedgerConfig configuration) {
@@ -120,6 +122,29 @@ abstract class LedgerContractTest {
                 "tablet",
                 Instant.parse("2026-12-01T10:00:00Z"),
                 Instant.parse("2026-12-01T10:02:00Z")));
+  }
+
+  @Test
+  void aStaticTokenForADeviceEnrolledWithItsOwnTokenIsRefusedAtStartNamingTheDevice() {
+    DurableLedger cli = open(config);
+    String enrolled = tokenOf(cli.add(new Device("phone")));
+    cli.close();
+
+    assertThatThrownBy(
+            () ->
+                open(
+                    config.withStaticTokens(
+                        Map.of("phone", "static-token-0123456789", "kiosk", "kiosk-token-0123"))))
+        .isInstanceOf(LedgerConfigException.class)
+        .hasMessageStartingWith("BOLO_DEVICE_TOKENS names phone, also enrolled")
+        .hasMessageNotContaining("static-token")
+        .hasMessageNotContaining(enrolled);
+    // A static device that only the configuration knows still starts, again and again.
+    DurableLedger kiosk = open(config.withStaticTokens(Map.of("kiosk", "kiosk-token-0123")));
+    kiosk.close();
+    DurableLedger again = open(config.withStaticTokens(Map.of("kiosk", "kiosk-token-0123")));
+    assertThat(again.authenticate("kiosk-token-0123")).contains(new Device("kiosk"));
+    assertThat(again.authenticate(enrolled)).contains(new Device("phone"));
   }
 
   @Test

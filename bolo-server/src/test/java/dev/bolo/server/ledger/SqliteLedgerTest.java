@@ -1,6 +1,12 @@
 package dev.bolo.server.ledger;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
 
 /** The ledger contract on the embedded SQLite file under the data dir. */
 class SqliteLedgerTest extends LedgerContractTest {
@@ -8,5 +14,48 @@ class SqliteLedgerTest extends LedgerContractTest {
   @Override
   @Nullable String freshDatabaseUrl() {
     return null;
+  }
+
+  @Test
+  void aNewDataDirectoryAndLedgerAreReadableByTheGatewaysUserOnly() throws Exception {
+    Path fresh = dataDir.resolve("fresh");
+    DurableLedger ledger = open(LedgerConfig.embedded(fresh).withClock(clock, ticker::get));
+    ledger.add(new Device("phone"));
+
+    assertThat(mode(fresh)).isEqualTo("rwx------");
+    Path db = fresh.resolve(LedgerConfig.EMBEDDED_FILE_NAME);
+    assertThat(mode(db)).isEqualTo("rw-------");
+    assertThat(Files.exists(walOf(db))).isTrue();
+    assertThat(mode(walOf(db))).isEqualTo("rw-------");
+  }
+
+  @Test
+  void looserModesLeftByAnOperatorAreFixedAtStart() throws Exception {
+    open(config).add(new Device("phone"));
+    closeLedgers();
+    Path db = dataDir.resolve(LedgerConfig.EMBEDDED_FILE_NAME);
+    Files.setPosixFilePermissions(dataDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.setPosixFilePermissions(db, PosixFilePermissions.fromString("rw-r--r--"));
+    Path shm = db.resolveSibling(db.getFileName() + "-shm");
+    Files.writeString(walOf(db), "", java.nio.file.StandardOpenOption.CREATE);
+    Files.setPosixFilePermissions(walOf(db), PosixFilePermissions.fromString("rw-rw-rw-"));
+
+    DurableLedger reopened = open(config);
+
+    assertThat(mode(dataDir)).isEqualTo("rwx------");
+    assertThat(mode(db)).isEqualTo("rw-------");
+    assertThat(mode(walOf(db))).isEqualTo("rw-------");
+    if (Files.exists(shm)) {
+      assertThat(mode(shm)).isEqualTo("rw-------");
+    }
+    assertThat(reopened.devices()).extracting(DeviceInfo::name).containsExactly("phone");
+  }
+
+  private static Path walOf(Path db) {
+    return db.resolveSibling(db.getFileName() + "-wal");
+  }
+
+  private static String mode(Path path) throws java.io.IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
   }
 }

@@ -1,5 +1,6 @@
 package dev.bolo.server.engine.gemini;
 
+import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.HttpDeadline;
 import java.io.IOException;
@@ -11,9 +12,13 @@ import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Runs one HTTP exchange within what is left of a deadline and reads the whole answer. */
 final class Exchanges {
+
+  private static final Logger log = LoggerFactory.getLogger(Exchanges.class);
 
   private Exchanges() {}
 
@@ -32,7 +37,13 @@ final class Exchanges {
     }
   }
 
+  /** Phones see what went wrong, never the exception's text with its host names and addresses. */
   private static EngineResult.Failure failureFor(IOException e, String step, Duration budget) {
+    if (e instanceof AnswerLimit.AnswerTooLargeException) {
+      log.warn("Gemini's answer to the {} step was cut off: {}", step, e.getMessage());
+      return new EngineResult.Failed(
+          java.util.Objects.requireNonNullElse(e.getMessage(), "provider answer too large"));
+    }
     // An interrupted caller is being shut down, not timed out; keep the flag for it to see.
     if (Thread.currentThread().isInterrupted()) {
       return new EngineResult.Failed("interrupted during the Gemini " + step + " step");
@@ -43,8 +54,10 @@ final class Exchanges {
           "Gemini did not finish the " + step + " step within " + budget.toMillis() + " ms");
     }
     if (e instanceof ConnectException || e instanceof UnknownHostException) {
-      return new EngineResult.Unavailable("cannot reach Gemini: " + e.getMessage(), null);
+      log.warn("cannot reach Gemini in the {} step: {}", step, e.toString());
+      return new EngineResult.Unavailable("cannot reach Gemini", null);
     }
-    return new EngineResult.Failed("the Gemini " + step + " step failed: " + e);
+    log.warn("the Gemini {} step failed: {}", step, e.toString());
+    return new EngineResult.Failed("the connection to Gemini failed in the " + step + " step");
   }
 }

@@ -2,6 +2,7 @@ package dev.bolo.server.engine.gemini;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.ProviderMessage;
 import dev.bolo.server.engine.RetryAfter;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -33,6 +34,7 @@ final class GeminiErrors {
   EngineResult.Failure failure(Reply.Answer answer, String step, @Nullable String clientModel) {
     GoogleError error = GoogleError.parse(json, answer.body());
     int code = answer.code();
+    log.warn("Gemini answered {} to the {} step: {}", code, step, logged(answer.body()));
     String said = describe(code, error);
     // Gemini answers an unknown key with 400 INVALID_ARGUMENT and ErrorInfo API_KEY_INVALID, so the
     // reason is checked before the status: the audio is not at fault and a resend will not help
@@ -91,8 +93,10 @@ final class GeminiErrors {
     if (!error.status().isEmpty()) {
       said.append(' ').append(error.status());
     }
-    if (!error.message().isEmpty()) {
-      said.append(": ").append(error.message());
+    // Google's messages can quote the key's project, URLs and addresses; phones get a clean one.
+    String message = ProviderMessage.sanitised(error.message(), "");
+    if (!message.isEmpty()) {
+      said.append(": ").append(message);
     }
     return said.toString();
   }
@@ -104,5 +108,9 @@ final class GeminiErrors {
   static @Nullable Duration retryAfter(Reply.Answer answer, GoogleError error) {
     Duration header = RetryAfter.parse(answer.headers().get("Retry-After"));
     return header != null ? header : error.retryDelay();
+  }
+
+  private static String logged(String body) {
+    return body.length() <= 2000 ? body : body.substring(0, 2000) + "…";
   }
 }

@@ -40,7 +40,16 @@ final class GenerateContentEngine implements SpeechEngine {
     this.config = config;
     this.baseUrl = Objects.requireNonNull(HttpUrl.parse(config.baseUrl()), "baseUrl");
     this.ticker = ticker;
-    ObjectMapper json = new ObjectMapper();
+    // Jackson's default 20-million-character string cap would call a long transcript malformed;
+    // the answer's size is bounded by AnswerLimit on the HTTP client instead.
+    ObjectMapper json =
+        new ObjectMapper(
+            com.fasterxml.jackson.core.JsonFactory.builder()
+                .streamReadConstraints(
+                    com.fasterxml.jackson.core.StreamReadConstraints.builder()
+                        .maxStringLength(Integer.MAX_VALUE)
+                        .build())
+                .build());
     this.answers = new GeminiAnswers(json);
     this.errors = new GeminiErrors(json);
     this.files =

@@ -1,10 +1,13 @@
 package dev.bolo.server.engine.openai;
 
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.HttpDeadline;
+import dev.bolo.server.engine.ProviderMessage;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.RetryAfter;
 import dev.bolo.server.engine.Settings;
@@ -40,10 +43,21 @@ import org.slf4j.LoggerFactory;
 public final class OpenAiCompatibleEngine implements SpeechEngine {
 
   private static final Logger log = LoggerFactory.getLogger(OpenAiCompatibleEngine.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Provider messages are passed to phones; keep them short. */
-  private static final int MAX_MESSAGE = 500;
+  /**
+   * Jackson's default cap on one string (20 million characters) would turn a long, valid verbose
+   * transcript into "unparseable JSON"; the answer's size is bounded by {@link AnswerLimit}
+   * instead, with a message that says so.
+   */
+  private static final ObjectMapper JSON =
+      new ObjectMapper(
+          com.fasterxml.jackson.core.JsonFactory.builder()
+              .streamReadConstraints(
+                  StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+              .build());
+
+  /** How much of a provider's raw error body goes to the log. */
+  private static final int MAX_LOGGED_BODY = 2000;
 
   private final OpenAiConfig config;
   private final OkHttpClient http;
@@ -88,6 +102,10 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
     try (Response response = call.execute()) {
       String body = response.body().string();
       return interpret(response.code(), response.header("Retry-After"), body, request.settings());
+    } catch (AnswerLimit.AnswerTooLargeException e) {
+      log.warn("the transcription provider's answer was cut off: {}", e.getMessage());
+      return new EngineResult.Failed(
+          Objects.requireNonNullElse(e.getMessage(), "provider answer too large"));
     } catch (InterruptedIOException e) {
       if (call.isCanceled() && Thread.currentThread().isInterrupted()) {
         return new EngineResult.Unavailable("transcription interrupted", null);
@@ -162,6 +180,10 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
       return parseSuccess(body, settings.responseFormat());
     }
     String message = providerMessage(body, status);
+    log.warn(
+        "the transcription provider answered {}: {}",
+        status,
+        body.length() <= MAX_LOGGED_BODY ? body : body.substring(0, MAX_LOGGED_BODY) + "…");
     return switch (status) {
       // The provider refuses this audio or these settings: resending the same note cannot help.
       case 400, 404, 413, 415, 422 -> {
@@ -234,26 +256,24 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
     return OptionalLong.of(Math.round(value * 1000));
   }
 
+  /**
+   * The provider's own error message, sanitised for a phone; never the raw body, which may be a
+   * proxy's HTML page naming hosts.
+   */
   private static String providerMessage(String body, int status) {
+    String fallback = "HTTP " + status;
     try {
       JsonNode error = JSON.readTree(body).path("error");
       String message = error.isTextual() ? error.asText() : error.path("message").asText("");
-      if (!message.isBlank()) {
-        return truncate(message);
-      }
+      return ProviderMessage.sanitised(message, fallback);
     } catch (IOException e) {
-      // Not JSON: fall through to the raw body.
+      return fallback;
     }
-    return body.isBlank() ? "HTTP " + status : truncate(body.strip());
   }
 
   private static String seconds(Duration timeout) {
     return timeout.toMillis() % 1000 == 0
         ? timeout.toSeconds() + " s"
         : String.format(java.util.Locale.ROOT, "%.1f s", timeout.toMillis() / 1000.0);
-  }
-
-  private static String truncate(String message) {
-    return message.length() <= MAX_MESSAGE ? message : message.substring(0, MAX_MESSAGE) + "…";
   }
 }

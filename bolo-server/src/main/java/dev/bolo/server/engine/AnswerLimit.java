@@ -1,0 +1,112 @@
+package dev.bolo.server.engine;
+
+import java.io.IOException;
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import okio.Buffer;
+import okio.BufferedSource;
+import okio.ForwardingSource;
+import okio.Okio;
+import okio.Source;
+
+/**
+ * Bounds how many bytes of a provider's answer the gateway reads ({@code
+ * BOLO_MAX_TRANSCRIPT_BYTES}): a provider, or whatever stands in its place, cannot make the gateway
+ * buffer an answer of any size. An answer that declares a larger {@code Content-Length} fails
+ * before its body is read; one without fails once the limit is passed.
+ */
+public final class AnswerLimit implements Interceptor {
+
+  /** 32 MiB: a verbose_json transcript of a 25 MB note with word timestamps fits several times. */
+  public static final long DEFAULT_MAX_BYTES = 32L * 1024 * 1024;
+
+  private final long maxBytes;
+
+  private AnswerLimit(long maxBytes) {
+    if (maxBytes < 1) {
+      throw new IllegalArgumentException("maxBytes must be >= 1: " + maxBytes);
+    }
+    this.maxBytes = maxBytes;
+  }
+
+  /**
+   * A client sharing {@code http}'s pool whose answers are read up to {@code maxBytes} and whose
+   * {@code Retry-After} headers are made safe before OkHttp itself reads them.
+   */
+  public static OkHttpClient applyTo(OkHttpClient http, long maxBytes) {
+    return http.newBuilder()
+        // An application interceptor sees the decoded body, so a compressed answer is counted at
+        // its real size.
+        .addInterceptor(new AnswerLimit(maxBytes))
+        .addNetworkInterceptor(AnswerLimit::saneRetryAfter)
+        .build();
+  }
+
+  /**
+   * OkHttp's own follow-up logic parses a 503's {@code Retry-After} with {@code Integer.valueOf}
+   * and throws on a larger number; the header is replaced by its capped value (or dropped when
+   * malformed) before OkHttp sees it.
+   */
+  private static Response saneRetryAfter(Chain chain) throws IOException {
+    Response response = chain.proceed(chain.request());
+    String given = response.header("Retry-After");
+    if (given == null) {
+      return response;
+    }
+    java.time.Duration wait = RetryAfter.parse(given);
+    Response.Builder sane = response.newBuilder().removeHeader("Retry-After");
+    if (wait != null) {
+      sane.header("Retry-After", Long.toString(wait.toSeconds()));
+    }
+    return sane.build();
+  }
+
+  @Override
+  public Response intercept(Chain chain) throws IOException {
+    Response response = chain.proceed(chain.request());
+    ResponseBody body = response.body();
+    if (body.contentLength() > maxBytes) {
+      response.close();
+      throw new AnswerTooLargeException(maxBytes);
+    }
+    BufferedSource limited = Okio.buffer(new Limited(body.source(), maxBytes));
+    return response
+        .newBuilder()
+        .body(ResponseBody.create(limited, body.contentType(), body.contentLength()))
+        .build();
+  }
+
+  /** Counts the bytes read and fails past the limit. */
+  private static final class Limited extends ForwardingSource {
+    private final long maxBytes;
+    private long read;
+
+    Limited(Source delegate, long maxBytes) {
+      super(delegate);
+      this.maxBytes = maxBytes;
+    }
+
+    @Override
+    public long read(Buffer sink, long byteCount) throws IOException {
+      long n = super.read(sink, byteCount);
+      if (n > 0) {
+        read += n;
+        if (read > maxBytes) {
+          throw new AnswerTooLargeException(maxBytes);
+        }
+      }
+      return n;
+    }
+  }
+
+  /** The provider's answer passed the limit; the message is the one a phone sees. */
+  public static final class AnswerTooLargeException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    AnswerTooLargeException(long maxBytes) {
+      super("provider answer larger than " + maxBytes + " bytes");
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.bolo.server.ledger;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the data directory (0700) and the ledger's files (0600) readable by the gateway's user
+ * only: they hold device names, token hashes and usage. Checked at every start, since an operator's
+ * copy or restore may have loosened them; a looser mode is logged and fixed. On file systems
+ * without POSIX permissions nothing is checked.
+ */
+public final class PrivateFiles {
+
+  private static final Logger log = LoggerFactory.getLogger(PrivateFiles.class);
+
+  static final Set<PosixFilePermission> DIRECTORY = PosixFilePermissions.fromString("rwx------");
+  static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
+
+  private PrivateFiles() {}
+
+  /** Creates {@code dir} as 0700, or makes an existing one 0700. */
+  public static void directory(Path dir) {
+    try {
+      if (!Files.isDirectory(dir)) {
+        Files.createDirectories(dir.toAbsolutePath().getParent());
+        try {
+          Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIRECTORY));
+        } catch (UnsupportedOperationException e) {
+          Files.createDirectory(dir);
+        } catch (FileAlreadyExistsException e) {
+          // Another process created it meanwhile; its mode is checked below.
+        }
+      }
+      restrict(dir, DIRECTORY);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create or protect the data directory " + dir, e);
+    }
+  }
+
+  /** Creates {@code file} empty as 0600 when absent, so that nothing else ever sees it looser. */
+  static void createFile(Path file) {
+    try {
+      Files.createFile(file, PosixFilePermissions.asFileAttribute(FILE));
+    } catch (FileAlreadyExistsException e) {
+      // Checked by file() once open.
+    } catch (UnsupportedOperationException e) {
+      // No POSIX permissions here: SQLite creates the file itself.
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + file, e);
+    }
+  }
+
+  /** Makes {@code file} 0600 when it exists. */
+  static void file(Path file) {
+    if (!Files.exists(file)) {
+      return;
+    }
+    try {
+      restrict(file, FILE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot protect " + file, e);
+    }
+  }
+
+  private static void restrict(Path path, Set<PosixFilePermission> wanted) throws IOException {
+    PosixFileAttributeView view = Files.getFileAttributeView(path, PosixFileAttributeView.class);
+    if (view == null) {
+      return;
+    }
+    Set<PosixFilePermission> actual = view.readAttributes().permissions();
+    if (!actual.equals(wanted)) {
+      log.warn(
+          "{} was {}, readable beyond the gateway's user; setting it to {}",
+          path,
+          PosixFilePermissions.toString(actual),
+          PosixFilePermissions.toString(wanted));
+      view.setPermissions(wanted);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.bolo.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** How {@code bolo serve} ends when it cannot start. */
+class MainTest {
+
+  @TempDir Path dataDir;
+
+  @Test
+  void aStaticTokenForAnEnrolledDeviceIsAConfigurationErrorInOneLineWithExitTwo() throws Exception {
+    try (DurableLedger cli = Ledger.jdbc(LedgerConfig.embedded(dataDir))) {
+      cli.add(new Device("alpha"));
+    }
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream original = System.err;
+    int exit;
+    try (FakeProvider provider = new FakeProvider()) {
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      exit =
+          Main.serve(
+              ServerConfig.fromMap(Gateway.openAiEnvironment(provider, dataDir)),
+              app -> {
+                throw new AssertionError("the gateway must not start");
+              });
+    } finally {
+      System.setErr(original);
+    }
+
+    assertThat(exit).isEqualTo(Main.CONFIG_ERROR).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8).lines())
+        .singleElement()
+        .asString()
+        .startsWith("bolo serve: BOLO_DEVICE_TOKENS names alpha, also enrolled");
+  }
+}

@@ -1,0 +1,166 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.TestAudio;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import mockwebserver3.MockResponse;
+import okio.Buffer;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A provider's answer is read up to {@code BOLO_MAX_TRANSCRIPT_BYTES}, and its error bodies reach
+ * phones only as a short, sanitised message.
+ */
+class ProviderAnswerBoundsTest {
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper(
+          com.fasterxml.jackson.core.JsonFactory.builder()
+              .streamReadConstraints(
+                  com.fasterxml.jackson.core.StreamReadConstraints.builder()
+                      .maxStringLength(Integer.MAX_VALUE)
+                      .build())
+              .build());
+
+  /** 21 MB: past Jackson's default 20-million-character string cap, under the 32 MiB default. */
+  private static final int TRANSCRIPT_CHARS = 21_000_000;
+
+  @TempDir Path dataDir;
+  private final FakeProvider provider = newProvider();
+  private @Nullable Gateway gateway;
+
+  private static FakeProvider newProvider() {
+    try {
+      return new FakeProvider();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    Gateway started = gateway;
+    if (started != null) {
+      started.close();
+    }
+    provider.close();
+  }
+
+  private Gateway start(Map<String, String> extra) {
+    Map<String, String> env = new HashMap<>(extra);
+    env.put("BOLO_DEDUP_MAX_BYTES", Long.toString(256L * 1024 * 1024));
+    Gateway started = Gateway.openAi(provider, dataDir, env);
+    gateway = started;
+    return started;
+  }
+
+  private static MockResponse transcriptOf(int chars, boolean chunked) {
+    Buffer body = new Buffer().writeUtf8("{\"text\":\"");
+    byte[] block = "a".repeat(64 * 1024).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    for (int written = 0; written < chars; written += block.length) {
+      body.write(block, 0, Math.min(block.length, chars - written));
+    }
+    body.writeUtf8("\"}");
+    MockResponse.Builder answer =
+        new MockResponse.Builder().code(200).setHeader("Content-Type", "application/json");
+    return (chunked ? answer.chunkedBody(body, 1024 * 1024) : answer.body(body)).build();
+  }
+
+  private Gateway.Reply upload(int seed) throws Exception {
+    Gateway gateway = java.util.Objects.requireNonNull(this.gateway, "start() first");
+    return gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(500, seed)));
+  }
+
+  @Test
+  void aTwentyOneMegabyteTranscriptIsRelayedWholeUnderTheDefaultLimit() throws Exception {
+    start(Map.of());
+    provider.enqueue(transcriptOf(TRANSCRIPT_CHARS, false));
+
+    Gateway.Reply reply = upload(1);
+
+    assertThat(reply.status()).as(reply.body().substring(0, 200)).isEqualTo(200);
+    assertThat(JSON.readTree(reply.body()).get("text").asText()).hasSize(TRANSCRIPT_CHARS);
+  }
+
+  @Test
+  void anAnswerDeclaredLargerThanTheConfiguredLimitIsAnUpstreamErrorNamingTheLimit()
+      throws Exception {
+    start(Map.of("BOLO_MAX_TRANSCRIPT_BYTES", "20000000"));
+    provider.enqueue(transcriptOf(TRANSCRIPT_CHARS, false));
+
+    JsonNode error = assertError(upload(2), 502, "upstream_error");
+
+    assertThat(error.get("error").asText()).isEqualTo("provider answer larger than 20000000 bytes");
+  }
+
+  @Test
+  void aChunkedAnswerIsCutOffOnceItPassesTheLimit() throws Exception {
+    start(Map.of("BOLO_MAX_TRANSCRIPT_BYTES", "20000000"));
+    provider.enqueue(transcriptOf(TRANSCRIPT_CHARS, true));
+
+    JsonNode error = assertError(upload(3), 502, "upstream_error");
+
+    assertThat(error.get("error").asText()).isEqualTo("provider answer larger than 20000000 bytes");
+  }
+
+  @Test
+  void aProxysHtmlErrorPageReachesThePhoneAsItsStatusOnly() throws Exception {
+    start(Map.of());
+    provider.enqueue(
+        new MockResponse.Builder()
+            .code(500)
+            .setHeader("Content-Type", "text/html")
+            .body(
+                "<html><body><h1>502 Bad Gateway</h1>upstream 10.0.3.7:8443"
+                    + " (whisper-7.internal.example.net) refused</body></html>")
+            .build());
+
+    JsonNode error = assertError(upload(4), 502, "upstream_error");
+
+    assertThat(error.get("error").asText()).isEqualTo("the provider failed with 500: HTTP 500");
+  }
+
+  @Test
+  void aProviderMessageLosesKeysHostsAddressesAndLength() throws Exception {
+    start(Map.of());
+    String key = "sk-proj-" + "A1b2C3d4E5".repeat(4);
+    provider.enqueue(
+        new MockResponse.Builder()
+            .code(400)
+            .setHeader("Content-Type", "application/json")
+            .body(
+                ("{\"error\":{\"message\":\"Invalid file format for key %s at"
+                        + " https://api.example.com/v1/audio via 192.168.4.20:443 and"
+                        + " gw.internal.example.net; %s\"}}")
+                    .formatted(key, "x".repeat(1000)))
+            .build());
+
+    JsonNode error = assertError(upload(5), 422, "upstream_rejected");
+
+    String message = error.get("error").asText();
+    assertThat(message)
+        .startsWith("Invalid file format for key [redacted] at [url] via [address] and [host];")
+        .doesNotContain(key)
+        .doesNotContain("example")
+        .doesNotContain("192.168");
+    assertThat(message.length()).isLessThanOrEqualTo(201);
+  }
+
+  private static JsonNode assertError(Gateway.Reply reply, int status, String code)
+      throws Exception {
+    assertThat(reply.status()).as(reply.body()).isEqualTo(status);
+    JsonNode body = JSON.readTree(reply.body());
+    assertThat(body.get("code").asText()).isEqualTo(code);
+    return body;
+  }
+}
