@@ -76,7 +76,8 @@ class QuotaTest {
     List<Gateway.Reply> replies;
     try (Burst burst = Burst.send(gateway, notes)) {
       Await.until(() -> burst.answered() == 15, () -> burst.answered() + " answered");
-      assertThat(provider.calls()).isEqualTo(5);
+      // The five granted notes may still be on their way to the provider on a loaded machine.
+      Await.until(() -> provider.calls() == 5, () -> provider.calls() + " provider calls");
       provider.release();
       replies = burst.replies(ANSWERS_WITHIN);
     }
