@@ -169,6 +169,7 @@ public final class App implements AutoCloseable {
             charges,
             config.deadlines().upstream(),
             config.allowedModels(),
+            config.maxAudioMillis(),
             clock,
             metrics);
     ServerConfig.Limits limits = config.limits();

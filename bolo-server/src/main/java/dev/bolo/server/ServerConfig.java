@@ -34,6 +34,7 @@ import org.jspecify.annotations.Nullable;
  * @param engine which engine transcribes
  * @param openAi the OpenAI-compatible engine's settings (used when {@code engine} is OPENAI)
  * @param gemini the Gemini engine's settings (used when {@code engine} is GEMINI)
+ * @param offline the offline engine's settings (used when {@code engine} is OFFLINE)
  * @param store where in-flight and finished work is coordinated
  * @param ledger devices, quota and usage
  * @param limits bounds on what one upload may make the gateway hold
@@ -45,6 +46,7 @@ public record ServerConfig(
     EngineKind engine,
     OpenAi openAi,
     Gemini gemini,
+    Offline offline,
     Store store,
     LedgerSettings ledger,
     Limits limits,
@@ -119,6 +121,15 @@ public record ServerConfig(
       return "Gemini[baseUrl=" + baseUrl + ", model=" + model + ", models=" + models + "]";
     }
   }
+
+  /**
+   * @param maxSeconds {@code BOLO_OFFLINE_MAX_SECONDS}: the longest note the offline engine takes.
+   *     Its measured real-time factor on two cores is up to 1.2 on human speech, so a note of L
+   *     seconds needs up to 1.2 L s; within the default engine deadline (120 s + L) that holds up
+   *     to L = 120 / 0.2 = 600 s. Longer notes would time out after holding a recogniser, and
+   *     unbounded ones exhaust the heap while being decoded.
+   */
+  public record Offline(long maxSeconds) {}
 
   /**
    * @param kind memory or Redis
@@ -209,6 +220,7 @@ public record ServerConfig(
     Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(openAi, "openAi");
     Objects.requireNonNull(gemini, "gemini");
+    Objects.requireNonNull(offline, "offline");
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(ledger, "ledger");
     Objects.requireNonNull(limits, "limits");
@@ -250,6 +262,7 @@ public record ServerConfig(
     EngineKind engine = env.choice("BOLO_ENGINE", EngineKind.class, EngineKind.OFFLINE);
     OpenAi openAi = openAi(env, engine);
     Gemini gemini = gemini(env, engine);
+    Offline offline = new Offline(env.longValue("BOLO_OFFLINE_MAX_SECONDS", 600, 1, 86_400));
     Store store = store(env);
     LedgerSettings ledger = ledger(env);
     Limits limits =
@@ -268,7 +281,7 @@ public record ServerConfig(
           "BOLO_LOG_LEVEL must be one of " + String.join(", ", LOG_LEVELS) + ": " + logLevel);
     }
     return new ServerConfig(
-        listen, engine, openAi, gemini, store, ledger, limits, deadlines, logLevel);
+        listen, engine, openAi, gemini, offline, store, ledger, limits, deadlines, logLevel);
   }
 
   private static OpenAi openAi(Env env, EngineKind engine) {
@@ -445,6 +458,14 @@ public record ServerConfig(
     Duration runsApart =
         deadlines.upstream().cap().plus(Duration.ofSeconds(15)).plus(store.lease());
     return runsApart.compareTo(store.idempotencyTtl()) > 0 ? runsApart : store.idempotencyTtl();
+  }
+
+  /** The longest note the configured engine takes; unbounded but for the upload size otherwise. */
+  public long maxAudioMillis() {
+    return switch (engine) {
+      case OFFLINE -> offline.maxSeconds() * 1000;
+      case OPENAI, GEMINI -> Long.MAX_VALUE;
+    };
   }
 
   /** The allowed models of the configured engine; the offline engine has its one model. */

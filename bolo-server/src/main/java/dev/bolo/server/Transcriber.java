@@ -63,6 +63,7 @@ public final class Transcriber {
   private final ChargeOutbox charges;
   private final UpstreamTimeout upstreamTimeout;
   private final List<String> allowedModels;
+  private final long maxAudioMillis;
   private final Clock clock;
   private final MeterRegistry metrics;
 
@@ -74,6 +75,7 @@ public final class Transcriber {
       ChargeOutbox charges,
       UpstreamTimeout upstreamTimeout,
       List<String> allowedModels,
+      long maxAudioMillis,
       Clock clock,
       MeterRegistry metrics) {
     this.engine = Objects.requireNonNull(engine, "engine");
@@ -82,6 +84,10 @@ public final class Transcriber {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.charges = Objects.requireNonNull(charges, "charges");
     this.upstreamTimeout = Objects.requireNonNull(upstreamTimeout, "upstreamTimeout");
+    if (maxAudioMillis < 1) {
+      throw new IllegalArgumentException("maxAudioMillis must be >= 1: " + maxAudioMillis);
+    }
+    this.maxAudioMillis = maxAudioMillis;
     this.allowedModels =
         allowedModels.isEmpty() ? List.of(engine.defaultModel()) : List.copyOf(allowedModels);
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -133,6 +139,26 @@ public final class Transcriber {
   public Answer transcribe(Call call) throws InterruptedException {
     Length length = lengthOf(call);
     WorkKey key = WorkKey.of(call.device().name(), call.settings(), call.audio().sha256());
+    // Refused before any work: a note the engine cannot finish in time would only hold it, and an
+    // unbounded one exhausts the heap while it is decoded.
+    if (length.millis() > maxAudioMillis) {
+      return record(
+          call,
+          key,
+          length,
+          new WorkCoordinator.Served(
+              new Outcome.Refused(
+                  Problem.AUDIO_TOO_LONG,
+                  "this note is "
+                      + length.millis() / 1000
+                      + " s long; the "
+                      + engine.name()
+                      + " engine takes notes up to "
+                      + maxAudioMillis / 1000
+                      + " s (BOLO_OFFLINE_MAX_SECONDS); the openai and gemini engines take longer"
+                      + " ones"),
+              false));
+    }
     if (call.idempotencyKey() != null
         && store.bindIdempotencyKey(call.device().name(), call.idempotencyKey(), key)
             == IdempotencyCheck.OTHER_WORK) {

@@ -4,6 +4,8 @@ package dev.bolo.server.dedup;
 public enum Problem {
   /** The engine refused this audio or these settings; resending cannot help. */
   UPSTREAM_REJECTED,
+  /** The note is longer than this engine takes; another engine may (413). */
+  AUDIO_TOO_LONG,
   /** The engine cannot read this container. */
   UNSUPPORTED_AUDIO,
   /** The engine is overloaded or down; a resend may succeed. */
