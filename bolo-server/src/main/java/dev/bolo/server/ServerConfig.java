@@ -456,7 +456,7 @@ public record ServerConfig(
    */
   public Duration chargeWindow() {
     Duration runsApart =
-        deadlines.upstream().cap().plus(Duration.ofSeconds(15)).plus(store.lease());
+        deadlines.upstream().cap().plus(Transcriber.WAIT_MARGIN).plus(store.lease());
     return runsApart.compareTo(store.idempotencyTtl()) > 0 ? runsApart : store.idempotencyTtl();
   }
 
