@@ -35,10 +35,12 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.NetworkConnector;
@@ -65,6 +67,11 @@ public final class App implements AutoCloseable {
 
   /** Charges kept while the ledger is unreachable; each is a few dozen bytes. */
   private static final int OUTBOX_CAPACITY = 100_000;
+
+  /**
+   * Idle provider connections kept for reuse: enough for the calls a busy instance runs at once.
+   */
+  private static final int PROVIDER_IDLE_CONNECTIONS = 256;
 
   private final ServerConfig config;
   private final LongSupplier ticker;
@@ -93,7 +100,13 @@ public final class App implements AutoCloseable {
     this.metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(metrics);
     new JvmThreadMetrics().bindTo(metrics);
-    this.http = new OkHttpClient.Builder().connectTimeout(Duration.ofSeconds(10)).build();
+    // Keep a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
+    // load most provider calls would open a new connection and close it afterwards.
+    this.http =
+        new OkHttpClient.Builder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES))
+            .build();
     this.detached = Executors.newVirtualThreadPerTaskExecutor();
     this.renewals =
         Executors.newSingleThreadScheduledExecutor(

@@ -1,37 +1,27 @@
 package dev.bolo.server.audio;
 
-import dev.bolo.audio.AudioContainer;
-import dev.bolo.audio.AudioDurations;
-import dev.bolo.audio.Measurement;
-import dev.bolo.audio.SeekableSource;
 import dev.bolo.server.Readiness;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
+import java.util.Objects;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import org.apache.commons.fileupload2.core.DiskFileItem;
-import org.apache.commons.fileupload2.core.DiskFileItemFactory;
-import org.apache.commons.fileupload2.core.FileItemInput;
-import org.apache.commons.fileupload2.core.FileItemInputIterator;
-import org.apache.commons.fileupload2.core.RequestContext;
-import org.apache.commons.fileupload2.jakarta.servlet6.JakartaServletFileUpload;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.MultiPart;
+import org.eclipse.jetty.io.Content;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,8 +48,11 @@ public final class UploadReader {
 
   private static final int MAX_FIELDS = 64;
 
-  /** Enough of the head to recognise the container. */
-  private static final int HEAD_BYTES = AudioContainer.SNIFF_BYTES;
+  /** RFC 2046: a boundary is 1 to 70 characters. */
+  private static final int MAX_BOUNDARY_CHARS = 70;
+
+  /** All headers of one part together: a name, a file name and a type need far less. */
+  private static final int MAX_PART_HEADER_BYTES = 512;
 
   private static final int BUFFER_BYTES = 64 * 1024;
 
@@ -181,229 +174,239 @@ public final class UploadReader {
   private UploadResult readAdmitted(
       @Nullable String contentType, long contentLength, InputStream body) throws IOException {
     if (contentType == null
-        || !contentType.toLowerCase(java.util.Locale.ROOT).startsWith("multipart/form-data")) {
+        || !contentType.toLowerCase(Locale.ROOT).startsWith("multipart/form-data")) {
       return new UploadResult.Invalid(
           UploadResult.Reason.NOT_MULTIPART,
           "expected multipart/form-data with the audio in part 'audio' or 'file', got "
               + (contentType == null ? "no content type" : contentType));
     }
-    JakartaServletFileUpload<DiskFileItem, DiskFileItemFactory> parser =
-        new JakartaServletFileUpload<>();
-    Map<String, List<String>> fields = new LinkedHashMap<>();
-    @Nullable SpooledAudio audio = null;
-    try {
-      FileItemInputIterator items =
-          parser.getItemIterator(context(contentType, contentLength, body));
-      int count = 0;
-      while (items.hasNext()) {
-        FileItemInput item = items.next();
-        if (++count > MAX_FIELDS) {
-          closeQuietly(audio);
-          return new UploadResult.Invalid(
-              UploadResult.Reason.BAD_FIELD, "more than " + MAX_FIELDS + " parts");
-        }
-        String name = item.getFieldName() == null ? "" : item.getFieldName();
-        if (AUDIO_FIELDS.contains(name) && audio == null) {
-          AudioOrProblem read = readAudio(item);
-          if (read.problem() != null) {
-            return read.problem();
-          }
-          audio = read.audio();
-          continue;
-        }
-        if (AUDIO_FIELDS.contains(name)) {
-          closeQuietly(audio);
-          return new UploadResult.Invalid(
-              UploadResult.Reason.BAD_FIELD, "more than one audio part; send one note per request");
-        }
-        Optional<String> value = readField(item);
-        if (value.isEmpty()) {
-          closeQuietly(audio);
-          return new UploadResult.Invalid(
-              UploadResult.Reason.BAD_FIELD,
-              "part '" + name + "' exceeds " + MAX_FIELD_BYTES + " bytes");
-        }
-        fields.computeIfAbsent(name, k -> new ArrayList<>()).add(value.get());
-      }
-    } catch (SpoolFailure e) {
-      closeQuietly(audio);
-      // The server's disk, not the phone: a resend may succeed. The path stays in the log.
-      log.error("cannot spool an upload: {}", e.getMessage(), e.getCause());
-      return new UploadResult.Invalid(
-          UploadResult.Reason.SERVER_BUSY,
-          "the gateway cannot store uploads right now; resend shortly");
-    } catch (IOException e) {
-      closeQuietly(audio);
-      if (tooSlow(e)) {
-        log.info("upload too slow: {}", e.toString());
-        return new UploadResult.Invalid(
-            UploadResult.Reason.TOO_SLOW,
-            "the upload arrived slower than "
-                + minBytesPerSecond
-                + " bytes per second over "
-                + rateWindow.toMillis()
-                + " ms, or stopped; resend on a better connection");
-      }
-      // The client vanished mid-body or sent broken multipart; nothing was transcribed.
-      log.info("upload incomplete or malformed: {}", e.toString());
+    String boundary = MultiPart.extractBoundary(contentType);
+    if (boundary == null || boundary.isEmpty() || boundary.length() > MAX_BOUNDARY_CHARS) {
       return new UploadResult.Invalid(
           UploadResult.Reason.MALFORMED,
-          "upload incomplete or malformed multipart/form-data; nothing was transcribed");
-    } catch (SpoolFull e) {
-      closeQuietly(audio);
-      log.warn("spool full: {} of {} bytes in use", spoolInUse.get(), spoolMaxBytes);
-      return new UploadResult.Invalid(
-          UploadResult.Reason.SERVER_BUSY,
-          "the gateway is holding too many uploads; resend shortly");
+          "multipart/form-data needs a boundary of 1 to " + MAX_BOUNDARY_CHARS + " characters");
     }
-    if (audio == null) {
-      return new UploadResult.Invalid(
-          UploadResult.Reason.MISSING_AUDIO, "no audio: send the note in part 'audio' or 'file'");
-    }
-    return new UploadResult.Received(new Upload(audio, fields));
-  }
-
-  private record AudioOrProblem(
-      @Nullable SpooledAudio audio, UploadResult.@Nullable Invalid problem) {}
-
-  private AudioOrProblem readAudio(FileItemInput item) throws IOException, SpoolFull {
-    MessageDigest digest = Hashing.sha256();
-    byte[] head = new byte[HEAD_BYTES];
-    int headLength = 0;
-    byte[] memory = new byte[Math.min(inMemoryBytes, BUFFER_BYTES)];
-    int memoryLength = 0;
-    @Nullable Path file = null;
-    @Nullable OutputStream out = null;
-    long total = 0;
-    boolean sniffed = false;
-    AudioContainer container = AudioContainer.WAV;
-    byte[] buffer = new byte[BUFFER_BYTES];
-    boolean complete = false;
-    long reserved = 0;
-    try (InputStream in = item.getInputStream()) {
-      int n;
-      while ((n = in.read(buffer)) != -1) {
-        if (n == 0) {
-          continue;
-        }
-        total += n;
-        if (total > maxAudioBytes) {
-          return new AudioOrProblem(
-              null,
-              new UploadResult.Invalid(
-                  UploadResult.Reason.TOO_LARGE, "upload exceeds " + maxAudioBytes + " bytes"));
-        }
-        digest.update(buffer, 0, n);
-        if (headLength < head.length) {
-          int copy = Math.min(n, head.length - headLength);
-          System.arraycopy(buffer, 0, head, headLength, copy);
-          headLength += copy;
-        }
-        if (!sniffed && headLength >= AudioContainer.SNIFF_BYTES) {
-          Optional<AudioContainer> found = AudioContainer.sniff(head, headLength);
-          if (found.isEmpty()) {
-            return new AudioOrProblem(null, unsupported(head, headLength));
+    try (Parts parts = new Parts()) {
+      MultiPart.Parser parser = new MultiPart.Parser(boundary, parts);
+      parser.setPartHeadersMaxLength(MAX_PART_HEADER_BYTES);
+      // The parser hands every piece of content to the listener before parse returns, so one
+      // buffer serves the whole body.
+      byte[] buffer = new byte[BUFFER_BYTES];
+      try {
+        while (parts.result() == null) {
+          int n = body.read(buffer);
+          if (n == -1) {
+            parser.parse(Content.Chunk.EOF);
+            break;
           }
-          container = found.get();
-          sniffed = true;
-        }
-        if (out == null && memoryLength + n <= inMemoryBytes) {
-          if (memoryLength + n > memory.length) {
-            memory =
-                Arrays.copyOf(
-                    memory, Math.min(inMemoryBytes, Math.max(memory.length * 2, memoryLength + n)));
+          if (n > 0) {
+            parser.parse(Content.Chunk.from(ByteBuffer.wrap(buffer, 0, n), false));
           }
-          System.arraycopy(buffer, 0, memory, memoryLength, n);
-          memoryLength += n;
-          continue;
         }
-        long needed = (out == null ? memoryLength : 0) + n;
-        if (spoolInUse.addAndGet(needed) > spoolMaxBytes) {
-          spoolInUse.addAndGet(-needed);
-          throw new SpoolFull();
+      } catch (IOException e) {
+        if (tooSlow(e)) {
+          log.info("upload too slow: {}", e.toString());
+          return new UploadResult.Invalid(
+              UploadResult.Reason.TOO_SLOW,
+              "the upload arrived slower than "
+                  + minBytesPerSecond
+                  + " bytes per second over "
+                  + rateWindow.toMillis()
+                  + " ms, or stopped; resend on a better connection");
         }
-        reserved += needed;
-        try {
-          if (out == null) {
-            Files.createDirectories(spoolDir);
-            file = Files.createTempFile(spoolDir, "upload-", ".audio");
-            out = Files.newOutputStream(file);
-            out.write(memory, 0, memoryLength);
-            memory = new byte[0];
-          }
-          out.write(buffer, 0, n);
-        } catch (IOException e) {
-          throw new SpoolFailure("writing " + (file == null ? spoolDir : file), e);
-        }
+        // The client vanished mid-body; nothing was transcribed.
+        log.info("upload incomplete: {}", e.toString());
+        return malformed();
       }
-      if (total == 0) {
-        return new AudioOrProblem(
-            null,
-            new UploadResult.Invalid(UploadResult.Reason.EMPTY_AUDIO, "the audio part is empty"));
-      }
-      if (!sniffed) {
-        Optional<AudioContainer> found = AudioContainer.sniff(head, headLength);
-        if (found.isEmpty()) {
-          return new AudioOrProblem(null, unsupported(head, headLength));
-        }
-        container = found.get();
-      }
-      String sha256 = HexFormat.of().formatHex(digest.digest());
-      if (out != null) {
-        try {
-          out.close();
-        } catch (IOException e) {
-          throw new SpoolFailure("closing " + file, e);
-        }
-        out = null;
-      }
-      Measurement measurement =
-          file != null
-              ? measure(container, file)
-              : measure(container, SeekableSource.of(memory, memoryLength));
-      OptionalLong duration;
-      switch (measurement) {
-        case Measurement.Measured measured -> duration = OptionalLong.of(measured.millis());
-        // The caller falls back on the claim or an estimate from the size.
-        case Measurement.Unmeasurable unmeasurable -> duration = OptionalLong.empty();
-        case Measurement.Contradicts contradicts -> {
-          return new AudioOrProblem(
-              null,
-              new UploadResult.Invalid(
-                  UploadResult.Reason.INVALID_AUDIO,
-                  "the "
-                      + container.extension()
-                      + " note's headers contradict its bytes: "
-                      + contradicts.message()));
-        }
-      }
-      long held = reserved;
-      SpooledAudio audio =
-          file != null
-              ? SpooledAudio.inFile(
-                  file, total, sha256, container, duration, () -> spoolInUse.addAndGet(-held))
-              : SpooledAudio.inMemory(
-                  Arrays.copyOf(memory, memoryLength), sha256, container, duration);
-      complete = true;
-      return new AudioOrProblem(audio, null);
-    } finally {
-      if (!complete) {
-        spoolInUse.addAndGet(-reserved);
-        discard(out, file);
-      }
+      UploadResult result = parts.result();
+      return result != null ? parts.handOver(result) : malformed();
     }
   }
 
-  private static void discard(@Nullable OutputStream out, @Nullable Path file) {
-    try {
-      if (out != null) {
-        out.close();
+  private static UploadResult.Invalid malformed() {
+    return new UploadResult.Invalid(
+        UploadResult.Reason.MALFORMED,
+        "upload incomplete or malformed multipart/form-data; nothing was transcribed");
+  }
+
+  /**
+   * The parts of one upload as the parser finds them: the audio part into an {@link AudioSink},
+   * short text parts into fields. The first refusal ends the upload ({@link #result}); closing
+   * discards a note that was not handed over.
+   */
+  private final class Parts extends MultiPart.AbstractPartsListener implements AutoCloseable {
+    private final Map<String, List<String>> fields = new LinkedHashMap<>();
+    private int count;
+    private String name = "";
+    private @Nullable AudioSink sink;
+    private @Nullable SpooledAudio audio;
+    private byte[] field = new byte[256];
+    private int fieldLength;
+    private @Nullable UploadResult result;
+
+    @Nullable UploadResult result() {
+      return result;
+    }
+
+    /** The final result; the note in it now belongs to the caller. */
+    UploadResult handOver(UploadResult finalResult) {
+      audio = null;
+      return finalResult;
+    }
+
+    private void refuse(UploadResult.Invalid why) {
+      if (result == null) {
+        result = why;
+        close();
       }
-      if (file != null) {
-        Files.deleteIfExists(file);
+    }
+
+    @Override
+    public void onPartBegin() {
+      if (++count > MAX_FIELDS) {
+        refuse(
+            new UploadResult.Invalid(
+                UploadResult.Reason.BAD_FIELD, "more than " + MAX_FIELDS + " parts"));
       }
-    } catch (IOException e) {
-      log.warn("could not delete spool file {}: {}", file, e.toString());
+    }
+
+    @Override
+    public void onPartHeaders() {
+      if (result != null) {
+        return;
+      }
+      name = Objects.requireNonNullElse(getName(), "");
+      fieldLength = 0;
+      if (AUDIO_FIELDS.contains(name)) {
+        if (audio != null) {
+          refuse(
+              new UploadResult.Invalid(
+                  UploadResult.Reason.BAD_FIELD,
+                  "more than one audio part; send one note per request"));
+          return;
+        }
+        sink = new AudioSink(maxAudioBytes, inMemoryBytes, spoolDir, spoolInUse, spoolMaxBytes);
+      }
+    }
+
+    @Override
+    public void onPartContent(Content.Chunk chunk) {
+      try {
+        if (result != null) {
+          return;
+        }
+        ByteBuffer bytes = chunk.getByteBuffer();
+        AudioSink to = sink;
+        if (to != null) {
+          UploadResult.@Nullable Invalid refused = to.write(bytes);
+          if (refused != null) {
+            refuse(refused);
+          }
+          return;
+        }
+        int n = bytes.remaining();
+        if (fieldLength + n > MAX_FIELD_BYTES) {
+          refuse(
+              new UploadResult.Invalid(
+                  UploadResult.Reason.BAD_FIELD,
+                  "part '" + name + "' exceeds " + MAX_FIELD_BYTES + " bytes"));
+          return;
+        }
+        if (fieldLength + n > field.length) {
+          field =
+              Arrays.copyOf(
+                  field, Math.min(MAX_FIELD_BYTES, Math.max(field.length * 2, fieldLength + n)));
+        }
+        bytes.get(field, fieldLength, n);
+        fieldLength += n;
+      } catch (AudioSink.SpoolFailure e) {
+        spoolFailed(e);
+      } catch (AudioSink.SpoolFull e) {
+        log.warn("spool full: {} of {} bytes in use", spoolInUse.get(), spoolMaxBytes);
+        refuse(
+            new UploadResult.Invalid(
+                UploadResult.Reason.SERVER_BUSY,
+                "the gateway is holding too many uploads; resend shortly"));
+      }
+      // Not released here: the parser releases the chunks it makes itself, and none of them
+      // holds pooled memory (they wrap this upload's own buffer).
+    }
+
+    private void spoolFailed(AudioSink.SpoolFailure e) {
+      // The server's disk, not the phone: a resend may succeed. The path stays in the log.
+      log.error("cannot spool an upload: {}", e.getMessage(), e.getCause());
+      refuse(
+          new UploadResult.Invalid(
+              UploadResult.Reason.SERVER_BUSY,
+              "the gateway cannot store uploads right now; resend shortly"));
+    }
+
+    @Override
+    public void onPartEnd() {
+      super.onPartEnd();
+      if (result != null) {
+        return;
+      }
+      AudioSink finished = sink;
+      if (finished != null) {
+        sink = null;
+        try {
+          switch (finished.finish()) {
+            case AudioSink.Finished.Note note -> audio = note.audio();
+            case AudioSink.Finished.Refused refused -> {
+              finished.close();
+              refuse(refused.why());
+            }
+          }
+        } catch (AudioSink.SpoolFailure e) {
+          finished.close();
+          spoolFailed(e);
+        }
+        return;
+      }
+      fields
+          .computeIfAbsent(name, k -> new ArrayList<>())
+          .add(new String(field, 0, fieldLength, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void onPart(String name, @Nullable String fileName, HttpFields headers) {
+      // Each part was taken as it streamed in: see onPartContent and onPartEnd.
+    }
+
+    @Override
+    public void onComplete() {
+      if (result != null) {
+        return;
+      }
+      SpooledAudio note = audio;
+      result =
+          note == null
+              ? new UploadResult.Invalid(
+                  UploadResult.Reason.MISSING_AUDIO,
+                  "no audio: send the note in part 'audio' or 'file'")
+              : new UploadResult.Received(new Upload(note, fields));
+    }
+
+    @Override
+    public void onFailure(Throwable failure) {
+      log.info("malformed multipart upload: {}", failure.toString());
+      refuse(malformed());
+    }
+
+    /** Discards a note still being read or not handed over. */
+    @Override
+    public void close() {
+      AudioSink open = sink;
+      if (open != null) {
+        open.close();
+        sink = null;
+      }
+      SpooledAudio note = audio;
+      if (note != null) {
+        note.close();
+        audio = null;
+      }
     }
   }
 
@@ -420,96 +423,5 @@ public final class UploadReader {
       }
     }
     return false;
-  }
-
-  /** The spool (the server's disk) failed; never the client's fault. */
-  private static final class SpoolFailure extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    SpoolFailure(String message, IOException cause) {
-      super(message, cause);
-    }
-  }
-
-  /** Spooling this upload would pass {@code BOLO_SPOOL_MAX_BYTES}. */
-  private static final class SpoolFull extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    SpoolFull() {
-      super(null, null, false, false);
-    }
-  }
-
-  /**
-   * Measures the note's length from its container. Reading the spool file back is the server's
-   * business: a failure there is a server fault, never the client's malformed upload.
-   */
-  private static Measurement measure(AudioContainer container, Path file) throws SpoolFailure {
-    try {
-      return AudioDurations.measure(container, file);
-    } catch (IOException e) {
-      throw new SpoolFailure("reading back " + file, e);
-    }
-  }
-
-  private static Measurement measure(AudioContainer container, SeekableSource bytes) {
-    try {
-      return AudioDurations.measure(container, bytes);
-    } catch (IOException e) {
-      throw new UncheckedIOException("an in-memory source cannot fail", e);
-    }
-  }
-
-  private static UploadResult.Invalid unsupported(byte[] head, int length) {
-    String magic = HexFormat.of().formatHex(head, 0, Math.min(length, 8));
-    return new UploadResult.Invalid(
-        UploadResult.Reason.UNSUPPORTED_AUDIO,
-        "not a recognised audio container (WAV, MP3, M4A/MP4, OGG/Opus, WebM, FLAC, AAC); first bytes "
-            + magic);
-  }
-
-  private static Optional<String> readField(FileItemInput item) throws IOException {
-    try (InputStream in = item.getInputStream()) {
-      byte[] bytes = in.readNBytes(MAX_FIELD_BYTES + 1);
-      if (bytes.length > MAX_FIELD_BYTES) {
-        return Optional.empty();
-      }
-      return Optional.of(new String(bytes, StandardCharsets.UTF_8));
-    }
-  }
-
-  private static void closeQuietly(@Nullable SpooledAudio audio) {
-    if (audio != null) {
-      audio.close();
-    }
-  }
-
-  private static RequestContext context(String contentType, long contentLength, InputStream body) {
-    return new RequestContext() {
-      @Override
-      public String getCharacterEncoding() {
-        return StandardCharsets.UTF_8.name();
-      }
-
-      @Override
-      public long getContentLength() {
-        return contentLength;
-      }
-
-      @Override
-      public String getContentType() {
-        return contentType;
-      }
-
-      @Override
-      public InputStream getInputStream() {
-        return body;
-      }
-
-      @Override
-      public boolean isMultipartRelated() {
-        return false;
-      }
-    };
   }
 }

@@ -1,5 +1,7 @@
 package dev.bolo.server.ledger;
 
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.bolo.server.Readiness;
 import java.sql.Connection;
@@ -20,8 +22,12 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link DurableLedger} on PostgreSQL or SQLite.
  *
- * <p>Every authentication reads the database (one indexed lookup by token hash), with no cache of
- * positive answers, so a revocation made by any process holds from the next request on.
+ * <p>Authentication and each device's limit are answered from memory for at most {@link
+ * #REMEMBERED} (one indexed lookup by token hash when not), so a revocation or a quota change made
+ * by another process holds within a second, and one made through this ledger at once. A device
+ * without a limit reserves nothing: its work is charged when it succeeds, one database transaction
+ * per unique note. On SQLite, charges and usage rows of concurrent requests share one transaction
+ * ({@link GroupCommit}); usage rows never hold a request up.
  *
  * <p>Quota is reserved under a lock on the device's row, taken first by every transaction that
  * changes a device's holds or charge: concurrent reservations for one device, from any number of
@@ -43,6 +49,19 @@ final class JdbcLedger implements DurableLedger {
   private final RateLimiter rateLimiter;
   private final JdbcDeviceAdmin admin;
   private final JdbcUsageReport report;
+  private final LoadingCache<String, Optional<Device>> devicesByTokenHash;
+  private final LoadingCache<String, Long> limitsByDevice;
+  private final GroupCommit writes;
+  private final boolean groupCharges;
+
+  /** How long an answer about a token or a device's limit is reused from memory. */
+  static final Duration REMEMBERED = Duration.ofSeconds(1);
+
+  /** A charge waits this long for its batch to commit before the outbox takes it over. */
+  private static final Duration CHARGE_COMMIT_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Ids of holds that were never written: work of a device without a limit. */
+  private static final String UNHELD = "unheld-";
 
   private JdbcLedger(HikariDataSource dataSource, LedgerConfig config, RateLimiter rateLimiter) {
     this.dataSource = dataSource;
@@ -57,6 +76,22 @@ final class JdbcLedger implements DurableLedger {
     this.rateLimiter = rateLimiter;
     this.admin = new JdbcDeviceAdmin(jdbc, clock, trialMillis);
     this.report = new JdbcUsageReport(jdbc);
+    this.devicesByTokenHash =
+        Caffeine.newBuilder()
+            .maximumSize(100_000)
+            .expireAfterWrite(REMEMBERED)
+            .refreshAfterWrite(REMEMBERED.dividedBy(2))
+            .ticker(config.ticker()::getAsLong)
+            .build(this::lookUpToken);
+    this.limitsByDevice =
+        Caffeine.newBuilder()
+            .maximumSize(100_000)
+            .expireAfterWrite(REMEMBERED)
+            .refreshAfterWrite(REMEMBERED.dividedBy(2))
+            .ticker(config.ticker()::getAsLong)
+            .build(this::lookUpLimit);
+    this.writes = new GroupCommit(jdbc);
+    this.groupCharges = config.effectiveJdbcUrl().startsWith("jdbc:sqlite:");
   }
 
   static JdbcLedger open(LedgerConfig config, RateLimiter rateLimiter) {
@@ -75,7 +110,10 @@ final class JdbcLedger implements DurableLedger {
 
   @Override
   public Optional<Device> authenticate(String token) {
-    String hash = Tokens.hash(token);
+    return devicesByTokenHash.get(Tokens.hash(token));
+  }
+
+  private Optional<Device> lookUpToken(String hash) {
     String configured = staticDevicesByTokenHash.get(hash);
     return jdbc.autoCommit(
         "authenticate",
@@ -87,6 +125,31 @@ final class JdbcLedger implements DurableLedger {
           return queryName(
               c, "SELECT name FROM devices WHERE token_hash = ? AND revoked_at IS NULL", hash);
         });
+  }
+
+  /** The device's limit in ms, 0 when it has none; a device that is gone has none to spend. */
+  private Long lookUpLimit(String device) {
+    return jdbc.autoCommit(
+        "read limit",
+        c -> {
+          try (PreparedStatement s =
+              c.prepareStatement("SELECT quota_ms FROM devices WHERE name = ?")) {
+            s.setString(1, device);
+            try (ResultSet r = s.executeQuery()) {
+              if (!r.next()) {
+                return 0L;
+              }
+              long override = r.getLong(1);
+              return r.wasNull() ? trialMillis : override;
+            }
+          }
+        });
+  }
+
+  /** Forgets what memory says about tokens and limits: this ledger has just changed them. */
+  private void forgetRemembered() {
+    devicesByTokenHash.invalidateAll();
+    limitsByDevice.invalidateAll();
   }
 
   /**
@@ -110,6 +173,11 @@ final class JdbcLedger implements DurableLedger {
   public Reservation reserve(Device device, String workKey, long audioMillis, Duration deadline) {
     if (audioMillis < 0) {
       throw new IllegalArgumentException("audioMillis must be >= 0: " + audioMillis);
+    }
+    if (limitsByDevice.get(device.name()) <= 0) {
+      // No limit to enforce: nothing to hold; the charge is logged when the work succeeds.
+      return new Reservation.Granted(
+          UNHELD + UUID.randomUUID(), device.name(), workKey, audioMillis);
     }
     long now = clock.millis();
     return jdbc.inTransaction(
@@ -176,33 +244,37 @@ final class JdbcLedger implements DurableLedger {
       throw new IllegalArgumentException("audioMillis must be >= 0: " + audioMillis);
     }
     long now = clock.millis();
+    GroupCommit.Write<Charge> write =
+        c -> {
+          // Every charge of this device runs under its lock, so the check below and the
+          // insert cannot interleave with another instance's commit of the same work.
+          lockDevice(c, reservation.device());
+          if (!reservation.id().startsWith(UNHELD)) {
+            update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
+          }
+          if (isCharged(c, reservation.device(), reservation.workKey(), now)) {
+            return Charge.ALREADY_CHARGED;
+          }
+          update(
+              c,
+              "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
+                  + " VALUES (?, ?, ?, ?, ?)",
+              UUID.randomUUID().toString(),
+              reservation.device(),
+              reservation.workKey(),
+              audioMillis,
+              now);
+          update(
+              c,
+              "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
+              audioMillis,
+              reservation.device());
+          return Charge.CHARGED;
+        };
     Charge charge =
-        jdbc.inTransaction(
-            "commit quota",
-            c -> {
-              // Every charge of this device runs under its lock, so the check below and the
-              // insert cannot interleave with another instance's commit of the same work.
-              lockDevice(c, reservation.device());
-              update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
-              if (isCharged(c, reservation.device(), reservation.workKey(), now)) {
-                return Charge.ALREADY_CHARGED;
-              }
-              update(
-                  c,
-                  "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
-                      + " VALUES (?, ?, ?, ?, ?)",
-                  UUID.randomUUID().toString(),
-                  reservation.device(),
-                  reservation.workKey(),
-                  audioMillis,
-                  now);
-              update(
-                  c,
-                  "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
-                  audioMillis,
-                  reservation.device());
-              return Charge.CHARGED;
-            });
+        groupCharges
+            ? writes.await("commit quota", write, CHARGE_COMMIT_TIMEOUT)
+            : jdbc.inTransaction("commit quota", write::run);
     if (charge == Charge.ALREADY_CHARGED) {
       log.info(
           "work {} of device {} was charged already; not charged again",
@@ -254,31 +326,43 @@ final class JdbcLedger implements DurableLedger {
 
   @Override
   public void release(Reservation.Granted reservation) {
+    if (reservation.id().startsWith(UNHELD)) {
+      return;
+    }
     jdbc.autoCommit(
         "release quota", c -> update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id()));
   }
 
   @Override
   public void record(UsageRecord usage) {
-    jdbc.autoCommit(
-        "record usage",
-        c ->
-            update(
-                c,
-                "INSERT INTO usage_log (id, device_name, work_key, audio_sha256, audio_ms,"
-                    + " duration_measured, engine, outcome, replayed, request_id, answered_at)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                UUID.randomUUID().toString(),
-                usage.device(),
-                usage.workKey(),
-                usage.audioSha256(),
-                usage.audioMillis(),
-                usage.durationMeasured() ? 1 : 0,
-                usage.engine(),
-                usage.outcome(),
-                usage.replayed() ? 1 : 0,
-                usage.requestId(),
-                usage.at().toEpochMilli()));
+    // Off the request's path: the row joins the next batch; a failure is logged, not answered.
+    writes
+        .submit("record usage", c -> insertUsage(c, usage))
+        .whenComplete(
+            (rows, failure) -> {
+              if (failure != null) {
+                log.error("could not record usage: {}", failure.getMessage());
+              }
+            });
+  }
+
+  private static int insertUsage(Connection c, UsageRecord usage) throws SQLException {
+    return update(
+        c,
+        "INSERT INTO usage_log (id, device_name, work_key, audio_sha256, audio_ms,"
+            + " duration_measured, engine, outcome, replayed, request_id, answered_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        UUID.randomUUID().toString(),
+        usage.device(),
+        usage.workKey(),
+        usage.audioSha256(),
+        usage.audioMillis(),
+        usage.durationMeasured() ? 1 : 0,
+        usage.engine(),
+        usage.outcome(),
+        usage.replayed() ? 1 : 0,
+        usage.requestId(),
+        usage.at().toEpochMilli());
   }
 
   @Override
@@ -297,6 +381,7 @@ final class JdbcLedger implements DurableLedger {
 
   @Override
   public Enrollment add(Device device) {
+    forgetRemembered();
     return admin.add(device);
   }
 
@@ -307,21 +392,27 @@ final class JdbcLedger implements DurableLedger {
 
   @Override
   public boolean revoke(String name) {
-    return admin.revoke(name);
+    boolean revoked = admin.revoke(name);
+    forgetRemembered();
+    return revoked;
   }
 
   @Override
   public boolean setQuota(String name, long seconds) {
-    return admin.setQuota(name, seconds);
+    boolean set = admin.setQuota(name, seconds);
+    forgetRemembered();
+    return set;
   }
 
   @Override
   public List<DeviceUsage> usage(UsageQuery query) {
+    writes.await("flush usage", c -> 0, CHARGE_COMMIT_TIMEOUT);
     return report.usage(query);
   }
 
   @Override
   public void close() {
+    writes.close();
     dataSource.close();
   }
 

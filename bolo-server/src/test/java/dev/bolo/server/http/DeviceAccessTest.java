@@ -19,6 +19,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,23 +59,25 @@ class DeviceAccessTest {
   }
 
   @Test
-  void aDeviceAddedByTheOperatorWorksAtOnceAndARevokedOneGets401AtOnce() throws Exception {
+  void aDeviceAddedByTheOperatorWorksAtOnceAndARevokedOneGets401WithinASecond() throws Exception {
     String token = operator.add("carol");
     assertThat(status(token, 1)).isEqualTo(200);
 
     assertThat(operator.ledger().revoke("carol")).isTrue();
 
+    passTheRememberedSecond();
     assertThat(status(token, 2)).isEqualTo(401);
     assertThat(status(token, 1)).as("not even a replay").isEqualTo(401);
     assertThat(provider.calls()).isEqualTo(1);
   }
 
   @Test
-  void revokingAConfiguredDeviceStopsItsConfiguredTokenAtOnce() throws Exception {
+  void revokingAConfiguredDeviceStopsItsConfiguredTokenWithinASecond() throws Exception {
     assertThat(status(Gateway.TOKEN_A, 1)).isEqualTo(200);
 
     assertThat(operator.ledger().revoke("alpha")).isTrue();
 
+    passTheRememberedSecond();
     assertThat(status(Gateway.TOKEN_A, 2)).isEqualTo(401);
     assertThat(status(Gateway.TOKEN_B, 2)).isEqualTo(200);
   }
@@ -91,6 +94,7 @@ class DeviceAccessTest {
       provider.enqueue(new MockResponse.Builder().code(503).body("{\"error\":{}}").build());
       assertThat(status(Gateway.TOKEN_B, 4)).isEqualTo(503);
       operator.ledger().revoke("carol");
+      passTheRememberedSecond();
       assertThat(status(carol, 5)).isEqualTo(401);
 
       // The request line is logged after the answer is sent: wait for all five.
@@ -161,5 +165,13 @@ class DeviceAccessTest {
     try (Stream<Path> paths = Files.walk(dir)) {
       return paths.filter(Files::isRegularFile).toList();
     }
+  }
+
+  /**
+   * Authentication is answered from memory for at most a second, so another process's revocation
+   * holds once a second has passed on the gateway's ticker.
+   */
+  private void passTheRememberedSecond() {
+    gateway.advance(Duration.ofSeconds(1));
   }
 }

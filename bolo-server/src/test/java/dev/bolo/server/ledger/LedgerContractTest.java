@@ -165,7 +165,7 @@ abstract class LedgerContractTest {
   }
 
   @Test
-  void revocationByAnotherProcessStopsTheTokenAtOnce() {
+  void revocationByAnotherProcessStopsTheTokenWithinASecond() {
     DurableLedger server = open(config);
     String token = tokenOf(server.add(new Device("phone")));
     assertThat(server.authenticate(token)).isPresent();
@@ -174,7 +174,28 @@ abstract class LedgerContractTest {
       assertThat(cli.revoke("phone")).isTrue();
     }
 
+    ticker.addAndGet(JdbcLedger.REMEMBERED.toNanos() / 2 - 1);
+    assertThat(server.authenticate(token)).as("answered from memory").isPresent();
+    ticker.addAndGet(JdbcLedger.REMEMBERED.toNanos() / 2 + 1);
     assertThat(server.authenticate(token)).isEmpty();
+  }
+
+  @Test
+  void aLimitSetByAnotherProcessHoldsWithinASecondAndADeviceWithoutOneHoldsNothing() {
+    DurableLedger server = open(config);
+    server.add(new Device("phone"));
+    Device phone = new Device("phone");
+    Reservation unlimited = server.reserve(phone, "work-1", 5_000, Duration.ofMinutes(1));
+    assertThat(unlimited).isInstanceOf(Reservation.Granted.class);
+    assertThat(server.commit((Reservation.Granted) unlimited, 5_000)).isEqualTo(Charge.CHARGED);
+
+    try (DurableLedger cli = Ledger.jdbc(config)) {
+      assertThat(cli.setQuota("phone", 6)).isTrue();
+    }
+    ticker.addAndGet(JdbcLedger.REMEMBERED.toNanos());
+
+    assertThat(server.reserve(phone, "work-2", 2_000, Duration.ofMinutes(1)))
+        .isEqualTo(new Reservation.Exhausted(1_000));
   }
 
   @Test

@@ -1,0 +1,808 @@
+package dev.bolo.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The gateway under external load, side by side with the provider stand-in reached directly and
+ * through nginx: every process is separate (stand-in JVM, nginx, the gateway started by {@code
+ * ./bolo serve}, Debian's {@code wrk} as the load generator), so the load never runs in the
+ * gateway's JVM. Each round measures every target for the same time, one after the other; the table
+ * reports per-target medians over rounds and the median of the per-round ratios.
+ *
+ * <p>Then a duplicate storm (every note sent {@code --copies} times at once; provider calls must
+ * equal distinct notes), and, with {@code --attackers N}, the gateway again while N slow clients
+ * (half trickling headers, half trickling a body with a valid token) hold connections open.
+ *
+ * <p>Usage: {@code bolo-bench/run GatewayLoad [--connections 50] [--note-kb 200] [--seconds 10]
+ * [--rounds 3] [--delay-ms 0] [--attackers 0] [--copies 4] [--storm-notes 100] [--heap 512m]
+ * [--targets direct,nginx,gateway]}. Needs {@code wrk} and {@code nginx} on the PATH.
+ */
+public final class GatewayLoad {
+
+  private static final String TOKEN = "bench-token-0123456789";
+  private static final String BOUNDARY = "bolo-bench-boundary-7MA4YWxkTrZu0gW";
+  private static final Pattern RESULT = Pattern.compile("RESULT (.*)");
+
+  private GatewayLoad() {}
+
+  public static void main(String[] args) throws Exception {
+    Options options = Options.parse(args);
+    Path root = Path.of(System.getProperty("bolo.root", ".")).toAbsolutePath().normalize();
+    Path work = Files.createTempDirectory("bolo-load");
+    List<Process> processes = new ArrayList<>();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroy)));
+    try {
+      Path script = work.resolve("unique-notes.lua");
+      try (InputStream in = GatewayLoad.class.getResourceAsStream("unique-notes.lua")) {
+        Files.write(script, in.readAllBytes());
+      }
+      Path body = work.resolve("body.bin");
+      Files.write(body, multipart(options.noteKb() * 1024));
+
+      int providerPort = freePort();
+      processes.add(
+          start(
+              work.resolve("stand-in.log"),
+              Map.of(),
+              javaCommand(
+                  "dev.bolo.bench.StandInProvider",
+                  "--port",
+                  Integer.toString(providerPort),
+                  "--delay-ms",
+                  Long.toString(options.delayMillis()))));
+      awaitPort(providerPort);
+      int nginxPort = freePort();
+      processes.add(startNginx(work, nginxPort, providerPort, options.noteKb()));
+      awaitPort(nginxPort);
+      int gatewayPort = freePort();
+      Process gateway = startGateway(root, work, gatewayPort, providerPort, options);
+      processes.add(gateway);
+      awaitReady(gatewayPort);
+
+      Map<String, String> urls = new LinkedHashMap<>();
+      String path = "/v1/audio/transcriptions";
+      for (String target : options.targets()) {
+        switch (target) {
+          case "direct" -> urls.put(target, "http://127.0.0.1:" + providerPort + path);
+          case "nginx" -> urls.put(target, "http://127.0.0.1:" + nginxPort + path);
+          case "gateway" -> urls.put(target, "http://127.0.0.1:" + gatewayPort + path);
+          default -> throw new IllegalArgumentException("unknown target: " + target);
+        }
+      }
+      StringBuilder report = new StringBuilder();
+      header(report, root, options);
+      System.out.print(report);
+
+      for (var target : urls.entrySet()) {
+        wrk(script, body, target.getValue(), tokenFor(target.getKey()), options, 3, "warm");
+      }
+      Map<String, List<WrkResult>> results = new LinkedHashMap<>();
+      HeapSampler heap = new HeapSampler(gateway.pid());
+      long fdsBefore = openFiles(gateway.pid());
+      for (int round = 1; round <= options.rounds(); round++) {
+        for (var target : urls.entrySet()) {
+          boolean isGateway = target.getKey().equals("gateway");
+          if (isGateway) {
+            heap.start();
+          }
+          WrkResult result =
+              wrk(
+                  script,
+                  body,
+                  target.getValue(),
+                  tokenFor(target.getKey()),
+                  options,
+                  options.seconds(),
+                  "r" + round);
+          if (isGateway) {
+            heap.stop();
+          }
+          results.computeIfAbsent(target.getKey(), k -> new ArrayList<>()).add(result);
+          System.out.printf("round %d %-8s %s%n", round, target.getKey(), result);
+        }
+      }
+      StringBuilder table = new StringBuilder();
+      table(table, results);
+      table.append(
+          String.format(
+              Locale.ROOT,
+              "%nGateway: peak heap used %d MB (jstat, sampled every 0.5 s), peak RSS %d MB,"
+                  + " open files %d before the rounds and %d after.%n",
+              heap.peakUsedMb(),
+              peakRssMb(gateway.pid()),
+              fdsBefore,
+              openFiles(gateway.pid())));
+      if (options.attackers() > 0 && urls.containsKey("gateway")) {
+        attacked(
+            table, root, work, script, body, urls.get("gateway"), gateway, gatewayPort, options);
+      }
+      if (options.copies() > 1 && urls.containsKey("gateway")) {
+        storm(table, providerPort, gatewayPort, options);
+      }
+      System.out.print(table);
+      report.append(table);
+      Path results1 = root.resolve("bolo-bench/results");
+      Files.createDirectories(results1);
+      Path file =
+          results1.resolve(
+              "gateway-load-"
+                  + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                      .withZone(ZoneOffset.UTC)
+                      .format(Instant.now())
+                  + ".md");
+      Files.writeString(file, report);
+      System.out.println("written to " + root.relativize(file));
+    } finally {
+      for (Process process : processes.reversed()) {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+        }
+      }
+    }
+  }
+
+  private static @Nullable String tokenFor(String target) {
+    return target.equals("gateway") ? TOKEN : null;
+  }
+
+  /** The gateway's figures with and without slow clients holding connections, side by side. */
+  private static void attacked(
+      StringBuilder out,
+      Path root,
+      Path work,
+      Path script,
+      Path body,
+      String url,
+      Process gateway,
+      int gatewayPort,
+      Options options)
+      throws Exception {
+    List<WrkResult> quiet = new ArrayList<>();
+    List<WrkResult> underAttack = new ArrayList<>();
+    HeapSampler quietHeap = new HeapSampler(gateway.pid());
+    HeapSampler attackHeap = new HeapSampler(gateway.pid());
+    long fdsBefore = openFiles(gateway.pid());
+    for (int round = 1; round <= options.rounds(); round++) {
+      quietHeap.start();
+      quiet.add(wrk(script, body, url, TOKEN, options, options.seconds(), "q" + round));
+      quietHeap.stop();
+      Process attackers =
+          start(
+              work.resolve("attackers.log"),
+              Map.of(),
+              javaCommand(
+                  "dev.bolo.bench.SlowClients",
+                  "--port",
+                  Integer.toString(gatewayPort),
+                  "--connections",
+                  Integer.toString(options.attackers()),
+                  "--token",
+                  TOKEN));
+      try {
+        // Let every attacker connect and settle before the measured load starts.
+        Thread.sleep(5_000);
+        attackHeap.start();
+        underAttack.add(wrk(script, body, url, TOKEN, options, options.seconds(), "a" + round));
+        attackHeap.stop();
+      } finally {
+        attackers.destroy();
+        attackers.waitFor(10, TimeUnit.SECONDS);
+      }
+      System.out.printf(
+          "round %d quiet %s%nround %d attacked %s%n",
+          round, quiet.getLast(), round, underAttack.getLast());
+    }
+    // Connections the attackers held are closed by now; give the gateway a moment to notice.
+    Thread.sleep(3_000);
+    Map<String, List<WrkResult>> rows = new LinkedHashMap<>();
+    rows.put("gateway, quiet", quiet);
+    rows.put("gateway + " + options.attackers() + " slow clients", underAttack);
+    out.append(String.format("%n### Under attack (%d slow clients)%n%n", options.attackers()));
+    table(out, rows);
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%nPeak heap used: quiet %d MB, under attack %d MB. Open files: %d before, %d after"
+                + " the attackers left. Attackers' own count: %s%n",
+            quietHeap.peakUsedMb(),
+            attackHeap.peakUsedMb(),
+            fdsBefore,
+            openFiles(gateway.pid()),
+            lastLine(work.resolve("attackers.log"))));
+  }
+
+  /** Every note sent {@code copies} times at once: provider calls must equal distinct notes. */
+  private static void storm(StringBuilder out, int providerPort, int gatewayPort, Options options)
+      throws Exception {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    long callsBefore = providerCalls(http, providerPort);
+    byte[] template = multipart(options.noteKb() * 1024);
+    int placeholder = indexOf(template, "@".repeat(24).getBytes(StandardCharsets.US_ASCII));
+    AtomicLong ok = new AtomicLong();
+    AtomicLong replayed = new AtomicLong();
+    AtomicLong failed = new AtomicLong();
+    String nonce = Long.toString(System.nanoTime() % 100_000_000L);
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<?>> sent = new ArrayList<>();
+      for (int note = 0; note < options.stormNotes(); note++) {
+        byte[] body = template.clone();
+        byte[] id =
+            String.format(Locale.ROOT, "storm%8s%011d", nonce, note)
+                .replace(' ', '0')
+                .getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(id, 0, body, placeholder, 24);
+        for (int copy = 0; copy < options.copies(); copy++) {
+          sent.add(
+              threads.submit(
+                  () -> {
+                    HttpRequest request =
+                        HttpRequest.newBuilder(
+                                URI.create(
+                                    "http://127.0.0.1:" + gatewayPort + "/v1/audio/transcriptions"))
+                            .header("Authorization", "Bearer " + TOKEN)
+                            .header("Content-Type", "multipart/form-data; boundary=" + BOUNDARY)
+                            .timeout(Duration.ofSeconds(60))
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                            .build();
+                    HttpResponse<String> response =
+                        http.send(request, HttpResponse.BodyHandlers.ofString());
+                    if (response.statusCode() == 200) {
+                      ok.incrementAndGet();
+                      if (response.headers().firstValue("Idempotent-Replayed").isPresent()) {
+                        replayed.incrementAndGet();
+                      }
+                    } else {
+                      failed.incrementAndGet();
+                    }
+                    return null;
+                  }));
+        }
+      }
+      for (Future<?> future : sent) {
+        future.get(120, TimeUnit.SECONDS);
+      }
+    }
+    long calls = providerCalls(http, providerPort) - callsBefore;
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%nDuplicate storm: %d notes x %d copies at once: %d answered 200 (%d replayed),"
+                + " %d failed; provider calls %d (%s).%n",
+            options.stormNotes(),
+            options.copies(),
+            ok.get(),
+            replayed.get(),
+            failed.get(),
+            calls,
+            calls == options.stormNotes() ? "= distinct notes" : "NOT equal to distinct notes"));
+  }
+
+  private static long providerCalls(HttpClient http, int port) throws Exception {
+    return Long.parseLong(
+        http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/calls")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body()
+            .trim());
+  }
+
+  private static void header(StringBuilder out, Path root, Options options) throws Exception {
+    out.append("# Gateway under external load\n\n");
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "- %s UTC, commit %s%n- machine: %d cores (%s), %s memory; load average at start %s%n"
+                + "- %s%n- wrk, %d connections, 2 threads, %d KB unique WAV notes, %d s per target"
+                + " per round, %d rounds; provider stand-in delay %d ms; gateway heap -Xmx%s%n"
+                + "- nginx %s: proxy_pass with request buffering, access log off%n%n",
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
+                .withZone(ZoneOffset.UTC)
+                .format(Instant.now()),
+            output(root, "git", "rev-parse", "--short", "HEAD"),
+            Runtime.getRuntime().availableProcessors(),
+            cpuModel(),
+            memTotal(),
+            Files.readString(Path.of("/proc/loadavg")).trim(),
+            System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
+            options.connections(),
+            options.noteKb(),
+            options.seconds(),
+            options.rounds(),
+            options.delayMillis(),
+            options.heap(),
+            output(root, "nginx", "-v").replace("nginx version: ", "")));
+  }
+
+  private static void table(StringBuilder out, Map<String, List<WrkResult>> results) {
+    out.append(
+        "| target | ok req/s (median) | rounds | p50 ms | p99 ms | errors | share of first row |\n");
+    out.append("|---|---|---|---|---|---|---|\n");
+    List<WrkResult> reference = results.values().iterator().next();
+    for (var row : results.entrySet()) {
+      List<WrkResult> rounds = row.getValue();
+      List<Double> ratios = new ArrayList<>();
+      for (int i = 0; i < rounds.size() && i < reference.size(); i++) {
+        ratios.add(rounds.get(i).okPerSecond() / reference.get(i).okPerSecond());
+      }
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.0f | %s | %.1f | %.1f | %d | %.2f |%n",
+              row.getKey(),
+              median(rounds.stream().map(WrkResult::okPerSecond).toList()),
+              String.join(
+                  ", ",
+                  rounds.stream()
+                      .map(r -> String.format(Locale.ROOT, "%.0f", r.okPerSecond()))
+                      .toList()),
+              median(rounds.stream().map(r -> r.p50Micros() / 1000.0).toList()),
+              median(rounds.stream().map(r -> r.p99Micros() / 1000.0).toList()),
+              rounds.stream().mapToLong(WrkResult::errors).sum(),
+              median(ratios)));
+    }
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted(Comparator.naturalOrder()).toList();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static WrkResult wrk(
+      Path script,
+      Path body,
+      String url,
+      @Nullable String token,
+      Options options,
+      int seconds,
+      String tag)
+      throws Exception {
+    // The nonce keeps notes of different rounds and targets apart: 8 characters.
+    String nonce = String.format("%-8s", tag + Long.toString(System.nanoTime() % 100_000, 36));
+    nonce = nonce.replace(' ', 'x').substring(0, 8);
+    List<String> command =
+        List.of(
+            "wrk",
+            "-t2",
+            "-c" + options.connections(),
+            "-d" + seconds + "s",
+            "--timeout",
+            "10s",
+            "-s",
+            script.toString(),
+            url,
+            "--",
+            body.toString(),
+            nonce,
+            BOUNDARY,
+            token == null ? "" : token);
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    process.waitFor();
+    Matcher matcher = RESULT.matcher(out);
+    if (!matcher.find()) {
+      throw new IllegalStateException("wrk printed no result:\n" + out);
+    }
+    Map<String, Long> values = new HashMap<>();
+    for (String pair : matcher.group(1).trim().split(" ")) {
+      String[] kv = pair.split("=");
+      values.put(kv[0], Long.parseLong(kv[1]));
+    }
+    return new WrkResult(
+        values.getOrDefault("requests", 0L),
+        values.getOrDefault("duration_us", 0L),
+        values.getOrDefault("p50_us", 0L),
+        values.getOrDefault("p99_us", 0L),
+        values.getOrDefault("status", 0L),
+        values.getOrDefault("timeout", 0L),
+        values.getOrDefault("connect", 0L)
+            + values.getOrDefault("read", 0L)
+            + values.getOrDefault("write", 0L));
+  }
+
+  /** One wrk run; status errors are answers other than 2xx/3xx. */
+  record WrkResult(
+      long requests,
+      long durationMicros,
+      long p50Micros,
+      long p99Micros,
+      long statusErrors,
+      long timeouts,
+      long socketErrors) {
+    long errors() {
+      return statusErrors + timeouts + socketErrors;
+    }
+
+    double okPerSecond() {
+      return Math.max(0, requests - statusErrors) / (durationMicros / 1e6);
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          Locale.ROOT,
+          "%.0f ok req/s, p50 %.1f ms, p99 %.1f ms, %d non-2xx, %d timeouts, %d socket errors",
+          okPerSecond(),
+          p50Micros / 1000.0,
+          p99Micros / 1000.0,
+          statusErrors,
+          timeouts,
+          socketErrors);
+    }
+  }
+
+  /** Samples the gateway's used heap with {@code jstat} while a phase runs. */
+  static final class HeapSampler {
+    private final long pid;
+    private final AtomicLong peakKb = new AtomicLong();
+    private final AtomicBoolean running = new AtomicBoolean();
+    private @Nullable Thread thread;
+
+    HeapSampler(long pid) {
+      this.pid = pid;
+    }
+
+    void start() {
+      running.set(true);
+      thread = Thread.ofPlatform().daemon().start(this::sample);
+    }
+
+    void stop() throws InterruptedException {
+      running.set(false);
+      if (thread != null) {
+        thread.join();
+      }
+    }
+
+    long peakUsedMb() {
+      return peakKb.get() / 1024;
+    }
+
+    private void sample() {
+      Path jstat = Path.of(System.getProperty("java.home"), "bin", "jstat");
+      while (running.get()) {
+        try {
+          Process process =
+              new ProcessBuilder(jstat.toString(), "-gc", Long.toString(pid))
+                  .redirectErrorStream(true)
+                  .start();
+          String[] lines =
+              new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                  .trim()
+                  .split("\n");
+          process.waitFor();
+          if (lines.length >= 2) {
+            String[] names = lines[0].trim().split("\\s+");
+            String[] values = lines[1].trim().split("\\s+");
+            double used = 0;
+            for (int i = 0; i < names.length && i < values.length; i++) {
+              if (List.of("S0U", "S1U", "EU", "OU").contains(names[i])) {
+                used += Double.parseDouble(values[i]);
+              }
+            }
+            peakKb.accumulateAndGet((long) used, Math::max);
+          }
+          Thread.sleep(500);
+        } catch (IOException | RuntimeException e) {
+          return;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  private static long peakRssMb(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmHWM:")) {
+        return Long.parseLong(line.replaceAll("\\D", "")) / 1024;
+      }
+    }
+    return -1;
+  }
+
+  private static long openFiles(long pid) throws IOException {
+    try (var files = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+      return files.count();
+    }
+  }
+
+  private static Process startNginx(Path work, int port, int providerPort, int noteKb)
+      throws IOException {
+    Path conf = work.resolve("nginx.conf");
+    Files.createDirectories(work.resolve("nginx"));
+    Files.writeString(
+        conf,
+        """
+        daemon off;
+        worker_processes auto;
+        pid %1$s/nginx.pid;
+        error_log %1$s/nginx/error.log warn;
+        events { worker_connections 4096; }
+        http {
+          access_log off;
+          client_body_temp_path %1$s/nginx/body;
+          proxy_temp_path %1$s/nginx/proxy;
+          fastcgi_temp_path %1$s/nginx/fastcgi;
+          uwsgi_temp_path %1$s/nginx/uwsgi;
+          scgi_temp_path %1$s/nginx/scgi;
+          upstream provider { server 127.0.0.1:%3$d; keepalive 256; }
+          server {
+            listen 127.0.0.1:%2$d;
+            client_max_body_size %4$dk;
+            client_body_buffer_size 1m;
+            location / {
+              proxy_pass http://provider;
+              proxy_http_version 1.1;
+              proxy_set_header Connection "";
+              proxy_request_buffering on;
+            }
+          }
+        }
+        """
+            .formatted(work, port, providerPort, noteKb * 2 + 1024));
+    return start(
+        work.resolve("nginx.log"),
+        Map.of(),
+        List.of("nginx", "-p", work.toString(), "-c", conf.toString()));
+  }
+
+  private static Process startGateway(
+      Path root, Path work, int port, int providerPort, Options options) throws IOException {
+    Map<String, String> env = new HashMap<>();
+    System.getenv()
+        .forEach(
+            (name, value) -> {
+              if (name.startsWith("BOLO_")) {
+                env.put(name, value);
+              }
+            });
+    env.put("BOLO_HOST", "127.0.0.1");
+    env.put("BOLO_PORT", Integer.toString(port));
+    env.put("BOLO_ENGINE", "openai");
+    env.put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + providerPort + "/v1");
+    env.put("BOLO_OPENAI_API_KEY", "sk-bench");
+    env.put("BOLO_DATA_DIR", work.resolve("gateway-data").toString());
+    env.put("BOLO_DEVICE_TOKENS", "bench=" + TOKEN);
+    env.put(
+        "BOLO_JAVA_OPTS",
+        "-Xmx" + options.heap() + " " + System.getenv().getOrDefault("BOLO_JAVA_OPTS", ""));
+    return start(
+        work.resolve("gateway.log"), env, List.of(root.resolve("bolo").toString(), "serve"));
+  }
+
+  private static Process start(Path log, Map<String, String> env, List<String> command)
+      throws IOException {
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(env);
+    return builder.start();
+  }
+
+  private static List<String> javaCommand(String mainClass, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass);
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static void awaitPort(int port) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+        return;
+      } catch (IOException e) {
+        Thread.sleep(100);
+      }
+    }
+    throw new IllegalStateException("nothing listens on port " + port + " after 60 s");
+  }
+
+  private static void awaitReady(int port) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+    while (System.nanoTime() < deadline) {
+      try {
+        if (http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+                        .build(),
+                    HttpResponse.BodyHandlers.discarding())
+                .statusCode()
+            == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(200);
+    }
+    throw new IllegalStateException("the gateway was not ready after 180 s");
+  }
+
+  /** A multipart upload of one WAV note whose samples hold a 24-character placeholder. */
+  static byte[] multipart(int noteBytes) {
+    byte[] wav = wav(noteBytes);
+    byte[] placeholder = "@".repeat(24).getBytes(StandardCharsets.US_ASCII);
+    System.arraycopy(placeholder, 0, wav, 64, placeholder.length);
+    String head =
+        "--"
+            + BOUNDARY
+            + "\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--"
+            + BOUNDARY
+            + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"note.wav\"\r\n"
+            + "Content-Type: audio/wav\r\n\r\n";
+    String tail = "\r\n--" + BOUNDARY + "--\r\n";
+    ByteBuffer body =
+        ByteBuffer.allocate(head.length() + wav.length + tail.length())
+            .put(head.getBytes(StandardCharsets.US_ASCII))
+            .put(wav)
+            .put(tail.getBytes(StandardCharsets.US_ASCII));
+    return body.array();
+  }
+
+  /** A 16 kHz mono 16-bit WAV of about {@code bytes} bytes of quiet noise. */
+  private static byte[] wav(int bytes) {
+    int data = bytes - 44;
+    ByteBuffer buffer = ByteBuffer.allocate(44 + data).order(ByteOrder.LITTLE_ENDIAN);
+    buffer.put("RIFF".getBytes(StandardCharsets.US_ASCII)).putInt(36 + data);
+    buffer.put("WAVE".getBytes(StandardCharsets.US_ASCII));
+    buffer.put("fmt ".getBytes(StandardCharsets.US_ASCII)).putInt(16);
+    buffer.putShort((short) 1).putShort((short) 1).putInt(16_000).putInt(32_000);
+    buffer.putShort((short) 2).putShort((short) 16);
+    buffer.put("data".getBytes(StandardCharsets.US_ASCII)).putInt(data);
+    Random random = new Random(42);
+    while (buffer.remaining() >= 2) {
+      buffer.putShort((short) (random.nextGaussian() * 800));
+    }
+    return buffer.array();
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    throw new IllegalArgumentException("placeholder not found");
+  }
+
+  private static String cpuModel() throws IOException {
+    return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+        .filter(line -> line.startsWith("model name"))
+        .findFirst()
+        .map(line -> line.substring(line.indexOf(':') + 1).trim())
+        .orElse("unknown CPU");
+  }
+
+  private static String memTotal() throws IOException {
+    return Files.readAllLines(Path.of("/proc/meminfo")).stream()
+        .filter(line -> line.startsWith("MemTotal:"))
+        .findFirst()
+        .map(line -> Long.parseLong(line.replaceAll("\\D", "")) / 1024 / 1024 + " GiB")
+        .orElse("unknown");
+  }
+
+  private static String output(Path dir, String... command) {
+    try {
+      Process process =
+          new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+      String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      process.waitFor();
+      return out.trim();
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  private static String lastLine(Path file) throws IOException {
+    if (!Files.exists(file)) {
+      return "none";
+    }
+    List<String> lines = Files.readAllLines(file);
+    return lines.isEmpty() ? "none" : lines.getLast();
+  }
+
+  /** Command-line options. */
+  record Options(
+      int connections,
+      int noteKb,
+      int seconds,
+      int rounds,
+      long delayMillis,
+      int attackers,
+      int copies,
+      int stormNotes,
+      String heap,
+      List<String> targets) {
+    static Options parse(String[] args) {
+      Map<String, String> values = new HashMap<>();
+      for (int i = 0; i + 1 < args.length; i += 2) {
+        values.put(args[i], args[i + 1]);
+      }
+      Options options =
+          new Options(
+              Integer.parseInt(values.getOrDefault("--connections", "50")),
+              Integer.parseInt(values.getOrDefault("--note-kb", "200")),
+              Integer.parseInt(values.getOrDefault("--seconds", "10")),
+              Integer.parseInt(values.getOrDefault("--rounds", "3")),
+              Long.parseLong(values.getOrDefault("--delay-ms", "0")),
+              Integer.parseInt(values.getOrDefault("--attackers", "0")),
+              Integer.parseInt(values.getOrDefault("--copies", "4")),
+              Integer.parseInt(values.getOrDefault("--storm-notes", "100")),
+              values.getOrDefault("--heap", "512m"),
+              List.of(values.getOrDefault("--targets", "direct,nginx,gateway").split(",")));
+      for (String name : values.keySet()) {
+        if (!List.of(
+                "--connections",
+                "--note-kb",
+                "--seconds",
+                "--rounds",
+                "--delay-ms",
+                "--attackers",
+                "--copies",
+                "--storm-notes",
+                "--heap",
+                "--targets")
+            .contains(name)) {
+          throw new IllegalArgumentException("unknown option: " + name);
+        }
+      }
+      return options;
+    }
+  }
+}

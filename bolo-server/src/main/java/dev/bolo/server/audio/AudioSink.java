@@ -1,0 +1,266 @@
+package dev.bolo.server.audio;
+
+import dev.bolo.audio.AudioContainer;
+import dev.bolo.audio.AudioDurations;
+import dev.bolo.audio.Measurement;
+import dev.bolo.audio.SeekableSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where the audio part's bytes go as they arrive, in one pass: hashed (SHA-256), the head kept to
+ * recognise the container, held in memory up to a threshold and spooled to a file beyond it,
+ * refused as soon as it passes the size limit. {@link #finish} measures the note and hands it over;
+ * {@link #close} before that discards whatever was written. One upload at a time.
+ */
+final class AudioSink implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(AudioSink.class);
+
+  private static final int FIRST_MEMORY_BYTES = 64 * 1024;
+
+  private final long maxAudioBytes;
+  private final int inMemoryBytes;
+  private final Path spoolDir;
+  private final AtomicLong spoolInUse;
+  private final long spoolMaxBytes;
+  private final MessageDigest digest = Hashing.sha256();
+  private final byte[] head = new byte[AudioContainer.SNIFF_BYTES];
+  private int headLength;
+  private byte[] memory;
+  private int memoryLength;
+  private @Nullable Path file;
+  private @Nullable FileChannel out;
+  private long total;
+  private @Nullable AudioContainer container;
+  private long reserved;
+  private boolean handedOver;
+
+  AudioSink(
+      long maxAudioBytes, int inMemoryBytes, Path spoolDir, AtomicLong spoolInUse, long spoolMax) {
+    this.maxAudioBytes = maxAudioBytes;
+    this.inMemoryBytes = inMemoryBytes;
+    this.spoolDir = spoolDir;
+    this.spoolInUse = spoolInUse;
+    this.spoolMaxBytes = spoolMax;
+    this.memory = new byte[Math.min(inMemoryBytes, FIRST_MEMORY_BYTES)];
+  }
+
+  /**
+   * Takes the next bytes of the audio part (all of {@code bytes}, which is left consumed).
+   *
+   * @return why the upload is refused (too large, not audio), or null to go on
+   */
+  UploadResult.@Nullable Invalid write(ByteBuffer bytes) throws SpoolFailure, SpoolFull {
+    int n = bytes.remaining();
+    if (n == 0) {
+      return null;
+    }
+    total += n;
+    if (total > maxAudioBytes) {
+      return new UploadResult.Invalid(
+          UploadResult.Reason.TOO_LARGE, "upload exceeds " + maxAudioBytes + " bytes");
+    }
+    digest.update(bytes.duplicate());
+    if (headLength < head.length) {
+      int copy = Math.min(n, head.length - headLength);
+      bytes.duplicate().get(head, headLength, copy);
+      headLength += copy;
+      if (headLength == head.length) {
+        UploadResult.@Nullable Invalid unsupported = sniff();
+        if (unsupported != null) {
+          return unsupported;
+        }
+      }
+    }
+    if (out == null && memoryLength + n <= inMemoryBytes) {
+      if (memoryLength + n > memory.length) {
+        memory =
+            Arrays.copyOf(
+                memory, Math.min(inMemoryBytes, Math.max(memory.length * 2, memoryLength + n)));
+      }
+      bytes.get(memory, memoryLength, n);
+      memoryLength += n;
+      return null;
+    }
+    long needed = (out == null ? memoryLength : 0) + n;
+    if (spoolInUse.addAndGet(needed) > spoolMaxBytes) {
+      spoolInUse.addAndGet(-needed);
+      throw new SpoolFull();
+    }
+    reserved += needed;
+    try {
+      FileChannel channel = out;
+      if (channel == null) {
+        Files.createDirectories(spoolDir);
+        Path created = Files.createTempFile(spoolDir, "upload-", ".audio");
+        file = created;
+        channel = FileChannel.open(created, StandardOpenOption.WRITE);
+        out = channel;
+        writeFully(channel, ByteBuffer.wrap(memory, 0, memoryLength));
+        memory = new byte[0];
+      }
+      writeFully(channel, bytes);
+    } catch (IOException e) {
+      throw new SpoolFailure("writing " + (file == null ? spoolDir : file), e);
+    }
+    return null;
+  }
+
+  private static void writeFully(FileChannel channel, ByteBuffer bytes) throws IOException {
+    while (bytes.hasRemaining()) {
+      channel.write(bytes);
+    }
+  }
+
+  private UploadResult.@Nullable Invalid sniff() {
+    Optional<AudioContainer> found = AudioContainer.sniff(head, headLength);
+    if (found.isEmpty()) {
+      String magic = HexFormat.of().formatHex(head, 0, Math.min(headLength, 8));
+      return new UploadResult.Invalid(
+          UploadResult.Reason.UNSUPPORTED_AUDIO,
+          "not a recognised audio container (WAV, MP3, M4A/MP4, OGG/Opus, WebM, FLAC, AAC);"
+              + " first bytes "
+              + magic);
+    }
+    container = found.get();
+    return null;
+  }
+
+  /** What the audio part turned out to be. */
+  sealed interface Finished {
+    /** A note, measured where its container allows, now owned by the caller. */
+    record Note(SpooledAudio audio) implements Finished {}
+
+    /** Why the part is refused: empty, not audio, or headers that contradict the bytes. */
+    record Refused(UploadResult.Invalid why) implements Finished {}
+  }
+
+  /** Ends the part: the measured note, or why it is refused. */
+  Finished finish() throws SpoolFailure {
+    if (total == 0) {
+      return new Finished.Refused(
+          new UploadResult.Invalid(UploadResult.Reason.EMPTY_AUDIO, "the audio part is empty"));
+    }
+    if (container == null) {
+      UploadResult.@Nullable Invalid unsupported = sniff();
+      if (unsupported != null) {
+        return new Finished.Refused(unsupported);
+      }
+    }
+    AudioContainer found = Objects.requireNonNull(container, "sniffed");
+    String sha256 = HexFormat.of().formatHex(digest.digest());
+    Path spooled = file;
+    FileChannel channel = out;
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        throw new SpoolFailure("closing " + spooled, e);
+      }
+      out = null;
+    }
+    Measurement measurement =
+        spooled != null
+            ? measure(found, spooled)
+            : measure(found, SeekableSource.of(memory, memoryLength));
+    OptionalLong duration;
+    switch (measurement) {
+      case Measurement.Measured measured -> duration = OptionalLong.of(measured.millis());
+      // The caller falls back on the claim or an estimate from the size.
+      case Measurement.Unmeasurable unmeasurable -> duration = OptionalLong.empty();
+      case Measurement.Contradicts contradicts -> {
+        return new Finished.Refused(
+            new UploadResult.Invalid(
+                UploadResult.Reason.INVALID_AUDIO,
+                "the "
+                    + found.extension()
+                    + " note's headers contradict its bytes: "
+                    + contradicts.message()));
+      }
+    }
+    long held = reserved;
+    SpooledAudio audio =
+        spooled != null
+            ? SpooledAudio.inFile(
+                spooled, total, sha256, found, duration, () -> spoolInUse.addAndGet(-held))
+            : SpooledAudio.inMemory(Arrays.copyOf(memory, memoryLength), sha256, found, duration);
+    handedOver = true;
+    return new Finished.Note(audio);
+  }
+
+  /** Discards what was written unless {@link #finish} handed the note over. */
+  @Override
+  public void close() {
+    if (handedOver) {
+      return;
+    }
+    handedOver = true;
+    spoolInUse.addAndGet(-reserved);
+    try {
+      FileChannel channel = out;
+      if (channel != null) {
+        channel.close();
+      }
+      Path spooled = file;
+      if (spooled != null) {
+        Files.deleteIfExists(spooled);
+      }
+    } catch (IOException e) {
+      log.warn("could not delete spool file {}: {}", file, e.toString());
+    }
+  }
+
+  /**
+   * Measures the note's length from its container. Reading the spool file back is the server's
+   * business: a failure there is a server fault, never the client's malformed upload.
+   */
+  private static Measurement measure(AudioContainer container, Path file) throws SpoolFailure {
+    try {
+      return AudioDurations.measure(container, file);
+    } catch (IOException e) {
+      throw new SpoolFailure("reading back " + file, e);
+    }
+  }
+
+  private static Measurement measure(AudioContainer container, SeekableSource bytes) {
+    try {
+      return AudioDurations.measure(container, bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException("an in-memory source cannot fail", e);
+    }
+  }
+
+  /** The spool (the server's disk) failed; never the client's fault. */
+  static final class SpoolFailure extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    SpoolFailure(String message, IOException cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Spooling this upload would pass {@code BOLO_SPOOL_MAX_BYTES}. */
+  static final class SpoolFull extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    SpoolFull() {
+      super(null, null, false, false);
+    }
+  }
+}
