@@ -33,8 +33,13 @@ final class RetryAfter {
   private static final DateTimeFormatter ASCTIME =
       DateTimeFormatter.ofPattern("MMM d HH:mm:ss yyyy", Locale.US);
 
-  /** Longer than any sane wait; a larger number is treated as this, which no window admits. */
-  private static final long MAX_SECONDS = 365L * 24 * 3600;
+  /**
+   * Longer than any sane wait; a larger number or a later date (an HTTP-date may name the year
+   * 9999) is treated as this, which no window admits.
+   */
+  static final Duration MAX = Duration.ofDays(365);
+
+  private static final long MAX_SECONDS = MAX.toSeconds();
 
   private RetryAfter() {}
 
@@ -60,7 +65,10 @@ final class RetryAfter {
       return null;
     }
     Duration wait = Duration.between(now, date);
-    return wait.isNegative() ? Duration.ZERO : wait;
+    if (wait.isNegative()) {
+      return Duration.ZERO;
+    }
+    return wait.compareTo(MAX) > 0 ? MAX : wait;
   }
 
   private static @Nullable Instant parseHttpDate(String dated, Instant now) {

@@ -41,4 +41,18 @@ class RetryAfterTest {
   void malformedValuesAreIgnored(String header) {
     assertThat(RetryAfter.parse(header, NOW)).isNull();
   }
+
+  /** A wait of years parks the phone for good; a year is the most believed, as for seconds. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "Sun, 06 Nov 2004 08:49:37 GMT",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+        "Sunday, 06-Nov-43 08:49:37 GMT"
+      })
+  void aDateMoreThanAYearAheadIsReadAsAYear(String header) {
+    Duration wait = java.util.Objects.requireNonNull(RetryAfter.parse(header, NOW));
+    assertThat(wait).isEqualTo(Duration.ofDays(365));
+    assertThat(wait.toMillis()).isEqualTo(365L * 24 * 3600 * 1000);
+  }
 }

@@ -136,6 +136,9 @@ public record Settings(
   /** A temperature in [0, 1] needs no more digits than this; longer text is not a temperature. */
   private static final int MAX_TEMPERATURE_CHARS = 32;
 
+  /** "0." and this many decimals fill {@link #MAX_TEMPERATURE_CHARS}. */
+  static final int MAX_TEMPERATURE_DECIMALS = MAX_TEMPERATURE_CHARS - 2;
+
   private static String canonicalTemperature(@Nullable String temperature) {
     String given = trimmed(temperature);
     if (given.isEmpty()) {
@@ -159,7 +162,18 @@ public record Settings(
     if (value.signum() < 0 || value.compareTo(BigDecimal.ONE) > 0) {
       throw new InvalidSettingException("temperature", "temperature must be in [0, 1]: " + given);
     }
-    return value.signum() == 0 ? "0" : value.stripTrailingZeros().toPlainString();
+    if (value.signum() == 0) {
+      return "0";
+    }
+    BigDecimal canonical = value.stripTrailingZeros();
+    // The canonical form gains a leading "0" (".5" is "0.5"): with more decimals than this, text
+    // within the limit would canonicalise to text beyond it, which a second parse refuses.
+    if (canonical.scale() > MAX_TEMPERATURE_DECIMALS) {
+      throw new InvalidSettingException(
+          "temperature",
+          "temperature must have at most " + MAX_TEMPERATURE_DECIMALS + " decimals: " + given);
+    }
+    return canonical.toPlainString();
   }
 
   /** Absent and blank are the same as not sent. */

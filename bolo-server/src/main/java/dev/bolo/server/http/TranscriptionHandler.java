@@ -50,19 +50,11 @@ final class TranscriptionHandler implements Handler {
 
   static final String REQUEST_ID = "X-Bolo-Request-Id";
   private static final String AUDIO_SHA256 = "X-Bolo-Audio-Sha256";
-  private static final String AUDIO_DURATION = "X-Bolo-Audio-Duration-Ms";
-  private static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
   /** Room for multipart boundaries and text parts on top of the audio limit. */
   private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
 
   private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
-
-  /** IETF httpapi idempotency-key draft: a short opaque string; we bound it for storage. */
-  private static final Pattern IDEMPOTENCY_KEY_FORMAT = Pattern.compile("[\\x21-\\x7e]{1,255}");
-
-  /** A claimed length beyond a day is a client bug, not a voice note. */
-  private static final long MAX_CLAIMED_DURATION_MS = Duration.ofDays(1).toMillis();
 
   private final Dialect dialect;
   private final Ledger ledger;
@@ -198,14 +190,11 @@ final class TranscriptionHandler implements Handler {
       }
     }
     OptionalLong claimedDuration;
-    String idempotencyKey = unquoted(ctx.header(IDEMPOTENCY_KEY));
+    @Nullable String idempotencyKey;
     Settings settings;
     try {
-      claimedDuration = claimedDuration(ctx.header(AUDIO_DURATION));
-      if (idempotencyKey != null && !IDEMPOTENCY_KEY_FORMAT.matcher(idempotencyKey).matches()) {
-        throw new InvalidSettingException(
-            IDEMPOTENCY_KEY, "Idempotency-Key must be 1 to 255 visible ASCII characters");
-      }
+      claimedDuration = RequestHeaders.claimedDurationMs(ctx.header(RequestHeaders.AUDIO_DURATION));
+      idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
       settings = settingsOf(upload);
       settings.requireModelIn(transcriber.allowedModels());
     } catch (InvalidSettingException e) {
@@ -294,40 +283,6 @@ final class TranscriptionHandler implements Handler {
     }
     String token = header.substring(7).trim();
     return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
-  }
-
-  private static OptionalLong claimedDuration(@Nullable String header) {
-    if (header == null || header.isBlank()) {
-      return OptionalLong.empty();
-    }
-    String given = header.trim();
-    // A day is 8 digits; a longer value is refused before parsing and is not echoed back.
-    if (given.length() <= 12 && given.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      long value = Long.parseLong(given);
-      if (value <= MAX_CLAIMED_DURATION_MS) {
-        return OptionalLong.of(value);
-      }
-    }
-    throw new InvalidSettingException(
-        AUDIO_DURATION,
-        AUDIO_DURATION
-            + " must be whole milliseconds from 0 to one day: "
-            + (given.length() <= 24 ? given : given.substring(0, 24) + "…"));
-  }
-
-  /**
-   * The IETF idempotency-key draft sends the key as a structured-field string ({@code "abc"}); many
-   * clients send it bare. Both name the same key.
-   */
-  private static @Nullable String unquoted(@Nullable String header) {
-    if (header == null) {
-      return null;
-    }
-    String value = header.trim();
-    if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
-      return value.substring(1, value.length() - 1);
-    }
-    return value;
   }
 
   static String requestIdOf(Context ctx) {

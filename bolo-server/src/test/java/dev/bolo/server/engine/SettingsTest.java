@@ -122,6 +122,19 @@ class SettingsTest {
     assertThat(of(null, "pt-br", "p".repeat(4096), "0.25", null).prompt()).hasSize(4096);
   }
 
+  /**
+   * Canonical text is itself a valid value that canonicalises to itself: ".5" gains a leading zero,
+   * so 32 characters of ".000…1" would become 33, beyond the limit a second parse applies.
+   */
+  @Test
+  void aCanonicalTemperatureParsesToItself() {
+    String thirtyDecimals = "0." + "0".repeat(29) + "1";
+    assertThat(of(null, null, null, thirtyDecimals.substring(1), null).temperature())
+        .isEqualTo(thirtyDecimals);
+    assertThat(of(null, null, null, thirtyDecimals, null).temperature()).isEqualTo(thirtyDecimals);
+    assertRefused(() -> of(null, null, null, "." + "0".repeat(30) + "1", null), "temperature");
+  }
+
   private static void assertRefused(
       org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String parameter) {
     assertThatThrownBy(call)

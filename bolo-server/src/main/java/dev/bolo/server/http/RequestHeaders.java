@@ -1,0 +1,82 @@
+package dev.bolo.server.http;
+
+import dev.bolo.server.engine.InvalidSettingException;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The request headers a client sets and the gateway reads as values: the {@code Idempotency-Key}
+ * and the claimed note length. Each either gives a bounded value or refuses the header with {@link
+ * InvalidSettingException} (400 {@code invalid_parameter}); no other exception escapes.
+ *
+ * <p>Stateless and thread safe.
+ */
+final class RequestHeaders {
+
+  static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+  static final String AUDIO_DURATION = "X-Bolo-Audio-Duration-Ms";
+
+  /** IETF httpapi idempotency-key draft: a short opaque string; we bound it for storage. */
+  static final int MAX_IDEMPOTENCY_KEY_CHARS = 255;
+
+  private static final Pattern IDEMPOTENCY_KEY_FORMAT =
+      Pattern.compile("[\\x21-\\x7e]{1," + MAX_IDEMPOTENCY_KEY_CHARS + "}");
+
+  /** A claimed length beyond a day is a client bug, not a voice note. */
+  static final long MAX_CLAIMED_DURATION_MS = Duration.ofDays(1).toMillis();
+
+  private RequestHeaders() {}
+
+  /**
+   * The client's idempotency key: 1 to 255 visible ASCII characters, or null when the header is
+   * absent. The IETF idempotency-key draft sends the key as a structured-field string ({@code
+   * "abc"}); many clients send it bare. Both name the same key.
+   *
+   * @throws InvalidSettingException when the header is present but not such a key
+   */
+  static @Nullable String idempotencyKey(@Nullable String header) {
+    if (header == null) {
+      return null;
+    }
+    String value = header.trim();
+    if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+      value = value.substring(1, value.length() - 1);
+    }
+    if (!IDEMPOTENCY_KEY_FORMAT.matcher(value).matches()) {
+      throw new InvalidSettingException(
+          IDEMPOTENCY_KEY,
+          "Idempotency-Key must be 1 to "
+              + MAX_IDEMPOTENCY_KEY_CHARS
+              + " visible ASCII characters");
+    }
+    return value;
+  }
+
+  /**
+   * The note's length the client claims, in whole milliseconds from 0 to a day; empty when the
+   * header is absent or blank.
+   *
+   * @throws InvalidSettingException when the header is present but not such a number
+   */
+  static OptionalLong claimedDurationMs(@Nullable String header) {
+    // trim() also drops control characters, which isBlank() does not count as blank.
+    String given = header == null ? "" : header.trim();
+    if (given.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    // A day is 8 digits; a longer value is refused before parsing and is not echoed back.
+    if (given.length() <= 12 && given.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      long value = Long.parseLong(given);
+      if (value <= MAX_CLAIMED_DURATION_MS) {
+        return OptionalLong.of(value);
+      }
+    }
+    throw new InvalidSettingException(
+        AUDIO_DURATION,
+        AUDIO_DURATION
+            + " must be whole milliseconds from 0 to one day: "
+            + (given.length() <= 24 ? given : given.substring(0, 24) + "…"));
+  }
+}
