@@ -140,7 +140,7 @@ public final class GatewayLoad {
       table.append(
           String.format(
               Locale.ROOT,
-              "%nGateway: peak heap used %d MB (jstat, sampled every 0.5 s), peak RSS %d MB,"
+              "%nGateway: peak heap used %d MB (jstat, sampled every second), peak RSS %d MB,"
                   + " open files %d before the rounds and %d after.%n",
               heap.peakUsedMb(),
               peakRssMb(gateway.pid()),
@@ -517,7 +517,7 @@ public final class GatewayLoad {
             }
             peakKb.accumulateAndGet((long) used, Math::max);
           }
-          Thread.sleep(500);
+          Thread.sleep(1_000);
         } catch (IOException | RuntimeException e) {
           return;
         } catch (InterruptedException e) {
