@@ -43,6 +43,7 @@ final class JdbcLedger implements DurableLedger {
   private final RateLimiter rateLimiter;
   private final JdbcDeviceAdmin admin;
   private final JdbcUsageReport report;
+  private final UsageRollUp rollUp;
 
   private JdbcLedger(HikariDataSource dataSource, LedgerConfig config, RateLimiter rateLimiter) {
     this.dataSource = dataSource;
@@ -57,6 +58,7 @@ final class JdbcLedger implements DurableLedger {
     this.rateLimiter = rateLimiter;
     this.admin = new JdbcDeviceAdmin(jdbc, clock, trialMillis);
     this.report = new JdbcUsageReport(jdbc);
+    this.rollUp = new UsageRollUp(jdbc, clock, config.usageRetention());
   }
 
   static JdbcLedger open(LedgerConfig config, RateLimiter rateLimiter) {
@@ -318,6 +320,11 @@ final class JdbcLedger implements DurableLedger {
   @Override
   public List<DeviceUsage> usage(UsageQuery query) {
     return report.usage(query);
+  }
+
+  @Override
+  public RolledUp rollUpUsage() {
+    return rollUp.run();
   }
 
   @Override
