@@ -48,7 +48,10 @@ public final class UsageCommand implements Callable<Integer> {
   @Option(
       names = "--since",
       paramLabel = "DATE",
-      description = "Only requests answered from this day (2026-12-01, local time) or instant on.")
+      description =
+          "Only requests answered from this day (2026-12-01, local time) or instant on. Days"
+              + " older than BOLO_USAGE_RETENTION are daily totals, counted from their UTC"
+              + " midnight.")
   private @Nullable String since;
 
   @Option(names = "--json", description = "Print JSON instead of a table.")

@@ -118,6 +118,23 @@ class UsageCommandTest {
   }
 
   @Test
+  void daysRolledUpPastTheRetentionReportTheSameFigures() {
+    String table = usage().out();
+    String sinceDay = usage("--json", "--since", "2026-12-01").out();
+    String phone = usage("--json", "--device", "phone").out();
+
+    // Half a year later, both days are older than the default retention of 90 days.
+    try (DurableLedger ledger = ledgerAt(Instant.parse("2027-06-01T00:00:00Z"))) {
+      assertThat(ledger.rollUpUsage().usageRows()).isEqualTo(5);
+      assertThat(ledger.rollUpUsage().usageRows()).isZero();
+    }
+
+    assertThat(usage().out()).isEqualTo(table);
+    assertThat(usage("--json", "--since", "2026-12-01").out()).isEqualTo(sinceDay);
+    assertThat(usage("--json", "--device", "phone").out()).isEqualTo(phone);
+  }
+
+  @Test
   void sinceAcceptsAnInstantAndRejectsNonsense() {
     assertThat(UsageCommand.parseSince("2026-12-01T00:00:00+02:00", ZoneOffset.UTC))
         .isEqualTo(Instant.parse("2026-11-30T22:00:00Z"));

@@ -21,6 +21,7 @@ import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.RateLimiter;
+import dev.bolo.server.ledger.RolledUp;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -65,6 +66,15 @@ public final class App implements AutoCloseable {
 
   private static final Duration MIN_ANSWER_TIMEOUT = Duration.ofMinutes(4);
 
+  /**
+   * How often usage older than {@code BOLO_USAGE_RETENTION} is rolled up (and once at start). It is
+   * rolled up by whole UTC days, so an hour only decides how soon after midnight a day goes.
+   */
+  private static final Duration USAGE_ROLL_UP_INTERVAL = Duration.ofHours(1);
+
+  /** How long shutdown waits for a running roll-up to finish its current transaction. */
+  private static final Duration USAGE_ROLL_UP_STOP_WAIT = Duration.ofSeconds(5);
+
   /** Charges kept while the ledger is unreachable; each is a few dozen bytes. */
   private static final int OUTBOX_CAPACITY = 100_000;
 
@@ -86,6 +96,7 @@ public final class App implements AutoCloseable {
   private final AtomicInteger runningWork = new AtomicInteger();
   private final ScheduledExecutorService renewals;
   private final ScheduledExecutorService ledgerRetries;
+  private final ScheduledExecutorService usageRollUps;
   private final InFlightRequests inFlight = new InFlightRequests();
   private final PrometheusMeterRegistry metrics;
   private final RateLimiter rateLimiter;
@@ -114,6 +125,9 @@ public final class App implements AutoCloseable {
     this.ledgerRetries =
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("bolo-ledger-retry").factory());
+    this.usageRollUps =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("bolo-usage-rollup").factory());
     this.engine = createEngine(config, http);
     ServerConfig.Store storeConfig = config.store();
     this.store =
@@ -142,6 +156,7 @@ public final class App implements AutoCloseable {
           Ledger.jdbc(config.ledgerConfig(clock, ticker).withInstanceId(slot.id()), rateLimiter);
     } catch (LedgerConfigException e) {
       ledgerRetries.shutdownNow();
+      usageRollUps.shutdownNow();
       slot.close();
       throw new ServerConfig.ConfigException(
           java.util.Objects.requireNonNullElse(
@@ -291,6 +306,11 @@ public final class App implements AutoCloseable {
   /** Starts listening; returns once the port is bound. */
   public App start() {
     javalin.start();
+    usageRollUps.scheduleWithFixedDelay(
+        this::rollUpOldUsage,
+        0,
+        USAGE_ROLL_UP_INTERVAL.toMillis(),
+        java.util.concurrent.TimeUnit.MILLISECONDS);
     // Idle keep-alive connections go after BOLO_IDLE_TIMEOUT; a request raises its own
     // connection's timeout while it reads a body or waits for the engine (ConnectionTimeouts).
     for (Connector connector : javalin.jettyServer().server().getConnectors()) {
@@ -386,6 +406,37 @@ public final class App implements AutoCloseable {
     return true;
   }
 
+  /** Interrupts a running roll-up, which stops after its current transaction, and waits for it. */
+  private void stopUsageRollUps() {
+    usageRollUps.shutdownNow();
+    try {
+      if (!usageRollUps.awaitTermination(
+          USAGE_ROLL_UP_STOP_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        log.warn("usage roll-up still running at shutdown; its open transaction is rolled back");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Runs on the roll-up thread; a failure waits for the next run (a thrown one would end them). */
+  private void rollUpOldUsage() {
+    try {
+      RolledUp rolled = ledger.rollUpUsage();
+      if (rolled.usageRows() > 0 || rolled.charges() > 0) {
+        log.info(
+            "rolled up {} usage rows and {} charges older than {} into daily totals ({} batches{})",
+            rolled.usageRows(),
+            rolled.charges(),
+            config.ledger().usageRetention(),
+            rolled.batches(),
+            rolled.complete() ? "" : ", stopped for shutdown");
+      }
+    } catch (RuntimeException e) {
+      log.warn("usage roll-up failed, next try in {}: {}", USAGE_ROLL_UP_INTERVAL, e.toString());
+    }
+  }
+
   /** Stops accepting, lets running work finish briefly, releases everything. */
   @Override
   public void close() {
@@ -407,6 +458,7 @@ public final class App implements AutoCloseable {
     renewals.shutdownNow();
     readinessMonitor.close();
     ledgerRetries.shutdownNow();
+    stopUsageRollUps();
     engine.close();
     store.close();
     ledger.close();

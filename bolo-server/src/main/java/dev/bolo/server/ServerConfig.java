@@ -151,13 +151,16 @@ public record ServerConfig(
    * @param deviceTokens static devices, token by name
    * @param trialSeconds free audio seconds per device; 0 = unlimited
    * @param rateLimitPerMinute requests per device per minute; 0 = off
+   * @param usageRetention {@code BOLO_USAGE_RETENTION}: usage rows older than this are rolled up
+   *     into per-device daily totals
    */
   public record LedgerSettings(
       @Nullable String databaseUrl,
       Path dataDir,
       Map<String, String> deviceTokens,
       long trialSeconds,
-      int rateLimitPerMinute) {
+      int rateLimitPerMinute,
+      Duration usageRetention) {
     public LedgerSettings {
       deviceTokens = Map.copyOf(deviceTokens);
     }
@@ -174,6 +177,8 @@ public record ServerConfig(
           + trialSeconds
           + ", rateLimitPerMinute="
           + rateLimitPerMinute
+          + ", usageRetention="
+          + usageRetention
           + "]";
     }
   }
@@ -280,8 +285,18 @@ public record ServerConfig(
       throw new ConfigException(
           "BOLO_LOG_LEVEL must be one of " + String.join(", ", LOG_LEVELS) + ": " + logLevel);
     }
-    return new ServerConfig(
-        listen, engine, openAi, gemini, offline, store, ledger, limits, deadlines, logLevel);
+    ServerConfig config =
+        new ServerConfig(
+            listen, engine, openAi, gemini, offline, store, ledger, limits, deadlines, logLevel);
+    // Rolling up a charge still inside the charge window would let its work be charged again.
+    if (ledger.usageRetention().compareTo(config.chargeWindow()) < 0) {
+      throw new ConfigException(
+          "BOLO_USAGE_RETENTION must be at least the charge window ("
+              + seconds(config.chargeWindow())
+              + ", from BOLO_IDEMPOTENCY_TTL and the engine deadline): "
+              + env.optional("BOLO_USAGE_RETENTION"));
+    }
+    return config;
   }
 
   private static OpenAi openAi(Env env, EngineKind engine) {
@@ -370,7 +385,21 @@ public record ServerConfig(
         Path.of(env.get("BOLO_DATA_DIR", "bolo-data")),
         tokens,
         env.longValue("BOLO_TRIAL_SECONDS", 0, 0, Long.MAX_VALUE / 1000),
-        env.integer("BOLO_RATE_LIMIT_PER_MINUTE", 0, 0, 1_000_000));
+        env.integer("BOLO_RATE_LIMIT_PER_MINUTE", 0, 0, 1_000_000),
+        usageRetention(env));
+  }
+
+  /** Whole days only in effect: usage is rolled up by UTC day (see {@link LedgerConfig}). */
+  private static Duration usageRetention(Env env) {
+    Duration retention =
+        env.positiveDuration("BOLO_USAGE_RETENTION", LedgerConfig.DEFAULT_USAGE_RETENTION);
+    if (retention.compareTo(LedgerConfig.MIN_USAGE_RETENTION) < 0
+        || retention.compareTo(LedgerConfig.MAX_USAGE_RETENTION) > 0) {
+      throw new ConfigException(
+          "BOLO_USAGE_RETENTION must be between 1d and 36500d: "
+              + env.optional("BOLO_USAGE_RETENTION"));
+    }
+    return retention;
   }
 
   /**
@@ -445,6 +474,8 @@ public record ServerConfig(
         .withStaticTokens(ledger.deviceTokens())
         .withTrialSeconds(ledger.trialSeconds())
         .withRequestsPerMinute(ledger.rateLimitPerMinute())
+        // The retention first: the default one may be shorter than a long charge window.
+        .withUsageRetention(ledger.usageRetention())
         .withChargeWindow(chargeWindow())
         .withClock(clock, ticker);
   }

@@ -35,6 +35,7 @@ class ServerConfigTest {
             new UpstreamTimeout(
                 Duration.ofSeconds(120), Duration.ofSeconds(1), Duration.ofMinutes(15)));
     assertThat(config.logLevel()).isEqualTo("INFO");
+    assertThat(config.ledger().usageRetention()).isEqualTo(Duration.ofDays(90));
     // Two runs of one note can be up to the engine cap + a wait margin + a lease apart.
     assertThat(config.chargeWindow()).isEqualTo(Duration.ofMinutes(15).plusSeconds(30));
   }
@@ -129,6 +130,10 @@ class ServerConfigTest {
         "BOLO_DRAIN_TIMEOUT=0s | BOLO_DRAIN_TIMEOUT must be positive: 0s",
         "BOLO_TRIAL_SECONDS=-1 | BOLO_TRIAL_SECONDS must be between 0 and 9223372036854775: -1",
         "BOLO_DATABASE_URL=jdbc:mysql://x | BOLO_DATABASE_URL must be jdbc:postgresql:… or jdbc:sqlite:…: jdbc:mysql://x",
+        "BOLO_USAGE_RETENTION=soon | BOLO_USAGE_RETENTION must be a duration like 10m, 90s, 500ms or PT10M: soon",
+        "BOLO_USAGE_RETENTION=0d | BOLO_USAGE_RETENTION must be positive: 0d",
+        "BOLO_USAGE_RETENTION=12h | BOLO_USAGE_RETENTION must be between 1d and 36500d: 12h",
+        "BOLO_USAGE_RETENTION=999999999999d | BOLO_USAGE_RETENTION must be between 1d and 36500d: 999999999999d",
       })
   void aBadValueIsOneLineNamingTheVariable(String assignment, String message) {
     String[] parts = assignment.split("=", 2);
@@ -136,6 +141,35 @@ class ServerConfigTest {
         .isInstanceOf(ServerConfig.ConfigException.class)
         .hasMessage(message)
         .hasNoCause();
+  }
+
+  @Test
+  void usageRetentionAcceptsDurationsAndMustOutlastTheChargeWindow() {
+    assertThat(
+            ServerConfig.fromMap(Map.of("BOLO_USAGE_RETENTION", "30d"))
+                .ledgerConfig(java.time.Clock.systemUTC(), System::nanoTime)
+                .usageRetention())
+        .isEqualTo(Duration.ofDays(30));
+    assertThat(
+            ServerConfig.fromMap(Map.of("BOLO_USAGE_RETENTION", "P2D")).ledger().usageRetention())
+        .isEqualTo(Duration.ofDays(2));
+    // A charge rolled up inside the window could be charged again: refused at start.
+    assertThatThrownBy(
+            () ->
+                ServerConfig.fromMap(
+                    Map.of("BOLO_USAGE_RETENTION", "1d", "BOLO_IDEMPOTENCY_TTL", "2d")))
+        .isInstanceOf(ServerConfig.ConfigException.class)
+        .hasMessage(
+            "BOLO_USAGE_RETENTION must be at least the charge window (172800s, from"
+                + " BOLO_IDEMPOTENCY_TTL and the engine deadline): 1d")
+        .hasNoCause();
+    // Both long: the ledger's own check sees the final pair, not the default retention.
+    assertThat(
+            ServerConfig.fromMap(
+                    Map.of("BOLO_USAGE_RETENTION", "400d", "BOLO_IDEMPOTENCY_TTL", "200d"))
+                .ledgerConfig(java.time.Clock.systemUTC(), System::nanoTime)
+                .chargeWindow())
+        .isEqualTo(Duration.ofDays(200));
   }
 
   @Test

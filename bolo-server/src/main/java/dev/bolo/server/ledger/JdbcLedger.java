@@ -63,6 +63,8 @@ final class JdbcLedger implements DurableLedger {
   /** Ids of holds that were never written: work of a device without a limit. */
   private static final String UNHELD = "unheld-";
 
+  private final UsageRollUp rollUp;
+
   private JdbcLedger(HikariDataSource dataSource, LedgerConfig config, RateLimiter rateLimiter) {
     this.dataSource = dataSource;
     this.jdbc = new Jdbc(dataSource);
@@ -92,6 +94,7 @@ final class JdbcLedger implements DurableLedger {
             .build(this::lookUpLimit);
     this.writes = new GroupCommit(jdbc);
     this.groupCharges = config.effectiveJdbcUrl().startsWith("jdbc:sqlite:");
+    this.rollUp = new UsageRollUp(jdbc, clock, config.usageRetention());
   }
 
   static JdbcLedger open(LedgerConfig config, RateLimiter rateLimiter) {
@@ -406,8 +409,19 @@ final class JdbcLedger implements DurableLedger {
 
   @Override
   public List<DeviceUsage> usage(UsageQuery query) {
-    writes.await("flush usage", c -> 0, CHARGE_COMMIT_TIMEOUT);
+    flushWrites();
     return report.usage(query);
+  }
+
+  @Override
+  public void flushWrites() {
+    writes.await("flush usage", c -> 0, CHARGE_COMMIT_TIMEOUT);
+  }
+
+  @Override
+  public RolledUp rollUpUsage() {
+    flushWrites();
+    return rollUp.run();
   }
 
   @Override

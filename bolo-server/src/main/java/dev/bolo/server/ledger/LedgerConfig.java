@@ -24,6 +24,9 @@ import org.jspecify.annotations.Nullable;
  * @param requestsPerMinute per-device rate limit; 0 = off
  * @param chargeWindow a piece of work is charged at most once per device within this window (the
  *     replay TTL, PROTOCOL.md rule 8)
+ * @param usageRetention usage rows and charges older than this (counted back to the start of its
+ *     UTC day) are rolled up into per-device daily totals ({@code BOLO_USAGE_RETENTION}); at least
+ *     a day and at least the charge window, whose charges must stay in the charge log
  * @param instanceId the gateway instance that holds quota through this ledger, so that its holds
  *     can be dropped when it restarts after a crash; null for operator commands, which hold none
  * @param clock wall time for created, revoked and hold-expiry times
@@ -36,9 +39,19 @@ public record LedgerConfig(
     long trialSeconds,
     int requestsPerMinute,
     Duration chargeWindow,
+    Duration usageRetention,
     @Nullable String instanceId,
     Clock clock,
     LongSupplier ticker) {
+
+  /** The default {@code BOLO_USAGE_RETENTION}. */
+  public static final Duration DEFAULT_USAGE_RETENTION = Duration.ofDays(90);
+
+  /** Usage is rolled up by whole UTC days: a shorter retention would roll up today. */
+  public static final Duration MIN_USAGE_RETENTION = Duration.ofDays(1);
+
+  /** A century: far beyond any need, and its milliseconds never overflow a {@code long}. */
+  public static final Duration MAX_USAGE_RETENTION = Duration.ofDays(36_500);
 
   /** The embedded database's file name under the data directory. */
   public static final String EMBEDDED_FILE_NAME = "bolo-ledger.db";
@@ -67,6 +80,19 @@ public record LedgerConfig(
     if (chargeWindow.isNegative() || chargeWindow.isZero()) {
       throw new IllegalArgumentException("chargeWindow must be positive: " + chargeWindow);
     }
+    if (usageRetention.compareTo(MIN_USAGE_RETENTION) < 0
+        || usageRetention.compareTo(MAX_USAGE_RETENTION) > 0) {
+      throw new IllegalArgumentException(
+          "usageRetention must be between 1 and 36500 days: " + usageRetention);
+    }
+    // The charge log is rolled up with the usage: it must still hold every charge of the window.
+    if (usageRetention.compareTo(chargeWindow) < 0) {
+      throw new IllegalArgumentException(
+          "usageRetention must be at least the charge window "
+              + chargeWindow
+              + ": "
+              + usageRetention);
+    }
   }
 
   /** The embedded database under {@code dataDir}: no static devices, no quota, no rate limit. */
@@ -78,6 +104,7 @@ public record LedgerConfig(
         0,
         0,
         DEFAULT_CHARGE_WINDOW,
+        DEFAULT_USAGE_RETENTION,
         null,
         Clock.systemUTC(),
         System::nanoTime);
@@ -120,6 +147,7 @@ public record LedgerConfig(
         trialSeconds,
         requestsPerMinute,
         chargeWindow,
+        usageRetention,
         instanceId,
         clock,
         ticker);
@@ -133,6 +161,7 @@ public record LedgerConfig(
         trialSeconds,
         requestsPerMinute,
         chargeWindow,
+        usageRetention,
         instanceId,
         clock,
         ticker);
@@ -146,6 +175,7 @@ public record LedgerConfig(
         seconds,
         requestsPerMinute,
         chargeWindow,
+        usageRetention,
         instanceId,
         clock,
         ticker);
@@ -159,6 +189,7 @@ public record LedgerConfig(
         trialSeconds,
         perMinute,
         chargeWindow,
+        usageRetention,
         instanceId,
         clock,
         ticker);
@@ -172,6 +203,22 @@ public record LedgerConfig(
         trialSeconds,
         requestsPerMinute,
         window,
+        usageRetention,
+        instanceId,
+        clock,
+        ticker);
+  }
+
+  /** Usage older than {@code retention} is rolled up into daily totals. */
+  public LedgerConfig withUsageRetention(Duration retention) {
+    return new LedgerConfig(
+        jdbcUrl,
+        dataDir,
+        staticTokens,
+        trialSeconds,
+        requestsPerMinute,
+        chargeWindow,
+        retention,
         instanceId,
         clock,
         ticker);
@@ -186,6 +233,7 @@ public record LedgerConfig(
         trialSeconds,
         requestsPerMinute,
         chargeWindow,
+        usageRetention,
         id,
         clock,
         ticker);
@@ -199,6 +247,7 @@ public record LedgerConfig(
         trialSeconds,
         requestsPerMinute,
         chargeWindow,
+        usageRetention,
         instanceId,
         newClock,
         newTicker);
@@ -219,6 +268,8 @@ public record LedgerConfig(
         + requestsPerMinute
         + ", chargeWindow="
         + chargeWindow
+        + ", usageRetention="
+        + usageRetention
         + ", instanceId="
         + instanceId
         + "]";

@@ -57,6 +57,17 @@ class LedgerConfigTest {
   }
 
   @Test
+  void aUsageRetentionUnderADayOrUnderTheChargeWindowIsRefused() {
+    LedgerConfig config = LedgerConfig.embedded(Path.of("bolo-data"));
+
+    assertThat(config.usageRetention()).isEqualTo(java.time.Duration.ofDays(90));
+    assertThatThrownBy(() -> config.withUsageRetention(java.time.Duration.ofHours(23)))
+        .hasMessage("usageRetention must be between 1 and 36500 days: PT23H");
+    assertThatThrownBy(() -> config.withChargeWindow(java.time.Duration.ofDays(91)))
+        .hasMessage("usageRetention must be at least the charge window PT2184H: PT2160H");
+  }
+
+  @Test
   void describingTheConfigShowsNoTokenOrPassword() {
     LedgerConfig config =
         LedgerConfig.embedded(Path.of("data"))

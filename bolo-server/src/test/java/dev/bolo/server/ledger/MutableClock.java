@@ -16,6 +16,10 @@ final class MutableClock extends Clock {
     this.now = new AtomicReference<>(start);
   }
 
+  void set(Instant instant) {
+    now.set(instant);
+  }
+
   void advance(Duration by) {
     now.updateAndGet(instant -> instant.plus(by));
   }
