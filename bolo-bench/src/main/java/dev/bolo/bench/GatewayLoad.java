@@ -54,6 +54,9 @@ import org.jspecify.annotations.Nullable;
 public final class GatewayLoad {
 
   private static final String TOKEN = "bench-token-0123456789";
+
+  /** The attackers' own device: a stolen or abused token, not the one the normal load uses. */
+  private static final String ATTACKER_TOKEN = "attacker-token-0123456789";
   private static final String BOUNDARY = "bolo-bench-boundary-7MA4YWxkTrZu0gW";
   private static final Pattern RESULT = Pattern.compile("RESULT (.*)");
 
@@ -212,7 +215,7 @@ public final class GatewayLoad {
                   "--connections",
                   Integer.toString(options.attackers()),
                   "--token",
-                  TOKEN));
+                  ATTACKER_TOKEN));
       try {
         // Let every attacker connect and settle before the measured load starts.
         Thread.sleep(5_000);
@@ -599,7 +602,9 @@ public final class GatewayLoad {
     env.put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + providerPort + "/v1");
     env.put("BOLO_OPENAI_API_KEY", "sk-bench");
     env.put("BOLO_DATA_DIR", work.resolve("gateway-data").toString());
-    env.put("BOLO_DEVICE_TOKENS", "bench=" + TOKEN);
+    env.put("BOLO_DEVICE_TOKENS", "bench=" + TOKEN + ",attacker=" + ATTACKER_TOKEN);
+    // The normal load stands for many phones but uses one device token for all its connections.
+    env.putIfAbsent("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.connections() + 14));
     env.put(
         "BOLO_JAVA_OPTS",
         "-Xmx" + options.heap() + " " + System.getenv().getOrDefault("BOLO_JAVA_OPTS", ""));

@@ -209,6 +209,7 @@ public final class App implements AutoCloseable {
             slot.spoolDir(),
             new UploadReader.Bounds(
                 limits.maxConcurrentUploads(),
+                limits.maxUploadsPerDevice(),
                 limits.spoolMaxBytes(),
                 listen.minBodyBytesPerSecond(),
                 listen.bodyRateWindow()),

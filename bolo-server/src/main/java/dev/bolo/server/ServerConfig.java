@@ -187,6 +187,8 @@ public record ServerConfig(
    * @param maxUploadBytes the largest accepted note
    * @param inMemoryUploadBytes notes up to this size stay in memory; larger ones spool to disk
    * @param maxConcurrentUploads bodies read at once ({@code BOLO_MAX_CONCURRENT_UPLOADS})
+   * @param maxUploadsPerDevice bodies one device sends at once ({@code
+   *     BOLO_MAX_UPLOADS_PER_DEVICE})
    * @param spoolMaxBytes spool bytes in use at once ({@code BOLO_SPOOL_MAX_BYTES})
    * @param maxTranscriptBytes {@code BOLO_MAX_TRANSCRIPT_BYTES}: the most of a provider's answer
    *     the gateway reads; a longer answer is 502 {@code upstream_error}
@@ -195,6 +197,7 @@ public record ServerConfig(
       long maxUploadBytes,
       int inMemoryUploadBytes,
       int maxConcurrentUploads,
+      int maxUploadsPerDevice,
       long spoolMaxBytes,
       long maxTranscriptBytes) {}
 
@@ -275,6 +278,7 @@ public record ServerConfig(
             env.longValue("BOLO_MAX_UPLOAD_BYTES", 26_214_400L, 1, Long.MAX_VALUE),
             env.integer("BOLO_UPLOAD_MEMORY_BYTES", 1024 * 1024, 0, 64 * 1024 * 1024),
             env.integer("BOLO_MAX_CONCURRENT_UPLOADS", 256, 1, 100_000),
+            env.integer("BOLO_MAX_UPLOADS_PER_DEVICE", 8, 1, 100_000),
             env.longValue("BOLO_SPOOL_MAX_BYTES", 4L * 1024 * 1024 * 1024, 1, Long.MAX_VALUE),
             // A transcript is held as a Java string and in the replay store: at most 1 GiB.
             env.longValue(

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -63,6 +64,8 @@ public final class UploadReader {
   private final int inMemoryBytes;
   private final Path spoolDir;
   private final Semaphore uploadSlots;
+  private final int maxUploadsPerDevice;
+  private final ConcurrentHashMap<String, Integer> uploadsByDevice = new ConcurrentHashMap<>();
   private final long spoolMaxBytes;
   private final AtomicLong spoolInUse = new AtomicLong();
   private final long minBytesPerSecond;
@@ -79,7 +82,7 @@ public final class UploadReader {
         maxAudioBytes,
         inMemoryBytes,
         spoolDir,
-        new Bounds(Integer.MAX_VALUE, Long.MAX_VALUE, 1, Duration.ofDays(1)),
+        new Bounds(Integer.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE, 1, Duration.ofDays(1)),
         System::nanoTime);
   }
 
@@ -87,12 +90,18 @@ public final class UploadReader {
    * What one gateway lets its uploads hold and how slow they may be.
    *
    * @param maxConcurrentUploads bodies read at once; a further one waits a second, then is refused
+   * @param maxUploadsPerDevice bodies one device sends at once; a further one is refused at once,
+   *     so one token (perhaps stolen) can never hold every slot
    * @param spoolMaxBytes spool bytes in use at once
    * @param minBytesPerSecond the slowest accepted body, averaged over {@code rateWindow}
    * @param rateWindow the averaging window
    */
   public record Bounds(
-      int maxConcurrentUploads, long spoolMaxBytes, long minBytesPerSecond, Duration rateWindow) {}
+      int maxConcurrentUploads,
+      int maxUploadsPerDevice,
+      long spoolMaxBytes,
+      long minBytesPerSecond,
+      Duration rateWindow) {}
 
   /**
    * @param maxAudioBytes the largest accepted note ({@code BOLO_MAX_UPLOAD_BYTES})
@@ -104,6 +113,7 @@ public final class UploadReader {
   public UploadReader(
       long maxAudioBytes, int inMemoryBytes, Path spoolDir, Bounds bounds, LongSupplier nanoTime) {
     this.uploadSlots = new Semaphore(bounds.maxConcurrentUploads());
+    this.maxUploadsPerDevice = bounds.maxUploadsPerDevice();
     this.spoolMaxBytes = bounds.spoolMaxBytes();
     this.minBytesPerSecond = bounds.minBytesPerSecond();
     this.rateWindow = bounds.rateWindow();
@@ -150,6 +160,47 @@ public final class UploadReader {
    */
   public UploadResult read(@Nullable String contentType, long contentLength, InputStream body)
       throws IOException {
+    return readAdmittedToSlot(contentType, contentLength, body);
+  }
+
+  /**
+   * Reads one upload of {@code device}, which may send at most {@code maxUploadsPerDevice} bodies
+   * at once: beyond that the upload is refused at once as {@link UploadResult.Reason#DEVICE_BUSY}.
+   */
+  public UploadResult read(
+      String device, @Nullable String contentType, long contentLength, InputStream body)
+      throws IOException {
+    if (!startUpload(device)) {
+      return new UploadResult.Invalid(
+          UploadResult.Reason.DEVICE_BUSY,
+          "this device is already sending "
+              + maxUploadsPerDevice
+              + " notes at once; resend when one of them has arrived");
+    }
+    try {
+      return readAdmittedToSlot(contentType, contentLength, body);
+    } finally {
+      uploadsByDevice.computeIfPresent(device, (name, count) -> count <= 1 ? null : count - 1);
+    }
+  }
+
+  private boolean startUpload(String device) {
+    boolean[] started = {false};
+    uploadsByDevice.compute(
+        device,
+        (name, count) -> {
+          int now = count == null ? 0 : count;
+          if (now >= maxUploadsPerDevice) {
+            return count;
+          }
+          started[0] = true;
+          return now + 1;
+        });
+    return started[0];
+  }
+
+  private UploadResult readAdmittedToSlot(
+      @Nullable String contentType, long contentLength, InputStream body) throws IOException {
     boolean admitted;
     try {
       admitted = uploadSlots.tryAcquire(SLOT_WAIT_MS, TimeUnit.MILLISECONDS);

@@ -30,6 +30,8 @@ public sealed interface UploadResult {
     /** The body arrived slower than the minimum rate, or stopped arriving. */
     TOO_SLOW,
     /** The gateway could not take the body: too many uploads at once, spool full or failing. */
-    SERVER_BUSY
+    SERVER_BUSY,
+    /** This device is already sending as many bodies at once as one device may. */
+    DEVICE_BUSY
   }
 }

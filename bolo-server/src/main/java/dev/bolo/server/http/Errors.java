@@ -8,6 +8,9 @@ import org.jspecify.annotations.Nullable;
 /** The single place that maps Bolo's outcomes to HTTP statuses and codes (PROTOCOL.md's table). */
 final class Errors {
 
+  /** A device sending too many notes at once may resend when one of them has arrived. */
+  private static final java.time.Duration DEVICE_BUSY_RETRY_AFTER = java.time.Duration.ofSeconds(2);
+
   private Errors() {}
 
   static ApiError of(Outcome.Refused refused) {
@@ -39,6 +42,8 @@ final class Errors {
       case MALFORMED, BAD_FIELD -> new ApiError(400, "invalid_parameter", invalid.message());
       case TOO_SLOW -> requestTimeout(invalid.message());
       case SERVER_BUSY -> serverUnavailable(invalid.message(), null);
+      case DEVICE_BUSY ->
+          new ApiError(429, "rate_limited", invalid.message(), null, DEVICE_BUSY_RETRY_AFTER);
     };
   }
 

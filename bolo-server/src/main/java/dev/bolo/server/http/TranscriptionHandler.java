@@ -150,13 +150,14 @@ final class TranscriptionHandler implements Handler {
     // as it arrives.
     timeouts.setIdleTimeout(ctx, timeouts.body());
     UploadResult result =
-        uploads.read(ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
+        uploads.read(
+            device.name(), ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
     return switch (result) {
       case UploadResult.Invalid invalid -> {
         ApiError error = Errors.of(invalid, audioField());
         log.info("upload refused: {}", invalid.message());
         yield switch (invalid.reason()) {
-          case MALFORMED, TOO_SLOW, SERVER_BUSY -> {
+          case MALFORMED, TOO_SLOW, SERVER_BUSY, DEVICE_BUSY -> {
             ctx.res().setHeader("Connection", "close");
             yield send(ctx, error, requestId);
           }

@@ -53,7 +53,7 @@ class UploadReaderFuzzTest {
           MAX_AUDIO_BYTES,
           IN_MEMORY_BYTES,
           SPOOL,
-          new UploadReader.Bounds(4, 1024 * 1024, 1, Duration.ofSeconds(10)),
+          new UploadReader.Bounds(4, 4, 1024 * 1024, 1, Duration.ofSeconds(10)),
           () -> 0L);
 
   @FuzzTest(maxDuration = "2s")

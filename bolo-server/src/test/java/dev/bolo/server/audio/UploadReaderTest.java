@@ -138,7 +138,7 @@ class UploadReaderTest {
             10 << 20,
             1 << 20,
             spool,
-            new UploadReader.Bounds(4, 1 << 30, 1024, Duration.ofSeconds(10)),
+            new UploadReader.Bounds(4, 4, 1 << 30, 1024, Duration.ofSeconds(10)),
             () -> now[0]);
     byte[] body = body(TestAudio.wav(500, 1), "language", "en");
     InputStream stalls =
@@ -152,6 +152,77 @@ class UploadReaderTest {
 
     assertThat(reason(reader.read(TYPE, body.length, stalls)))
         .isEqualTo(UploadResult.Reason.TOO_SLOW);
+  }
+
+  @Test
+  void oneDeviceSendsAtMostItsShareOfBodiesAtOnceAndOthersAreNotHeldUp() throws Exception {
+    UploadReader reader =
+        new UploadReader(
+            10 << 20,
+            1 << 20,
+            spool,
+            new UploadReader.Bounds(8, 2, 1 << 30, 1, Duration.ofMinutes(1)),
+            System::nanoTime);
+    byte[] body = body(TestAudio.wav(200, 3), "language", "en");
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(2);
+    try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+      List<java.util.concurrent.Future<UploadResult>> held = new java.util.ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        held.add(
+            threads.submit(
+                () -> reader.read("attacker", TYPE, -1, stalled(body, reading, release))));
+      }
+      reading.await();
+
+      assertThat(
+              reason(
+                  reader.read(
+                      "attacker", TYPE, body.length, new java.io.ByteArrayInputStream(body))))
+          .isEqualTo(UploadResult.Reason.DEVICE_BUSY);
+      UploadResult other =
+          reader.read("phone", TYPE, body.length, new java.io.ByteArrayInputStream(body));
+      assertThat(other).isInstanceOf(UploadResult.Received.class);
+      ((UploadResult.Received) other).upload().audio().close();
+
+      release.countDown();
+      for (var upload : held) {
+        UploadResult done = upload.get();
+        assertThat(done).isInstanceOf(UploadResult.Received.class);
+        ((UploadResult.Received) done).upload().audio().close();
+      }
+    }
+    UploadResult afterwards =
+        reader.read("attacker", TYPE, body.length, new java.io.ByteArrayInputStream(body));
+    assertThat(afterwards)
+        .as("the device's slots are given back")
+        .isInstanceOf(UploadResult.Received.class);
+    ((UploadResult.Received) afterwards).upload().audio().close();
+  }
+
+  /** The body's first bytes, then nothing until {@code release}. */
+  private static InputStream stalled(
+      byte[] body,
+      java.util.concurrent.CountDownLatch reading,
+      java.util.concurrent.CountDownLatch release) {
+    return new FilterInputStream(new java.io.ByteArrayInputStream(body)) {
+      private boolean first = true;
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        if (first) {
+          first = false;
+          reading.countDown();
+          return super.read(b, off, Math.min(len, 100));
+        }
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          throw new java.io.InterruptedIOException();
+        }
+        return super.read(b, off, len);
+      }
+    };
   }
 
   private static UploadResult.Reason reason(UploadResult result) {
