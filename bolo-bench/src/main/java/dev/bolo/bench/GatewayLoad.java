@@ -57,6 +57,7 @@ public final class GatewayLoad {
 
   /** The attackers' own device: a stolen or abused token, not the one the normal load uses. */
   private static final String ATTACKER_TOKEN = "attacker-token-0123456789";
+
   private static final String BOUNDARY = "bolo-bench-boundary-7MA4YWxkTrZu0gW";
   private static final Pattern RESULT = Pattern.compile("RESULT (.*)");
 
@@ -554,6 +555,7 @@ public final class GatewayLoad {
         conf,
         """
         daemon off;
+        user %5$s;
         worker_processes auto;
         pid %1$s/nginx.pid;
         error_log %1$s/nginx/error.log warn;
@@ -579,7 +581,9 @@ public final class GatewayLoad {
           }
         }
         """
-            .formatted(work, port, providerPort, noteKb * 2 + 1024));
+            // Workers write large bodies into this run's private folder: they run as its owner.
+            .formatted(
+                work, port, providerPort, noteKb * 2 + 1024, System.getProperty("user.name")));
     return start(
         work.resolve("nginx.log"),
         Map.of(),
