@@ -104,7 +104,11 @@ public final class App implements AutoCloseable {
   private @Nullable HeaderDeadline headerDeadline;
 
   private App(
-      ServerConfig config, Clock clock, LongSupplier ticker, UnaryOperator<Ledger> ledgerView) {
+      ServerConfig config,
+      Clock clock,
+      LongSupplier ticker,
+      UnaryOperator<Ledger> ledgerView,
+      UnaryOperator<SpeechEngine> engineView) {
     this.config = config;
     this.ticker = ticker;
     this.slot = InstanceSlot.acquire(config.ledger().dataDir(), config.spoolRoot());
@@ -190,7 +194,7 @@ public final class App implements AutoCloseable {
     metrics.gauge("bolo_dedup_waiting_copies", coordinator, WorkCoordinator::copiesWaiting);
     Transcriber transcriber =
         new Transcriber(
-            engine,
+            engineView.apply(engine),
             coordinator,
             store,
             served,
@@ -251,7 +255,12 @@ public final class App implements AutoCloseable {
 
   /** Builds the gateway with the system clock. */
   public static App create(ServerConfig config) {
-    return new App(config, Clock.systemUTC(), System::nanoTime, UnaryOperator.identity());
+    return new App(
+        config,
+        Clock.systemUTC(),
+        System::nanoTime,
+        UnaryOperator.identity(),
+        UnaryOperator.identity());
   }
 
   /**
@@ -260,7 +269,7 @@ public final class App implements AutoCloseable {
    * @param ticker monotonic nanoseconds used for leases and the replay TTL
    */
   public static App create(ServerConfig config, Clock clock, LongSupplier ticker) {
-    return new App(config, clock, ticker, UnaryOperator.identity());
+    return new App(config, clock, ticker, UnaryOperator.identity(), UnaryOperator.identity());
   }
 
   /**
@@ -271,7 +280,21 @@ public final class App implements AutoCloseable {
    */
   public static App create(
       ServerConfig config, Clock clock, LongSupplier ticker, UnaryOperator<Ledger> ledgerView) {
-    return new App(config, clock, ticker, ledgerView);
+    return new App(config, clock, ticker, ledgerView, UnaryOperator.identity());
+  }
+
+  /**
+   * Builds the gateway with injected time and a view of its engine, for tests that make the engine
+   * fail the way a bug or a full heap does.
+   *
+   * @param engineView wraps the engine the requests use; readiness and shutdown see the real one
+   */
+  public static App createWithEngineView(
+      ServerConfig config,
+      Clock clock,
+      LongSupplier ticker,
+      UnaryOperator<SpeechEngine> engineView) {
+    return new App(config, clock, ticker, UnaryOperator.identity(), engineView);
   }
 
   private static SpeechEngine createEngine(ServerConfig config, OkHttpClient shared) {

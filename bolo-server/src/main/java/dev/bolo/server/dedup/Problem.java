@@ -17,6 +17,11 @@ public enum Problem {
    * resend may succeed.
    */
   SERVER_UNAVAILABLE,
+  /**
+   * The gateway failed unexpectedly (a bug, a full heap) while the note was transcribed; a resend
+   * may succeed. The cause is logged, never told.
+   */
+  INTERNAL,
   /** The engine did not answer in time; a resend may succeed. */
   UPSTREAM_TIMEOUT,
   /** The device's free seconds are spent. */

@@ -51,6 +51,13 @@ public final class WorkCoordinator {
   /** How often a resolution that lost sight of another instance's claim looks for it again. */
   private static final Duration HOLD_OFF_POLL = Duration.ofMillis(200);
 
+  /**
+   * What everyone waiting on work that threw is told (an Error too: a full heap, a deep recursion):
+   * the gateway's fault, a resend may succeed, and nothing of the exception. It is logged once.
+   */
+  static final Outcome.Refused INTERNAL_ERROR =
+      new Outcome.Refused(Problem.INTERNAL, "internal error; the note was not transcribed");
+
   private final DedupStore store;
   private final Executor detached;
   private final ScheduledExecutorService renewals;
@@ -286,7 +293,7 @@ public final class WorkCoordinator {
     } catch (Throwable e) {
       // An Error too (StackOverflowError, OutOfMemoryError): every waiter still gets an answer.
       log.error("transcription failed unexpectedly", e);
-      outcome = new Outcome.Refused(Problem.UPSTREAM_ERROR, "internal error while transcribing");
+      outcome = INTERNAL_ERROR;
     } finally {
       renewal.stop();
     }
@@ -397,7 +404,6 @@ public final class WorkCoordinator {
   }
 
   private static Served internalError() {
-    return new Served(
-        new Outcome.Refused(Problem.UPSTREAM_ERROR, "internal error while transcribing"), false);
+    return new Served(INTERNAL_ERROR, false);
   }
 }

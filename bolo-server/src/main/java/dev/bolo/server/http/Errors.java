@@ -23,6 +23,7 @@ final class Errors {
       case UPSTREAM_ERROR -> new ApiError(502, "upstream_error", refused.message());
       case UPSTREAM_TIMEOUT -> new ApiError(504, "upstream_timeout", refused.message());
       case SERVER_UNAVAILABLE -> serverUnavailable(refused.message(), refused.retryAfter());
+      case INTERNAL -> new ApiError(500, "internal_error", refused.message());
       case QUOTA_EXHAUSTED -> new ApiError(402, "quota_exhausted", refused.message());
       case IDEMPOTENCY_KEY_REUSED ->
           new ApiError(422, "idempotency_key_reused", refused.message(), "Idempotency-Key", null);

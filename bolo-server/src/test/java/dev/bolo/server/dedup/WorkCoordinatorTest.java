@@ -36,8 +36,9 @@ class WorkCoordinatorTest {
   }
 
   @Test
-  void aWorkThatThrowsStackOverflowErrorAnswersEveryWaitingCopyWith502WithinItsDeadline()
-      throws Exception {
+  void
+      aWorkThatThrowsStackOverflowErrorAnswersEveryWaitingCopyWithAnInternalErrorWithinItsDeadline()
+          throws Exception {
     DedupStore store = DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
     WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
     WorkKey key = newKey();
@@ -61,9 +62,11 @@ class WorkCoordinatorTest {
 
     for (Future<WorkCoordinator.Served> copy : copies) {
       WorkCoordinator.Served served = copy.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      // The gateway's fault, told without the exception.
       assertThat(served.outcome())
           .isEqualTo(
-              new Outcome.Refused(Problem.UPSTREAM_ERROR, "internal error while transcribing"));
+              new Outcome.Refused(
+                  Problem.INTERNAL, "internal error; the note was not transcribed"));
     }
     // The failure freed the key: the next copy runs afresh.
     Transcript transcript = transcriptFor(key, "second try");

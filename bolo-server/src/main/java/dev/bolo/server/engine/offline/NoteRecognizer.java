@@ -1,5 +1,6 @@
 package dev.bolo.server.engine.offline;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
@@ -7,12 +8,14 @@ import java.util.function.BooleanSupplier;
 interface NoteRecognizer {
 
   /**
-   * Recognises a whole note.
+   * Recognises a whole note, reading its samples as it goes.
    *
-   * @param samples 16 kHz mono signed 16-bit samples
+   * @param samples the note, read to its end
    * @param stop polled while the note is processed; true means give up and return what is done
+   * @throws IOException when the samples could not be read; the recogniser ended the note cleanly
+   *     and stays usable
    */
-  List<Utterance> recognize(short[] samples, BooleanSupplier stop);
+  List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) throws IOException;
 
   /** Frees the recogniser's search structures. */
   void close();

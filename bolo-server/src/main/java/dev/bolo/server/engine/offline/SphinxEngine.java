@@ -7,6 +7,7 @@ import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -33,6 +35,9 @@ import org.slf4j.LoggerFactory;
 final class SphinxEngine implements SpeechEngine {
 
   private static final Logger log = LoggerFactory.getLogger(SphinxEngine.class);
+
+  /** The cause is in the log (see {@link #load}); a client is told no more than this. */
+  private static final String LOAD_FAILED = "offline model failed to load; see the server log";
 
   private final OfflineConfig config;
   private final ThreadPoolExecutor pool;
@@ -111,7 +116,7 @@ final class SphinxEngine implements SpeechEngine {
       return Readiness.down("offline model loading");
     }
     if (model.isCompletedExceptionally()) {
-      return Readiness.down("offline model failed to load: " + loadFailure());
+      return Readiness.down(LOAD_FAILED);
     }
     return Readiness.ok();
   }
@@ -135,7 +140,7 @@ final class SphinxEngine implements SpeechEngine {
       return new EngineResult.Unavailable("offline model is still loading", config.retryAfter());
     }
     if (model.isCompletedExceptionally()) {
-      return new EngineResult.Failed("offline model failed to load: " + loadFailure());
+      return new EngineResult.Failed(LOAD_FAILED);
     }
     // Every recogniser busy and the queue full: waiting longer would only grow the backlog.
     if (!admission.tryAcquire()) {
@@ -147,28 +152,32 @@ final class SphinxEngine implements SpeechEngine {
               + " notes queued",
           config.retryAfter());
     }
-    // Read here, not on the pool thread: the upload is only valid until this call returns.
-    byte[] file;
+    // Opened here, not on the pool thread: the upload is only valid until this call returns, and an
+    // open stream stays readable after that, so a note abandoned at its deadline can still read on
+    // to its next frame, see the flag and stop.
+    InputStream audio;
     try {
-      file = request.audio().readAllBytes();
+      audio = request.audio().open();
     } catch (IOException e) {
       admission.release();
-      return new EngineResult.Failed("cannot read the uploaded audio: " + e.getMessage());
+      return unreadable(e);
     }
+    long size = request.audio().size();
     AtomicBoolean abandoned = new AtomicBoolean();
     Future<EngineResult> outcome;
     try {
       outcome =
           pool.submit(
               () -> {
-                try {
-                  return run(file, settings, abandoned);
+                try (audio) {
+                  return run(audio, size, settings, abandoned);
                 } finally {
                   admission.release();
                 }
               });
     } catch (RejectedExecutionException e) {
       admission.release();
+      closeQuietly(audio);
       return new EngineResult.Unavailable("offline engine is shut down", null);
     }
     return await(outcome, request.timeout(), abandoned);
@@ -188,55 +197,106 @@ final class SphinxEngine implements SpeechEngine {
       abandoned.set(true);
       return new EngineResult.Failed("interrupted while waiting for the offline engine");
     } catch (ExecutionException e) {
-      log.error("offline recognizer failed", e.getCause());
-      return new EngineResult.Failed("offline recognizer failed: " + e.getCause());
+      // Only close() interrupts the pool's threads.
+      if (e.getCause() instanceof InterruptedException) {
+        return new EngineResult.Unavailable("offline engine is shut down", null);
+      }
+      // A bug or a full heap, not an answer about this note: the caller logs it and answers a
+      // generic internal error, so no exception text reaches a client.
+      throw new IllegalStateException("the offline recognizer failed", e.getCause());
     }
   }
 
   /** Runs on a pool thread: decodes, recognises and formats one note. */
-  private EngineResult run(byte[] file, Settings settings, AtomicBoolean abandoned)
+  private EngineResult run(InputStream audio, long size, Settings settings, AtomicBoolean abandoned)
       throws InterruptedException {
     // Waited in the queue past the caller's deadline: nobody is listening any more.
     if (abandoned.get()) {
       return new EngineResult.TimedOut("abandoned while queued");
     }
-    return switch (WavDecoder.decode(file)) {
-      case WavDecoding.Malformed malformed ->
-          new EngineResult.Rejected("malformed WAV: " + malformed.message());
-      case WavDecoding.Decoded decoded -> {
-        List<Utterance> utterances = recognize(decoded.samples(), abandoned);
-        yield TranscriptFormats.format(
-            utterances, decoded.durationMs(), settings.responseFormat(), settings);
-      }
-    };
+    try {
+      return switch (WavDecoder.open(audio, size)) {
+        case WavDecoding.Malformed malformed ->
+            new EngineResult.Rejected("malformed WAV: " + malformed.message());
+        case WavDecoding.Decoded decoded -> {
+          List<Utterance> utterances = recognize(decoded.samples(), abandoned);
+          yield TranscriptFormats.format(
+              utterances, decoded.durationMs(), settings.responseFormat(), settings);
+        }
+      };
+    } catch (IOException e) {
+      return unreadable(e);
+    }
   }
 
-  private List<Utterance> recognize(short[] samples, AtomicBoolean abandoned)
-      throws InterruptedException {
+  private List<Utterance> recognize(NoteSamples samples, AtomicBoolean abandoned)
+      throws InterruptedException, IOException {
     NoteRecognizer recognizer = idle.take();
     boolean healthy = false;
     try {
       List<Utterance> utterances = recognizer.recognize(samples, abandoned::get);
       healthy = true;
       return utterances;
+    } catch (IOException e) {
+      // The upload failed, not the recogniser: it ended the note cleanly.
+      healthy = true;
+      throw e;
     } finally {
       idle.add(healthy ? recognizer : replace(recognizer));
     }
   }
 
-  /** A recogniser that threw may be stuck mid-search; a fresh one takes its place. */
-  private synchronized NoteRecognizer replace(NoteRecognizer broken) {
+  /** The upload's bytes could not be read back: logged here, the path kept from the client. */
+  private static EngineResult unreadable(IOException e) {
+    log.error("cannot read an uploaded note", e);
+    return new EngineResult.Failed("cannot read the uploaded audio");
+  }
+
+  private static void closeQuietly(InputStream audio) {
+    try {
+      audio.close();
+    } catch (IOException e) {
+      log.warn("cannot close an uploaded note", e);
+    }
+  }
+
+  /**
+   * A recogniser that threw may be stuck mid-search; a fresh one takes its place. When even that
+   * fails (the heap that broke the first may still be full), the place is held by one built on its
+   * first note, so the engine never loses a recogniser for good.
+   */
+  private NoteRecognizer replace(NoteRecognizer broken) {
     broken.close();
+    try {
+      return newRecognizer();
+    } catch (RuntimeException | Error e) {
+      log.error("cannot replace a failed offline recognizer now; retrying on the next note", e);
+      return new BuiltOnFirstNote();
+    }
+  }
+
+  /** The model's factory is not thread safe, and pool threads replace recognisers at any time. */
+  private synchronized NoteRecognizer newRecognizer() {
     return model.join().newRecognizer();
   }
 
-  private @Nullable String loadFailure() {
-    try {
-      model.join();
-      return null;
-    } catch (RuntimeException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      return cause.toString();
+  /** Holds a recogniser's place until its first note, when it builds the recogniser. */
+  private final class BuiltOnFirstNote implements NoteRecognizer {
+    private @Nullable NoteRecognizer built;
+
+    @Override
+    public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) throws IOException {
+      if (built == null) {
+        built = newRecognizer();
+      }
+      return built.recognize(samples, stop);
+    }
+
+    @Override
+    public void close() {
+      if (built != null) {
+        built.close();
+      }
     }
   }
 

@@ -5,10 +5,12 @@ import edu.cmu.sphinx.frontend.util.StreamDataSource;
 import edu.cmu.sphinx.recognizer.Recognizer;
 import edu.cmu.sphinx.result.Result;
 import edu.cmu.sphinx.result.WordResult;
+import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One allocated Sphinx4 recogniser: its own search, language-model cache and front end, sharing the
@@ -29,16 +31,17 @@ final class SphinxRecognizer implements NoteRecognizer {
   /**
    * Recognises a whole note.
    *
-   * @param samples 16 kHz mono signed 16-bit samples
+   * @param samples the note, decoded as the front end reads it
    * @param stop polled while audio is fed in; when it answers true the rest of the note is skipped,
    *     so an abandoned request frees its recogniser within a frame
    */
   @Override
-  public List<Utterance> recognize(short[] samples, BooleanSupplier stop) {
+  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) throws IOException {
     // Each note starts from a clean front end: voice-activity levels and pre-emphasis history must
     // not carry over from the previous note, or the same audio could give another transcript.
     frontEnd.initialize();
-    source.setInputStream(new SampleStream(samples, stop));
+    SampleStream stream = new SampleStream(samples, stop);
+    source.setInputStream(stream);
     List<Utterance> utterances = new ArrayList<>();
     Result result;
     while ((result = recognizer.recognize()) != null) {
@@ -59,6 +62,7 @@ final class SphinxRecognizer implements NoteRecognizer {
         utterances.add(new Utterance(words));
       }
     }
+    stream.rethrowFailure();
     return utterances;
   }
 
@@ -67,36 +71,61 @@ final class SphinxRecognizer implements NoteRecognizer {
     recognizer.deallocate();
   }
 
-  /** Little-endian 16-bit bytes over the samples, ending early once {@code stop} says so. */
+  /**
+   * Little-endian 16-bit bytes over the samples, ending early once {@code stop} says so. A read
+   * failure ends the stream too, and is kept for the caller: Sphinx4 would wrap it into an
+   * exception that leaves its search mid-utterance.
+   */
   private static final class SampleStream extends InputStream {
-    private final short[] samples;
-    private final BooleanSupplier stop;
-    private int next;
 
-    SampleStream(short[] samples, BooleanSupplier stop) {
+    /** Samples converted at a time: 0.128 s; the front end asks for 0.1 s at a time. */
+    private static final int WINDOW = 2048;
+
+    private final NoteSamples samples;
+    private final BooleanSupplier stop;
+    private final short[] window = new short[WINDOW];
+    private boolean ended;
+    private @Nullable IOException failure;
+
+    SampleStream(NoteSamples samples, BooleanSupplier stop) {
       this.samples = samples;
       this.stop = stop;
     }
 
     @Override
     public int read() {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+      throw new UnsupportedOperationException("read whole 16-bit samples");
     }
 
     @Override
     public int read(byte[] buffer, int offset, int length) {
-      if (next >= samples.length || stop.getAsBoolean()) {
+      if (ended || stop.getAsBoolean()) {
         return -1;
       }
       // Whole samples only: the data source reads in blocks of even length.
-      int count = Math.min(length / 2, samples.length - next);
+      int count;
+      try {
+        count = samples.read(window, 0, Math.min(length / 2, WINDOW));
+      } catch (IOException e) {
+        failure = e;
+        count = -1;
+      }
+      if (count < 0) {
+        ended = true;
+        return -1;
+      }
       for (int i = 0; i < count; i++) {
-        short sample = samples[next++];
+        short sample = window[i];
         buffer[offset + 2 * i] = (byte) sample;
         buffer[offset + 2 * i + 1] = (byte) (sample >> 8);
       }
       return count * 2;
+    }
+
+    void rethrowFailure() throws IOException {
+      if (failure != null) {
+        throw failure;
+      }
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.bolo.server.engine.offline;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -10,12 +12,18 @@ import org.jspecify.annotations.Nullable;
  * and channel count and turns it into what the recogniser's model was trained on: 16 kHz, mono,
  * signed 16-bit. Channels are averaged; the rate is changed with {@link Resampler}.
  *
- * <p>Stateless and thread safe.
+ * <p>The header is read at once; the audio is decoded as the recogniser reads it, a window of
+ * frames at a time, so a note of any length takes the same few kilobytes.
+ *
+ * <p>Stateless and thread safe; each {@link WavDecoding.Decoded} it returns is not.
  */
 final class WavDecoder {
 
   /** The sample rate of Sphinx4's en-us acoustic model. */
   static final int TARGET_RATE = 16_000;
+
+  /** Bytes of the file read at a time: a few thousand frames of the usual formats. */
+  static final int WINDOW_BYTES = 16 * 1024;
 
   private static final int FORMAT_PCM = 1;
   private static final int FORMAT_FLOAT = 3;
@@ -25,59 +33,91 @@ final class WavDecoder {
   private static final int MIN_RATE = 1_000;
   private static final int MAX_RATE = 768_000;
 
+  /** The longest {@code fmt } chunk read: WAVE_FORMAT_EXTENSIBLE's. */
+  private static final int FORMAT_BYTES = 40;
+
   private WavDecoder() {}
 
-  /** Decodes a whole file held in memory. */
-  static WavDecoding decode(byte[] file) {
-    if (file.length < 12 || !ascii(file, 0).equals("RIFF") || !ascii(file, 8).equals("WAVE")) {
+  /**
+   * Reads the header of a file of {@code size} bytes from {@code in}, leaving {@code in} at the
+   * start of the audio, which the returned decoding reads on demand. The caller closes {@code in}
+   * once it has read what it needs.
+   *
+   * @throws IOException when {@code in} cannot be read
+   */
+  static WavDecoding open(InputStream in, long size) throws IOException {
+    byte[] riff = in.readNBytes(12);
+    if (riff.length < 12 || !ascii(riff, 0).equals("RIFF") || !ascii(riff, 8).equals("WAVE")) {
       return new WavDecoding.Malformed("not a RIFF WAVE file");
     }
-    ByteBuffer in = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
     Format format = null;
-    int dataOffset = -1;
-    int dataLength = 0;
-    int position = 12;
-    while (position + 8 <= file.length) {
-      String id = ascii(file, position);
-      long declared = Integer.toUnsignedLong(in.getInt(position + 4));
-      int body = position + 8;
-      // Streaming writers leave the size at 0 or 0xFFFFFFFF; a truncated upload ends early.
-      int length = (int) Math.min(declared, file.length - body);
-      if (id.equals("fmt ")) {
-        if (length < 16) {
-          return new WavDecoding.Malformed("fmt chunk too short: " + length + " bytes");
-        }
-        format = Format.read(in, body, length);
-      } else if (id.equals("data")) {
-        dataOffset = body;
-        dataLength = declared == 0 || declared == 0xFFFFFFFFL ? file.length - body : length;
+    long position = 12;
+    while (position + 8 <= size) {
+      byte[] header = in.readNBytes(8);
+      if (header.length < 8) {
         break;
       }
+      String id = ascii(header, 0);
+      long declared = Integer.toUnsignedLong(littleEndian(header).getInt(4));
+      long body = position + 8;
+      // Streaming writers leave the size at 0 or 0xFFFFFFFF; a truncated upload ends early.
+      long length = Math.min(declared, size - body);
+      if (id.equals("data")) {
+        long dataLength = declared == 0 || declared == 0xFFFFFFFFL ? size - body : length;
+        return decoded(in, format, dataLength);
+      }
+      long skip = length;
+      if (id.equals("fmt ")) {
+        byte[] chunk = in.readNBytes((int) Math.min(length, FORMAT_BYTES));
+        if (chunk.length < 16) {
+          return new WavDecoding.Malformed("fmt chunk too short: " + chunk.length + " bytes");
+        }
+        format = Format.read(littleEndian(chunk), chunk.length);
+        skip -= chunk.length;
+      }
       // Chunks are padded to an even length (RIFF specification).
+      skip(in, skip + (length & 1));
       position = body + length + (length & 1);
     }
     if (format == null) {
       return new WavDecoding.Malformed("no fmt chunk before the audio data");
     }
-    if (dataOffset < 0) {
-      return new WavDecoding.Malformed("no data chunk");
+    return new WavDecoding.Malformed("no data chunk");
+  }
+
+  private static WavDecoding decoded(InputStream in, @Nullable Format format, long dataLength) {
+    if (format == null) {
+      return new WavDecoding.Malformed("no fmt chunk before the audio data");
     }
     String problem = format.problem();
     if (problem != null) {
       return new WavDecoding.Malformed(problem);
     }
-    float[] mono = format.downmix(in, dataOffset, dataLength);
-    float[] resampled = Resampler.resample(mono, format.sampleRate, TARGET_RATE);
-    return new WavDecoding.Decoded(toShorts(resampled));
+    long frames = dataLength / format.blockAlign;
+    long samples = Resampler.outputLength(frames, format.sampleRate, TARGET_RATE);
+    MonoSignal mono = new Frames(in, format, dataLength);
+    return new WavDecoding.Decoded(
+        new NoteSamples(Resampler.convert(mono, format.sampleRate, TARGET_RATE)),
+        samples * 1000 / TARGET_RATE);
   }
 
-  private static short[] toShorts(float[] samples) {
-    short[] out = new short[samples.length];
-    for (int i = 0; i < samples.length; i++) {
-      float scaled = samples[i] * 32768f;
-      out[i] = (short) Math.max(Short.MIN_VALUE, Math.min(Short.MAX_VALUE, Math.round(scaled)));
+  private static void skip(InputStream in, long count) throws IOException {
+    long left = count;
+    while (left > 0) {
+      long skipped = in.skip(left);
+      if (skipped <= 0) {
+        // skip() may refuse without being at the end; read() tells.
+        if (in.read() < 0) {
+          return;
+        }
+        skipped = 1;
+      }
+      left -= skipped;
     }
-    return out;
+  }
+
+  private static ByteBuffer littleEndian(byte[] bytes) {
+    return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
   }
 
   private static String ascii(byte[] bytes, int offset) {
@@ -87,15 +127,15 @@ final class WavDecoder {
   /** The fields of a {@code fmt } chunk that decoding needs. */
   private record Format(int tag, int channels, int sampleRate, int blockAlign, int bits) {
 
-    static Format read(ByteBuffer in, int offset, int length) {
-      int tag = Short.toUnsignedInt(in.getShort(offset));
-      int channels = Short.toUnsignedInt(in.getShort(offset + 2));
-      int rate = in.getInt(offset + 4);
-      int blockAlign = Short.toUnsignedInt(in.getShort(offset + 12));
-      int bits = Short.toUnsignedInt(in.getShort(offset + 14));
+    static Format read(ByteBuffer in, int length) {
+      int tag = Short.toUnsignedInt(in.getShort(0));
+      int channels = Short.toUnsignedInt(in.getShort(2));
+      int rate = in.getInt(4);
+      int blockAlign = Short.toUnsignedInt(in.getShort(12));
+      int bits = Short.toUnsignedInt(in.getShort(14));
       // WAVE_FORMAT_EXTENSIBLE names the real format in the first two bytes of its sub-format GUID.
-      if (tag == FORMAT_EXTENSIBLE && length >= 40) {
-        tag = Short.toUnsignedInt(in.getShort(offset + 24));
+      if (tag == FORMAT_EXTENSIBLE && length >= FORMAT_BYTES) {
+        tag = Short.toUnsignedInt(in.getShort(24));
       }
       return new Format(tag, channels, rate, blockAlign, bits);
     }
@@ -128,20 +168,14 @@ final class WavDecoder {
       return null;
     }
 
-    /** Averages the channels of every whole frame into samples in [-1, 1). */
-    float[] downmix(ByteBuffer in, int offset, int length) {
-      int frames = length / blockAlign;
+    /** The average of the channels of the frame at {@code base}, in [-1, 1). */
+    float downmix(ByteBuffer in, int base) {
       int bytes = bits / 8;
-      float[] out = new float[frames];
-      for (int frame = 0; frame < frames; frame++) {
-        int base = offset + frame * blockAlign;
-        float sum = 0;
-        for (int channel = 0; channel < channels; channel++) {
-          sum += sample(in, base + channel * bytes);
-        }
-        out[frame] = sum / channels;
+      float sum = 0;
+      for (int channel = 0; channel < channels; channel++) {
+        sum += sample(in, base + channel * bytes);
       }
-      return out;
+      return sum / channels;
     }
 
     private float sample(ByteBuffer in, int at) {
@@ -154,6 +188,57 @@ final class WavDecoder {
         }
         default -> tag == FORMAT_FLOAT ? in.getFloat(at) : in.getInt(at) / 2147483648f;
       };
+    }
+  }
+
+  /**
+   * The data chunk's whole frames, each averaged to one sample, read a window at a time. A read of
+   * the file may end inside a frame; its bytes wait for the rest. A partial frame at the very end
+   * is dropped.
+   */
+  private static final class Frames implements MonoSignal {
+    private final InputStream in;
+    private final Format format;
+    private final byte[] window;
+    private final ByteBuffer view;
+
+    /** Bytes of the data chunk not read yet. */
+    private long remaining;
+
+    /** Bytes at the start of {@link #window} read but not yet decoded. */
+    private int held;
+
+    Frames(InputStream in, Format format, long dataLength) {
+      this.in = in;
+      this.format = format;
+      this.remaining = dataLength;
+      this.window = new byte[Math.max(1, WINDOW_BYTES / format.blockAlign) * format.blockAlign];
+      this.view = littleEndian(window);
+    }
+
+    @Override
+    public int read(float[] into, int offset, int length) throws IOException {
+      if (length == 0) {
+        return 0;
+      }
+      int blockAlign = format.blockAlign;
+      while (held < blockAlign) {
+        int room = (int) Math.min(window.length - held, remaining);
+        int read = room == 0 ? -1 : in.read(window, held, room);
+        if (read < 0) {
+          return -1;
+        }
+        held += read;
+        remaining -= read;
+      }
+      int frames = Math.min(length, held / blockAlign);
+      for (int frame = 0; frame < frames; frame++) {
+        into[offset + frame] = format.downmix(view, frame * blockAlign);
+      }
+      int used = frames * blockAlign;
+      System.arraycopy(window, used, window, 0, held - used);
+      held -= used;
+      return frames;
     }
   }
 }

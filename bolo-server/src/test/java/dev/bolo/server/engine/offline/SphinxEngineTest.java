@@ -1,13 +1,21 @@
 package dev.bolo.server.engine.offline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.audio.AudioContainer;
 import dev.bolo.server.Readiness;
+import dev.bolo.server.audio.AudioContent;
+import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +27,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The engine's pool, admission and formats, with hand-written recognisers instead of Sphinx4. */
 class SphinxEngineTest {
@@ -133,7 +142,8 @@ class SphinxEngineTest {
             () ->
                 new FakeRecognizer() {
                   @Override
-                  public List<Utterance> recognize(short[] samples, BooleanSupplier stop) {
+                  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop)
+                      throws IOException {
                     // The first note runs until the engine gives up on it.
                     if (calls.incrementAndGet() == 1) {
                       while (!stop.getAsBoolean()) {
@@ -155,7 +165,7 @@ class SphinxEngineTest {
   }
 
   @Test
-  void aRecognizerThatThrowsIsReplacedAndTheNoteFails() throws Exception {
+  void aRecognizerThatThrowsIsReplacedAndTheFailureIsThrownForTheCallerToReport() throws Exception {
     AtomicInteger made = new AtomicInteger();
     SphinxEngine engine =
         loaded(
@@ -163,22 +173,98 @@ class SphinxEngineTest {
             0,
             () ->
                 made.incrementAndGet() == 1
-                    ? new FakeRecognizer() {
-                      @Override
-                      public List<Utterance> recognize(short[] samples, BooleanSupplier stop) {
-                        throw new IllegalStateException("search stuck");
-                      }
-                    }
+                    ? throwing(new IllegalStateException("search stuck"))
                     : new FakeRecognizer());
 
-    EngineResult broken = engine.transcribe(TestAudio.of(NOTE).request());
+    assertThatThrownBy(() -> engine.transcribe(TestAudio.of(NOTE).request()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasRootCauseMessage("search stuck");
     EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
 
-    assertThat(broken)
-        .isInstanceOfSatisfying(
-            EngineResult.Failed.class, r -> assertThat(r.message()).contains("search stuck"));
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
     assertThat(made).hasValue(2);
+  }
+
+  @Test
+  void anOutOfMemoryErrorIsThrownAsABugNotAnsweredAsAResultAndTheNextNoteIsTranscribed()
+      throws Exception {
+    AtomicInteger made = new AtomicInteger();
+    SphinxEngine engine =
+        loaded(
+            1,
+            0,
+            () ->
+                made.incrementAndGet() == 1
+                    ? throwing(new OutOfMemoryError("Java heap space"))
+                    : new FakeRecognizer());
+
+    assertThatThrownBy(() -> engine.transcribe(TestAudio.of(NOTE).request()))
+        .hasRootCauseInstanceOf(OutOfMemoryError.class);
+    EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
+
+    assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
+  }
+
+  @Test
+  void aRecognizerThatCannotBeReplacedAtOnceIsBuiltForTheNextNoteInstead() throws Exception {
+    AtomicInteger made = new AtomicInteger();
+    SphinxEngine engine =
+        loaded(
+            1,
+            0,
+            () ->
+                switch (made.incrementAndGet()) {
+                  case 1 -> throwing(new OutOfMemoryError("Java heap space"));
+                  // The heap is still full when the broken recogniser is replaced.
+                  case 2 -> throw new OutOfMemoryError("Java heap space");
+                  default -> new FakeRecognizer();
+                });
+
+    assertThatThrownBy(() -> engine.transcribe(TestAudio.of(NOTE).request()))
+        .hasRootCauseInstanceOf(OutOfMemoryError.class);
+    assertThat(made).hasValue(2);
+    EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
+
+    assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
+    assertThat(made).hasValue(3);
+  }
+
+  @Test
+  void aNoteAbandonedAtItsDeadlineReadsOnAfterItsFileIsDeletedUntilItSeesTheStop(
+      @TempDir Path folder) throws Exception {
+    Path file = folder.resolve("upload.audio");
+    Files.write(file, NOTE);
+    CountDownLatch timedOut = new CountDownLatch(1);
+    CompletableFuture<String> seen = new CompletableFuture<>();
+    SphinxEngine engine =
+        loaded(
+            1,
+            0,
+            () ->
+                new FakeRecognizer() {
+                  @Override
+                  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop)
+                      throws IOException {
+                    awaitUninterruptibly(timedOut);
+                    int read = samples.read(new short[1600], 0, 1600);
+                    seen.complete("read " + read + ", stop " + stop.getAsBoolean());
+                    return List.of();
+                  }
+                });
+
+    EngineResult result =
+        engine.transcribe(
+            new EngineRequest(
+                new FileAudio(file),
+                TestAudio.settings("", "json", List.of()),
+                Duration.ofMillis(50),
+                "test"));
+    // As the request's end does to a spooled upload.
+    Files.delete(file);
+    timedOut.countDown();
+
+    assertThat(result).isInstanceOf(EngineResult.TimedOut.class);
+    assertThat(seen.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("read 1600, stop true");
   }
 
   @Test
@@ -219,9 +305,17 @@ class SphinxEngineTest {
 
     assertThat(engine.awaitLoaded(WAIT)).isFalse();
     assertThat(engine.readiness().state()).isEqualTo(Readiness.State.DOWN);
-    assertThat(engine.readiness().detail()).contains("model resource missing");
+    // The cause is logged; neither a probe nor a client is told exception texts.
+    assertThat(engine.readiness().detail())
+        .contains("failed to load")
+        .doesNotContain("model resource missing", "Exception");
     assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
-        .isInstanceOf(EngineResult.Failed.class);
+        .isInstanceOfSatisfying(
+            EngineResult.Failed.class,
+            r ->
+                assertThat(r.message())
+                    .contains("failed to load")
+                    .doesNotContain("model resource missing", "Exception"));
   }
 
   @Test
@@ -317,6 +411,45 @@ class SphinxEngineTest {
     }
   }
 
+  private static NoteRecognizer throwing(Throwable failure) {
+    return new FakeRecognizer() {
+      @Override
+      public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) {
+        if (failure instanceof Error error) {
+          throw error;
+        }
+        throw (RuntimeException) failure;
+      }
+    };
+  }
+
+  /** A note spooled to a file, as a large upload is. */
+  private record FileAudio(Path file) implements AudioContent {
+    @Override
+    public long size() {
+      try {
+        return Files.size(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public InputStream open() throws IOException {
+      return Files.newInputStream(file);
+    }
+
+    @Override
+    public AudioContainer container() {
+      return AudioContainer.WAV;
+    }
+
+    @Override
+    public String sha256() {
+      return "0".repeat(64);
+    }
+  }
+
   /** Hears "call the dentist" and "at four" in every note, optionally holding it until released. */
   private static class FakeRecognizer implements NoteRecognizer {
     private final CountDownLatch started;
@@ -332,7 +465,7 @@ class SphinxEngineTest {
     }
 
     @Override
-    public List<Utterance> recognize(short[] samples, BooleanSupplier stop) {
+    public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) throws IOException {
       started.countDown();
       awaitUninterruptibly(release);
       return List.of(

@@ -124,15 +124,13 @@ class WavDecoderTest {
           }
         };
 
-    assertThat(WavDecoder.decode(broken))
+    assertThat(Wavs.open(broken))
         .isInstanceOfSatisfying(
             WavDecoding.Malformed.class, m -> assertThat(m.message()).contains(message));
   }
 
   private static short[] decoded(byte[] wav) {
-    WavDecoding decoding = WavDecoder.decode(wav);
-    assertThat(decoding).isInstanceOf(WavDecoding.Decoded.class);
-    return ((WavDecoding.Decoded) decoding).samples();
+    return Wavs.decoded(wav);
   }
 
   private static double rms(short[] samples, int from, int to) {

@@ -1,5 +1,8 @@
 package dev.bolo.server.engine.offline;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -75,5 +78,41 @@ final class Wavs {
       samples[i] = in.getShort(44 + 2 * i) / 32768.0;
     }
     return samples;
+  }
+
+  /** What {@link WavDecoder} makes of a whole file's header. */
+  static WavDecoding open(byte[] wav) {
+    try {
+      return WavDecoder.open(new ByteArrayInputStream(wav), wav.length);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Every 16 kHz sample {@link WavDecoder} makes of a well-formed file. */
+  static short[] decoded(byte[] wav) {
+    WavDecoding decoding = open(wav);
+    if (!(decoding instanceof WavDecoding.Decoded decoded)) {
+      throw new AssertionError("not decoded: " + decoding);
+    }
+    return readAll(decoded.samples(), 4096);
+  }
+
+  /** Reads {@code samples} to the end, {@code step} at a time. */
+  static short[] readAll(NoteSamples samples, int step) {
+    short[] all = new short[step];
+    int count = 0;
+    try {
+      int read;
+      while ((read = samples.read(all, count, Math.min(step, all.length - count))) >= 0) {
+        count += read;
+        if (count == all.length) {
+          all = java.util.Arrays.copyOf(all, 2 * all.length);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return java.util.Arrays.copyOf(all, count);
   }
 }
