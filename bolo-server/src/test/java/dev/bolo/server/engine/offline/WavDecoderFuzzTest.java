@@ -32,11 +32,17 @@ class WavDecoderFuzzTest {
     }
     if (input[0] == 0) {
       byte[] file = Arrays.copyOfRange(input, 1, input.length);
-      WavDecoding decoding = WavDecoder.decode(file);
+      WavDecoding decoding = Wavs.open(file);
       switch (decoding) {
         case WavDecoding.Decoded decoded -> {
-          assertThat((long) decoded.samples().length).isLessThanOrEqualTo(16L * file.length);
           assertThat(decoded.durationMs()).isBetween(0L, 1000L * file.length);
+          try {
+            short[] samples = Wavs.readAll(decoded.samples(), 4096);
+            assertThat((long) samples.length).isLessThanOrEqualTo(16L * file.length);
+          } catch (java.io.UncheckedIOException e) {
+            // The header was sound but the samples run out or cannot be read: said plainly.
+            assertThat(e.getMessage()).isNotBlank();
+          }
         }
         case WavDecoding.Malformed malformed -> assertThat(malformed.message()).isNotBlank();
       }
@@ -59,10 +65,10 @@ class WavDecoderFuzzTest {
 
     int blockAlign = channels * bits / 8;
     byte[] file = wav(isFloat ? 3 : 1, channels, rate, bits, blockAlign, chunkBeforeFormat, data);
-    WavDecoding decoding = WavDecoder.decode(file);
+    WavDecoding decoding = Wavs.open(file);
 
     assertThat(decoding).isInstanceOf(WavDecoding.Decoded.class);
-    short[] samples = ((WavDecoding.Decoded) decoding).samples();
+    short[] samples = Wavs.readAll(((WavDecoding.Decoded) decoding).samples(), 4096);
     int frames = data.length / blockAlign;
     int expected =
         rate == WavDecoder.TARGET_RATE
