@@ -10,7 +10,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -592,14 +590,7 @@ public final class GatewayLoad {
 
   private static Process startGateway(
       Path root, Path work, int port, int providerPort, Options options) throws IOException {
-    Map<String, String> env = new HashMap<>();
-    System.getenv()
-        .forEach(
-            (name, value) -> {
-              if (name.startsWith("BOLO_")) {
-                env.put(name, value);
-              }
-            });
+    Map<String, String> env = BenchNotes.boloEnvironment();
     env.put("BOLO_HOST", "127.0.0.1");
     env.put("BOLO_PORT", Integer.toString(port));
     env.put("BOLO_ENGINE", "openai");
@@ -678,7 +669,7 @@ public final class GatewayLoad {
 
   /** A multipart upload of one WAV note whose samples hold a 24-character placeholder. */
   static byte[] multipart(int noteBytes) {
-    byte[] wav = wav(noteBytes);
+    byte[] wav = BenchNotes.wav(noteBytes);
     byte[] placeholder = "@".repeat(24).getBytes(StandardCharsets.US_ASCII);
     System.arraycopy(placeholder, 0, wav, 64, placeholder.length);
     String head =
@@ -695,23 +686,6 @@ public final class GatewayLoad {
             .put(wav)
             .put(tail.getBytes(StandardCharsets.US_ASCII));
     return body.array();
-  }
-
-  /** A 16 kHz mono 16-bit WAV of about {@code bytes} bytes of quiet noise. */
-  private static byte[] wav(int bytes) {
-    int data = bytes - 44;
-    ByteBuffer buffer = ByteBuffer.allocate(44 + data).order(ByteOrder.LITTLE_ENDIAN);
-    buffer.put("RIFF".getBytes(StandardCharsets.US_ASCII)).putInt(36 + data);
-    buffer.put("WAVE".getBytes(StandardCharsets.US_ASCII));
-    buffer.put("fmt ".getBytes(StandardCharsets.US_ASCII)).putInt(16);
-    buffer.putShort((short) 1).putShort((short) 1).putInt(16_000).putInt(32_000);
-    buffer.putShort((short) 2).putShort((short) 16);
-    buffer.put("data".getBytes(StandardCharsets.US_ASCII)).putInt(data);
-    Random random = new Random(42);
-    while (buffer.remaining() >= 2) {
-      buffer.putShort((short) (random.nextGaussian() * 800));
-    }
-    return buffer.array();
   }
 
   private static int indexOf(byte[] haystack, byte[] needle) {

@@ -4,15 +4,12 @@ import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
 import io.javalin.Javalin;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -52,20 +49,13 @@ public final class LoadHarness {
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
-    AtomicInteger providerCalls = new AtomicInteger();
-    Javalin provider = fakeProvider(providerCalls).start("127.0.0.1", 0);
+    AtomicLong providerCalls = new AtomicLong();
+    Javalin provider = StandInProvider.create(providerCalls, 0).start("127.0.0.1", 0);
     String providerUrl = "http://127.0.0.1:" + provider.port() + "/v1";
     String token = "bench-token-0123456789";
     var dataDir = Files.createTempDirectory("bolo-bench");
     // Any BOLO_* variable of the harness's environment applies too (e.g. BOLO_DATABASE_URL).
-    Map<String, String> env = new HashMap<>();
-    System.getenv()
-        .forEach(
-            (name, value) -> {
-              if (name.startsWith("BOLO_")) {
-                env.put(name, value);
-              }
-            });
+    Map<String, String> env = BenchNotes.boloEnvironment();
     env.put("BOLO_PORT", "0");
     env.put("BOLO_ENGINE", "openai");
     env.put("BOLO_OPENAI_BASE_URL", providerUrl);
@@ -74,7 +64,7 @@ public final class LoadHarness {
     env.put("BOLO_DEVICE_TOKENS", "bench=" + token);
     App gateway = App.create(ServerConfig.fromMap(env)).start();
     OkHttpClient client = client(options.connections());
-    byte[] template = wav(options.noteKb() * 1024);
+    byte[] template = BenchNotes.wav(options.noteKb() * 1024);
     AtomicLong seed = new AtomicLong();
     try {
       System.out.printf(
@@ -121,7 +111,7 @@ public final class LoadHarness {
           ratios.get(ratios.size() / 2), ratios);
 
       int distinct = 100;
-      int before = providerCalls.get();
+      long before = providerCalls.get();
       Result storm =
           storm(
               client,
@@ -132,7 +122,7 @@ public final class LoadHarness {
               distinct,
               options.copies(),
               options.connections());
-      int calls = providerCalls.get() - before;
+      long calls = providerCalls.get() - before;
       System.out.println("duplicate storm: " + storm);
       System.out.printf(
           "duplicate storm: %d distinct notes x %d copies -> %d provider calls (%.2f per note), %d replayed answers%n",
@@ -143,30 +133,6 @@ public final class LoadHarness {
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
     }
-  }
-
-  /** An OpenAI-compatible provider that reads the whole upload and answers at once. */
-  private static Javalin fakeProvider(AtomicInteger calls) {
-    return Javalin.create(
-        config -> {
-          config.concurrency.useVirtualThreads = true;
-          config.startup.showJavalinBanner = false;
-          config.routes.post(
-              "/v1/audio/transcriptions",
-              ctx -> {
-                long size = 0;
-                byte[] buffer = new byte[64 * 1024];
-                try (InputStream in = ctx.req().getInputStream()) {
-                  int n;
-                  while ((n = in.read(buffer)) != -1) {
-                    size += n;
-                  }
-                }
-                calls.incrementAndGet();
-                ctx.contentType("application/json")
-                    .result("{\"text\":\"a note of " + size + " bytes\"}");
-              });
-        });
   }
 
   private static OkHttpClient client(int connections) {
@@ -336,23 +302,6 @@ public final class LoadHarness {
     byte[] note = template.clone();
     ByteBuffer.wrap(note, 44, 8).order(ByteOrder.LITTLE_ENDIAN).putLong(seed);
     return note;
-  }
-
-  /** A 16 kHz mono 16-bit WAV of about {@code bytes} bytes. */
-  private static byte[] wav(int bytes) {
-    int data = bytes - 44;
-    ByteBuffer buffer = ByteBuffer.allocate(44 + data).order(ByteOrder.LITTLE_ENDIAN);
-    buffer.put("RIFF".getBytes(StandardCharsets.US_ASCII)).putInt(36 + data);
-    buffer.put("WAVE".getBytes(StandardCharsets.US_ASCII));
-    buffer.put("fmt ".getBytes(StandardCharsets.US_ASCII)).putInt(16);
-    buffer.putShort((short) 1).putShort((short) 1).putInt(16_000).putInt(32_000);
-    buffer.putShort((short) 2).putShort((short) 16);
-    buffer.put("data".getBytes(StandardCharsets.US_ASCII)).putInt(data);
-    java.util.Random random = new java.util.Random(42);
-    while (buffer.remaining() >= 2) {
-      buffer.putShort((short) (random.nextGaussian() * 800));
-    }
-    return buffer.array();
   }
 
   /** Command-line options. */

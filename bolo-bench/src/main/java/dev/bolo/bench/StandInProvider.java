@@ -25,34 +25,36 @@ public final class StandInProvider {
         default -> throw new IllegalArgumentException("unknown option: " + args[i]);
       }
     }
-    AtomicLong calls = new AtomicLong();
-    long delay = delayMillis;
-    Javalin provider =
-        Javalin.create(
-            config -> {
-              config.concurrency.useVirtualThreads = true;
-              config.startup.showJavalinBanner = false;
-              config.routes.get("/calls", ctx -> ctx.result(Long.toString(calls.get())));
-              config.routes.post(
-                  "/v1/audio/transcriptions",
-                  ctx -> {
-                    long size = 0;
-                    byte[] buffer = new byte[64 * 1024];
-                    try (InputStream in = ctx.req().getInputStream()) {
-                      int n;
-                      while ((n = in.read(buffer)) != -1) {
-                        size += n;
-                      }
-                    }
-                    if (delay > 0) {
-                      Thread.sleep(delay);
-                    }
-                    calls.incrementAndGet();
-                    ctx.contentType("application/json")
-                        .result("{\"text\":\"a note of " + size + " bytes\"}");
-                  });
-            });
+    Javalin provider = create(new AtomicLong(), delayMillis);
     provider.start("127.0.0.1", port);
     System.out.println("stand-in listening on " + provider.port());
+  }
+
+  /** The stand-in, not started: counts served transcriptions in {@code calls}. */
+  static Javalin create(AtomicLong calls, long delay) {
+    return Javalin.create(
+        config -> {
+          config.concurrency.useVirtualThreads = true;
+          config.startup.showJavalinBanner = false;
+          config.routes.get("/calls", ctx -> ctx.result(Long.toString(calls.get())));
+          config.routes.post(
+              "/v1/audio/transcriptions",
+              ctx -> {
+                long size = 0;
+                byte[] buffer = new byte[64 * 1024];
+                try (InputStream in = ctx.req().getInputStream()) {
+                  int n;
+                  while ((n = in.read(buffer)) != -1) {
+                    size += n;
+                  }
+                }
+                if (delay > 0) {
+                  Thread.sleep(delay);
+                }
+                calls.incrementAndGet();
+                ctx.contentType("application/json")
+                    .result("{\"text\":\"a note of " + size + " bytes\"}");
+              });
+        });
   }
 }
