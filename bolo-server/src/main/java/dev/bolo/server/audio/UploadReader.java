@@ -231,7 +231,13 @@ public final class UploadReader {
           "expected multipart/form-data with the audio in part 'audio' or 'file', got "
               + (contentType == null ? "no content type" : contentType));
     }
-    String boundary = MultiPart.extractBoundary(contentType);
+    @Nullable String boundary;
+    try {
+      boundary = MultiPart.extractBoundary(contentType);
+    } catch (IllegalArgumentException e) {
+      // A broken parameter list, such as an unterminated quote: the client's malformed header.
+      boundary = null;
+    }
     if (boundary == null || boundary.isEmpty() || boundary.length() > MAX_BOUNDARY_CHARS) {
       return new UploadResult.Invalid(
           UploadResult.Reason.MALFORMED,

@@ -128,6 +128,13 @@ class UploadReaderTest {
         .isEqualTo(UploadResult.Reason.MALFORMED);
     assertThat(reason(reader.read(TYPE, -1, new java.io.ByteArrayInputStream(fieldsOnly))))
         .isEqualTo(UploadResult.Reason.MISSING_AUDIO);
+    assertThat(
+            reason(
+                reader.read(
+                    "multipart/form-data; boundary=\"unterminated",
+                    -1,
+                    InputStream.nullInputStream())))
+        .isEqualTo(UploadResult.Reason.MALFORMED);
   }
 
   @Test
