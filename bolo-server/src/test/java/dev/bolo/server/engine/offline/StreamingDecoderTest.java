@@ -8,7 +8,9 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -46,6 +48,22 @@ class StreamingDecoderTest {
 
       assertThat(streamed).as("seed %d", seed).isEqualTo(reference);
       assertThat(decoded.durationMs()).isEqualTo(reference.length * 1000L / 16_000);
+    }
+  }
+
+  @Test
+  void theCommittedSampleNotesGiveTheRecognizerExactlyTheSamplesTheyGaveBefore()
+      throws IOException {
+    for (SampleNotes note : SampleNotes.all()) {
+      byte[] wav = note.bytes();
+      // The same note as a phone might record it: 44.1 kHz stereo 8-bit.
+      byte[] stereo = Wavs.pcm(44_100, 8, stereoAt44k(Wavs.samples16(wav)));
+      for (byte[] file : List.of(wav, stereo)) {
+        WavDecoding.Decoded decoded = open(new Choppy(file, new Random(8)), file.length);
+        assertThat(readInRandomSteps(decoded.samples(), new Random(9)))
+            .as(note.name())
+            .isEqualTo(WholeNoteDecoder.decode(file));
+      }
     }
   }
 
@@ -129,6 +147,19 @@ class StreamingDecoderTest {
     short[] out = new short[bytes.remaining() / 2];
     bytes.asShortBuffer().get(out);
     return out;
+  }
+
+  /** 16 kHz mono as 44.1 kHz stereo, by linear interpolation, left and right slightly apart. */
+  private static double[][] stereoAt44k(double[] mono) {
+    double[][] frames = new double[(int) (mono.length * 44_100L / 16_000)][2];
+    for (int i = 0; i < frames.length; i++) {
+      double at = i * 16_000.0 / 44_100;
+      int k = Math.min((int) at, mono.length - 2);
+      double value = mono[k] + (at - k) * (mono[k + 1] - mono[k]);
+      frames[i][0] = value;
+      frames[i][1] = 0.9 * value;
+    }
+    return frames;
   }
 
   /**
