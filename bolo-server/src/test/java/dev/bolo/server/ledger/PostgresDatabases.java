@@ -1,0 +1,53 @@
+package dev.bolo.server.ledger;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One real PostgreSQL server (from Maven Central's binaries) for the ledger's contract tests,
+ * started on first use and stopped when the test JVM exits; each test gets a database of its own.
+ */
+final class PostgresDatabases {
+
+  private static final AtomicInteger DATABASES = new AtomicInteger();
+
+  private PostgresDatabases() {}
+
+  /** Holds the server: started when this class is first used. */
+  private static final class Server {
+    static final EmbeddedPostgres POSTGRES = start();
+
+    private static EmbeddedPostgres start() {
+      try {
+        EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(postgres)));
+        return postgres;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot start PostgreSQL", e);
+      }
+    }
+
+    private static void closeQuietly(EmbeddedPostgres postgres) {
+      try {
+        postgres.close();
+      } catch (IOException e) {
+        // The JVM is exiting; the server's folder is temporary.
+      }
+    }
+  }
+
+  /** The JDBC URL of a new, empty database. */
+  static String fresh(String prefix) throws SQLException {
+    String name = prefix + "_" + DATABASES.incrementAndGet();
+    try (Connection c = Server.POSTGRES.getPostgresDatabase().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name);
+    }
+    return Server.POSTGRES.getJdbcUrl("postgres", name);
+  }
+}
