@@ -157,10 +157,10 @@ public final class GatewayLoad {
       }
       System.out.print(table);
       report.append(table);
-      Path results1 = root.resolve("bolo-bench/results");
-      Files.createDirectories(results1);
+      Path resultsDir = root.resolve("bolo-bench/results");
+      Files.createDirectories(resultsDir);
       Path file =
-          results1.resolve(
+          resultsDir.resolve(
               "gateway-load-"
                   + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
                       .withZone(ZoneOffset.UTC)

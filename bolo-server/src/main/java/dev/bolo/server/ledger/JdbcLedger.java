@@ -1,5 +1,6 @@
 package dev.bolo.server.ledger;
 
+import com.github.benmanes.caffeine.cache.CacheLoader;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.zaxxer.hikari.HikariDataSource;
@@ -78,20 +79,8 @@ final class JdbcLedger implements DurableLedger {
     this.rateLimiter = rateLimiter;
     this.admin = new JdbcDeviceAdmin(jdbc, clock, trialMillis);
     this.report = new JdbcUsageReport(jdbc);
-    this.devicesByTokenHash =
-        Caffeine.newBuilder()
-            .maximumSize(100_000)
-            .expireAfterWrite(REMEMBERED)
-            .refreshAfterWrite(REMEMBERED.dividedBy(2))
-            .ticker(config.ticker()::getAsLong)
-            .build(this::lookUpToken);
-    this.limitsByDevice =
-        Caffeine.newBuilder()
-            .maximumSize(100_000)
-            .expireAfterWrite(REMEMBERED)
-            .refreshAfterWrite(REMEMBERED.dividedBy(2))
-            .ticker(config.ticker()::getAsLong)
-            .build(this::lookUpLimit);
+    this.devicesByTokenHash = remembered(config, this::lookUpToken);
+    this.limitsByDevice = remembered(config, this::lookUpLimit);
     this.writes = new GroupCommit(jdbc);
     this.groupCharges = config.effectiveJdbcUrl().startsWith("jdbc:sqlite:");
     this.rollUp = new UsageRollUp(jdbc, clock, config.usageRetention());
@@ -147,6 +136,20 @@ final class JdbcLedger implements DurableLedger {
             }
           }
         });
+  }
+
+  /**
+   * Answers by key from memory for at most {@link #REMEMBERED}, reloaded in the background after
+   * half of it so requests seldom wait for the database.
+   */
+  private static <V> LoadingCache<String, V> remembered(
+      LedgerConfig config, CacheLoader<String, V> lookUp) {
+    return Caffeine.newBuilder()
+        .maximumSize(100_000)
+        .expireAfterWrite(REMEMBERED)
+        .refreshAfterWrite(REMEMBERED.dividedBy(2))
+        .ticker(config.ticker()::getAsLong)
+        .build(lookUp);
   }
 
   /** Forgets what memory says about tokens and limits: this ledger has just changed them. */
