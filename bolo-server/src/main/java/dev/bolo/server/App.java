@@ -363,6 +363,14 @@ public final class App implements AutoCloseable {
     return javalin.port();
   }
 
+  /**
+   * Waits until the usage rows of every request answered so far are written: the ledger writes them
+   * in batches, after the answer, so a report read on another connection may trail by one batch.
+   */
+  public void flushLedgerWrites() {
+    ledger.flushWrites();
+  }
+
   /** The metrics registry, for tests and the load harness. */
   public PrometheusMeterRegistry metrics() {
     return metrics;

@@ -53,7 +53,7 @@ class QuotaTest {
     gateway =
         Gateway.openAi(
             provider, dataDir, Map.of("BOLO_TRIAL_SECONDS", Integer.toString(TRIAL_SECONDS)));
-    ledger = LedgerProbe.open(dataDir);
+    ledger = LedgerProbe.open(dataDir, gateway);
   }
 
   @AfterEach

@@ -17,14 +17,25 @@ import java.nio.file.Path;
 public final class LedgerProbe implements AutoCloseable {
 
   private final DurableLedger ledger;
+  private final Runnable beforeUsage;
 
-  private LedgerProbe(DurableLedger ledger) {
+  private LedgerProbe(DurableLedger ledger, Runnable beforeUsage) {
     this.ledger = ledger;
+    this.beforeUsage = beforeUsage;
   }
 
-  /** Opens the embedded ledger under {@code dataDir}. */
+  /** Opens the embedded ledger under {@code dataDir}, of a gateway that is not running. */
   public static LedgerProbe open(Path dataDir) {
-    return new LedgerProbe(Ledger.jdbc(LedgerConfig.embedded(dataDir)));
+    return new LedgerProbe(Ledger.jdbc(LedgerConfig.embedded(dataDir)), () -> {});
+  }
+
+  /**
+   * Opens the embedded ledger of a running gateway; usage is read after the gateway has written the
+   * rows of the requests it answered (it writes them in batches, after the answer).
+   */
+  public static LedgerProbe open(Path dataDir, Gateway running) {
+    return new LedgerProbe(
+        Ledger.jdbc(LedgerConfig.embedded(dataDir)), () -> running.app().flushLedgerWrites());
   }
 
   /** The ledger itself, for device administration. */
@@ -55,6 +66,7 @@ public final class LedgerProbe implements AutoCloseable {
 
   /** The device's usage summary as {@code ./bolo usage} prints it; zeros when it has none. */
   public DeviceUsage usage(String name) {
+    beforeUsage.run();
     return ledger.usage(new UsageQuery(name, null)).stream()
         .findFirst()
         .orElse(new DeviceUsage(name, 0, 0, 0, 0, 0));
