@@ -134,6 +134,31 @@ final class Errors {
     };
   }
 
+  /**
+   * 422 {@code translation_unsupported}: the configured engine cannot translate. Only the
+   * OpenAI-compatible engine can (the provider's {@code /audio/translations}); the offline engine's
+   * model knows English only, and the Gemini engine is not asked to translate.
+   */
+  static ApiError translationUnsupported(String engine) {
+    return new ApiError(
+        422,
+        "translation_unsupported",
+        "the " + engine + " engine cannot translate; engines that can: openai (BOLO_ENGINE=openai)",
+        "model",
+        null);
+  }
+
+  /** 404 {@code not_found} for a path no route serves. */
+  static ApiError noRoute(String method, String path) {
+    String shown = path.length() > 64 ? path.substring(0, 64) + "…" : path;
+    return new ApiError(404, "not_found", "no such endpoint: " + method + " " + shown);
+  }
+
+  /** 405 {@code method_not_allowed}: the path exists, with other methods. */
+  static ApiError methodNotAllowed(String method, String allowed) {
+    return new ApiError(405, "method_not_allowed", method + " is not allowed here; use " + allowed);
+  }
+
   static ApiError internal() {
     return new ApiError(500, "internal_error", "internal error; the request was not transcribed");
   }
