@@ -135,15 +135,17 @@ final class Errors {
   }
 
   /**
-   * 422 {@code translation_unsupported}: the configured engine cannot translate. Only the
-   * OpenAI-compatible engine can (the provider's {@code /audio/translations}); the offline engine's
-   * model knows English only, and the Gemini engine is not asked to translate.
+   * 422 {@code translation_unsupported}: the configured engine cannot translate. The
+   * OpenAI-compatible engine can (the provider's {@code /audio/translations}) and so can Gemini (a
+   * general model asked for English); the offline engine's model knows English speech only.
    */
   static ApiError translationUnsupported(String engine) {
     return new ApiError(
         422,
         "translation_unsupported",
-        "the " + engine + " engine cannot translate; engines that can: openai (BOLO_ENGINE=openai)",
+        "the "
+            + engine
+            + " engine cannot translate; engines that can: openai, gemini (BOLO_ENGINE)",
         "model",
         null);
   }
