@@ -32,6 +32,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import mockwebserver3.MockResponse;
@@ -192,6 +195,34 @@ class OpenAiJavaSdkTest {
     assertThat(replay.deltas()).containsExactly("Hello there, world");
     assertThat(sdk.audio().transcriptions().create(streamed.get()).asTranscription().text())
         .isEqualTo("Hello there, world");
+    assertThat(provider.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void aStreamingDuplicateOfAPlainRequestReceivesTheDeltasOfTheSameUpstreamCall() throws Exception {
+    CountDownLatch rest = new CountDownLatch(1);
+    provider.enqueue(FakeProvider.eventStream(List.of("one", " two"), 1, rest, true));
+    Path file = note(12);
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      // A plain request starts the work; the provider streams because the model does.
+      Future<String> plain =
+          threads.submit(
+              () ->
+                  sdk.audio()
+                      .transcriptions()
+                      .create(params(file, STREAMING_MODEL).build())
+                      .asTranscription()
+                      .text());
+      Await.until(() -> provider.calls() == 1, () -> "provider calls: " + provider.calls());
+      Events streamed = Events.collect(sdk, () -> params(file, STREAMING_MODEL).build());
+      Await.until(
+          () -> streamed.deltas().contains("one"), () -> "the duplicate saw " + streamed.deltas());
+      rest.countDown();
+
+      assertThat(plain.get(10, TimeUnit.SECONDS)).isEqualTo("one two");
+      assertThat(streamed.done().get(10, TimeUnit.SECONDS)).isEqualTo("one two");
+      assertThat(streamed.deltas()).containsExactly("one", " two");
+    }
     assertThat(provider.calls()).isEqualTo(1);
   }
 
