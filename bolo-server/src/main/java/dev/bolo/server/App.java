@@ -245,6 +245,8 @@ public final class App implements AutoCloseable {
               javalinConfig.concurrency.useVirtualThreads = true;
               javalinConfig.startup.showJavalinBanner = false;
               javalinConfig.startup.showOldJavalinVersionWarning = false;
+              // A known path asked with another method is 405 with Allow, not 404.
+              javalinConfig.http.prefer405over404 = true;
               javalinConfig.jetty.host = config.listen().host();
               javalinConfig.jetty.port = config.listen().port();
               javalinConfig.jetty.modifyServer(
