@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmHeapPressureMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -27,9 +28,10 @@ final class GatewayGauges {
   private GatewayGauges() {}
 
   /**
-   * JVM memory, GC, threads, classes, CPU, uptime and file descriptors.
+   * JVM memory, GC (pauses, live data, the share of time spent collecting), threads, classes, CPU,
+   * uptime and file descriptors.
    *
-   * @return the GC binder, which listens to the JVM until closed
+   * @return closes the GC binders, which listen to the JVM until then
    */
   static AutoCloseable bindProcessMetrics(MeterRegistry registry) {
     new JvmMemoryMetrics().bindTo(registry);
@@ -41,7 +43,12 @@ final class GatewayGauges {
     new FileDescriptorMetrics().bindTo(registry);
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(registry);
-    return gc;
+    JvmHeapPressureMetrics pressure = new JvmHeapPressureMetrics();
+    pressure.bindTo(registry);
+    return () -> {
+      gc.close();
+      pressure.close();
+    };
   }
 
   static void bindStore(MeterRegistry registry, DedupStore store) {
