@@ -52,6 +52,7 @@ public final class DevicesCommand implements Callable<Integer> {
 
   @Command(
       name = "add",
+      mixinStandardHelpOptions = true,
       description = "Add a device and print its token (the last line; it is shown only once).")
   int add(@Parameters(paramLabel = "NAME", description = "letters, digits, . _ -") String name) {
     if (!Device.isValidName(name)) {
@@ -75,7 +76,10 @@ public final class DevicesCommand implements Callable<Integer> {
             });
   }
 
-  @Command(name = "list", description = "List every device, its quota and what it has used.")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List every device, its quota and what it has used.")
   int list() {
     return LedgerEnvironment.withLedger(
         env,
@@ -104,7 +108,10 @@ public final class DevicesCommand implements Callable<Integer> {
         });
   }
 
-  @Command(name = "revoke", description = "Revoke a device: its token stops working at once.")
+  @Command(
+      name = "revoke",
+      mixinStandardHelpOptions = true,
+      description = "Revoke a device: its token stops working at once.")
   int revoke(@Parameters(paramLabel = "NAME") String name) {
     return LedgerEnvironment.withLedger(
         env,
@@ -121,6 +128,7 @@ public final class DevicesCommand implements Callable<Integer> {
 
   @Command(
       name = "quota",
+      mixinStandardHelpOptions = true,
       description =
           "Set how many seconds of audio a device may have transcribed in all (0 = unlimited).")
   int quota(

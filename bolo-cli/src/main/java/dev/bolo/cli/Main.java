@@ -11,8 +11,24 @@ public final class Main {
     System.exit(commandLine().execute(args));
   }
 
-  /** The command tree, for tests. */
+  /**
+   * The command tree, for tests. Every command and subcommand answers {@code --help} and {@code
+   * --version} (set here for the whole tree, so a new subcommand cannot miss it), and help is
+   * wrapped by picocli to the terminal's width.
+   */
   public static CommandLine commandLine() {
-    return new CommandLine(new BoloCommand());
+    CommandLine bolo = new CommandLine(new BoloCommand());
+    withStandardHelp(bolo);
+    ServeCommand.addEnvironmentSection(
+        java.util.Objects.requireNonNull(bolo.getSubcommands().get("serve"), "serve"));
+    return bolo;
+  }
+
+  private static void withStandardHelp(CommandLine command) {
+    if (!command.getCommandSpec().mixinStandardHelpOptions()) {
+      command.getCommandSpec().mixinStandardHelpOptions(true);
+    }
+    command.setUsageHelpAutoWidth(true);
+    command.getSubcommands().values().forEach(Main::withStandardHelp);
   }
 }

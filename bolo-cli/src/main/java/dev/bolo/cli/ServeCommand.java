@@ -1,19 +1,60 @@
 package dev.bolo.cli;
 
+import dev.bolo.server.ConfigVariables;
 import dev.bolo.server.Main;
 import dev.bolo.server.ServerConfig;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help;
+import picocli.CommandLine.Help.Column;
+import picocli.CommandLine.Help.TextTable;
 
 /** {@code bolo serve}: runs the gateway with the environment's configuration until stopped. */
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the gateway. Configured by environment variables (see the README):",
-      "BOLO_PORT, BOLO_HOST, BOLO_ENGINE, BOLO_DEVICE_TOKENS, BOLO_IDEMPOTENCY_TTL, …"
+      "Runs the gateway until SIGTERM or Ctrl-C, then lets running requests finish"
+          + " (BOLO_DRAIN_TIMEOUT) and exits 0. Configured by the environment variables below; a"
+          + " malformed or inconsistent value, or a port in use, stops it with one line on stderr"
+          + " and exit code 2. The README explains each variable."
     })
 final class ServeCommand implements Callable<Integer> {
+
+  /** The section key of the variables' table in the usage help. */
+  static final String ENVIRONMENT = "environment";
+
+  /** Width of the variable column: the longest name plus a gap. */
+  private static final int NAME_WIDTH = 32;
+
+  /**
+   * Adds the table of every {@code BOLO_*} variable to {@code serve}'s usage help, after the
+   * options, wrapped by picocli to the help's width.
+   */
+  static void addEnvironmentSection(CommandLine serve) {
+    CommandLine.Model.UsageMessageSpec usage = serve.getCommandSpec().usageMessage();
+    usage.sectionMap().put(ENVIRONMENT, ServeCommand::environment);
+    List<String> keys = new ArrayList<>(usage.sectionKeys());
+    keys.add(
+        keys.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER_HEADING), ENVIRONMENT);
+    usage.sectionKeys(keys);
+  }
+
+  private static String environment(Help help) {
+    int width = help.commandSpec().usageMessage().width();
+    TextTable table =
+        TextTable.forColumns(
+            help.colorScheme(),
+            new Column(NAME_WIDTH, 2, Column.Overflow.SPAN),
+            new Column(Math.max(20, width - NAME_WIDTH), 1, Column.Overflow.WRAP));
+    for (ConfigVariables.Variable variable : ConfigVariables.ALL) {
+      table.addRowValues(variable.name(), variable.meaning());
+    }
+    return String.format("%nEnvironment variables:%n") + table;
+  }
 
   @Override
   public Integer call() throws InterruptedException {

@@ -5,6 +5,7 @@ import dev.bolo.client.BoloClient;
 import dev.bolo.client.CallOptions;
 import dev.bolo.client.Failure;
 import dev.bolo.client.Outcome;
+import dev.bolo.client.ResendPolicy;
 import dev.bolo.client.Transcript;
 import dev.bolo.client.TranscriptionHandle;
 import dev.bolo.client.TranscriptionListener;
@@ -75,7 +76,9 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
       names = "--server",
       paramLabel = "URL",
       defaultValue = "${env:BOLO_SERVER:-http://127.0.0.1:8080}",
-      description = "The gateway's base URL (default: $BOLO_SERVER or ${DEFAULT-VALUE}).")
+      description =
+          "The gateway's base URL, such as http://host:8080; a trailing /v1 (the OpenAI SDKs'"
+              + " habit) is accepted. Default: $BOLO_SERVER, else ${DEFAULT-VALUE}")
   private String server = "http://127.0.0.1:8080";
 
   @Option(
@@ -88,8 +91,20 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
   @Option(names = "--language", paramLabel = "L", description = "The language spoken, such as en.")
   private @Nullable String language;
 
-  @Option(names = "--json", description = "Print one JSON object per note instead of text.")
+  @Option(
+      names = "--json",
+      description =
+          "Print one JSON object per note instead of text: the gateway's whole answer (text,"
+              + " deduplicated, audio_sha256, duration_ms, request_id, engine) or the refusal.")
   private boolean json;
+
+  @Option(
+      names = "--progress",
+      negatable = true,
+      description =
+          "Show each note's upload, the wait for its transcript and every resend on stderr."
+              + " Default: on when the terminal is interactive, off when output is piped.")
+  private @Nullable Boolean progress;
 
   @Spec private @Nullable CommandSpec spec;
 
@@ -98,7 +113,7 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     CommandSpec spec = Objects.requireNonNull(this.spec, "picocli injects the spec");
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    HttpUrl baseUrl = HttpUrl.parse(server);
+    HttpUrl baseUrl = HttpUrl.parse(withoutApiPrefix(server));
     if (baseUrl == null) {
       throw new ParameterException(spec.commandLine(), "--server is not an http(s) URL: " + server);
     }
@@ -138,7 +153,10 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     try {
       synchronized (handles) {
         for (int i = 0; i < notes.size(); i++) {
-          CallOptions call = CallOptions.defaults().withListener(new Progress(files.get(i), err));
+          CallOptions call =
+              CallOptions.defaults()
+                  .withListener(
+                      new Progress(files.get(i), err, showProgress(), MAX_ATTEMPTS_SHOWN));
           handles.add(client.transcribeAsync(notes.get(i), options, call));
         }
       }
@@ -156,6 +174,42 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
       removeHook(onCtrlC);
       http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();
+    }
+  }
+
+  /** The attempts the SDK makes at most, for "attempt 2 of 4". */
+  private static final int MAX_ATTEMPTS_SHOWN = ResendPolicy.standard().maxAttempts();
+
+  /**
+   * The gateway's base URL without the {@code /v1} an OpenAI SDK user habitually adds: the client
+   * adds the API path itself.
+   */
+  static String withoutApiPrefix(String url) {
+    String trimmed = url.strip();
+    while (trimmed.endsWith("/")) {
+      trimmed = trimmed.substring(0, trimmed.length() - 1);
+    }
+    return trimmed.endsWith("/v1") ? trimmed.substring(0, trimmed.length() - 3) : trimmed;
+  }
+
+  private boolean showProgress() {
+    return progress != null ? progress : isInteractive();
+  }
+
+  /**
+   * Whether a person is watching: the JVM has a console, and on JDK 22 and later that console is a
+   * terminal (from 22 on, {@code System.console()} is not null when output is piped).
+   */
+  private static boolean isInteractive() {
+    java.io.Console console = System.console();
+    if (console == null) {
+      return false;
+    }
+    try {
+      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+    } catch (ReflectiveOperationException | ClassCastException e) {
+      // JDK 21: a console exists only when stdin and stdout are a terminal.
+      return true;
     }
   }
 
@@ -248,13 +302,76 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     }
   }
 
-  /** Prints "FILE: retrying in N s (reason)" on stderr. */
-  private record Progress(Path file, PrintWriter err) implements TranscriptionListener {
+  /**
+   * Prints "FILE: retrying in N s (reason), attempt n of 4" on stderr always, and when {@code
+   * verbose} the upload's bytes and the wait for the transcript too. Thread safe: events arrive on
+   * OkHttp's threads.
+   */
+  private static final class Progress implements TranscriptionListener {
+    /** Upload progress is shown at each quarter, so a large note says a few lines, not hundreds. */
+    private static final int STEPS = 4;
+
+    private final Path file;
+    private final PrintWriter err;
+    private final boolean verbose;
+    private final int maxAttempts;
+    private final java.util.concurrent.atomic.AtomicInteger shownStep =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    Progress(Path file, PrintWriter err, boolean verbose, int maxAttempts) {
+      this.file = file;
+      this.err = err;
+      this.verbose = verbose;
+      this.maxAttempts = maxAttempts;
+    }
+
+    @Override
+    public void attemptStarted(Attempt attempt) {
+      shownStep.set(0);
+    }
+
+    @Override
+    public void uploadProgress(Attempt attempt, long bytesSent, long bytesTotal) {
+      if (!verbose || bytesTotal <= 0) {
+        return;
+      }
+      int step = (int) Math.min(STEPS, bytesSent * STEPS / bytesTotal);
+      if (step == 0 || shownStep.getAndAccumulate(step, Math::max) >= step) {
+        return;
+      }
+      String line =
+          file
+              + ": attempt "
+              + attempt.number()
+              + " of "
+              + maxAttempts
+              + ": sent "
+              + bytesSent
+              + " of "
+              + bytesTotal
+              + " bytes"
+              + (bytesSent >= bytesTotal ? "; waiting for the transcript" : "");
+      print(line);
+    }
+
     @Override
     public void resendScheduled(Attempt failed, Duration pause, Failure reason) {
       long seconds = Math.max(1, Math.round(pause.toMillis() / 1000.0));
+      print(
+          file
+              + ": retrying in "
+              + seconds
+              + " s ("
+              + reason.reason()
+              + "), attempt "
+              + (failed.number() + 1)
+              + " of "
+              + maxAttempts);
+    }
+
+    private void print(String line) {
       synchronized (err) {
-        err.println(file + ": retrying in " + seconds + " s (" + reason.reason() + ")");
+        err.println(line);
         err.flush();
       }
     }

@@ -94,4 +94,42 @@ class TranscribeCommandTest {
     assertThat(TranscribeCommand.worse(2, 3)).isEqualTo(3);
     assertThat(TranscribeCommand.worse(0, 2)).isEqualTo(2);
   }
+
+  @Test
+  void aServerUrlEndingInV1AsTheOpenAiSdksTakeItIsAccepted() throws Exception {
+    CommandRun run =
+        CommandRun.of(
+            new TranscribeCommand(),
+            "--server",
+            gateway.baseUrl() + "/v1/",
+            "--token",
+            GatewayExtension.TOKEN,
+            wav("v.wav", 31).toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("note number");
+  }
+
+  @Test
+  void progressShowsTheUploadTheWaitAndEachAttemptOfFour() throws Exception {
+    gateway.failFirst(1);
+    Path note = wav("p.wav", 32);
+
+    CommandRun run = transcribe("--progress", note.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.err())
+        .contains("p.wav: attempt 1 of 4: sent ")
+        .containsPattern("p\\.wav: retrying in 2 s \\(HTTP 503 upstream_\\w+\\), attempt 2 of 4")
+        .containsPattern(
+            "p\\.wav: attempt 2 of 4: sent \\d+ of \\d+ bytes; waiting for the transcript");
+  }
+
+  @Test
+  void withoutATerminalOnlyResendsAreShown() throws Exception {
+    CommandRun run = transcribe(wav("q.wav", 33).toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.err()).doesNotContain("sent ").doesNotContain("waiting");
+  }
 }

@@ -15,6 +15,7 @@ import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.HeaderDeadline;
 import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.http.JsonErrorHandler;
+import dev.bolo.server.http.RequestMetrics;
 import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
@@ -23,8 +24,6 @@ import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.ledger.RolledUp;
 import io.javalin.Javalin;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -99,6 +98,7 @@ public final class App implements AutoCloseable {
   private final ScheduledExecutorService usageRollUps;
   private final InFlightRequests inFlight = new InFlightRequests();
   private final PrometheusMeterRegistry metrics;
+  private final AutoCloseable gcMetrics;
   private final RateLimiter rateLimiter;
   private final ReadinessMonitor readinessMonitor;
   private @Nullable HeaderDeadline headerDeadline;
@@ -113,8 +113,7 @@ public final class App implements AutoCloseable {
     this.ticker = ticker;
     this.slot = InstanceSlot.acquire(config.ledger().dataDir(), config.spoolRoot());
     this.metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    new JvmMemoryMetrics().bindTo(metrics);
-    new JvmThreadMetrics().bindTo(metrics);
+    this.gcMetrics = GatewayGauges.bindProcessMetrics(metrics);
     // Keep a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
     // load most provider calls would open a new connection and close it afterwards.
     this.http =
@@ -145,8 +144,7 @@ public final class App implements AutoCloseable {
               DedupStore.inMemory(
                   ticker, storeConfig.idempotencyTtl(), storeConfig.dedupMaxBytes());
         };
-    metrics.gauge("bolo_dedup_store_degraded", store, s -> s.isDegraded() ? 1 : 0);
-    metrics.gauge("bolo_dedup_pending_writes", store, DedupStore::pendingWrites);
+    GatewayGauges.bindStore(metrics, store);
     int rateLimit = config.ledger().rateLimitPerMinute();
     this.rateLimiter =
         switch (storeConfig.kind()) {
@@ -170,8 +168,7 @@ public final class App implements AutoCloseable {
     this.charges =
         new ChargeOutbox(served, ledgerRetries, ticker, OUTBOX_CAPACITY, slot.chargeJournal());
     charges.replay();
-    metrics.gauge("bolo_charges_pending", charges, ChargeOutbox::pending);
-    metrics.gauge("bolo_work_running", runningWork);
+    GatewayGauges.bindWork(metrics, charges, runningWork, inFlight);
     Executor countedWork =
         task -> {
           runningWork.incrementAndGet();
@@ -191,7 +188,8 @@ public final class App implements AutoCloseable {
         };
     WorkCoordinator coordinator =
         new WorkCoordinator(store, countedWork, renewals, ticker, storeConfig.lease());
-    metrics.gauge("bolo_dedup_waiting_copies", coordinator, WorkCoordinator::copiesWaiting);
+    GatewayGauges.bindCoordinator(metrics, coordinator);
+    engine.bindMetrics(metrics);
     Transcriber transcriber =
         new Transcriber(
             engineView.apply(engine),
@@ -218,7 +216,7 @@ public final class App implements AutoCloseable {
                 listen.minBodyBytesPerSecond(),
                 listen.bodyRateWindow()),
             System::nanoTime);
-    metrics.gauge("bolo_spool_bytes", uploads, UploadReader::spoolBytesInUse);
+    GatewayGauges.bindUploads(metrics, uploads, limits.spoolMaxBytes());
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
     readiness.put("spool", uploads::readiness);
@@ -250,7 +248,11 @@ public final class App implements AutoCloseable {
               javalinConfig.jetty.host = config.listen().host();
               javalinConfig.jetty.port = config.listen().port();
               javalinConfig.jetty.modifyServer(
-                  server -> server.setErrorHandler(new JsonErrorHandler()));
+                  server -> {
+                    server.setErrorHandler(new JsonErrorHandler());
+                    // Outermost, so that every answer is counted; Javalin nests its own inside.
+                    server.setHandler(new RequestMetrics(metrics));
+                  });
               // Jetty builds a header cache of about 17 KiB for every connection that sends a
               // second request; with thousands of phones connected that is tens of megabytes
               // for a saving of a few header objects per request.
@@ -503,6 +505,11 @@ public final class App implements AutoCloseable {
     rateLimiter.close();
     http.dispatcher().executorService().shutdown();
     http.connectionPool().evictAll();
+    try {
+      gcMetrics.close();
+    } catch (Exception e) {
+      log.debug("closing the GC metrics failed", e);
+    }
     metrics.close();
     slot.close();
   }

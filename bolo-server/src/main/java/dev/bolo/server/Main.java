@@ -1,9 +1,12 @@
 package dev.bolo.server;
 
+import java.io.IOException;
 import java.net.BindException;
-import java.util.Locale;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -26,6 +29,12 @@ public final class Main {
   /** Exit code for a configuration error, as {@code bolo serve} gives for a bad variable. */
   public static final int CONFIG_ERROR = 2;
 
+  /**
+   * Exit code when the port is taken: like a bad variable, only the operator can fix it (another
+   * {@code BOLO_PORT}, or stop the other process), so a supervisor should not just restart.
+   */
+  public static final int PORT_IN_USE = CONFIG_ERROR;
+
   private Main() {}
 
   /**
@@ -35,7 +44,7 @@ public final class Main {
    * @return the process's exit code: 0 after a drain, {@link #CANNOT_START} when it never served
    */
   public static int serve(ServerConfig config, Consumer<App> started) throws InterruptedException {
-    applyLogLevel(config.logLevel());
+    LogSetup.apply(config.logLevel(), config.logFormat());
     CountDownLatch stop = new CountDownLatch(1);
     // Handling the signals ourselves (instead of a shutdown hook) lets the drain finish and the
     // process exit 0: a JVM stopped by SIGTERM's default handler exits 143.
@@ -50,6 +59,13 @@ public final class Main {
         };
     Signal.handle(new Signal("TERM"), handler);
     Signal.handle(new Signal("INT"), handler);
+    // Found before anything starts, so the one line that says why is all the operator sees. The
+    // port may still be taken in between: app.start() reports that the same way.
+    String taken = portTaken(config);
+    if (taken != null) {
+      System.err.println("bolo serve: " + taken);
+      return PORT_IN_USE;
+    }
     App app;
     try {
       app = App.create(config);
@@ -69,7 +85,7 @@ public final class Main {
       app.close();
       System.err.println("bolo serve: " + cannotStart(config, e));
       log.debug("start failed", e);
-      return CANNOT_START;
+      return isPortInUse(e) ? PORT_IN_USE : CANNOT_START;
     }
     try {
       started.accept(app);
@@ -81,6 +97,33 @@ public final class Main {
     }
     log.info("stopped");
     return 0;
+  }
+
+  /** Why the configured address cannot be listened on, or null when it is free now. */
+  private static @Nullable String portTaken(ServerConfig config) {
+    ServerConfig.Listen listen = config.listen();
+    if (listen.port() == 0) {
+      return null;
+    }
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new InetSocketAddress(listen.host(), listen.port()));
+      return null;
+    } catch (BindException e) {
+      return cannotStart(config, e);
+    } catch (IOException e) {
+      // Anything else (an unknown host) is reported when the gateway itself tries.
+      return null;
+    }
+  }
+
+  private static boolean isPortInUse(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof BindException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String cannotStart(ServerConfig config, Throwable e) {
@@ -101,13 +144,5 @@ public final class Main {
     }
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     return root == e || root.getMessage() == null ? message : message + ": " + root.getMessage();
-  }
-
-  /** Applies {@code BOLO_LOG_LEVEL}, also when it came from the {@code BOLO_CONFIG} file. */
-  static void applyLogLevel(String level) {
-    if (LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)
-        instanceof ch.qos.logback.classic.Logger root) {
-      root.setLevel(ch.qos.logback.classic.Level.toLevel(level.toUpperCase(Locale.ROOT)));
-    }
   }
 }

@@ -40,6 +40,7 @@ import org.jspecify.annotations.Nullable;
  * @param limits bounds on what one upload may make the gateway hold
  * @param deadlines how long the engine may take for one note
  * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
+ * @param logFormat one line of text or one JSON object per log event, {@code BOLO_LOG_FORMAT}
  */
 public record ServerConfig(
     Listen listen,
@@ -51,7 +52,16 @@ public record ServerConfig(
     LedgerSettings ledger,
     Limits limits,
     Deadlines deadlines,
-    String logLevel) {
+    String logLevel,
+    LogFormat logFormat) {
+
+  /** How log events are written to stderr; {@code BOLO_LOG_FORMAT} names one. */
+  public enum LogFormat {
+    /** One line of text per event, for a person at a terminal. */
+    TEXT,
+    /** One JSON object per line, for a log collector. */
+    JSON
+  }
 
   /** The engines a gateway can run; {@code BOLO_ENGINE} names one. */
   public enum EngineKind {
@@ -234,6 +244,7 @@ public record ServerConfig(
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(deadlines, "deadlines");
     Objects.requireNonNull(logLevel, "logLevel");
+    Objects.requireNonNull(logFormat, "logFormat");
   }
 
   /** Reads the configuration from the process environment. */
@@ -291,7 +302,17 @@ public record ServerConfig(
     }
     ServerConfig config =
         new ServerConfig(
-            listen, engine, openAi, gemini, offline, store, ledger, limits, deadlines, logLevel);
+            listen,
+            engine,
+            openAi,
+            gemini,
+            offline,
+            store,
+            ledger,
+            limits,
+            deadlines,
+            logLevel,
+            env.choice("BOLO_LOG_FORMAT", LogFormat.class, LogFormat.TEXT));
     // Rolling up a charge still inside the charge window would let its work be charged again.
     if (ledger.usageRetention().compareTo(config.chargeWindow()) < 0) {
       throw new ConfigException(

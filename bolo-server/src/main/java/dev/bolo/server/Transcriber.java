@@ -22,7 +22,6 @@ import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.Reservation;
 import dev.bolo.server.ledger.UsageRecord;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -68,7 +67,7 @@ public final class Transcriber {
   private final List<String> allowedModels;
   private final long maxAudioMillis;
   private final Clock clock;
-  private final MeterRegistry metrics;
+  private final TranscriptionMeters meters;
 
   /** Passes the text of running work to every copy streaming it on this instance. */
   private final DeltaFanOut live = new DeltaFanOut();
@@ -97,7 +96,7 @@ public final class Transcriber {
     this.allowedModels =
         allowedModels.isEmpty() ? List.of(engine.defaultModel()) : List.copyOf(allowedModels);
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.meters = new TranscriptionMeters(Objects.requireNonNull(metrics, "metrics"));
   }
 
   /** The engine in use. */
@@ -255,7 +254,7 @@ public final class Transcriber {
         }
         case Reservation.Granted g -> granted = g;
       }
-      Timer.Sample sample = Timer.start(metrics);
+      long callStarted = System.nanoTime();
       EngineResult result;
       try {
         result =
@@ -266,11 +265,7 @@ public final class Transcriber {
         releaseQuietly(granted);
         throw bug;
       }
-      String kind = result.getClass().getSimpleName().toLowerCase(Locale.ROOT);
-      sample.stop(metrics.timer("bolo_upstream_seconds", "engine", engine.name(), "result", kind));
-      metrics
-          .counter("bolo_upstream_calls_total", "engine", engine.name(), "result", kind)
-          .increment();
+      meters.upstreamCall(engine.name(), result, System.nanoTime() - callStarted);
       return switch (result) {
         case EngineResult.Transcribed t -> {
           Length charged = length.correctedBy(t.reportedDurationMs());
@@ -310,14 +305,7 @@ public final class Transcriber {
           case Outcome.Success s -> "ok";
           case Outcome.Refused r -> r.problem().name().toLowerCase(Locale.ROOT);
         };
-    metrics
-        .counter(
-            "bolo_transcriptions_total",
-            "outcome",
-            outcome,
-            "replayed",
-            Boolean.toString(served.replayed()))
-        .increment();
+    meters.answered(outcome, served.replay(), length.millis());
     try {
       ledger.record(
           new UsageRecord(

@@ -8,10 +8,16 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.GatewayProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,5 +51,25 @@ class MainTest {
         .singleElement()
         .asString()
         .startsWith("bolo serve: BOLO_DEVICE_TOKENS names alpha, also enrolled");
+  }
+
+  @Test
+  void aPortInUseIsOneLineOnStderrAndExitTwo() throws Exception {
+    Path log = dataDir.resolve("serve.log");
+    int exit;
+    try (FakeProvider provider = new FakeProvider();
+        ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Map<String, String> env =
+          new HashMap<>(Gateway.openAiEnvironment(provider, dataDir.resolve("data")));
+      env.put("BOLO_PORT", Integer.toString(taken.getLocalPort()));
+      exit = GatewayProcess.runUntilExit(env, log);
+    }
+
+    assertThat(exit).isEqualTo(Main.PORT_IN_USE).isEqualTo(2);
+    assertThat(Files.readAllLines(log))
+        .singleElement()
+        .asString()
+        .startsWith("bolo serve: cannot listen on 127.0.0.1:")
+        .contains("set BOLO_PORT or BOLO_HOST");
   }
 }

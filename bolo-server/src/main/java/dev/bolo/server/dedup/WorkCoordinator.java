@@ -113,8 +113,34 @@ public final class WorkCoordinator {
     }
   }
 
-  /** What a request was answered with, and whether the answer came from other work. */
-  public record Served(Outcome outcome, boolean replayed) {}
+  /**
+   * What a request was answered with, and where the answer came from.
+   *
+   * @param replay whether the answer came from this request's own work, from work that was in
+   *     flight when it arrived, or from a stored result
+   */
+  public record Served(Outcome outcome, Replay replay) {
+
+    /** An answer from this request's own work ({@code false}) or from other work ({@code true}). */
+    public Served(Outcome outcome, boolean replayed) {
+      this(outcome, replayed ? Replay.JOINED : Replay.NONE);
+    }
+
+    /** Whether the answer came from other work than this request's own. */
+    public boolean replayed() {
+      return replay != Replay.NONE;
+    }
+  }
+
+  /** Where an answer came from; operators watch joins and cache hits separately. */
+  public enum Replay {
+    /** This request's own work, run for it. */
+    NONE,
+    /** Work that was in flight when the request arrived, on this instance or another. */
+    JOINED,
+    /** A result stored by earlier work. */
+    CACHED
+  }
 
   /**
    * Serves one copy of the work.
@@ -144,7 +170,9 @@ public final class WorkCoordinator {
         return awaitOutcome(started.outcome(), deadline);
       }
       Served shared = awaitOutcome(joined.outcome(), deadline);
-      return new Served(shared.outcome(), true);
+      // Joining a resolution that itself found a stored result is a cache hit all the same.
+      return new Served(
+          shared.outcome(), shared.replay() == Replay.CACHED ? Replay.CACHED : Replay.JOINED);
     } finally {
       joined.copies().decrementAndGet();
     }
@@ -193,7 +221,7 @@ public final class WorkCoordinator {
       result.complete(
           new Served(
               new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, "the gateway is shutting down"),
-              false));
+              Replay.NONE));
     }
   }
 
@@ -208,10 +236,10 @@ public final class WorkCoordinator {
       long generation = store.generation();
       switch (store.claim(key, lease)) {
         case Claim.Completed completed -> {
-          return replay(key, completed.transcript());
+          return replay(key, completed.transcript(), Replay.CACHED);
         }
         case Claim.Owned owned -> {
-          return new Served(runOwned(key, owned, work), false);
+          return new Served(runOwned(key, owned, work), Replay.NONE);
         }
         case Claim.Busy busy -> {
           sawClaim = true;
@@ -229,10 +257,10 @@ public final class WorkCoordinator {
         Resolution resolution = store.await(key, wait);
         switch (resolution) {
           case Resolution.Completed done -> {
-            return replay(key, done.transcript());
+            return replay(key, done.transcript(), Replay.JOINED);
           }
           case Resolution.Failed failed -> {
-            return new Served(failed.refusal(), true);
+            return new Served(failed.refusal(), Replay.JOINED);
           }
           case Resolution.Pending pending -> {
             // The claim is alive (again): trust it for another lease.
@@ -272,16 +300,16 @@ public final class WorkCoordinator {
     return ticker.getAsLong() - seenLive < lease.toNanos();
   }
 
-  private Served replay(WorkKey key, Transcript transcript) {
+  private Served replay(WorkKey key, Transcript transcript, Replay replay) {
     // Bug guard: a stored entry must answer the key it was stored under.
     if (!transcript.answers(key)) {
       log.error("stored transcript does not answer its key {}", key.asString());
       return new Served(
           new Outcome.Refused(
               Problem.IDEMPOTENCY_CONFLICT, "a stored result contradicts this request's key"),
-          true);
+          replay);
     }
-    return new Served(new Outcome.Success(transcript), true);
+    return new Served(new Outcome.Success(transcript), replay);
   }
 
   /** Runs the work this instance owns, renewing its lease, and records how it ended. */
@@ -400,10 +428,10 @@ public final class WorkCoordinator {
     return new Served(
         new Outcome.Refused(
             Problem.UPSTREAM_TIMEOUT, "the same note is still being transcribed; resend later"),
-        true);
+        Replay.JOINED);
   }
 
   private static Served internalError() {
-    return new Served(INTERNAL_ERROR, false);
+    return new Served(INTERNAL_ERROR, Replay.NONE);
   }
 }

@@ -1,6 +1,7 @@
 package dev.bolo.server.engine;
 
 import dev.bolo.server.Readiness;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Turns a note into text. Implementations must be safe for concurrent calls from many threads and
@@ -35,6 +36,12 @@ public interface SpeechEngine extends AutoCloseable {
   default Readiness readiness() {
     return Readiness.ok();
   }
+
+  /**
+   * Registers the engine's own gauges (a local engine's pool, for instance); called once by the
+   * composition root. Engines that call a provider have none beyond the gateway's.
+   */
+  default void bindMetrics(MeterRegistry registry) {}
 
   /** Releases threads, models and connections. */
   @Override

@@ -27,6 +27,7 @@ public final class JsonErrorHandler extends ErrorHandler {
       status = 500;
     }
     ApiError error = Errors.ofHttpStatus(status);
+    RequestMetrics.noteOutcome(request, error.code());
     String requestId =
         ErrorWriter.requestId(request.getHeaders().get(TranscriptionHandler.REQUEST_ID));
     byte[] body =

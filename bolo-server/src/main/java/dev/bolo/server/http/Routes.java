@@ -89,6 +89,7 @@ public final class Routes {
   }
 
   private static byte[] errorBody(Context ctx, ApiError error) {
+    RequestMetrics.noteOutcome(ctx.req(), error.code());
     return ErrorWriter.body(
         ErrorWriter.dialectOf(ctx.path()), error, TranscriptionHandler.requestIdOf(ctx));
   }

@@ -107,13 +107,14 @@ final class TranscriptionHandler implements Handler {
                     "the gateway is shutting down; resend shortly", Duration.ofSeconds(2)),
                 requestId);
       }
-      log.info(
-          "{} {} -> {} in {} ms",
-          ctx.method(),
-          ctx.path(),
-          status,
-          (System.nanoTime() - started) / 1_000_000);
+      long tookMs = (System.nanoTime() - started) / 1_000_000;
+      // Status and duration as fields too, for BOLO_LOG_FORMAT=json.
+      log.atInfo()
+          .addKeyValue("status", status)
+          .addKeyValue("duration_ms", tookMs)
+          .log("{} {} -> {} in {} ms", ctx.method(), ctx.path(), status, tookMs);
     } finally {
+      MDC.remove("device");
       MDC.remove("request_id");
     }
   }
@@ -132,12 +133,9 @@ final class TranscriptionHandler implements Handler {
     if (device.isEmpty()) {
       return refuseAndDrain(ctx, Errors.unauthorized(), requestId);
     }
+    // Kept until the request's last log line (handle's finally removes it).
     MDC.put("device", device.get().name());
-    try {
-      return serve(ctx, requestId, device.get());
-    } finally {
-      MDC.remove("device");
-    }
+    return serve(ctx, requestId, device.get());
   }
 
   private int serve(Context ctx, String requestId, Device device)
@@ -353,6 +351,7 @@ final class TranscriptionHandler implements Handler {
   }
 
   private int send(Context ctx, ApiError error, String requestId) throws IOException {
+    RequestMetrics.noteOutcome(ctx.req(), error.code());
     if (error.retryAfter() != null) {
       ctx.res()
           .setHeader("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));

@@ -405,7 +405,10 @@ abstract class DedupStoreContract {
     assertThat(served).filteredOn(WorkCoordinator.Served::replayed).hasSize(15);
     // A later resend replays the stored transcript without running the work.
     WorkCoordinator.Served resend = coordinator(store).serve(key, PATIENCE, work);
-    assertThat(resend).isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), true));
+    assertThat(resend)
+        .isEqualTo(
+            new WorkCoordinator.Served(
+                new Outcome.Success(transcript), WorkCoordinator.Replay.CACHED));
     assertThat(work.calls()).isEqualTo(1);
   }
 

@@ -89,7 +89,10 @@ class FailOpenDedupStoreTest {
     // The local fallback still de-duplicates on this instance.
     WorkCoordinator.Served resend =
         coordinator.serve(key, PATIENCE, () -> new Outcome.Success(transcriptFor(key, "again")));
-    assertThat(resend).isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), true));
+    assertThat(resend)
+        .isEqualTo(
+            new WorkCoordinator.Served(
+                new Outcome.Success(transcript), WorkCoordinator.Replay.CACHED));
     assertThat(calls).hasValue(1);
     eventually("the idle instance notices the outage too", second::isDegraded);
 

@@ -31,8 +31,8 @@ class OperationsTest {
       Gateway.Reply metrics = gateway.send(get(gateway, "/metrics"));
       assertThat(metrics.status()).isEqualTo(200);
       assertThat(metrics.body())
-          .contains("bolo_transcriptions_total{outcome=\"ok\",replayed=\"true\"} 1.0")
-          .contains("bolo_transcriptions_total{outcome=\"ok\",replayed=\"false\"} 1.0")
+          .contains("bolo_transcriptions_total{outcome=\"ok\",replay=\"cached\"} 1.0")
+          .contains("bolo_transcriptions_total{outcome=\"ok\",replay=\"none\"} 1.0")
           .contains("bolo_upstream_calls_total{engine=\"openai\",result=\"transcribed\"} 1.0");
     }
   }

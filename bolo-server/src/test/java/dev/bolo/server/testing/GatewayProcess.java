@@ -29,6 +29,8 @@ public final class GatewayProcess implements AutoCloseable {
   /** A cold JVM plus the ledger's migration check; generous for a loaded two-core machine. */
   private static final long START_TIMEOUT_SECONDS = 60;
 
+  private static final String PRODUCTION_LOGGING = "-Dlogback.configurationFile=logback.xml";
+
   private final Process process;
   private final int port;
 
@@ -44,22 +46,38 @@ public final class GatewayProcess implements AutoCloseable {
    * @param log receives the child's stderr (its log), for a failing test's message
    */
   public static GatewayProcess start(Map<String, String> env, Path log) throws IOException {
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            List.of(
-                java.toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-Xmx256m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                GatewayProcess.class.getName()));
-    builder.environment().keySet().removeIf(name -> name.startsWith("BOLO_"));
-    builder.environment().putAll(env);
-    builder.redirectError(log.toFile());
-    Process process = builder.start();
+    return start(env, log, List.of());
+  }
+
+  /**
+   * The same with the production logging configuration ({@code logback.xml}) instead of the tests'
+   * quiet one, for tests of what an operator sees in the log.
+   */
+  public static GatewayProcess startWithProductionLogging(Map<String, String> env, Path log)
+      throws IOException {
+    return start(env, log, List.of(PRODUCTION_LOGGING));
+  }
+
+  /**
+   * Runs a gateway with the production logging configuration that is expected not to start, and
+   * waits for its exit.
+   *
+   * @param log receives the child's stderr
+   * @return its exit code
+   */
+  public static int runUntilExit(Map<String, String> env, Path log)
+      throws IOException, InterruptedException {
+    Process process = builder(env, log, List.of(PRODUCTION_LOGGING)).start();
+    if (!process.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("gateway process still running; its log:\n" + Files.readString(log));
+    }
+    return process.exitValue();
+  }
+
+  private static GatewayProcess start(Map<String, String> env, Path log, List<String> jvmOptions)
+      throws IOException {
+    Process process = builder(env, log, jvmOptions).start();
     CompletableFuture<Integer> port = new CompletableFuture<>();
     Thread.ofPlatform()
         .daemon()
@@ -75,6 +93,28 @@ public final class GatewayProcess implements AutoCloseable {
       throw new IllegalStateException(
           "gateway process did not start; its log:\n" + Files.readString(log), e);
     }
+  }
+
+  private static ProcessBuilder builder(
+      Map<String, String> env, Path log, List<String> jvmOptions) {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    List<String> command = new java.util.ArrayList<>();
+    command.add(java.toString());
+    command.addAll(jvmOptions);
+    command.addAll(
+        List.of(
+            "--enable-native-access=ALL-UNNAMED",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            GatewayProcess.class.getName()));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().keySet().removeIf(name -> name.startsWith("BOLO_"));
+    builder.environment().putAll(env);
+    builder.redirectError(log.toFile());
+    return builder;
   }
 
   private static void readPort(Process process, CompletableFuture<Integer> port) {

@@ -6,6 +6,8 @@ import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -98,6 +100,22 @@ final class SphinxEngine implements SpeechEngine {
   /** Notes waiting for a recogniser. */
   int queuedNotes() {
     return pool.getQueue().size();
+  }
+
+  @Override
+  public void bindMetrics(MeterRegistry registry) {
+    Gauge.builder("bolo_offline_pool_busy", pool, ThreadPoolExecutor::getActiveCount)
+        .description("Offline recognisers transcribing a note now")
+        .register(registry);
+    Gauge.builder("bolo_offline_pool_queued", this, SphinxEngine::queuedNotes)
+        .description("Notes waiting for an offline recogniser; beyond the queue's size, 503")
+        .register(registry);
+    Gauge.builder("bolo_offline_pool_size", config, OfflineConfig::recognizers)
+        .description("Offline recognisers loaded (the pool's size)")
+        .register(registry);
+    Gauge.builder("bolo_offline_queue_capacity", config, OfflineConfig::queueCapacity)
+        .description("Notes that may wait for an offline recogniser before the engine says busy")
+        .register(registry);
   }
 
   @Override
