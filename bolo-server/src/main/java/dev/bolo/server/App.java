@@ -216,9 +216,13 @@ public final class App implements AutoCloseable {
                 limits.maxUploadsPerDevice(),
                 limits.spoolMaxBytes(),
                 listen.minBodyBytesPerSecond(),
-                listen.bodyRateWindow()),
+                listen.bodyRateWindow(),
+                limits.uploadBudgetBytes(),
+                limits.uploadQueueWait()),
             System::nanoTime);
     metrics.gauge("bolo_spool_bytes", uploads, UploadReader::spoolBytesInUse);
+    metrics.gauge("bolo_upload_admitted_bytes", uploads, UploadReader::admittedBytes);
+    metrics.gauge("bolo_upload_waiting", uploads, UploadReader::waitingUploads);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
     readiness.put("spool", uploads::readiness);
