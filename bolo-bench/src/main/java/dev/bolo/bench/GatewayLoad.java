@@ -76,7 +76,7 @@ public final class GatewayLoad {
       Files.write(body, multipart(options.noteKb() * 1024));
 
       int providerPort = freePort();
-      processes.add(
+      Process standIn =
           start(
               work.resolve("stand-in.log"),
               Map.of(),
@@ -85,7 +85,8 @@ public final class GatewayLoad {
                   "--port",
                   Integer.toString(providerPort),
                   "--delay-ms",
-                  Long.toString(options.delayMillis()))));
+                  Long.toString(options.delayMillis())));
+      processes.add(standIn);
       awaitPort(providerPort);
       int nginxPort = freePort();
       processes.add(startNginx(work, nginxPort, providerPort, options.noteKb()));
@@ -96,6 +97,10 @@ public final class GatewayLoad {
       awaitReady(gatewayPort);
 
       Map<String, String> urls = new LinkedHashMap<>();
+      // The process whose CPU time each target costs (nginx's workers are not counted).
+      Map<String, Long> servers = new HashMap<>();
+      servers.put("direct", standIn.pid());
+      servers.put("gateway", gateway.pid());
       String path = "/v1/audio/transcriptions";
       for (String target : options.targets()) {
         switch (target) {
@@ -104,6 +109,17 @@ public final class GatewayLoad {
           case "gateway" -> urls.put(target, "http://127.0.0.1:" + gatewayPort + path);
           default -> throw new IllegalArgumentException("unknown target: " + target);
         }
+      }
+      Path baseline = options.baseline();
+      if (baseline != null) {
+        // Another checkout's gateway (say, main before a change), measured in the same run.
+        int baselinePort = freePort();
+        Process other =
+            startGateway(baseline, work.resolve("baseline"), baselinePort, providerPort, options);
+        processes.add(other);
+        servers.put("baseline", other.pid());
+        awaitReady(baselinePort);
+        urls.put("baseline", "http://127.0.0.1:" + baselinePort + path);
       }
       StringBuilder report = new StringBuilder();
       header(report, root, options);
@@ -121,6 +137,8 @@ public final class GatewayLoad {
           if (isGateway) {
             heap.start();
           }
+          Long server = servers.get(target.getKey());
+          long cpuBefore = server == null ? 0 : cpuMillis(server);
           WrkResult result =
               wrk(
                   script,
@@ -132,6 +150,9 @@ public final class GatewayLoad {
                   "r" + round);
           if (isGateway) {
             heap.stop();
+          }
+          if (server != null) {
+            result = result.withServerCpuMillis(cpuMillis(server) - cpuBefore);
           }
           results.computeIfAbsent(target.getKey(), k -> new ArrayList<>()).add(result);
           System.out.printf("round %d %-8s %s%n", round, target.getKey(), result);
@@ -179,7 +200,7 @@ public final class GatewayLoad {
   }
 
   private static @Nullable String tokenFor(String target) {
-    return target.equals("gateway") ? TOKEN : null;
+    return target.equals("gateway") || target.equals("baseline") ? TOKEN : null;
   }
 
   /** The gateway's figures with and without slow clients holding connections, side by side. */
@@ -352,8 +373,9 @@ public final class GatewayLoad {
 
   private static void table(StringBuilder out, Map<String, List<WrkResult>> results) {
     out.append(
-        "| target | ok req/s (median) | rounds | p50 ms | p99 ms | errors | share of first row |\n");
-    out.append("|---|---|---|---|---|---|---|\n");
+        "| target | ok req/s (median) | rounds | p50 ms | p99 ms | errors | share of first row"
+            + " | server CPU ms/req |\n");
+    out.append("|---|---|---|---|---|---|---|---|\n");
     List<WrkResult> reference = results.values().iterator().next();
     for (var row : results.entrySet()) {
       List<WrkResult> rounds = row.getValue();
@@ -364,7 +386,7 @@ public final class GatewayLoad {
       out.append(
           String.format(
               Locale.ROOT,
-              "| %s | %.0f | %s | %.1f | %.1f | %d | %.2f |%n",
+              "| %s | %.0f | %s | %.1f | %.1f | %d | %.2f | %s |%n",
               row.getKey(),
               median(rounds.stream().map(WrkResult::okPerSecond).toList()),
               String.join(
@@ -375,8 +397,23 @@ public final class GatewayLoad {
               median(rounds.stream().map(r -> r.p50Micros() / 1000.0).toList()),
               median(rounds.stream().map(r -> r.p99Micros() / 1000.0).toList()),
               rounds.stream().mapToLong(WrkResult::errors).sum(),
-              median(ratios)));
+              median(ratios),
+              cpuColumn(rounds)));
     }
+  }
+
+  private static String cpuColumn(List<WrkResult> rounds) {
+    List<Double> perRequest =
+        rounds.stream().map(WrkResult::serverCpuPerRequest).filter(v -> !v.isNaN()).toList();
+    return perRequest.isEmpty() ? "–" : String.format(Locale.ROOT, "%.2f", median(perRequest));
+  }
+
+  /** User plus system CPU time of a process so far, from /proc (clock ticks of 10 ms). */
+  private static long cpuMillis(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
   }
 
   private static double median(List<Double> values) {
@@ -434,7 +471,8 @@ public final class GatewayLoad {
         values.getOrDefault("timeout", 0L),
         values.getOrDefault("connect", 0L)
             + values.getOrDefault("read", 0L)
-            + values.getOrDefault("write", 0L));
+            + values.getOrDefault("write", 0L),
+        -1);
   }
 
   /** One wrk run; status errors are answers other than 2xx/3xx. */
@@ -445,7 +483,28 @@ public final class GatewayLoad {
       long p99Micros,
       long statusErrors,
       long timeouts,
-      long socketErrors) {
+      long socketErrors,
+      long serverCpuMillis) {
+    /** The same run with the CPU time its server process spent, in ms (-1: not measured). */
+    WrkResult withServerCpuMillis(long millis) {
+      return new WrkResult(
+          requests,
+          durationMicros,
+          p50Micros,
+          p99Micros,
+          statusErrors,
+          timeouts,
+          socketErrors,
+          millis);
+    }
+
+    /** Server CPU per answered request, in ms, or NaN when not measured. */
+    double serverCpuPerRequest() {
+      return serverCpuMillis < 0 || requests == 0
+          ? Double.NaN
+          : (double) serverCpuMillis / requests;
+    }
+
     long errors() {
       return statusErrors + timeouts + socketErrors;
     }
@@ -596,6 +655,7 @@ public final class GatewayLoad {
     env.put("BOLO_ENGINE", "openai");
     env.put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + providerPort + "/v1");
     env.put("BOLO_OPENAI_API_KEY", "sk-bench");
+    Files.createDirectories(work);
     env.put("BOLO_DATA_DIR", work.resolve("gateway-data").toString());
     env.put("BOLO_DEVICE_TOKENS", "bench=" + TOKEN + ",attacker=" + ATTACKER_TOKEN);
     // The normal load stands for many phones but uses one device token for all its connections.
@@ -751,7 +811,8 @@ public final class GatewayLoad {
       int copies,
       int stormNotes,
       String heap,
-      List<String> targets) {
+      List<String> targets,
+      @Nullable Path baseline) {
     static Options parse(String[] args) {
       Map<String, String> values = new HashMap<>();
       for (int i = 0; i + 1 < args.length; i += 2) {
@@ -768,7 +829,8 @@ public final class GatewayLoad {
               Integer.parseInt(values.getOrDefault("--copies", "4")),
               Integer.parseInt(values.getOrDefault("--storm-notes", "100")),
               values.getOrDefault("--heap", "512m"),
-              List.of(values.getOrDefault("--targets", "direct,nginx,gateway").split(",")));
+              List.of(values.getOrDefault("--targets", "direct,nginx,gateway").split(",")),
+              values.containsKey("--baseline") ? Path.of(values.get("--baseline")) : null);
       for (String name : values.keySet()) {
         if (!List.of(
                 "--connections",
@@ -780,7 +842,8 @@ public final class GatewayLoad {
                 "--copies",
                 "--storm-notes",
                 "--heap",
-                "--targets")
+                "--targets",
+                "--baseline")
             .contains(name)) {
           throw new IllegalArgumentException("unknown option: " + name);
         }

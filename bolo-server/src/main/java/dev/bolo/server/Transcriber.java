@@ -2,6 +2,7 @@ package dev.bolo.server;
 
 import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.dedup.DedupStore;
+import dev.bolo.server.dedup.DeltaFanOut;
 import dev.bolo.server.dedup.IdempotencyCheck;
 import dev.bolo.server.dedup.Outcome;
 import dev.bolo.server.dedup.Problem;
@@ -12,6 +13,7 @@ import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.TranscriptDeltas;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.Device;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,6 +69,9 @@ public final class Transcriber {
   private final long maxAudioMillis;
   private final Clock clock;
   private final MeterRegistry metrics;
+
+  /** Passes the text of running work to every copy streaming it on this instance. */
+  private final DeltaFanOut live = new DeltaFanOut();
 
   public Transcriber(
       SpeechEngine engine,
@@ -137,8 +143,33 @@ public final class Transcriber {
    * @throws InterruptedException if the request thread is interrupted; shared work goes on
    */
   public Answer transcribe(Call call) throws InterruptedException {
+    return transcribe(call, TranscriptDeltas.none(), joined -> {});
+  }
+
+  /**
+   * Transcribes or replays like {@link #transcribe(Call)}, passing the text to {@code deltas} as it
+   * arrives when the work (this call's own, or running work it joins on this instance) streams. A
+   * call that joins mid-way first receives the text so far as one piece. {@code deltas} must not
+   * block.
+   *
+   * @param joining told, before any piece, whether the call joins work already running here (then
+   *     its answer will be a replay)
+   * @throws InterruptedException if the request thread is interrupted; shared work goes on
+   */
+  public Answer transcribe(Call call, TranscriptDeltas deltas, Consumer<Boolean> joining)
+      throws InterruptedException {
     Length length = lengthOf(call);
     WorkKey key = WorkKey.of(call.device().name(), call.settings(), call.audio().sha256());
+    if (deltas instanceof TranscriptDeltas.Ignored) {
+      return transcribe(call, key, length);
+    }
+    try (DeltaFanOut.Subscription subscription = live.subscribe(key, deltas)) {
+      joining.accept(subscription.joinedRunningWork());
+      return transcribe(call, key, length);
+    }
+  }
+
+  private Answer transcribe(Call call, WorkKey key, Length length) throws InterruptedException {
     // Refused before any work: a note the engine cannot finish in time would only hold it, and an
     // unbounded one exhausts the heap while it is decoded.
     if (length.millis() > maxAudioMillis) {
@@ -188,7 +219,8 @@ public final class Transcriber {
 
   private Outcome runOnce(
       Call call, SpooledAudio audio, WorkKey key, Length length, Duration timeout) {
-    try (SpooledAudio held = audio.retain()) {
+    try (SpooledAudio held = audio.retain();
+        DeltaFanOut.Publication deltas = live.publish(key)) {
       Reservation reservation;
       try {
         reservation =
@@ -227,7 +259,8 @@ public final class Transcriber {
       EngineResult result;
       try {
         result =
-            engine.transcribe(new EngineRequest(held, call.settings(), timeout, call.requestId()));
+            engine.transcribe(
+                new EngineRequest(held, call.settings(), timeout, call.requestId(), deltas));
       } catch (RuntimeException | Error bug) {
         // An engine bug must not keep the device's seconds held until the hold expires.
         releaseQuietly(granted);

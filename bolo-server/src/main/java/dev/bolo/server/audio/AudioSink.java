@@ -51,14 +51,24 @@ final class AudioSink implements AutoCloseable {
   private long reserved;
   private boolean handedOver;
 
+  /**
+   * @param bodyLength the declared length of the whole request body, -1 when unknown: the audio
+   *     part is no longer, so a short note starts with a buffer of its size
+   */
   AudioSink(
-      long maxAudioBytes, int inMemoryBytes, Path spoolDir, AtomicLong spoolInUse, long spoolMax) {
+      long maxAudioBytes,
+      int inMemoryBytes,
+      Path spoolDir,
+      AtomicLong spoolInUse,
+      long spoolMax,
+      long bodyLength) {
     this.maxAudioBytes = maxAudioBytes;
     this.inMemoryBytes = inMemoryBytes;
     this.spoolDir = spoolDir;
     this.spoolInUse = spoolInUse;
     this.spoolMaxBytes = spoolMax;
-    this.memory = new byte[Math.min(inMemoryBytes, FIRST_MEMORY_BYTES)];
+    int first = Math.min(inMemoryBytes, FIRST_MEMORY_BYTES);
+    this.memory = new byte[bodyLength < 0 ? first : (int) Math.min(first, bodyLength)];
   }
 
   /**

@@ -7,17 +7,21 @@ import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * A request body that must keep a minimum rate: after each window the bytes received in it must be
- * at least {@code minBytesPerSecond × window}, or the next read fails with {@link
- * TooSlowException}. A body that falls silent is the idle timeout's business (the handler sets the
- * connection's idle timeout to the same window while it reads). Not thread safe: one reader.
+ * A request body that must keep a minimum rate: once the reader has waited a window for the client,
+ * the bytes received while waiting must be at least {@code minBytesPerSecond × waited}, or the next
+ * read fails with {@link TooSlowException}. Only time spent blocked in {@code read} counts: time
+ * the gateway spends between reads (parsing, hashing, spooling, or waiting for a core on a busy
+ * machine) is the gateway's slowness, not the client's, and must never be answered with a 408 that
+ * tells the phone its link is too slow. A body that falls silent is the idle timeout's business
+ * (the handler sets the connection's idle timeout to the same window while it reads). Not thread
+ * safe: one reader.
  */
 final class MinimumRateInputStream extends FilterInputStream {
 
   private final long minBytesPerWindow;
   private final long windowNanos;
   private final LongSupplier nanoTime;
-  private long windowStart;
+  private long waitedNanos;
   private long bytesInWindow;
 
   MinimumRateInputStream(
@@ -26,36 +30,36 @@ final class MinimumRateInputStream extends FilterInputStream {
     this.windowNanos = window.toNanos();
     this.minBytesPerWindow = (long) ((double) minBytesPerSecond * windowNanos / 1e9);
     this.nanoTime = nanoTime;
-    this.windowStart = nanoTime.getAsLong();
   }
 
   @Override
   public int read() throws IOException {
+    long start = nanoTime.getAsLong();
     int b = super.read();
-    count(b < 0 ? 0 : 1);
+    count(b < 0 ? 0 : 1, start);
     return b;
   }
 
   @Override
   public int read(byte[] buffer, int offset, int length) throws IOException {
+    long start = nanoTime.getAsLong();
     int n = super.read(buffer, offset, length);
-    count(Math.max(n, 0));
+    count(Math.max(n, 0), start);
     return n;
   }
 
-  private void count(int n) throws TooSlowException {
+  private void count(int n, long readStarted) throws TooSlowException {
     bytesInWindow += n;
-    long now = nanoTime.getAsLong();
-    if (now - windowStart < windowNanos) {
+    waitedNanos += Math.max(0, nanoTime.getAsLong() - readStarted);
+    if (waitedNanos < windowNanos) {
       return;
     }
-    // Compare the average over the elapsed windows with the minimum.
-    long elapsed = now - windowStart;
-    long required = (long) ((double) minBytesPerWindow * elapsed / windowNanos);
+    // Compare the average over the windows waited with the minimum.
+    long required = (long) ((double) minBytesPerWindow * waitedNanos / windowNanos);
     if (bytesInWindow < required) {
-      throw new TooSlowException(bytesInWindow, elapsed);
+      throw new TooSlowException(bytesInWindow, waitedNanos);
     }
-    windowStart = now;
+    waitedNanos = 0;
     bytesInWindow = 0;
   }
 
@@ -64,7 +68,7 @@ final class MinimumRateInputStream extends FilterInputStream {
     private static final long serialVersionUID = 1L;
 
     TooSlowException(long bytes, long nanos) {
-      super(bytes + " bytes in " + nanos / 1_000_000 + " ms");
+      super(bytes + " bytes in " + nanos / 1_000_000 + " ms of waiting for them");
     }
   }
 }

@@ -56,6 +56,7 @@ public final class UploadReader {
   private static final int MAX_PART_HEADER_BYTES = 512;
 
   private static final int BUFFER_BYTES = 64 * 1024;
+  private static final int MIN_BUFFER_BYTES = 4 * 1024;
 
   /** How long an upload waits for one of the {@code maxConcurrentUploads} slots. */
   private static final long SLOT_WAIT_MS = 1000;
@@ -323,12 +324,12 @@ public final class UploadReader {
           UploadResult.Reason.MALFORMED,
           "multipart/form-data needs a boundary of 1 to " + MAX_BOUNDARY_CHARS + " characters");
     }
-    try (Parts parts = new Parts()) {
+    try (Parts parts = new Parts(contentLength)) {
       MultiPart.Parser parser = new MultiPart.Parser(boundary, parts);
       parser.setPartHeadersMaxLength(MAX_PART_HEADER_BYTES);
       // The parser hands every piece of content to the listener before parse returns, so one
       // buffer serves the whole body.
-      byte[] buffer = new byte[BUFFER_BYTES];
+      byte[] buffer = new byte[bufferBytes(contentLength)];
       try {
         while (parts.result() == null) {
           int n = body.read(buffer);
@@ -360,6 +361,17 @@ public final class UploadReader {
     }
   }
 
+  /**
+   * The read buffer for a body of the declared length (-1: unknown): a short note does not need the
+   * whole 64 KiB, which thousands of uploads in flight would otherwise hold at once.
+   */
+  static int bufferBytes(long contentLength) {
+    if (contentLength < 0) {
+      return BUFFER_BYTES;
+    }
+    return (int) Math.clamp(contentLength, MIN_BUFFER_BYTES, BUFFER_BYTES);
+  }
+
   private static UploadResult.Invalid malformed() {
     return new UploadResult.Invalid(
         UploadResult.Reason.MALFORMED,
@@ -372,6 +384,7 @@ public final class UploadReader {
    * discards a note that was not handed over.
    */
   private final class Parts extends MultiPart.AbstractPartsListener implements AutoCloseable {
+    private final long contentLength;
     private final Map<String, List<String>> fields = new LinkedHashMap<>();
     private int count;
     private String name = "";
@@ -380,6 +393,10 @@ public final class UploadReader {
     private byte[] field = new byte[256];
     private int fieldLength;
     private @Nullable UploadResult result;
+
+    Parts(long contentLength) {
+      this.contentLength = contentLength;
+    }
 
     @Nullable UploadResult result() {
       return result;
@@ -422,7 +439,9 @@ public final class UploadReader {
                   "more than one audio part; send one note per request"));
           return;
         }
-        sink = new AudioSink(maxAudioBytes, inMemoryBytes, spoolDir, spoolInUse, spoolMaxBytes);
+        sink =
+            new AudioSink(
+                maxAudioBytes, inMemoryBytes, spoolDir, spoolInUse, spoolMaxBytes, contentLength);
       }
     }
 

@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.Task;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -50,6 +51,11 @@ public record WorkKey(String device, String settingsFingerprint, String audioSha
     field(canonical, "response_format", settings.responseFormat().wireName());
     field(
         canonical, "timestamp_granularities", String.join(",", settings.timestampGranularities()));
+    // Only a translation names its task, so every transcription keeps the key it always had (and
+    // the transcripts stored under it stay replayable across an upgrade).
+    if (settings.task() == Task.TRANSLATE) {
+      field(canonical, "task", "translate");
+    }
     return sha256Hex(canonical.toString().getBytes(StandardCharsets.UTF_8));
   }
 

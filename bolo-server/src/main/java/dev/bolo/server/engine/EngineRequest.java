@@ -11,15 +11,27 @@ import java.util.Objects;
  * @param settings canonical settings; {@code settings.engine()} is the called engine's name
  * @param timeout how long the engine may take before answering {@link EngineResult.TimedOut}
  * @param requestId the client's label for logs only
+ * @param deltas receives the text as it arrives, from engines that stream; the others only answer
+ *     the whole text in their result
  */
 public record EngineRequest(
-    AudioContent audio, Settings settings, Duration timeout, String requestId) {
+    AudioContent audio,
+    Settings settings,
+    Duration timeout,
+    String requestId,
+    TranscriptDeltas deltas) {
   public EngineRequest {
     Objects.requireNonNull(audio, "audio");
+    Objects.requireNonNull(deltas, "deltas");
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(requestId, "requestId");
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive: " + timeout);
     }
+  }
+
+  /** A call whose caller wants the final text only. */
+  public EngineRequest(AudioContent audio, Settings settings, Duration timeout, String requestId) {
+    this(audio, settings, timeout, requestId, TranscriptDeltas.none());
   }
 }

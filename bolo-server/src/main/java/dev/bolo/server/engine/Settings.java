@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
  *     OpenAI default)
  * @param responseFormat the output shape; {@code json} when absent
  * @param timestampGranularities sorted; only meaningful for {@code verbose_json}, empty otherwise
+ * @param task transcribe in the language spoken, or translate into English
  */
 public record Settings(
     String engine,
@@ -29,9 +30,11 @@ public record Settings(
     String prompt,
     String temperature,
     ResponseFormat responseFormat,
-    List<String> timestampGranularities) {
+    List<String> timestampGranularities,
+    Task task) {
 
   public Settings {
+    Objects.requireNonNull(task, "task");
     Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(language, "language");
@@ -42,6 +45,32 @@ public record Settings(
     if (engine.isBlank() || model.isBlank()) {
       throw new IllegalArgumentException("engine and model must not be blank: " + engine + model);
     }
+  }
+
+  /** Settings of a transcription in the language spoken. */
+  public Settings(
+      String engine,
+      String model,
+      String language,
+      String prompt,
+      String temperature,
+      ResponseFormat responseFormat,
+      List<String> timestampGranularities) {
+    this(
+        engine,
+        model,
+        language,
+        prompt,
+        temperature,
+        responseFormat,
+        timestampGranularities,
+        Task.TRANSCRIBE);
+  }
+
+  /** The same settings for {@code task}. */
+  public Settings withTask(Task task) {
+    return new Settings(
+        engine, model, language, prompt, temperature, responseFormat, timestampGranularities, task);
   }
 
   /**

@@ -17,7 +17,18 @@ public interface SpeechEngine extends AutoCloseable {
   /** The model used when the client names none; part of every work key. */
   String defaultModel();
 
-  /** Transcribes one note, blocking the calling (virtual) thread until an outcome is known. */
+  /**
+   * Whether the engine can answer {@link Task#TRANSLATE} (speech in any language into English
+   * text); a translation asked of an engine that cannot is refused before any work.
+   */
+  default boolean canTranslate() {
+    return false;
+  }
+
+  /**
+   * Transcribes (or translates, see {@link Settings#task()}) one note, blocking the calling
+   * (virtual) thread until an outcome is known.
+   */
   EngineResult transcribe(EngineRequest request);
 
   /** Whether the engine can take work now. */

@@ -18,9 +18,15 @@ final class ErrorWriter {
 
   private ErrorWriter() {}
 
-  /** The OpenAI-compatible routes live under this prefix; everything else speaks native. */
+  /**
+   * The OpenAI-compatible routes live under these prefixes (an unknown path there too, so an OpenAI
+   * SDK reads its 404); everything else speaks native.
+   */
   static TranscriptionHandler.Dialect dialectOf(@Nullable String path) {
-    return path != null && path.startsWith("/v1/audio/")
+    return path != null
+            && (path.startsWith("/v1/audio/")
+                || path.equals("/v1/models")
+                || path.startsWith("/v1/models/"))
         ? TranscriptionHandler.Dialect.OPENAI
         : TranscriptionHandler.Dialect.NATIVE;
   }
@@ -31,6 +37,21 @@ final class ErrorWriter {
       return header.trim();
     }
     return "srv-" + UUID.randomUUID();
+  }
+
+  /**
+   * Answers {@code error} through Javalin in the dialect of the request's path, with its {@code
+   * Retry-After} and the request id.
+   */
+  static void write(io.javalin.http.Context ctx, ApiError error) {
+    String requestId = TranscriptionHandler.requestIdOf(ctx);
+    ctx.header(TranscriptionHandler.REQUEST_ID, requestId);
+    if (error.retryAfter() != null) {
+      ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
+    }
+    ctx.status(error.status())
+        .contentType("application/json")
+        .result(body(dialectOf(ctx.path()), error, requestId));
   }
 
   static byte[] body(TranscriptionHandler.Dialect dialect, ApiError error, String requestId) {

@@ -134,6 +134,33 @@ final class Errors {
     };
   }
 
+  /**
+   * 422 {@code translation_unsupported}: the configured engine cannot translate. The
+   * OpenAI-compatible engine can (the provider's {@code /audio/translations}) and so can Gemini (a
+   * general model asked for English); the offline engine's model knows English speech only.
+   */
+  static ApiError translationUnsupported(String engine) {
+    return new ApiError(
+        422,
+        "translation_unsupported",
+        "the "
+            + engine
+            + " engine cannot translate; engines that can: openai, gemini (BOLO_ENGINE)",
+        "model",
+        null);
+  }
+
+  /** 404 {@code not_found} for a path no route serves. */
+  static ApiError noRoute(String method, String path) {
+    String shown = path.length() > 64 ? path.substring(0, 64) + "…" : path;
+    return new ApiError(404, "not_found", "no such endpoint: " + method + " " + shown);
+  }
+
+  /** 405 {@code method_not_allowed}: the path exists, with other methods. */
+  static ApiError methodNotAllowed(String method, String allowed) {
+    return new ApiError(405, "method_not_allowed", method + " is not allowed here; use " + allowed);
+  }
+
   static ApiError internal() {
     return new ApiError(500, "internal_error", "internal error; the request was not transcribed");
   }

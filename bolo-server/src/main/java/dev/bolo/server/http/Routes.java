@@ -3,10 +3,12 @@ package dev.bolo.server.http;
 import dev.bolo.server.Readiness;
 import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.UploadReader;
+import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -35,20 +37,31 @@ public final class Routes {
         "/v1/transcriptions",
         new TranscriptionHandler(
             TranscriptionHandler.Dialect.NATIVE,
+            Task.TRANSCRIBE,
             services.ledger(),
             services.uploads(),
             services.transcriber(),
             services.inFlight(),
             services.timeouts()));
-    routes.post(
-        "/v1/audio/transcriptions",
-        new TranscriptionHandler(
-            TranscriptionHandler.Dialect.OPENAI,
-            services.ledger(),
-            services.uploads(),
-            services.transcriber(),
-            services.inFlight(),
-            services.timeouts()));
+    for (Task task : Task.values()) {
+      routes.post(
+          task == Task.TRANSCRIBE ? "/v1/audio/transcriptions" : "/v1/audio/translations",
+          new TranscriptionHandler(
+              TranscriptionHandler.Dialect.OPENAI,
+              task,
+              services.ledger(),
+              services.uploads(),
+              services.transcriber(),
+              services.inFlight(),
+              services.timeouts()));
+    }
+    ModelsHandler models = new ModelsHandler(services.ledger(), services.transcriber());
+    routes.get("/v1/models", models::list);
+    routes.get("/v1/models/{model}", models::one);
+    // 404, 405 and Javalin's other HTTP errors; an unwanted upload is drained like a refused one.
+    UnroutedRequests unrouted =
+        new UnroutedRequests(services.uploads().maxAudioBytes() + 1024 * 1024);
+    routes.exception(HttpResponseException.class, unrouted::handle);
     OperationsHandlers operations =
         new OperationsHandlers(services.readiness(), services.metrics());
     routes.get("/healthz", operations::health);

@@ -11,6 +11,7 @@ import dev.bolo.server.dedup.Transcript;
 import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
@@ -33,9 +34,10 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Handles {@code POST /v1/transcriptions} (Bolo's native shape) and {@code POST
- * /v1/audio/transcriptions} (OpenAI's shape): authenticate, read and hash the upload, build the
- * work key, transcribe once, answer. Thread safe.
+ * Handles {@code POST /v1/transcriptions} (Bolo's native shape), {@code POST
+ * /v1/audio/transcriptions} and {@code POST /v1/audio/translations} (OpenAI's shape, streamed with
+ * {@code stream=true}, see {@link TranscriptStream}): authenticate, read and hash the upload, build
+ * the work key, transcribe once, answer. Thread safe.
  */
 final class TranscriptionHandler implements Handler {
 
@@ -57,6 +59,7 @@ final class TranscriptionHandler implements Handler {
   private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
 
   private final Dialect dialect;
+  private final Task task;
   private final Ledger ledger;
   private final UploadReader uploads;
   private final Transcriber transcriber;
@@ -65,12 +68,14 @@ final class TranscriptionHandler implements Handler {
 
   TranscriptionHandler(
       Dialect dialect,
+      Task task,
       Ledger ledger,
       UploadReader uploads,
       Transcriber transcriber,
       InFlightRequests inFlight,
       ConnectionTimeouts timeouts) {
     this.dialect = dialect;
+    this.task = task;
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
@@ -193,18 +198,28 @@ final class TranscriptionHandler implements Handler {
     OptionalLong claimedDuration;
     @Nullable String idempotencyKey;
     Settings settings;
+    boolean stream;
     try {
       claimedDuration = RequestHeaders.claimedDurationMs(ctx.header(RequestHeaders.AUDIO_DURATION));
       idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
       settings = settingsOf(upload);
       settings.requireModelIn(transcriber.allowedModels());
+      stream = isStreamAsked(upload);
     } catch (InvalidSettingException e) {
       return send(ctx, Errors.invalid(e), requestId);
     }
-    Transcriber.Answer answer =
-        transcriber.transcribe(
-            new Transcriber.Call(
-                device, upload.audio(), settings, claimedDuration, idempotencyKey, requestId));
+    // Refused before any work: no upstream call, no charge.
+    if (task == Task.TRANSLATE && !transcriber.engine().canTranslate()) {
+      return send(ctx, Errors.translationUnsupported(transcriber.engine().name()), requestId);
+    }
+    Transcriber.Call call =
+        new Transcriber.Call(
+            device, upload.audio(), settings, claimedDuration, idempotencyKey, requestId);
+    if (stream) {
+      return TranscriptStream.answer(
+          ctx, requestId, transcriber, call, error -> send(ctx, error, requestId));
+    }
+    Transcriber.Answer answer = transcriber.transcribe(call);
     return switch (answer.outcome()) {
       case Outcome.Success success ->
           sendTranscript(ctx, requestId, success.transcript(), answer, settings.responseFormat());
@@ -223,14 +238,33 @@ final class TranscriptionHandler implements Handler {
     var granularities = new java.util.ArrayList<>(upload.fieldValues("timestamp_granularities[]"));
     granularities.addAll(upload.fieldValues("timestamp_granularities"));
     return Settings.canonical(
-        engine,
-        defaultModel,
-        upload.field("model"),
-        upload.field("language"),
-        upload.field("prompt"),
-        upload.field("temperature"),
-        upload.field("response_format"),
-        granularities);
+            engine,
+            defaultModel,
+            upload.field("model"),
+            // A translation is always into English: OpenAI's endpoint takes no language, and one
+            // sent anyway must not make a second piece of work of the same translation.
+            task == Task.TRANSLATE ? null : upload.field("language"),
+            upload.field("prompt"),
+            upload.field("temperature"),
+            upload.field("response_format"),
+            granularities)
+        .withTask(task);
+  }
+
+  /**
+   * OpenAI's {@code stream} form field (the SDKs send {@code true} or {@code false}); the native
+   * endpoint does not stream. It is no setting of the work: the text is the same either way.
+   */
+  private boolean isStreamAsked(Upload upload) {
+    String value = upload.field("stream");
+    if (dialect == Dialect.NATIVE || value == null || value.isBlank()) {
+      return false;
+    }
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new InvalidSettingException("stream", "stream must be true or false");
+    };
   }
 
   private int sendTranscript(
@@ -278,6 +312,11 @@ final class TranscriptionHandler implements Handler {
   }
 
   private Optional<Device> authenticate(Context ctx) {
+    return deviceOf(ledger, ctx);
+  }
+
+  /** The device whose bearer token the request carries, if any; the one rule for every route. */
+  static Optional<Device> deviceOf(Ledger ledger, Context ctx) {
     String header = ctx.header("Authorization");
     if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return Optional.empty();

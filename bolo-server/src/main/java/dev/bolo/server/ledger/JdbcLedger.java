@@ -148,6 +148,10 @@ final class JdbcLedger implements DurableLedger {
         .maximumSize(100_000)
         .expireAfterWrite(REMEMBERED)
         .refreshAfterWrite(REMEMBERED.dividedBy(2))
+        // The request that finds an entry stale reloads it itself, at once: queued on a busy
+        // common pool, a reload could outlast the entry, and then every request waiting for the
+        // same token would wait for the database together.
+        .executor(Runnable::run)
         .ticker(config.ticker()::getAsLong)
         .build(lookUp);
   }

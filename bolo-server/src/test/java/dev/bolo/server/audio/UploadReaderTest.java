@@ -59,6 +59,14 @@ class UploadReaderTest {
   }
 
   @Test
+  void aShortBodyIsReadThroughABufferOfItsOwnSizeAndALongOrUnknownOneThrough64KiB() {
+    assertThat(UploadReader.bufferBytes(10_240)).isEqualTo(10_240);
+    assertThat(UploadReader.bufferBytes(100)).isEqualTo(4_096);
+    assertThat(UploadReader.bufferBytes(20_000_000)).isEqualTo(65_536);
+    assertThat(UploadReader.bufferBytes(-1)).isEqualTo(65_536);
+  }
+
+  @Test
   void aBodyCutOffBeforeItsClosingBoundaryIsMalformedAndLeavesNoSpoolFile() throws Exception {
     byte[] body = body(TestAudio.wav(500, 1), "language", "en");
     byte[] cut = java.util.Arrays.copyOf(body, body.length - 20);

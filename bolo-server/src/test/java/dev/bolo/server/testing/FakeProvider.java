@@ -4,13 +4,17 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
+import mockwebserver3.MockResponseBody;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import mockwebserver3.SocketEffect;
+import okio.BufferedSink;
 
 /**
  * An OpenAI-compatible transcription provider on loopback: answers each call with the next scripted
@@ -102,6 +106,69 @@ public final class FakeProvider implements AutoCloseable {
   public FakeProvider delay(Duration delay) {
     this.delay = delay;
     return this;
+  }
+
+  /**
+   * An answer as OpenAI streams a transcription: one {@code transcript.text.delta} event per delta,
+   * then {@code transcript.text.done} with their concatenation (and a token usage), unless {@code
+   * complete} is false: then the stream ends after the deltas, as a broken one does. The deltas
+   * after the first {@code pauseAfter} are held until {@code gate} opens.
+   */
+  public static MockResponse eventStream(
+      List<String> deltas, int pauseAfter, CountDownLatch gate, boolean complete) {
+    MockResponseBody body =
+        new MockResponseBody() {
+          @Override
+          public long getContentLength() {
+            return -1;
+          }
+
+          @Override
+          public void writeTo(BufferedSink sink) throws IOException {
+            for (int i = 0; i < deltas.size(); i++) {
+              if (i == pauseAfter) {
+                await(gate);
+              }
+              event(
+                  sink,
+                  "{\"type\":\"transcript.text.delta\",\"delta\":" + quoted(deltas.get(i)) + "}");
+            }
+            if (complete) {
+              event(
+                  sink,
+                  "{\"type\":\"transcript.text.done\",\"text\":"
+                      + quoted(String.join("", deltas))
+                      + ",\"usage\":{\"type\":\"tokens\",\"input_tokens\":14,"
+                      + "\"output_tokens\":5,\"total_tokens\":19}}");
+            }
+          }
+        };
+    return new MockResponse.Builder()
+        .code(200)
+        .setHeader("Content-Type", "text/event-stream")
+        .body(body)
+        // The body has no length: its end is the end of the connection.
+        .onResponseEnd(SocketEffect.ShutdownConnection.INSTANCE)
+        .build();
+  }
+
+  private static void event(BufferedSink sink, String json) throws IOException {
+    sink.writeUtf8("data: ").writeUtf8(json).writeUtf8("\n\n").flush();
+  }
+
+  private static String quoted(String text) {
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  private static void await(CountDownLatch gate) throws IOException {
+    try {
+      if (!gate.await(30, TimeUnit.SECONDS)) {
+        throw new IOException("the test never opened the stream's gate");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
   }
 
   /** The next recorded request, waiting up to a few seconds. */

@@ -66,6 +66,12 @@ final class GenerateContentEngine implements SpeechEngine {
     return config.model();
   }
 
+  /** Gemini is a general model: asked to, it writes the speech in English (see the instruction). */
+  @Override
+  public boolean canTranslate() {
+    return true;
+  }
+
   @Override
   public EngineResult transcribe(EngineRequest request) {
     Settings settings = request.settings();

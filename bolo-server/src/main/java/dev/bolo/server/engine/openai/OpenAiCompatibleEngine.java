@@ -12,6 +12,7 @@ import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.RetryAfter;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.Task;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -62,6 +63,7 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
   private final OpenAiConfig config;
   private final OkHttpClient http;
   private final HttpUrl endpoint;
+  private final HttpUrl translations;
 
   private OpenAiCompatibleEngine(OpenAiConfig config, OkHttpClient http) {
     this.config = config;
@@ -71,6 +73,7 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
       throw new IllegalArgumentException("not a URL: " + config.baseUrl());
     }
     this.endpoint = base.newBuilder().addPathSegments("audio/transcriptions").build();
+    this.translations = base.newBuilder().addPathSegments("audio/translations").build();
   }
 
   /**
@@ -96,10 +99,19 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
     return config.defaultModel();
   }
 
+  /** OpenAI's {@code /audio/translations}, which whisper-1 and compatible servers answer. */
+  @Override
+  public boolean canTranslate() {
+    return true;
+  }
+
   @Override
   public EngineResult transcribe(EngineRequest request) {
     Call call = HttpDeadline.newCall(http, buildRequest(request), request.timeout());
     try (Response response = call.execute()) {
+      if (response.isSuccessful() && isEventStream(response)) {
+        return TranscriptEventStream.read(response.body().source(), request.deltas());
+      }
       String body = response.body().string();
       return interpret(response.code(), response.header("Retry-After"), body, request.settings());
     } catch (AnswerLimit.AnswerTooLargeException e) {
@@ -130,9 +142,14 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
                 "file", "audio." + request.audio().container().extension(), audioBody(request))
             .addFormDataPart("model", settings.model())
             .addFormDataPart("response_format", settings.responseFormat().wireName());
+    boolean translate = settings.task() == Task.TRANSLATE;
+    // A translation's language is always English: the endpoint takes no language.
     String language = settings.hasLanguage() ? settings.language() : config.defaultLanguage();
-    if (!language.isEmpty()) {
+    if (!translate && !language.isEmpty()) {
       form.addFormDataPart("language", language);
+    }
+    if (streamsUpstream(settings)) {
+      form.addFormDataPart("stream", "true");
     }
     if (!settings.prompt().isEmpty()) {
       form.addFormDataPart("prompt", settings.prompt());
@@ -143,11 +160,32 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
     for (String granularity : settings.timestampGranularities()) {
       form.addFormDataPart("timestamp_granularities[]", granularity);
     }
-    Request.Builder builder = new Request.Builder().url(endpoint).post(form.build());
+    Request.Builder builder =
+        new Request.Builder().url(translate ? translations : endpoint).post(form.build());
     if (config.apiKey() != null) {
       builder.header("Authorization", "Bearer " + config.apiKey());
     }
     return builder.build();
+  }
+
+  /**
+   * Whether to ask the provider for a stream of the text as it is made: OpenAI streams a
+   * transcription in {@code json} or {@code text} from its newer models and ignores the request for
+   * whisper models, so those are not asked. The answer is read by its content type either way, so a
+   * compatible server that ignores the request still works.
+   */
+  static boolean streamsUpstream(Settings settings) {
+    boolean plainText =
+        settings.responseFormat() == ResponseFormat.JSON
+            || settings.responseFormat() == ResponseFormat.TEXT;
+    return settings.task() == Task.TRANSCRIBE
+        && plainText
+        && !settings.model().toLowerCase(java.util.Locale.ROOT).startsWith("whisper");
+  }
+
+  private static boolean isEventStream(Response response) {
+    String type = response.header("Content-Type");
+    return type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("text/event-stream");
   }
 
   /** Streams the note rather than copying it into another buffer. */

@@ -16,6 +16,7 @@ import dev.bolo.server.audio.BytesAudio;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.Task;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -82,6 +83,26 @@ class GenerateContentEngineTest {
 
     String instruction = bodyJson(take(server)).at("/contents/0/parts/1/text").asText();
     assertThat(instruction).contains("Detect the language").doesNotContain("<context>");
+  }
+
+  @Test
+  void aTranslationAsksForEnglishTextWhateverTheLanguageSpoken() throws Exception {
+    server.enqueue(candidate("Hello world", "STOP"));
+
+    EngineResult result =
+        engine(server)
+            .transcribe(
+                GeminiFixtures.request(
+                    BytesAudio.wav(100, 1),
+                    settings(null, null, "Namen: Jürgen", null).withTask(Task.TRANSLATE),
+                    Duration.ofSeconds(10)));
+
+    assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
+    String instruction = bodyJson(take(server)).at("/contents/0/parts/1/text").asText();
+    assertThat(instruction)
+        .startsWith("Translate the speech in this audio recording into English")
+        .doesNotContain("do not translate")
+        .contains("<context>\nNamen: Jürgen\n</context>");
   }
 
   @ParameterizedTest

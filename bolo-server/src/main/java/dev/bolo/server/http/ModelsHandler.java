@@ -1,0 +1,88 @@
+package dev.bolo.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.Transcriber;
+import dev.bolo.server.ledger.Ledger;
+import io.javalin.http.Context;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * {@code GET /v1/models} and {@code GET /v1/models/{model}} in OpenAI's shape: the models a device
+ * may ask for on this gateway (its allow-list), for the SDKs' {@code models.list()} and {@code
+ * models.retrieve()} and tools that probe an OpenAI-compatible server with them. Bearer auth like
+ * every other endpoint. Thread safe.
+ */
+final class ModelsHandler {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * OpenAI's {@code created} is when the provider published a model; the gateway does not know it,
+   * and 0 (the epoch) says so instead of a made-up date.
+   */
+  private static final long CREATED_UNKNOWN = 0;
+
+  private final Ledger ledger;
+  private final Transcriber transcriber;
+
+  ModelsHandler(Ledger ledger, Transcriber transcriber) {
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
+  }
+
+  void list(Context ctx) throws Exception {
+    if (!isAuthenticated(ctx)) {
+      return;
+    }
+    ObjectNode body = JSON.createObjectNode();
+    body.put("object", "list");
+    ArrayNode data = body.putArray("data");
+    for (String model : transcriber.allowedModels()) {
+      data.add(model(model));
+    }
+    ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(body));
+  }
+
+  void one(Context ctx) throws Exception {
+    if (!isAuthenticated(ctx)) {
+      return;
+    }
+    String id = ctx.pathParam("model");
+    List<String> allowed = transcriber.allowedModels();
+    if (!allowed.contains(id)) {
+      ErrorWriter.write(
+          ctx,
+          new ApiError(
+              404,
+              "model_not_found",
+              "model '"
+                  + (id.length() > 64 ? id.substring(0, 64) + "…" : id)
+                  + "' is not offered here; allowed: "
+                  + String.join(", ", allowed),
+              "model",
+              null));
+      return;
+    }
+    ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(model(id)));
+  }
+
+  private ObjectNode model(String id) {
+    ObjectNode model = JSON.createObjectNode();
+    model.put("id", id);
+    model.put("object", "model");
+    model.put("created", CREATED_UNKNOWN);
+    model.put("owned_by", transcriber.engine().name());
+    return model;
+  }
+
+  private boolean isAuthenticated(Context ctx) {
+    if (TranscriptionHandler.deviceOf(ledger, ctx).isPresent()) {
+      return true;
+    }
+    ErrorWriter.write(ctx, Errors.unauthorized());
+    return false;
+  }
+}

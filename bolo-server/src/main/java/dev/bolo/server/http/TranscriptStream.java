@@ -1,0 +1,220 @@
+package dev.bolo.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.Transcriber;
+import dev.bolo.server.dedup.Outcome;
+import io.javalin.http.Context;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Answers {@code stream=true} on the OpenAI-compatible endpoint with OpenAI's transcription events
+ * as server-sent events: {@code transcript.text.delta} for each piece of text as the work produces
+ * it, then one {@code transcript.text.done} with the whole text. Work that does not stream (other
+ * engines, a replay) sends the whole text as one delta, then the done event.
+ *
+ * <p>The response is committed at the first piece of text: an error known before it (401, 402, 413,
+ * 415, 422, …) is an ordinary JSON error with its status; one after it (a provider stream that
+ * broke) is an {@code error} event, and nothing of it is kept or charged.
+ */
+final class TranscriptStream {
+
+  private static final Logger log = LoggerFactory.getLogger(TranscriptStream.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Sends an error the ordinary way, before the stream started. */
+  @FunctionalInterface
+  interface Refusal {
+    int send(ApiError error) throws IOException;
+  }
+
+  /** What the transcribing thread reports to the request thread, in order. */
+  private sealed interface Event {
+    record Joining(boolean joined) implements Event {}
+
+    record Delta(String text) implements Event {}
+
+    record Finished(Transcriber.Answer answer) implements Event {}
+
+    record Crashed(Throwable cause) implements Event {}
+  }
+
+  private final Context ctx;
+  private final String requestId;
+  private boolean started;
+  private boolean anyDelta;
+  private boolean clientGone;
+
+  private TranscriptStream(Context ctx, String requestId) {
+    this.ctx = ctx;
+    this.requestId = requestId;
+  }
+
+  /**
+   * Transcribes {@code call} on a virtual thread and streams its text to the client; returns when
+   * the work has answered, so the caller may then release the upload.
+   *
+   * @return the HTTP status sent
+   */
+  static int answer(
+      Context ctx,
+      String requestId,
+      Transcriber transcriber,
+      Transcriber.Call call,
+      Refusal refusal)
+      throws IOException, InterruptedException {
+    BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+    @Nullable Map<String, String> context = MDC.getCopyOfContextMap();
+    Thread worker =
+        Thread.ofVirtual()
+            .name("stream-" + requestId)
+            .start(
+                () -> {
+                  if (context != null) {
+                    MDC.setContextMap(context);
+                  }
+                  try {
+                    events.add(
+                        new Event.Finished(
+                            transcriber.transcribe(
+                                call,
+                                delta -> events.add(new Event.Delta(delta)),
+                                joined -> events.add(new Event.Joining(joined)))));
+                  } catch (InterruptedException | RuntimeException | Error e) {
+                    events.add(new Event.Crashed(e));
+                  } finally {
+                    MDC.clear();
+                  }
+                });
+    TranscriptStream stream = new TranscriptStream(ctx, requestId);
+    boolean joined = false;
+    while (true) {
+      Event event;
+      try {
+        event = events.take();
+      } catch (InterruptedException e) {
+        // The upload must outlive the transcribing thread's use of it: stop that thread first.
+        worker.interrupt();
+        worker.join();
+        throw e;
+      }
+      switch (event) {
+        case Event.Joining joining -> joined = joining.joined();
+        case Event.Delta delta -> stream.delta(delta.text(), joined);
+        case Event.Finished finished -> {
+          return stream.finish(finished.answer(), refusal);
+        }
+        case Event.Crashed crashed -> {
+          return stream.crash(crashed.cause(), refusal);
+        }
+      }
+    }
+  }
+
+  private void delta(String text, boolean replayed) {
+    start(replayed);
+    anyDelta = true;
+    ObjectNode event = JSON.createObjectNode();
+    event.put("type", "transcript.text.delta");
+    event.put("delta", text);
+    send(null, event);
+  }
+
+  private int finish(Transcriber.Answer answer, Refusal refusal) throws IOException {
+    return switch (answer.outcome()) {
+      case Outcome.Success success -> {
+        String text = success.transcript().text();
+        start(answer.replayed());
+        if (!anyDelta && !text.isEmpty()) {
+          delta(text, answer.replayed());
+        }
+        ObjectNode done = JSON.createObjectNode();
+        done.put("type", "transcript.text.done");
+        done.put("text", text);
+        send(null, done);
+        yield 200;
+      }
+      case Outcome.Refused refused -> {
+        ApiError error = Errors.of(refused);
+        if (!started) {
+          if (answer.replayed()) {
+            ctx.res().setHeader("Idempotent-Replayed", "true");
+          }
+          yield refusal.send(error);
+        }
+        log.warn("stream ended by {}: {}", error.code(), error.message());
+        sendError(error);
+        yield 200;
+      }
+    };
+  }
+
+  private int crash(Throwable cause, Refusal refusal) throws IOException {
+    log.error("streaming transcription failed unexpectedly", cause);
+    if (!started) {
+      return refusal.send(Errors.internal());
+    }
+    sendError(Errors.internal());
+    return 200;
+  }
+
+  /** Commits the response as an event stream, once. */
+  private void start(boolean replayed) {
+    if (started) {
+      return;
+    }
+    started = true;
+    HttpServletResponse res = ctx.res();
+    res.setStatus(200);
+    res.setContentType("text/event-stream; charset=utf-8");
+    res.setHeader("Cache-Control", "no-cache");
+    // A reverse proxy (nginx) must pass each event on at once instead of buffering the answer.
+    res.setHeader("X-Accel-Buffering", "no");
+    if (replayed) {
+      res.setHeader("Idempotent-Replayed", "true");
+    }
+  }
+
+  private void sendError(ApiError error) {
+    try {
+      send(
+          "error",
+          JSON.readTree(ErrorWriter.body(TranscriptionHandler.Dialect.OPENAI, error, requestId)));
+    } catch (IOException e) {
+      throw new IllegalStateException("the error writer's JSON always parses", e);
+    }
+  }
+
+  /**
+   * Writes one event and flushes it. A client that hung up gets nothing more; the work goes on and
+   * its result is kept for a resend.
+   */
+  private void send(@Nullable String name, com.fasterxml.jackson.databind.JsonNode data) {
+    if (clientGone) {
+      return;
+    }
+    try {
+      StringBuilder frame = new StringBuilder();
+      if (name != null) {
+        frame.append("event: ").append(name).append('\n');
+      }
+      // JSON without line breaks fits one data line.
+      frame.append("data: ").append(JSON.writeValueAsString(data)).append("\n\n");
+      var out = ctx.res().getOutputStream();
+      out.write(frame.toString().getBytes(StandardCharsets.UTF_8));
+      out.flush();
+    } catch (IOException e) {
+      clientGone = true;
+      log.info("client gone during the stream: {}", e.toString());
+    }
+  }
+}
