@@ -89,7 +89,7 @@ public class StreamingHashBenchmark {
   private long writeAll(int inMemoryBytes) throws Exception {
     long written = 0;
     try (AudioSink sink =
-        new AudioSink(MAX_BYTES, inMemoryBytes, spool, spoolInUse, Long.MAX_VALUE)) {
+        new AudioSink(MAX_BYTES, inMemoryBytes, spool, spoolInUse, Long.MAX_VALUE, NOTE_BYTES)) {
       for (ByteBuffer chunk : chunks) {
         ByteBuffer bytes = chunk.duplicate();
         written += bytes.remaining();
