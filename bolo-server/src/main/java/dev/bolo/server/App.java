@@ -214,7 +214,9 @@ public final class App implements AutoCloseable {
                 limits.maxUploadsPerDevice(),
                 limits.spoolMaxBytes(),
                 listen.minBodyBytesPerSecond(),
-                listen.bodyRateWindow()),
+                listen.bodyRateWindow(),
+                limits.uploadBudgetBytes(),
+                limits.uploadQueueWait()),
             System::nanoTime);
     GatewayGauges.bindUploads(metrics, uploads, limits.spoolMaxBytes());
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();

@@ -94,5 +94,13 @@ final class GatewayGauges {
         .description("BOLO_SPOOL_MAX_BYTES: beyond it uploads get 503 server_unavailable")
         .baseUnit("bytes")
         .register(registry);
+    Gauge.builder("bolo_upload_admitted_bytes", uploads, UploadReader::admittedBytes)
+        .description(
+            "Declared bytes of the upload bodies being read now, against BOLO_UPLOAD_BUDGET_BYTES")
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("bolo_upload_waiting", uploads, UploadReader::waitingUploads)
+        .description("Upload bodies waiting for room in the upload budget before they are read")
+        .register(registry);
   }
 }

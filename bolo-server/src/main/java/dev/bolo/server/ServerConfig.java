@@ -202,6 +202,9 @@ public record ServerConfig(
    * @param spoolMaxBytes spool bytes in use at once ({@code BOLO_SPOOL_MAX_BYTES})
    * @param maxTranscriptBytes {@code BOLO_MAX_TRANSCRIPT_BYTES}: the most of a provider's answer
    *     the gateway reads; a longer answer is 502 {@code upstream_error}
+   * @param uploadBudgetBytes {@code BOLO_UPLOAD_BUDGET_BYTES}: declared bytes of bodies read at
+   *     once; bodies over {@code inMemoryUploadBytes} wait for room, then get 503
+   * @param uploadQueueWait {@code BOLO_UPLOAD_QUEUE_WAIT}: how long such a body waits for room
    */
   public record Limits(
       long maxUploadBytes,
@@ -209,7 +212,39 @@ public record ServerConfig(
       int maxConcurrentUploads,
       int maxUploadsPerDevice,
       long spoolMaxBytes,
-      long maxTranscriptBytes) {}
+      long maxTranscriptBytes,
+      long uploadBudgetBytes,
+      Duration uploadQueueWait) {
+
+    /**
+     * Bytes of upload bodies one core reads at once by default. Reading a body costs CPU for every
+     * byte (the multipart scan, SHA-256 at about 1.5 GB/s per core, the spool write and, later, the
+     * copy to the provider), so a body's time grows with the bytes read beside it: 64 MiB per core
+     * keeps about three 20 MB notes per core in flight, each finishing in well under a second of
+     * CPU, while phones sending slowly over a mobile network still fill the budget with several
+     * notes at once.
+     */
+    static final long UPLOAD_BUDGET_BYTES_PER_CORE = 64L * 1024 * 1024;
+
+    /**
+     * The default byte budget: {@link #UPLOAD_BUDGET_BYTES_PER_CORE} per core, and at least room
+     * for one largest note beside a few smaller ones. The heap does not bound it: bodies beyond the
+     * in-memory threshold are spooled to disk and hold only a read buffer and their first bytes in
+     * memory. Worked values: 1 core 64 MiB, 2 cores 128 MiB, 8 cores 512 MiB (with the default 25
+     * MiB largest note).
+     */
+    static long defaultUploadBudgetBytes(int cores, long maxUploadBytes) {
+      long perCores = Math.multiplyExact((long) Math.max(1, cores), UPLOAD_BUDGET_BYTES_PER_CORE);
+      long oneLargest =
+          maxUploadBytes > Long.MAX_VALUE - FORM_OVERHEAD_BYTES
+              ? Long.MAX_VALUE
+              : maxUploadBytes + FORM_OVERHEAD_BYTES;
+      return Math.max(perCores, oneLargest);
+    }
+  }
+
+  /** Room for multipart boundaries and text parts on top of the audio in one body. */
+  private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
 
   /**
    * The engine deadline for one note and the clients' patience it must outlast (PROTOCOL.md rule
@@ -230,6 +265,13 @@ public record ServerConfig(
 
   private static final Duration SDK_READ_TIMEOUT_MAX = Duration.ofSeconds(120);
   private static final String SDK_RESEND_PAUSES = "2s,5s,10s";
+
+  /**
+   * How long a large body waits for room in the byte budget by default: long enough to ride out a
+   * burst, short enough that the wait plus reading the body stays well inside a client's patience
+   * (load generators give up after 10 s, the SDK after 30 s and more).
+   */
+  private static final Duration DEFAULT_UPLOAD_QUEUE_WAIT = Duration.ofSeconds(4);
 
   private static final List<String> LOG_LEVELS = List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
 
@@ -269,6 +311,10 @@ public record ServerConfig(
   }
 
   private static ServerConfig parse(Env env) {
+    return parse(env, Runtime.getRuntime().availableProcessors());
+  }
+
+  private static ServerConfig parse(Env env, int cores) {
     Listen listen =
         new Listen(
             env.get("BOLO_HOST", "127.0.0.1"),
@@ -284,16 +330,23 @@ public record ServerConfig(
     Offline offline = new Offline(env.longValue("BOLO_OFFLINE_MAX_SECONDS", 600, 1, 86_400));
     Store store = store(env);
     LedgerSettings ledger = ledger(env);
+    long maxUploadBytes = env.longValue("BOLO_MAX_UPLOAD_BYTES", 26_214_400L, 1, Long.MAX_VALUE);
     Limits limits =
         new Limits(
-            env.longValue("BOLO_MAX_UPLOAD_BYTES", 26_214_400L, 1, Long.MAX_VALUE),
+            maxUploadBytes,
             env.integer("BOLO_UPLOAD_MEMORY_BYTES", 1024 * 1024, 0, 64 * 1024 * 1024),
             env.integer("BOLO_MAX_CONCURRENT_UPLOADS", 256, 1, 100_000),
             env.integer("BOLO_MAX_UPLOADS_PER_DEVICE", 8, 1, 100_000),
             env.longValue("BOLO_SPOOL_MAX_BYTES", 4L * 1024 * 1024 * 1024, 1, Long.MAX_VALUE),
             // A transcript is held as a Java string and in the replay store: at most 1 GiB.
             env.longValue(
-                "BOLO_MAX_TRANSCRIPT_BYTES", AnswerLimit.DEFAULT_MAX_BYTES, 1024, 1L << 30));
+                "BOLO_MAX_TRANSCRIPT_BYTES", AnswerLimit.DEFAULT_MAX_BYTES, 1024, 1L << 30),
+            env.longValue(
+                "BOLO_UPLOAD_BUDGET_BYTES",
+                Limits.defaultUploadBudgetBytes(cores, maxUploadBytes),
+                1,
+                Long.MAX_VALUE),
+            env.waitDuration("BOLO_UPLOAD_QUEUE_WAIT", DEFAULT_UPLOAD_QUEUE_WAIT));
     Deadlines deadlines = deadlines(env);
     String logLevel = env.get("BOLO_LOG_LEVEL", "INFO").toUpperCase(Locale.ROOT);
     if (!LOG_LEVELS.contains(logLevel)) {
@@ -634,6 +687,19 @@ public record ServerConfig(
       Duration parsed = parseDuration(name, value);
       if (parsed.isNegative() || parsed.isZero()) {
         throw new ConfigException(name + " must be positive: " + value);
+      }
+      return parsed;
+    }
+
+    /** A wait of zero (do not wait) up to a minute. */
+    Duration waitDuration(String name, Duration fallback) {
+      String value = optional(name);
+      if (value == null) {
+        return fallback;
+      }
+      Duration parsed = parseDuration(name, value);
+      if (parsed.isNegative() || parsed.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw new ConfigException(name + " must be between 0s and 1m: " + value);
       }
       return parsed;
     }

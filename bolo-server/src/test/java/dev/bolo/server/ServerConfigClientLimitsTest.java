@@ -21,6 +21,24 @@ class ServerConfigClientLimitsTest {
     assertThat(config.listen().bodyRateWindow()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.limits().maxConcurrentUploads()).isEqualTo(256);
     assertThat(config.limits().spoolMaxBytes()).isEqualTo(4L * 1024 * 1024 * 1024);
+    assertThat(config.limits().uploadBudgetBytes())
+        .isEqualTo(
+            ServerConfig.Limits.defaultUploadBudgetBytes(
+                Runtime.getRuntime().availableProcessors(), 26_214_400L));
+    assertThat(config.limits().uploadQueueWait()).isEqualTo(Duration.ofSeconds(4));
+  }
+
+  @Test
+  void theDefaultUploadBudgetIs64MiBPerCoreAndAlwaysHoldsOneLargestNote() {
+    long mib = 1024 * 1024;
+    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(1, 25 * mib)).isEqualTo(64 * mib);
+    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(2, 25 * mib)).isEqualTo(128 * mib);
+    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(8, 25 * mib)).isEqualTo(512 * mib);
+    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(2, 500 * mib))
+        .as("the largest note and its form fields")
+        .isEqualTo(501 * mib);
+    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(2, Long.MAX_VALUE))
+        .isEqualTo(Long.MAX_VALUE);
   }
 
   @Test
@@ -33,13 +51,17 @@ class ServerConfigClientLimitsTest {
                 "BOLO_MIN_BODY_RATE", "1024",
                 "BOLO_BODY_RATE_WINDOW", "5s",
                 "BOLO_MAX_CONCURRENT_UPLOADS", "8",
-                "BOLO_SPOOL_MAX_BYTES", "1000000"));
+                "BOLO_SPOOL_MAX_BYTES", "1000000",
+                "BOLO_UPLOAD_BUDGET_BYTES", "50000000",
+                "BOLO_UPLOAD_QUEUE_WAIT", "0s"));
     assertThat(config.listen().headerTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(config.listen().idleTimeout()).isEqualTo(Duration.ofSeconds(45));
     assertThat(config.listen().minBodyBytesPerSecond()).isEqualTo(1024);
     assertThat(config.listen().bodyRateWindow()).isEqualTo(Duration.ofSeconds(5));
     assertThat(config.limits().maxConcurrentUploads()).isEqualTo(8);
     assertThat(config.limits().spoolMaxBytes()).isEqualTo(1_000_000);
+    assertThat(config.limits().uploadBudgetBytes()).isEqualTo(50_000_000);
+    assertThat(config.limits().uploadQueueWait()).isZero();
   }
 
   @ParameterizedTest
@@ -52,6 +74,9 @@ class ServerConfigClientLimitsTest {
         "BOLO_MIN_BODY_RATE=0 | BOLO_MIN_BODY_RATE must be between 1 and 1073741824: 0",
         "BOLO_MAX_CONCURRENT_UPLOADS=0 | BOLO_MAX_CONCURRENT_UPLOADS must be between 1 and 100000: 0",
         "BOLO_SPOOL_MAX_BYTES=lots | BOLO_SPOOL_MAX_BYTES must be a whole number: lots",
+        "BOLO_UPLOAD_BUDGET_BYTES=0 | BOLO_UPLOAD_BUDGET_BYTES must be between 1 and 9223372036854775807: 0",
+        "BOLO_UPLOAD_QUEUE_WAIT=2m | BOLO_UPLOAD_QUEUE_WAIT must be between 0s and 1m: 2m",
+        "BOLO_UPLOAD_QUEUE_WAIT=-1s | BOLO_UPLOAD_QUEUE_WAIT must be a duration like 10m, 90s, 500ms or PT10M: -1s",
       })
   void aBadValueIsOneLineNamingTheVariable(String assignment, String message) {
     String[] parts = assignment.split("=", 2);

@@ -72,6 +72,8 @@ public final class UploadReader {
   private final long minBytesPerSecond;
   private final Duration rateWindow;
   private final LongSupplier nanoTime;
+  private final UploadBudget budget;
+  private final Duration budgetWait;
 
   /**
    * @param maxAudioBytes the largest accepted note ({@code BOLO_MAX_UPLOAD_BYTES})
@@ -96,13 +98,45 @@ public final class UploadReader {
    * @param spoolMaxBytes spool bytes in use at once
    * @param minBytesPerSecond the slowest accepted body, averaged over {@code rateWindow}
    * @param rateWindow the averaging window
+   * @param budgetBytes declared bytes of bodies read at once (see {@link UploadBudget}); bodies
+   *     that stay in memory are admitted at once, larger ones wait for room
+   * @param budgetWait how long a larger body waits for room before it is refused
    */
   public record Bounds(
       int maxConcurrentUploads,
       int maxUploadsPerDevice,
       long spoolMaxBytes,
       long minBytesPerSecond,
-      Duration rateWindow) {}
+      Duration rateWindow,
+      long budgetBytes,
+      Duration budgetWait) {
+    public Bounds {
+      if (budgetBytes <= 0 || budgetWait.isNegative()) {
+        throw new IllegalArgumentException(
+            "budgetBytes must be positive and budgetWait not negative: "
+                + budgetBytes
+                + ", "
+                + budgetWait);
+      }
+    }
+
+    /** Bounds without a byte budget: every body is admitted at once. */
+    public Bounds(
+        int maxConcurrentUploads,
+        int maxUploadsPerDevice,
+        long spoolMaxBytes,
+        long minBytesPerSecond,
+        Duration rateWindow) {
+      this(
+          maxConcurrentUploads,
+          maxUploadsPerDevice,
+          spoolMaxBytes,
+          minBytesPerSecond,
+          rateWindow,
+          Long.MAX_VALUE,
+          Duration.ZERO);
+    }
+  }
 
   /**
    * @param maxAudioBytes the largest accepted note ({@code BOLO_MAX_UPLOAD_BYTES})
@@ -119,6 +153,8 @@ public final class UploadReader {
     this.minBytesPerSecond = bounds.minBytesPerSecond();
     this.rateWindow = bounds.rateWindow();
     this.nanoTime = nanoTime;
+    this.budget = new UploadBudget(bounds.budgetBytes(), inMemoryBytes);
+    this.budgetWait = bounds.budgetWait();
     if (maxAudioBytes <= 0 || inMemoryBytes < 0) {
       throw new IllegalArgumentException(
           "limits must be positive: maxAudioBytes="
@@ -134,6 +170,18 @@ public final class UploadReader {
   /** The largest accepted note in bytes. */
   public long maxAudioBytes() {
     return maxAudioBytes;
+  }
+
+  /**
+   * Declared bytes of the bodies being read now (the byte budget in use), for metrics and tests.
+   */
+  public long admittedBytes() {
+    return budget.inUseBytes();
+  }
+
+  /** Bodies waiting for room in the byte budget now, for metrics and tests. */
+  public int waitingUploads() {
+    return budget.waiting();
   }
 
   /** Spool bytes held by uploads now, for metrics and tests. */
@@ -161,7 +209,7 @@ public final class UploadReader {
    */
   public UploadResult read(@Nullable String contentType, long contentLength, InputStream body)
       throws IOException {
-    return readAdmittedToSlot(contentType, contentLength, body);
+    return readAdmittedToBudget(contentType, contentLength, body);
   }
 
   /**
@@ -179,7 +227,7 @@ public final class UploadReader {
               + " notes at once; resend when one of them has arrived");
     }
     try {
-      return readAdmittedToSlot(contentType, contentLength, body);
+      return readAdmittedToBudget(contentType, contentLength, body);
     } finally {
       uploadsByDevice.computeIfPresent(device, (name, count) -> count <= 1 ? null : count - 1);
     }
@@ -198,6 +246,38 @@ public final class UploadReader {
           return now + 1;
         });
     return started[0];
+  }
+
+  /**
+   * Takes the body's share of the byte budget before reading any of it, and gives it back when the
+   * body has been read, whatever the outcome.
+   */
+  private UploadResult readAdmittedToBudget(
+      @Nullable String contentType, long contentLength, InputStream body) throws IOException {
+    // A chunked body declares no length: charge it as the largest note it may turn out to be.
+    long declared = contentLength >= 0 ? contentLength : maxAudioBytes;
+    UploadBudget.Admission admission = budget.admit(declared, budgetWait);
+    if (admission == null) {
+      // Answered before any of the body is read. Resending after about as long as this one waited
+      // (in whole seconds, as RFC 9110's Retry-After counts, at least one) gives the bodies ahead
+      // of it time to finish.
+      Duration retryAfter = Duration.ofSeconds(Math.max(1, (budgetWait.toMillis() + 999) / 1000));
+      log.info(
+          "upload of {} bytes not admitted: {} bytes of {} in flight, {} waiting",
+          declared,
+          budget.inUseBytes(),
+          budget.capacityBytes(),
+          budget.waiting());
+      return new UploadResult.Invalid(
+          UploadResult.Reason.SERVER_BUSY,
+          "the gateway is reading as many large uploads as it can take; resend in "
+              + retryAfter.toSeconds()
+              + " s",
+          retryAfter);
+    }
+    try (admission) {
+      return readAdmittedToSlot(contentType, contentLength, body);
+    }
   }
 
   private UploadResult readAdmittedToSlot(

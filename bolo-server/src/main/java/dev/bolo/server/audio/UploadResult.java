@@ -1,13 +1,26 @@
 package dev.bolo.server.audio;
 
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
 /** The answer of {@link UploadReader#read}: the upload, or why it cannot be used. */
 public sealed interface UploadResult {
 
   /** The upload was read whole; the caller owns it and must close it. */
   record Received(Upload upload) implements UploadResult {}
 
-  /** The upload is unusable; nothing was kept. */
-  record Invalid(Reason reason, String message) implements UploadResult {}
+  /**
+   * The upload is unusable; nothing was kept.
+   *
+   * @param retryAfter when a resend may succeed, where the gateway knows (RFC 9110 Retry-After)
+   */
+  record Invalid(Reason reason, String message, @Nullable Duration retryAfter)
+      implements UploadResult {
+    /** A refusal without a known time to resend. */
+    public Invalid(Reason reason, String message) {
+      this(reason, message, null);
+    }
+  }
 
   /** Why an upload was refused. */
   enum Reason {

@@ -42,7 +42,7 @@ final class Errors {
       case INVALID_AUDIO -> new ApiError(400, "invalid_audio", invalid.message(), audioField, null);
       case MALFORMED, BAD_FIELD -> new ApiError(400, "invalid_parameter", invalid.message());
       case TOO_SLOW -> requestTimeout(invalid.message());
-      case SERVER_BUSY -> serverUnavailable(invalid.message(), null);
+      case SERVER_BUSY -> serverUnavailable(invalid.message(), invalid.retryAfter());
       case DEVICE_BUSY ->
           new ApiError(429, "rate_limited", invalid.message(), null, DEVICE_BUSY_RETRY_AFTER);
     };

@@ -1,0 +1,104 @@
+package dev.bolo.server.audio;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Hashing while streaming, on one core: a 20 MiB note in chunks of 16 to 64 KiB. One operation is
+ * one whole note, so MB/s = ops/s × 20.97.
+ *
+ * <ul>
+ *   <li>{@code messageDigestSha256}: the JDK's SHA-256 over the chunks, the reference (and the
+ *       ceiling: nothing that hashes every byte can be faster).
+ *   <li>{@code audioSinkInMemory}: {@link AudioSink#write} as the server calls it for each chunk of
+ *       the audio part: SHA-256, the head kept for sniffing and the copy into memory.
+ *   <li>{@code audioSinkSpooled}: the same with the server's default in-memory threshold (1 MiB),
+ *       so all but the first MiB goes to a spool file (the page cache, on an idle disk).
+ * </ul>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class StreamingHashBenchmark {
+
+  private static final int NOTE_BYTES = 20 * 1024 * 1024;
+  private static final long MAX_BYTES = 32L * 1024 * 1024;
+
+  @Param({"16", "64"})
+  public int chunkKiB;
+
+  private List<ByteBuffer> chunks = List.of();
+  private Path spool = Path.of(".");
+  private final AtomicLong spoolInUse = new AtomicLong();
+
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    chunks = BenchBodies.chunks(BenchBodies.wav(NOTE_BYTES, 42), chunkKiB * 1024);
+    spool = Files.createTempDirectory("bolo-bench-spool");
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    Files.deleteIfExists(spool);
+  }
+
+  @Benchmark
+  public byte[] messageDigestSha256() throws NoSuchAlgorithmException {
+    MessageDigest digest = MessageDigest.getInstance("SHA-256");
+    for (ByteBuffer chunk : chunks) {
+      digest.update(chunk.duplicate());
+    }
+    return digest.digest();
+  }
+
+  @Benchmark
+  public long audioSinkInMemory() throws Exception {
+    return writeAll((int) MAX_BYTES);
+  }
+
+  @Benchmark
+  public long audioSinkSpooled() throws Exception {
+    return writeAll(1024 * 1024);
+  }
+
+  private long writeAll(int inMemoryBytes) throws Exception {
+    long written = 0;
+    try (AudioSink sink =
+        new AudioSink(MAX_BYTES, inMemoryBytes, spool, spoolInUse, Long.MAX_VALUE, NOTE_BYTES)) {
+      for (ByteBuffer chunk : chunks) {
+        ByteBuffer bytes = chunk.duplicate();
+        written += bytes.remaining();
+        UploadResult.Invalid refused = sink.write(bytes);
+        if (refused != null) {
+          throw new IllegalStateException("refused: " + refused);
+        }
+      }
+    }
+    return written;
+  }
+}
