@@ -40,6 +40,10 @@ public final class Routes {
             services.transcriber(),
             services.inFlight(),
             services.timeouts()));
+    routes.get(
+        LookupHandler.PATH,
+        new LookupHandler(
+            services.ledger(), services.transcriber(), services.inFlight(), services.timeouts()));
     routes.post(
         "/v1/audio/transcriptions",
         new TranscriptionHandler(
