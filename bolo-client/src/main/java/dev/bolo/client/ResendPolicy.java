@@ -154,6 +154,10 @@ public final class ResendPolicy {
       };
     }
     Failure.Http http = (Failure.Http) failure;
+    // A lookup found the note's work still running: asking again later finds it finished.
+    if (http.status() == 202 && Lookup.RUNNING.equals(http.code())) {
+      return true;
+    }
     if (retryAfterStatuses.contains(http.status())) {
       return http.retryAfter() != null;
     }
