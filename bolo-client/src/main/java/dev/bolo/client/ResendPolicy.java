@@ -143,8 +143,9 @@ public final class ResendPolicy {
   /**
    * Whether a resend of the same note may succeed where this attempt failed: connection failures,
    * unknown host, timeouts, a status in {@link #transientStatuses()}, and a status in {@link
-   * #retryAfterStatuses()} that says how long to wait. Not TLS or protocol errors, not other
-   * statuses (the request itself is wrong, or the gateway will never do it).
+   * #retryAfterStatuses()} that says how long to wait, and a lookup's 202 (the note's work still
+   * runs; the next attempt asks again). Not TLS or protocol errors, not other statuses (the request
+   * itself is wrong, or the gateway will never do it).
    */
   public boolean isTransient(Failure failure) {
     if (failure instanceof Failure.Network network) {
