@@ -37,6 +37,7 @@ public final class BoloClient {
   private final ResendPolicy policy;
   private final TranscriptionListener listener;
   private final Resender resender;
+  private final boolean lookupBeforeResend;
 
   private BoloClient(Builder builder) {
     this.endpoint =
@@ -57,6 +58,7 @@ public final class BoloClient {
     this.policy = builder.policy;
     this.listener = builder.listener;
     this.resender = new Resender(timing.ticker(), timing.scheduler(), timing.random());
+    this.lookupBeforeResend = builder.lookupBeforeResend;
   }
 
   /** A builder; {@link Builder#baseUrl} and {@link Builder#token} are required. */
@@ -149,6 +151,7 @@ public final class BoloClient {
             note,
             options,
             call.attemptTimeout(),
+            lookupBeforeResend,
             listeners,
             flag);
     ResendPolicy chosen = call.policy() != null ? call.policy() : policy;
@@ -175,6 +178,7 @@ public final class BoloClient {
     private ResendPolicy policy = ResendPolicy.standard();
     private Timing timing = Timing.system();
     private UploadTimeouts uploadTimeouts = new UploadTimeouts();
+    private boolean lookupBeforeResend = true;
 
     private Builder() {}
 
@@ -242,6 +246,17 @@ public final class BoloClient {
 
     Builder uploadTimeouts(UploadTimeouts uploadTimeouts) {
       this.uploadTimeouts = uploadTimeouts;
+      return this;
+    }
+
+    /**
+     * Whether a resend first asks the gateway for the note's finished transcript ({@code GET
+     * /v1/transcriptions/{sha256}}) and uploads only when it has none; on by default. Off, every
+     * resend uploads the whole note again (for comparisons, or a gateway behind a proxy that
+     * refuses GET).
+     */
+    public Builder lookupBeforeResend(boolean lookupBeforeResend) {
+      this.lookupBeforeResend = lookupBeforeResend;
       return this;
     }
 

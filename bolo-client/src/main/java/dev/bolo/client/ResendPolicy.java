@@ -143,8 +143,9 @@ public final class ResendPolicy {
   /**
    * Whether a resend of the same note may succeed where this attempt failed: connection failures,
    * unknown host, timeouts, a status in {@link #transientStatuses()}, and a status in {@link
-   * #retryAfterStatuses()} that says how long to wait. Not TLS or protocol errors, not other
-   * statuses (the request itself is wrong, or the gateway will never do it).
+   * #retryAfterStatuses()} that says how long to wait, and a lookup's 202 (the note's work still
+   * runs; the next attempt asks again). Not TLS or protocol errors, not other statuses (the request
+   * itself is wrong, or the gateway will never do it).
    */
   public boolean isTransient(Failure failure) {
     if (failure instanceof Failure.Network network) {
@@ -154,6 +155,10 @@ public final class ResendPolicy {
       };
     }
     Failure.Http http = (Failure.Http) failure;
+    // A lookup found the note's work still running: asking again later finds it finished.
+    if (http.status() == 202 && Lookup.RUNNING.equals(http.code())) {
+      return true;
+    }
     if (retryAfterStatuses.contains(http.status())) {
       return http.retryAfter() != null;
     }

@@ -43,6 +43,7 @@ final class Uploader implements Resender.Sender {
   private final VoiceNote note;
   private final TranscriptionOptions options;
   private final @Nullable Duration attemptTimeout;
+  private final boolean lookupBeforeResend;
   private final List<TranscriptionListener> listeners;
   private final CancelFlag flag;
 
@@ -54,6 +55,7 @@ final class Uploader implements Resender.Sender {
       VoiceNote note,
       TranscriptionOptions options,
       @Nullable Duration attemptTimeout,
+      boolean lookupBeforeResend,
       List<TranscriptionListener> listeners,
       CancelFlag flag) {
     this.http = http;
@@ -63,6 +65,7 @@ final class Uploader implements Resender.Sender {
     this.note = note;
     this.options = options;
     this.attemptTimeout = attemptTimeout;
+    this.lookupBeforeResend = lookupBeforeResend;
     this.listeners = List.copyOf(listeners);
     this.flag = flag;
   }
@@ -114,7 +117,51 @@ final class Uploader implements Resender.Sender {
     enqueue(attempt, done);
   }
 
+  /**
+   * A resend first asks whether the gateway already has the transcript (the answer to an earlier
+   * attempt may have been lost on the way back); the first attempt has nothing to ask about.
+   */
   private void enqueue(Attempt attempt, Consumer<Resender.AttemptResult> done) {
+    if (attempt.number() == 1 || !lookupBeforeResend) {
+      upload(attempt, done);
+      return;
+    }
+    Request lookup;
+    try {
+      lookup = Lookup.request(endpoint, token, note.sha256(), options, attempt, attemptTimeout);
+      Lookup.ask(
+          http,
+          lookup,
+          clock,
+          flag,
+          (call, e) -> failure(call, null, e),
+          answer -> afterLookup(attempt, answer, done));
+    } catch (RuntimeException rejected) {
+      // An app interceptor or event listener factory that throws: nothing was sent.
+      done.accept(
+          new Resender.Failed(
+              new Failure.Network(Failure.NetworkKind.PROTOCOL, describe(rejected))));
+    }
+  }
+
+  private void afterLookup(
+      Attempt attempt, Lookup.Answer answer, Consumer<Resender.AttemptResult> done) {
+    // Java 17: no pattern switch; each answer is one type.
+    if (answer instanceof Lookup.Found found) {
+      done.accept(new Resender.Succeeded(found.transcript()));
+    } else if (answer instanceof Lookup.Running running) {
+      done.accept(new Resender.Failed(running.failure()));
+    } else if (answer instanceof Lookup.Ended ended) {
+      done.accept(ended.result());
+    } else if (flag.isCancelled()) {
+      // Cancelled between the lookup's answer and the upload: a cancel is final.
+      done.accept(new Resender.Stopped());
+    } else {
+      upload(attempt, done);
+    }
+  }
+
+  private void upload(Attempt attempt, Consumer<Resender.AttemptResult> done) {
     NoteBody audio =
         new NoteBody(
             note,
@@ -154,8 +201,8 @@ final class Uploader implements Resender.Sender {
         });
   }
 
-  private Resender.AttemptResult failure(Call call, NoteBody audio, IOException e) {
-    IOException readFailure = audio.readFailure();
+  private Resender.AttemptResult failure(Call call, @Nullable NoteBody audio, IOException e) {
+    IOException readFailure = audio == null ? null : audio.readFailure();
     // The note, not the network, failed: reading it again would fail the same way.
     if (readFailure != null) {
       return new Resender.Unreadable(describe(readFailure));
@@ -230,7 +277,7 @@ final class Uploader implements Resender.Sender {
             RetryAfter.parse(response.header("Retry-After"), clock.instant())));
   }
 
-  private static @Nullable Map<?, ?> parseObject(String body) {
+  static @Nullable Map<?, ?> parseObject(String body) {
     try {
       Object value = Json.parse(body);
       return value instanceof Map<?, ?> object ? object : null;
@@ -239,7 +286,7 @@ final class Uploader implements Resender.Sender {
     }
   }
 
-  private static @Nullable Transcript transcriptFrom(Map<?, ?> json) {
+  static @Nullable Transcript transcriptFrom(Map<?, ?> json) {
     String text = Json.string(json, "text");
     if (text == null) {
       return null;

@@ -59,7 +59,9 @@ class BoloClientTest {
             .token("device-token")
             .policy(ResendPolicy.standard().withoutJitter())
             .timing(sleeper.timing())
-            .listener(listener);
+            .listener(listener)
+            // These tests count and script uploads; LookupBeforeResendTest covers lookups.
+            .lookupBeforeResend(false);
     return customize.apply(builder).build();
   }
 

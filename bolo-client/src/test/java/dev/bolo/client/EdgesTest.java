@@ -67,7 +67,9 @@ class EdgesTest {
                 .token("device-token")
                 .policy(ResendPolicy.standard().withoutJitter())
                 .timing(scheduler.timing())
-                .listener(listener))
+                .listener(listener)
+                // These tests count and script uploads; LookupBeforeResendTest covers lookups.
+                .lookupBeforeResend(false))
         .build();
   }
 

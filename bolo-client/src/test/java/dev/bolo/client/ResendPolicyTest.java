@@ -157,4 +157,16 @@ class ResendPolicyTest {
                 new Failure.Http(429, null, "x", null, Duration.ofSeconds(1))))
         .isFalse();
   }
+
+  @Test
+  void aLookupThatFoundTheWorkRunningIsAskedAgainButNoOtherSuccessStatusIs() {
+    ResendPolicy policy = ResendPolicy.standard();
+    assertThat(policy.isTransient(new Failure.Http(202, "running", "still running", null, null)))
+        .isTrue();
+    assertThat(policy.isTransient(new Failure.Http(202, null, "accepted", null, null))).isFalse();
+    assertThat(
+            policy.isTransient(
+                new Failure.Http(200, "invalid_response", "not a transcript", null, null)))
+        .isFalse();
+  }
 }

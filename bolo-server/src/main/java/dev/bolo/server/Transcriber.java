@@ -104,6 +104,11 @@ public final class Transcriber {
     return engine;
   }
 
+  /** Lookups of this device's finished work, on the same store and ledger as the uploads. */
+  public NoteLookup lookups() {
+    return new NoteLookup(store, ledger, clock, meters);
+  }
+
   /** The models a device may ask for; the engine's default model is always among them. */
   public List<String> allowedModels() {
     return allowedModels;

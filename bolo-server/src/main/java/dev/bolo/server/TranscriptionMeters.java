@@ -102,4 +102,19 @@ final class TranscriptionMeters {
               .increment();
     }
   }
+
+  /**
+   * One resend that asked for its transcript without the audio.
+   *
+   * @param found {@code finished}, {@code running} or {@code absent}
+   */
+  void lookedUp(String found) {
+    Counter.builder("bolo_lookups_total")
+        .description(
+            "Resends that asked for their transcript without the audio, by what they found"
+                + " (finished, running, absent)")
+        .tags("found", found)
+        .register(registry)
+        .increment();
+  }
 }

@@ -43,6 +43,10 @@ public final class Routes {
             services.transcriber(),
             services.inFlight(),
             services.timeouts()));
+    routes.get(
+        LookupHandler.PATH,
+        new LookupHandler(
+            services.ledger(), services.transcriber(), services.inFlight(), services.timeouts()));
     for (Task task : Task.values()) {
       routes.post(
           task == Task.TRANSCRIBE ? "/v1/audio/transcriptions" : "/v1/audio/translations",

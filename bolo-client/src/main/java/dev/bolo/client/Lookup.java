@@ -1,0 +1,162 @@
+package dev.bolo.client;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Consumer;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Asks the gateway for a note's finished transcript before it is uploaded again ({@code GET
+ * /v1/transcriptions/{sha256}}, PROTOCOL.md "Resends without the audio"). A resend whose answer was
+ * lost on the way back then costs a few hundred bytes instead of the whole note. The lookup is part
+ * of the attempt it precedes: it never adds an attempt. Thread safe.
+ */
+final class Lookup {
+
+  /**
+   * How long the gateway may hold a lookup for running work. A resend usually follows a read
+   * timeout while the engine still works (the gateway waits for the engine longer than the phone
+   * waits for it, rule 7), so waiting here often turns the resend into the answer; 20 s keeps the
+   * whole lookup within the base upload timeout of 30 s.
+   */
+  static final Duration WAIT = Duration.ofSeconds(20);
+
+  /** Room on top of the gateway's wait for the answer to arrive. */
+  private static final Duration ANSWER_MARGIN = Duration.ofSeconds(10);
+
+  /** What a lookup found. */
+  sealed interface Answer {}
+
+  /** The gateway has the transcript: the attempt ends with it, nothing is uploaded. */
+  record Found(Transcript transcript) implements Answer {}
+
+  /** The note's work still runs after the wait: the attempt ends and the policy asks again. */
+  record Running(Failure.Http failure) implements Answer {}
+
+  /** The gateway has no transcript (or no lookup, or refused it): upload the note. */
+  record Absent() implements Answer {}
+
+  /** The link or the app ended the lookup: the attempt ends with this result. */
+  record Ended(Resender.AttemptResult result) implements Answer {}
+
+  private Lookup() {}
+
+  /**
+   * The lookup request for a note with these options, on behalf of {@code attempt}.
+   *
+   * @param attemptTimeout the app's per-attempt timeout, when it set one: the lookup stays within
+   *     it
+   */
+  static Request request(
+      HttpUrl endpoint,
+      String token,
+      String sha256,
+      TranscriptionOptions options,
+      Attempt attempt,
+      @Nullable Duration attemptTimeout) {
+    Duration timeout = attemptTimeout != null ? attemptTimeout : WAIT.plus(ANSWER_MARGIN);
+    Duration wait = attemptTimeout != null ? min(WAIT, attemptTimeout.dividedBy(2)) : WAIT;
+    HttpUrl.Builder url =
+        endpoint
+            .newBuilder()
+            .addPathSegment(sha256)
+            .addQueryParameter("wait", Long.toString(wait.toSeconds()));
+    addIfPresent(url, "language", options.language());
+    addIfPresent(url, "model", options.model());
+    addIfPresent(url, "prompt", options.prompt());
+    return new Request.Builder()
+        .url(url.build())
+        .header("Authorization", "Bearer " + token)
+        .header("X-Bolo-Request-Id", attempt.requestId())
+        .tag(UploadTimeouts.Fixed.class, new UploadTimeouts.Fixed(timeout))
+        .get()
+        .build();
+  }
+
+  /**
+   * Sends the lookup and reports its answer exactly once.
+   *
+   * @param flag a cancel of the note cancels the lookup
+   * @param ended what a failed call becomes (a cancel, an interruption, a link failure)
+   */
+  static void ask(
+      OkHttpClient http,
+      Request request,
+      Clock clock,
+      CancelFlag flag,
+      CallFailure ended,
+      Consumer<Answer> done) {
+    Call call = http.newCall(request);
+    Runnable untrack = flag.onCancel(call::cancel);
+    call.enqueue(
+        new Callback() {
+          @Override
+          public void onFailure(Call failed, IOException e) {
+            untrack.run();
+            done.accept(new Ended(ended.resultOf(failed, e)));
+          }
+
+          @Override
+          public void onResponse(Call answered, Response response) {
+            untrack.run();
+            Answer answer;
+            try (response) {
+              answer = read(response, clock);
+            } catch (IOException e) {
+              answer = new Ended(ended.resultOf(answered, e));
+            }
+            done.accept(answer);
+          }
+        });
+  }
+
+  /** Turns a failed call into the attempt's result, as the upload would. */
+  @FunctionalInterface
+  interface CallFailure {
+    Resender.AttemptResult resultOf(Call call, IOException e);
+  }
+
+  private static Answer read(Response response, Clock clock) throws IOException {
+    int status = response.code();
+    if (status == 200) {
+      Map<?, ?> json = Uploader.parseObject(response.peekBody(Uploader.MAX_BODY_BYTES).string());
+      Transcript transcript = json == null ? null : Uploader.transcriptFrom(json);
+      // An answer that is not a transcript is no answer: the upload will get a real one.
+      return transcript == null ? new Absent() : new Found(transcript);
+    }
+    if (status == 202) {
+      Duration retryAfter = RetryAfter.parse(response.header("Retry-After"), clock.instant());
+      return new Running(
+          new Failure.Http(
+              202,
+              RUNNING,
+              "the gateway is still transcribing this note",
+              response.header("X-Bolo-Request-Id"),
+              retryAfter));
+    }
+    // 404 says "upload it"; any other answer (a gateway without lookups, a refusal) is left to
+    // the upload, whose own answer the policy then judges.
+    return new Absent();
+  }
+
+  /** The {@link Failure.Http#code()} of a lookup that found the note's work still running. */
+  static final String RUNNING = "running";
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static void addIfPresent(HttpUrl.Builder url, String name, @Nullable String value) {
+    if (value != null) {
+      url.addQueryParameter(name, value);
+    }
+  }
+}

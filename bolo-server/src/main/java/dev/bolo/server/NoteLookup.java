@@ -1,0 +1,127 @@
+package dev.bolo.server;
+
+import dev.bolo.server.dedup.DedupStore;
+import dev.bolo.server.dedup.Resolution;
+import dev.bolo.server.dedup.Transcript;
+import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.dedup.WorkKey;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.UsageRecord;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers a resend that asks before uploading ({@code GET /v1/transcriptions/{sha256}}): the asking
+ * device's finished work for these settings and this audio hash, if the store still holds it.
+ *
+ * <p>The hash is the phone's claim, not the server's measurement, so the answer can only ever be
+ * work of the asking device: the work key is built exactly as for an upload, from the authenticated
+ * device, the canonical settings and the hash. A lookup never claims the key, never runs an engine
+ * and never charges; it only reads and awaits what the store holds. Thread safe.
+ */
+public final class NoteLookup {
+
+  private static final Logger log = LoggerFactory.getLogger(NoteLookup.class);
+
+  /** The longest a lookup may wait for running work (PROTOCOL.md: {@code wait} 0–60 s). */
+  public static final Duration MAX_WAIT = Duration.ofSeconds(60);
+
+  private final DedupStore store;
+  private final Ledger ledger;
+  private final Clock clock;
+  private final TranscriptionMeters meters;
+
+  NoteLookup(DedupStore store, Ledger ledger, Clock clock, TranscriptionMeters meters) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.meters = Objects.requireNonNull(meters, "meters");
+  }
+
+  /** What a lookup found. */
+  public sealed interface Found {
+
+    /** The work is finished and replayable: answer its transcript as a replay. */
+    record Finished(Transcript transcript) implements Found {
+      public Finished {
+        Objects.requireNonNull(transcript, "transcript");
+      }
+    }
+
+    /** The work is still running after the wait. */
+    record Running() implements Found {}
+
+    /** Unknown, expired or failed: the phone must upload the note. */
+    record Absent() implements Found {}
+  }
+
+  /**
+   * Looks up the device's work.
+   *
+   * @param settings canonical settings, as an upload would build them
+   * @param audioSha256 64 lower-case hex digits
+   * @param wait how long to wait for running work, at most {@link #MAX_WAIT}
+   * @param requestId the client's label, for the usage row of a replay
+   * @throws InterruptedException if the request thread is interrupted; the work goes on
+   */
+  public Found find(
+      Device device, Settings settings, String audioSha256, Duration wait, String requestId)
+      throws InterruptedException {
+    if (wait.isNegative() || wait.compareTo(MAX_WAIT) > 0) {
+      throw new IllegalArgumentException("wait must be within 0..60 s: " + wait);
+    }
+    WorkKey key = WorkKey.of(device.name(), settings, audioSha256);
+    Resolution resolution = store.await(key, wait);
+    Found found =
+        switch (resolution) {
+          case Resolution.Completed done -> replay(device, key, done.transcript(), requestId);
+          case Resolution.Pending pending -> new Found.Running();
+          // A failure is not kept (rule 4): the next copy runs afresh, so the phone uploads it.
+          case Resolution.Failed failed -> new Found.Absent();
+          case Resolution.Vacant vacant -> new Found.Absent();
+        };
+    meters.lookedUp(nameOf(found));
+    return found;
+  }
+
+  private static String nameOf(Found found) {
+    return switch (found) {
+      case Found.Finished f -> "finished";
+      case Found.Running r -> "running";
+      case Found.Absent a -> "absent";
+    };
+  }
+
+  private Found replay(Device device, WorkKey key, Transcript transcript, String requestId) {
+    // The same bug guard as an upload's replay; here the safe answer is "upload it".
+    if (!transcript.answers(key)) {
+      log.error("stored transcript does not answer its key {}", key.asString());
+      return new Found.Absent();
+    }
+    meters.answered("ok", WorkCoordinator.Replay.CACHED, transcript.durationMs());
+    try {
+      // Recorded like an upload's replay: operators count the seconds replays saved.
+      ledger.record(
+          new UsageRecord(
+              device.name(),
+              key.asString(),
+              key.audioSha256(),
+              transcript.durationMs(),
+              transcript.durationMeasured(),
+              transcript.engine(),
+              "ok",
+              true,
+              requestId,
+              clock.instant()));
+    } catch (RuntimeException e) {
+      // The transcript is worth more to the user than the usage row: answer anyway.
+      log.error("could not record usage: {}", e.getMessage());
+    }
+    return new Found.Finished(transcript);
+  }
+}

@@ -1,0 +1,237 @@
+package dev.bolo.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.NoteLookup;
+import dev.bolo.server.Transcriber;
+import dev.bolo.server.dedup.Transcript;
+import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.ledger.RateDecision;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Handles {@code GET /v1/transcriptions/{sha256}} (PROTOCOL.md "Resends without the audio"): a
+ * phone that has sent a note before asks for its finished transcript before uploading it again. 200
+ * with the upload's body and {@code Idempotent-Replayed: true}; 202 {@code {"status":"running"}}
+ * with {@code Retry-After: 1} while the work runs; 404 {@code not_found} otherwise. Thread safe.
+ */
+final class LookupHandler implements Handler {
+
+  private static final Logger log = LoggerFactory.getLogger(LookupHandler.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  static final String PATH = "/v1/transcriptions/{sha256}";
+
+  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
+  private static final Pattern WHOLE_SECONDS = Pattern.compile("[0-9]{1,2}");
+
+  /** The query parameters that carry one value each: the upload's text form fields. */
+  private static final List<String> SINGLE_VALUED =
+      List.of("language", "model", "prompt", "temperature", "response_format", "wait");
+
+  private final Ledger ledger;
+  private final Transcriber transcriber;
+  private final NoteLookup lookups;
+  private final InFlightRequests inFlight;
+  private final ConnectionTimeouts timeouts;
+
+  LookupHandler(
+      Ledger ledger,
+      Transcriber transcriber,
+      InFlightRequests inFlight,
+      ConnectionTimeouts timeouts) {
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
+    this.lookups = transcriber.lookups();
+    this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
+    this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
+  }
+
+  @Override
+  public void handle(Context ctx) throws Exception {
+    String requestId = TranscriptionHandler.requestIdOf(ctx);
+    MDC.put("request_id", requestId);
+    try {
+      ctx.header(TranscriptionHandler.REQUEST_ID, requestId);
+      // Draining for shutdown: a lookup may wait up to a minute, which a drain does not grant.
+      if (!inFlight.tryEnter()) {
+        send(
+            ctx,
+            Errors.serverUnavailable(
+                "the gateway is shutting down; ask again shortly", Duration.ofSeconds(2)),
+            requestId);
+        return;
+      }
+      try {
+        int status = serve(ctx, requestId);
+        log.info("{} {} -> {}", ctx.method(), ctx.path(), status);
+      } finally {
+        inFlight.exit();
+      }
+    } finally {
+      MDC.remove("request_id");
+    }
+  }
+
+  private int serve(Context ctx, String requestId) throws IOException, InterruptedException {
+    Optional<Device> device;
+    try {
+      device = authenticate(ctx);
+    } catch (LedgerException e) {
+      log.warn("cannot authenticate: {}", e.getMessage());
+      return send(
+          ctx,
+          Errors.serverUnavailable("the device ledger is unavailable; ask again shortly", null),
+          requestId);
+    }
+    // Checked before anything else, so an unknown token learns nothing about hashes or settings.
+    if (device.isEmpty()) {
+      return send(ctx, Errors.unauthorized(), requestId);
+    }
+    // A lookup is a request like any other: a device flooding hashes is limited as uploads are.
+    if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
+      return send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
+    }
+    String hash = ctx.pathParam("sha256");
+    if (!HEX_SHA256.matcher(hash).matches()) {
+      return send(
+          ctx,
+          Errors.invalid("sha256", "the audio hash must be 64 hex digits: " + cut(hash)),
+          requestId);
+    }
+    for (String name : SINGLE_VALUED) {
+      if (ctx.queryParams(name).size() > 1) {
+        return send(ctx, Errors.invalid(name, name + " must be given at most once"), requestId);
+      }
+    }
+    Duration wait;
+    Settings settings;
+    try {
+      wait = waitOf(ctx.queryParam("wait"));
+      settings = settingsOf(ctx);
+      settings.requireModelIn(transcriber.allowedModels());
+    } catch (InvalidSettingException e) {
+      return send(ctx, Errors.invalid(e), requestId);
+    }
+    // Waiting for running work is not idleness: keep the connection for the wait.
+    timeouts.setIdleTimeout(ctx, timeouts.idle().plus(wait));
+    NoteLookup.Found found;
+    try {
+      found = lookups.find(device.get(), settings, hash.toLowerCase(Locale.ROOT), wait, requestId);
+    } finally {
+      timeouts.setIdleTimeout(ctx, timeouts.idle());
+    }
+    return switch (found) {
+      case NoteLookup.Found.Finished finished ->
+          sendTranscript(ctx, requestId, finished.transcript());
+      case NoteLookup.Found.Running running -> {
+        // RFC 9110 Retry-After in seconds: running work usually ends within a few.
+        ctx.header("Retry-After", "1");
+        yield write(
+            ctx, 202, JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
+      }
+      case NoteLookup.Found.Absent absent ->
+          send(
+              ctx,
+              new ApiError(
+                  404,
+                  "not_found",
+                  "no finished transcript of this note with these settings for this device; upload"
+                      + " it"),
+              requestId);
+    };
+  }
+
+  /** {@code wait} in whole seconds, 0 to 60; absent is 0. */
+  private static Duration waitOf(@Nullable String wait) {
+    if (wait == null || wait.isBlank()) {
+      return Duration.ZERO;
+    }
+    String trimmed = wait.trim();
+    if (!WHOLE_SECONDS.matcher(trimmed).matches()
+        || Integer.parseInt(trimmed) > NoteLookup.MAX_WAIT.toSeconds()) {
+      throw new InvalidSettingException(
+          "wait",
+          "wait must be whole seconds from 0 to "
+              + NoteLookup.MAX_WAIT.toSeconds()
+              + ": "
+              + cut(trimmed));
+    }
+    return Duration.ofSeconds(Integer.parseInt(trimmed));
+  }
+
+  /** The same canonical settings an upload with these form fields would have. */
+  private Settings settingsOf(Context ctx) {
+    List<String> granularities = new ArrayList<>(ctx.queryParams("timestamp_granularities[]"));
+    granularities.addAll(ctx.queryParams("timestamp_granularities"));
+    return Settings.canonical(
+        transcriber.engine().name(),
+        transcriber.engine().defaultModel(),
+        ctx.queryParam("model"),
+        ctx.queryParam("language"),
+        ctx.queryParam("prompt"),
+        ctx.queryParam("temperature"),
+        ctx.queryParam("response_format"),
+        granularities);
+  }
+
+  /** The native upload's 200 body for a replay, with this request's id. */
+  private static int sendTranscript(Context ctx, String requestId, Transcript transcript)
+      throws IOException {
+    ctx.header("Idempotent-Replayed", "true");
+    ObjectNode body = JSON.createObjectNode();
+    body.put("text", transcript.text());
+    body.put("deduplicated", true);
+    body.put("audio_sha256", transcript.audioSha256());
+    body.put("duration_ms", transcript.durationMs());
+    body.put("request_id", requestId);
+    body.put("engine", transcript.engine());
+    return write(ctx, 200, JSON.writeValueAsBytes(body));
+  }
+
+  private Optional<Device> authenticate(Context ctx) {
+    String header = ctx.header("Authorization");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.empty();
+    }
+    String token = header.substring(7).trim();
+    return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
+  }
+
+  private static int send(Context ctx, ApiError error, String requestId) {
+    if (error.retryAfter() != null) {
+      ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
+    }
+    return write(
+        ctx,
+        error.status(),
+        ErrorWriter.body(TranscriptionHandler.Dialect.NATIVE, error, requestId));
+  }
+
+  private static int write(Context ctx, int status, byte[] body) {
+    ctx.status(status).contentType("application/json").result(body);
+    return status;
+  }
+
+  /** Echoes at most a short prefix of a bad value: the message is for a human, not a mirror. */
+  private static String cut(String value) {
+    return value.length() > 80 ? value.substring(0, 80) + "…" : value;
+  }
+}
