@@ -116,6 +116,10 @@ class LookupTest {
       assertThat(usage.replays()).as("the upload's replay and the lookup's").isEqualTo(2);
       assertThat(usage.savedMillis()).isEqualTo(2 * charged);
       assertThat(usage.chargedMillis()).isEqualTo(charged);
+      // Counted as a stored result served, with the same labels as an upload's replay.
+      assertThat(gateway.app().metrics().scrape())
+          .contains("bolo_lookups_total{found=\"finished\"} 1.0")
+          .contains("bolo_transcriptions_total{outcome=\"ok\",replay=\"cached\"} 2.0");
     }
 
     @Test
