@@ -207,12 +207,7 @@ final class LookupHandler implements Handler {
   }
 
   private Optional<Device> authenticate(Context ctx) {
-    String header = ctx.header("Authorization");
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
-    }
-    String token = header.substring(7).trim();
-    return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
+    return TranscriptionHandler.deviceOf(ledger, ctx);
   }
 
   private static int send(Context ctx, ApiError error, String requestId) {
