@@ -62,6 +62,13 @@ public final class ConfigVariables {
           v("BOLO_BODY_RATE_WINDOW", "the window that rate is averaged over (default 10s)"),
           v("BOLO_MAX_CONCURRENT_UPLOADS", "bodies read at once before 503 (default 256)"),
           v(
+              "BOLO_UPLOAD_BUDGET_BYTES",
+              "declared bytes of bodies read at once; larger ones wait their turn (default 64 MiB"
+                  + " per core)"),
+          v(
+              "BOLO_UPLOAD_QUEUE_WAIT",
+              "how long a body waits for room in the budget before 503 (default 4s)"),
+          v(
               "BOLO_MAX_UPLOADS_PER_DEVICE",
               "bodies one device sends at once before 429 (default 8)"),
           v("BOLO_SPOOL_MAX_BYTES", "spool bytes in use before 503 (default 4 GiB)"),
