@@ -269,11 +269,30 @@ public final class GatewayLoad {
             lastLine(work.resolve("attackers.log"))));
   }
 
+  /**
+   * The stand-in's call count once it has stopped changing: requests wrk abandoned when a round
+   * ended still run to the provider (a disconnect never cancels work), and must not be counted as
+   * the storm's.
+   */
+  private static long quietProviderCalls(HttpClient http, int providerPort) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long calls = providerCalls(http, providerPort);
+    while (System.nanoTime() < deadline) {
+      Thread.sleep(1_000);
+      long now = providerCalls(http, providerPort);
+      if (now == calls) {
+        return now;
+      }
+      calls = now;
+    }
+    throw new IllegalStateException("the provider stand-in kept receiving calls for a minute");
+  }
+
   /** Every note sent {@code copies} times at once: provider calls must equal distinct notes. */
   private static void storm(StringBuilder out, int providerPort, int gatewayPort, Options options)
       throws Exception {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    long callsBefore = providerCalls(http, providerPort);
+    long callsBefore = quietProviderCalls(http, providerPort);
     byte[] template = multipart(options.noteKb() * 1024);
     int placeholder = indexOf(template, "@".repeat(24).getBytes(StandardCharsets.US_ASCII));
     AtomicLong ok = new AtomicLong();
