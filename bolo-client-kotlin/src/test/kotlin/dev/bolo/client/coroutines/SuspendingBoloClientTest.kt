@@ -43,11 +43,15 @@ class SuspendingBoloClientTest {
 
   private val note = VoiceNote.ofBytes(wav(millis = 1500), "note.wav")
 
-  /** A client whose pauses are `delay`s in [scope] and whose elapsed time is its virtual time. */
+  /**
+   * A client whose pauses are `delay`s in [scope] and whose elapsed time is its virtual time. It
+   * does not ask for the transcript before a resend: these tests script and count the uploads.
+   */
   private fun TestScope.client(): SuspendingBoloClient =
     BoloClient.builder()
       .baseUrl(server.url("/"))
       .token("device-token")
+      .lookupBeforeResend(false)
       .policy(ResendPolicy.standard().withoutJitter())
       .timing(virtualTiming(this, backgroundScope))
       .build()
