@@ -7,6 +7,7 @@ import dev.bolo.server.Transcriber;
 import dev.bolo.server.dedup.Transcript;
 import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
@@ -15,7 +16,6 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -179,17 +179,8 @@ final class LookupHandler implements Handler {
 
   /** The same canonical settings an upload with these form fields would have. */
   private Settings settingsOf(Context ctx) {
-    List<String> granularities = new ArrayList<>(ctx.queryParams("timestamp_granularities[]"));
-    granularities.addAll(ctx.queryParams("timestamp_granularities"));
-    return Settings.canonical(
-        transcriber.engine().name(),
-        transcriber.engine().defaultModel(),
-        ctx.queryParam("model"),
-        ctx.queryParam("language"),
-        ctx.queryParam("prompt"),
-        ctx.queryParam("temperature"),
-        ctx.queryParam("response_format"),
-        granularities);
+    return TranscriptionHandler.settingsOf(
+        transcriber, Task.TRANSCRIBE, ctx::queryParam, ctx::queryParams);
   }
 
   /** The native upload's 200 body for a replay, with this request's id. */

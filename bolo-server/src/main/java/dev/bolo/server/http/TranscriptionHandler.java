@@ -23,10 +23,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -231,20 +234,33 @@ final class TranscriptionHandler implements Handler {
   }
 
   private Settings settingsOf(Upload upload) {
-    String engine = transcriber.engine().name();
-    String defaultModel = transcriber.engine().defaultModel();
-    var granularities = new java.util.ArrayList<>(upload.fieldValues("timestamp_granularities[]"));
-    granularities.addAll(upload.fieldValues("timestamp_granularities"));
+    return settingsOf(transcriber, task, upload::field, upload::fieldValues);
+  }
+
+  /**
+   * The canonical settings of a note from its fields, by the form fields' names: the one rule for
+   * the upload and for the lookup that must find the upload's work, wherever the fields come from.
+   *
+   * @param one a field's value, or null when absent
+   * @param all every value of a repeatable field
+   */
+  static Settings settingsOf(
+      Transcriber transcriber,
+      Task task,
+      Function<String, @Nullable String> one,
+      Function<String, List<String>> all) {
+    List<String> granularities = new ArrayList<>(all.apply("timestamp_granularities[]"));
+    granularities.addAll(all.apply("timestamp_granularities"));
     return Settings.canonical(
-            engine,
-            defaultModel,
-            upload.field("model"),
+            transcriber.engine().name(),
+            transcriber.engine().defaultModel(),
+            one.apply("model"),
             // A translation is always into English: OpenAI's endpoint takes no language, and one
             // sent anyway must not make a second piece of work of the same translation.
-            task == Task.TRANSLATE ? null : upload.field("language"),
-            upload.field("prompt"),
-            upload.field("temperature"),
-            upload.field("response_format"),
+            task == Task.TRANSLATE ? null : one.apply("language"),
+            one.apply("prompt"),
+            one.apply("temperature"),
+            one.apply("response_format"),
             granularities)
         .withTask(task);
   }
