@@ -4,6 +4,7 @@ import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.transcription.Transcriber;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;

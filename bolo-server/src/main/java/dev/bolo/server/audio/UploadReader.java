@@ -1,6 +1,6 @@
 package dev.bolo.server.audio;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

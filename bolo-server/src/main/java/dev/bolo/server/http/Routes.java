@@ -1,11 +1,11 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.Readiness;
-import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.transcription.Transcriber;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
