@@ -1,6 +1,7 @@
 package dev.bolo.server.http;
 
 import dev.bolo.server.Readiness;
+import dev.bolo.server.ResumableUploads;
 import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.engine.Task;
@@ -30,7 +31,8 @@ public final class Routes {
       InFlightRequests inFlight,
       Map<String, Supplier<Readiness>> readiness,
       PrometheusMeterRegistry metrics,
-      ConnectionTimeouts timeouts) {}
+      ConnectionTimeouts timeouts,
+      ResumableUploads resumable) {}
 
   public static void register(RoutesConfig routes, Services services) {
     routes.post(
@@ -43,6 +45,7 @@ public final class Routes {
             services.transcriber(),
             services.inFlight(),
             services.timeouts()));
+    registerResumable(routes, services);
     routes.get(
         LookupHandler.PATH,
         new LookupHandler(
@@ -90,6 +93,24 @@ public final class Routes {
           log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
           ctx.status(500).contentType("application/json").result(errorBody(ctx, Errors.internal()));
         });
+  }
+
+  /** tus at /v1/uploads; the IETF draft's upload resource is the same path. */
+  private static void registerResumable(RoutesConfig routes, Services services) {
+    UploadExchange exchange =
+        new UploadExchange(
+            services.ledger(),
+            services.transcriber(),
+            services.resumable(),
+            services.inFlight(),
+            services.timeouts());
+    TusHandler tus = new TusHandler(exchange);
+    routes.options(TusHandler.COLLECTION, tus::options);
+    routes.post(TusHandler.COLLECTION, tus::create);
+    routes.head(UploadExchange.UPLOAD_PATH, tus::head);
+    routes.patch(UploadExchange.UPLOAD_PATH, tus::patch);
+    routes.delete(UploadExchange.UPLOAD_PATH, tus::delete);
+    routes.get(TusHandler.TRANSCRIPTION, tus::transcription);
   }
 
   private static byte[] errorBody(Context ctx, ApiError error) {
