@@ -35,17 +35,28 @@ public final class Routes {
       ResumableUploads resumable) {}
 
   public static void register(RoutesConfig routes, Services services) {
+    UploadExchange exchange =
+        new UploadExchange(
+            services.ledger(),
+            services.transcriber(),
+            services.resumable(),
+            services.inFlight(),
+            services.timeouts());
+    ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
+    // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
     routes.post(
         "/v1/transcriptions",
-        new TranscriptionHandler(
-            TranscriptionHandler.Dialect.NATIVE,
-            Task.TRANSCRIBE,
-            services.ledger(),
-            services.uploads(),
-            services.transcriber(),
-            services.inFlight(),
-            services.timeouts()));
-    registerResumable(routes, services);
+        ResumableDraftHandler.or(
+            draft::create,
+            new TranscriptionHandler(
+                TranscriptionHandler.Dialect.NATIVE,
+                Task.TRANSCRIBE,
+                services.ledger(),
+                services.uploads(),
+                services.transcriber(),
+                services.inFlight(),
+                services.timeouts())));
+    registerResumable(routes, exchange, draft);
     routes.get(
         LookupHandler.PATH,
         new LookupHandler(
@@ -95,21 +106,15 @@ public final class Routes {
         });
   }
 
-  /** tus at /v1/uploads; the IETF draft's upload resource is the same path. */
-  private static void registerResumable(RoutesConfig routes, Services services) {
-    UploadExchange exchange =
-        new UploadExchange(
-            services.ledger(),
-            services.transcriber(),
-            services.resumable(),
-            services.inFlight(),
-            services.timeouts());
+  /** tus at /v1/uploads; the IETF draft's upload resource is the same path, told by its header. */
+  private static void registerResumable(
+      RoutesConfig routes, UploadExchange exchange, ResumableDraftHandler draft) {
     TusHandler tus = new TusHandler(exchange);
     routes.options(TusHandler.COLLECTION, tus::options);
     routes.post(TusHandler.COLLECTION, tus::create);
-    routes.head(UploadExchange.UPLOAD_PATH, tus::head);
-    routes.patch(UploadExchange.UPLOAD_PATH, tus::patch);
-    routes.delete(UploadExchange.UPLOAD_PATH, tus::delete);
+    routes.head(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::head, tus::head));
+    routes.patch(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::patch, tus::patch));
+    routes.delete(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::delete, tus::delete));
     routes.get(TusHandler.TRANSCRIPTION, tus::transcription);
   }
 

@@ -185,7 +185,7 @@ final class TusHandler {
         ctx.status(201);
         yield 201;
       }
-      default -> answerAppend(ctx, requestId, append);
+      default -> UploadExchange.answerAppend(ctx, requestId, append);
     };
   }
 
@@ -238,7 +238,7 @@ final class TusHandler {
       ctx.status(204);
       return 204;
     }
-    return answerAppend(ctx, requestId, append);
+    return UploadExchange.answerAppend(ctx, requestId, append);
   }
 
   private ResumableUploads.Append appendBody(
@@ -258,44 +258,6 @@ final class TusHandler {
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
-  }
-
-  /** Every answer to an append but a clean one. */
-  private static int answerAppend(Context ctx, String requestId, ResumableUploads.Append append) {
-    return switch (append) {
-      case ResumableUploads.Append.Appended appended -> {
-        ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
-        ctx.status(204);
-        yield 204;
-      }
-      case ResumableUploads.Append.Interrupted interrupted -> {
-        ctx.header("Upload-Offset", Long.toString(interrupted.upload().offset()));
-        yield UploadExchange.refuseBody(
-            ctx, UploadExchange.interrupted(interrupted.why()), requestId);
-      }
-      case ResumableUploads.Append.WrongOffset wrong -> {
-        ctx.header("Upload-Offset", Long.toString(wrong.offset()));
-        yield UploadExchange.refuseBody(ctx, UploadExchange.wrongOffset(wrong.offset()), requestId);
-      }
-      case ResumableUploads.Append.Overrun overrun ->
-          UploadExchange.refuseBody(ctx, UploadExchange.overrun(overrun.length()), requestId);
-      case ResumableUploads.Append.Inconsistent inconsistent ->
-          UploadExchange.refuseBody(
-              ctx,
-              Errors.invalid(
-                  "Upload-Length",
-                  "the note ended at "
-                      + inconsistent.reached()
-                      + " bytes, not at its Upload-Length of "
-                      + inconsistent.length()),
-              requestId);
-      case ResumableUploads.Append.Elsewhere elsewhere ->
-          UploadExchange.refuseBody(ctx, UploadExchange.elsewhere(), requestId);
-      case ResumableUploads.Append.Locked locked ->
-          UploadExchange.refuseBody(ctx, UploadExchange.locked(), requestId);
-      case ResumableUploads.Append.Refused refused ->
-          UploadExchange.refuseBody(ctx, Errors.of(refused.why(), "audio"), requestId);
-    };
   }
 
   private int delete(Context ctx, String requestId, Device device) {

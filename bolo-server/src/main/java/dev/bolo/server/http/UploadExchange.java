@@ -262,6 +262,41 @@ final class UploadExchange {
     return Long.parseLong(trimmed);
   }
 
+  /** Every answer to an append but a clean one. */
+  static int answerAppend(Context ctx, String requestId, ResumableUploads.Append append) {
+    return switch (append) {
+      case ResumableUploads.Append.Appended appended -> {
+        ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
+        ctx.status(204);
+        yield 204;
+      }
+      case ResumableUploads.Append.Interrupted interrupted -> {
+        ctx.header("Upload-Offset", Long.toString(interrupted.upload().offset()));
+        yield refuseBody(ctx, interrupted(interrupted.why()), requestId);
+      }
+      case ResumableUploads.Append.WrongOffset wrong -> {
+        ctx.header("Upload-Offset", Long.toString(wrong.offset()));
+        yield refuseBody(ctx, wrongOffset(wrong.offset()), requestId);
+      }
+      case ResumableUploads.Append.Overrun overrun ->
+          refuseBody(ctx, overrun(overrun.length()), requestId);
+      case ResumableUploads.Append.Inconsistent inconsistent ->
+          refuseBody(
+              ctx,
+              Errors.invalid(
+                  "Upload-Length",
+                  "the note ended at "
+                      + inconsistent.reached()
+                      + " bytes, not at its Upload-Length of "
+                      + inconsistent.length()),
+              requestId);
+      case ResumableUploads.Append.Elsewhere elsewhere -> refuseBody(ctx, elsewhere(), requestId);
+      case ResumableUploads.Append.Locked locked -> refuseBody(ctx, locked(), requestId);
+      case ResumableUploads.Append.Refused refused ->
+          refuseBody(ctx, Errors.of(refused.why(), "audio"), requestId);
+    };
+  }
+
   /** Deletes the device's upload named in the path and its bytes: 204, or why not. */
   int terminate(Context ctx, String requestId, Device device) {
     Optional<StoredUpload> upload = uploadOf(ctx, device);
