@@ -204,6 +204,27 @@ public final class ResumableUploads {
         .filter(upload -> upload.expiresAt().isAfter(now));
   }
 
+  /**
+   * The upload once no append to it is arriving here, for a client asking where to resume: an
+   * append whose connection just broke may still be storing what arrived, and an offset read before
+   * it ends sends the client back too far (its next append is then refused as 409 after it has sent
+   * its whole body again). Empty while an append still holds it after the lock wait.
+   */
+  public Optional<StoredUpload> settled(Device device, StoredUpload upload) {
+    PartialNote note = notes.get(upload.id());
+    if (note == null || !upload.instanceId().equals(instanceId)) {
+      return Optional.of(upload);
+    }
+    if (!note.tryLock(lockWait)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(find(device, upload.id()).orElse(upload));
+    } finally {
+      note.unlock();
+    }
+  }
+
   /** The settings an upload was created with, by form field name. */
   public static Map<String, String> fieldsOf(StoredUpload upload) {
     try {

@@ -223,9 +223,13 @@ final class ResumableDraftHandler {
     if (wrongVersion != null) {
       return UploadExchange.send(ctx, wrongVersion, requestId);
     }
-    Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
-    if (upload.isEmpty()) {
+    Optional<StoredUpload> found = exchange.uploadOf(ctx, device);
+    if (found.isEmpty()) {
       return UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
+    }
+    Optional<StoredUpload> upload = exchange.uploads.settled(device, found.get());
+    if (upload.isEmpty()) {
+      return UploadExchange.send(ctx, UploadExchange.locked(), requestId);
     }
     describe(ctx, upload.get());
     ctx.status(204);

@@ -199,9 +199,13 @@ final class TusHandler {
     if (!speaksTus(ctx)) {
       return UploadExchange.send(ctx, versionRequired(), requestId);
     }
-    Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
-    if (upload.isEmpty()) {
+    Optional<StoredUpload> found = exchange.uploadOf(ctx, device);
+    if (found.isEmpty()) {
       return UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
+    }
+    Optional<StoredUpload> upload = exchange.uploads.settled(device, found.get());
+    if (upload.isEmpty()) {
+      return UploadExchange.send(ctx, UploadExchange.locked(), requestId);
     }
     ctx.header("Upload-Offset", Long.toString(upload.get().offset()));
     ctx.header("Upload-Length", Long.toString(upload.get().length()));
