@@ -20,8 +20,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
-import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
-import org.eclipse.jetty.http.HttpFields;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,11 +28,11 @@ import org.slf4j.LoggerFactory;
  * Resumable Uploads for HTTP (draft-ietf-httpbis-resumable-upload-05, interop version 6, as {@code
  * tus-js-client}'s {@code ietf-draft-05} protocol speaks it) on {@code POST /v1/transcriptions}
  * itself: a POST carrying {@code Upload-Draft-Interop-Version: 6} creates an upload resource at
- * {@code /v1/uploads/{id}} (announced at once in a {@code 104 Upload Resumption Supported} interim
- * response, and in the final one), HEAD tells its offset, PATCH appends, DELETE cancels. The
- * response to the request that completes the upload is the transcription answer itself: 200 with
- * the POST's JSON, or its error. The note's settings travel as query parameters named like the form
- * fields, its declared hash in {@code X-Bolo-Audio-Sha256}. Thread safe.
+ * {@code /v1/uploads/{id}} (named in the final response's {@code Location}), HEAD tells its offset,
+ * PATCH appends, DELETE cancels. The response to the request that completes the upload is the
+ * transcription answer itself: 200 with the POST's JSON, or its error. The note's settings travel
+ * as query parameters named like the form fields, its declared hash in {@code X-Bolo-Audio-Sha256}.
+ * Thread safe.
  */
 final class ResumableDraftHandler {
 
@@ -42,9 +40,6 @@ final class ResumableDraftHandler {
 
   static final String INTEROP_VERSION = "Upload-Draft-Interop-Version";
   private static final String VERSION = "6";
-
-  /** The draft's informational status that announces the upload resource before the body. */
-  private static final int UPLOAD_RESUMPTION_SUPPORTED = 104;
 
   private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
   private static final List<String> SINGLE_VALUED =
@@ -186,35 +181,11 @@ final class ResumableDraftHandler {
       case ResumableUploads.Creation.Created created -> upload = created.upload();
     }
     String location = TusHandler.COLLECTION + "/" + upload.id();
-    announce(ctx, location);
+    // No 104 Upload Resumption Supported: Jetty 12's HTTP/1.1 generator writes header fields only
+    // for the interim statuses 101 and 103, so a 104 would go out without the Location the draft
+    // requires. Every final response to the POST carries it instead.
     ctx.header("Location", location);
     return append(ctx, requestId, device, upload, 0, complete, true);
-  }
-
-  /**
-   * Sends {@code 104 Upload Resumption Supported} with the upload's location before the body is
-   * read, so a client whose POST breaks off knows where to resume. Jetty 12 writes interim
-   * responses on HTTP/1.1 and HTTP/2; a client that ignores them still finds the location in the
-   * final response.
-   */
-  private static void announce(Context ctx, String location) {
-    ServletContextRequest request = ServletContextRequest.getServletContextRequest(ctx.req());
-    if (request == null) {
-      return;
-    }
-    HttpFields fields =
-        HttpFields.build().add("Location", location).add(INTEROP_VERSION, VERSION).asImmutable();
-    try {
-      request
-          .getServletContextResponse()
-          .writeInterim(UPLOAD_RESUMPTION_SUPPORTED, fields)
-          .get(5, TimeUnit.SECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      // The final response carries the location too.
-      log.debug("could not send 104: {}", e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   private int head(Context ctx, String requestId, Device device) {
