@@ -160,7 +160,7 @@ final class LookupHandler implements Handler {
   }
 
   /** {@code wait} in whole seconds, 0 to 60; absent is 0. */
-  private static Duration waitOf(@Nullable String wait) {
+  static Duration waitOf(@Nullable String wait) {
     if (wait == null || wait.isBlank()) {
       return Duration.ZERO;
     }
