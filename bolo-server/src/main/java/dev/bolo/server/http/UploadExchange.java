@@ -291,6 +291,7 @@ final class UploadExchange {
                       + inconsistent.length()),
               requestId);
       case ResumableUploads.Append.Elsewhere elsewhere -> refuseBody(ctx, elsewhere(), requestId);
+      case ResumableUploads.Append.Gone gone -> refuseBody(ctx, notFound(), requestId);
       case ResumableUploads.Append.Locked locked -> refuseBody(ctx, locked(), requestId);
       case ResumableUploads.Append.Refused refused ->
           refuseBody(ctx, Errors.of(refused.why(), "audio"), requestId);
@@ -310,6 +311,7 @@ final class UploadExchange {
       }
       case ELSEWHERE -> send(ctx, elsewhere(), requestId);
       case GONE -> send(ctx, notFound(), requestId);
+      case BUSY -> send(ctx, locked(), requestId);
     };
   }
 

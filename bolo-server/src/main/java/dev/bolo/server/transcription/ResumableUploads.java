@@ -262,6 +262,9 @@ public final class ResumableUploads {
     /** Another instance holds this upload's bytes. */
     record Elsewhere() implements Append {}
 
+    /** Deleted or expired while this append waited for the one before it. */
+    record Gone() implements Append {}
+
     /** An earlier append to this upload is still being read. */
     record Locked() implements Append {}
 
@@ -300,7 +303,7 @@ public final class ResumableUploads {
       // Read again under the lock: an append that held it may have moved the offset.
       Optional<StoredUpload> fresh = find(device, upload.id());
       if (fresh.isEmpty()) {
-        return new Append.WrongOffset(upload.offset());
+        return new Append.Gone();
       }
       StoredUpload current = fresh.get();
       if (current.state() != StoredUpload.State.OPEN || offset != current.offset()) {
@@ -579,7 +582,9 @@ public final class ResumableUploads {
     /** Another instance holds the bytes; only it may delete them. */
     ELSEWHERE,
     /** Already gone. */
-    GONE
+    GONE,
+    /** An append to it is still arriving. */
+    BUSY
   }
 
   /** Deletes the device's upload and its bytes (tus termination). */
@@ -587,15 +592,30 @@ public final class ResumableUploads {
     if (!upload.instanceId().equals(instanceId)) {
       return Termination.ELSEWHERE;
     }
-    if (!registry.delete(upload.id())) {
-      return Termination.GONE;
+    // An append still storing bytes finishes first: its file must not vanish under it.
+    PartialNote note = notes.get(upload.id());
+    if (note != null && !note.tryLock(lockWait)) {
+      return Termination.BUSY;
     }
-    dropBytes(upload);
-    return Termination.DELETED;
+    try {
+      if (!registry.delete(upload.id())) {
+        return Termination.GONE;
+      }
+      dropBytes(upload);
+      return Termination.DELETED;
+    } finally {
+      if (note != null) {
+        note.unlock();
+      }
+    }
   }
 
   private void dropBytes(StoredUpload upload) {
     PartialNote note = notes.remove(upload.id());
+    // Once the last byte arrived the file belongs to the note being transcribed, which deletes it.
+    if (upload.state() != StoredUpload.State.OPEN) {
+      return;
+    }
     try {
       if (note != null) {
         note.delete();
@@ -605,9 +625,7 @@ public final class ResumableUploads {
     } catch (IOException e) {
       log.warn("could not delete the bytes of upload {}: {}", upload.id(), e.toString());
     }
-    if (upload.state() == StoredUpload.State.OPEN) {
-      reader.releaseSpool(spoolHoldOf(upload.length()));
-    }
+    reader.releaseSpool(spoolHoldOf(upload.length()));
   }
 
   /**
