@@ -306,8 +306,7 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
   /**
    * Prints "FILE: retrying in N s (reason), attempt n of 4" on stderr always, and when {@code
    * verbose} the upload's bytes, each resume of a large note's upload after a lost link, and the
-   * wait for the transcript too. Thread safe: events arrive on
-   * OkHttp's threads.
+   * wait for the transcript too. Thread safe: events arrive on OkHttp's threads.
    */
   private static final class Progress implements TranscriptionListener {
     /** Upload progress is shown at each quarter, so a large note says a few lines, not hundreds. */
