@@ -177,7 +177,8 @@ public final class BoloClient {
             flag,
             isResumable(note) ? uploads : null,
             noteTimeout(note, call),
-            gatewayHasUploads);
+            gatewayHasUploads,
+            timing.scheduler());
     ResendPolicy chosen = call.policy() != null ? call.policy() : policy;
     resender.start(noteKey, chosen, listeners, flag, uploader, outcome);
     return noteKey;

@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import okhttp3.Call;
 import okhttp3.Callback;
@@ -24,9 +26,11 @@ import org.jspecify.annotations.Nullable;
  * append goes on from there.
  *
  * <p>A resume is part of the attempt it continues: the attempt goes on as long as each resume moves
- * the gateway's offset forward, at most {@link #MAX_RESUMES_PER_ATTEMPT} times. A resume that gains
- * nothing ends the attempt with the link's failure, and the resend policy decides (its pause, its
- * window); the next attempt picks the same upload up again from the gateway's offset.
+ * the gateway's offset forward, at most {@link #MAX_RESUMES_PER_ATTEMPT} times. When the offset
+ * shows no progress the gateway is asked again after short pauses ({@link #SETTLE_PAUSES}: it may
+ * still be taking the broken append's bytes); still none, the attempt ends with the link's failure
+ * and the resend policy decides (its pause, its window); the next attempt picks the same upload up
+ * again from the gateway's offset.
  *
  * <p>One instance per note: it remembers the note's upload across attempts. Thread-safe: an
  * attempt's steps run one after another on OkHttp's threads; attempts never overlap.
@@ -44,6 +48,15 @@ final class TusUpload {
    */
   static final int MAX_RESUMES_PER_ATTEMPT = 32;
 
+  /**
+   * Waits before asking the offset again when the first answer after a break shows no progress. The
+   * gateway may still be taking the broken append's last bytes (it notices the broken connection
+   * after the client does); asking again beats appending blind, whose bytes would pile up in socket
+   * buffers while the gateway finishes the broken append.
+   */
+  static final List<Duration> SETTLE_PAUSES =
+      List.of(Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1));
+
   /** Room on top of the gateway's wait for the transcript to arrive. */
   private static final Duration ANSWER_MARGIN = Duration.ofSeconds(10);
 
@@ -60,6 +73,7 @@ final class TusUpload {
   private final @Nullable Duration attemptTimeout;
   private final List<TranscriptionListener> listeners;
   private final CancelFlag flag;
+  private final Scheduler scheduler;
 
   /** The note's upload on the gateway, kept across attempts; null until created or once gone. */
   private volatile @Nullable HttpUrl location;
@@ -74,7 +88,8 @@ final class TusUpload {
       Duration noteTimeout,
       @Nullable Duration attemptTimeout,
       List<TranscriptionListener> listeners,
-      CancelFlag flag) {
+      CancelFlag flag,
+      Scheduler scheduler) {
     this.uploader = uploader;
     this.http = http;
     this.uploads = uploads;
@@ -85,6 +100,7 @@ final class TusUpload {
     this.attemptTimeout = attemptTimeout;
     this.listeners = List.copyOf(listeners);
     this.flag = flag;
+    this.scheduler = scheduler;
   }
 
   /**
@@ -249,7 +265,52 @@ final class TusUpload {
         end(result);
         return;
       }
-      head(url, offset -> resumeOrEnd(url, from, offset, failed));
+      settleThenResume(url, from, failed, 0);
+    }
+
+    /**
+     * Asks the gateway's offset; when it has not moved past {@code from}, asks again after each of
+     * {@link #SETTLE_PAUSES} before giving the attempt up.
+     */
+    private void settleThenResume(
+        HttpUrl url, long from, Resender.AttemptResult broken, int pausesTaken) {
+      head(
+          url,
+          offset -> {
+            if (offset > from || pausesTaken >= SETTLE_PAUSES.size()) {
+              resumeOrEnd(url, from, offset, broken);
+              return;
+            }
+            pauseThen(
+                SETTLE_PAUSES.get(pausesTaken),
+                () -> settleThenResume(url, from, broken, pausesTaken + 1));
+          });
+    }
+
+    /** Runs {@code next} after {@code pause}; a cancel meanwhile ends the attempt at once. */
+    private void pauseThen(Duration pause, Runnable next) {
+      AtomicBoolean fired = new AtomicBoolean();
+      AtomicReference<Scheduler.@Nullable Pending> pending = new AtomicReference<>();
+      Runnable untrack =
+          flag.onCancel(
+              () -> {
+                if (fired.compareAndSet(false, true)) {
+                  Scheduler.Pending scheduled = pending.get();
+                  if (scheduled != null) {
+                    scheduled.cancel();
+                  }
+                  end(new Resender.Stopped());
+                }
+              });
+      pending.set(
+          scheduler.schedule(
+              pause,
+              () -> {
+                if (fired.compareAndSet(false, true)) {
+                  untrack.run();
+                  next.run();
+                }
+              }));
     }
 
     /**

@@ -71,7 +71,8 @@ final class Uploader implements Resender.Sender {
       CancelFlag flag,
       @Nullable HttpUrl uploads,
       Duration noteTimeout,
-      AtomicBoolean gatewayHasUploads) {
+      AtomicBoolean gatewayHasUploads,
+      Scheduler scheduler) {
     this.http = http;
     this.endpoint = endpoint;
     this.token = token;
@@ -96,7 +97,8 @@ final class Uploader implements Resender.Sender {
                 noteTimeout,
                 attemptTimeout,
                 listeners,
-                flag);
+                flag,
+                scheduler);
   }
 
   @Override

@@ -199,10 +199,26 @@ class ResumableUploadTest {
   }
 
   @Test
+  void aGatewayStillTakingTheBrokenAppendIsAskedAgainBeforeTheResume() {
+    proxy.cutAfter(200_000);
+    answer("create", created(0));
+    answer("head", offset(0), offset(150_000));
+    answer("patch", appended(audio.length));
+    answer("transcription", ok());
+
+    Outcome outcome = client().build().transcribe(note, TranscriptionOptions.defaults());
+
+    assertThat(outcome).isEqualTo(new Outcome.Transcribed(OK, 1));
+    assertThat(kinds()).containsExactly("create", "head", "head", "patch", "transcription");
+    assertThat(received.get(3).getHeaders().get("Upload-Offset")).isEqualTo("150000");
+    assertThat(scheduler.pauses()).containsExactly(TusUpload.SETTLE_PAUSES.get(0));
+  }
+
+  @Test
   void aResumeThatGainsNothingEndsTheAttemptAndTheNextOneLooksUpThenResumes() {
     proxy.cutAfter(200_000);
     answer("create", created(0));
-    answer("head", offset(0), offset(100_000));
+    answer("head", offset(0), offset(0), offset(0), offset(0), offset(100_000));
     answer("lookup", json(404, "{\"error\":\"no such work\",\"code\":\"not_found\"}"));
     answer("patch", appended(audio.length));
     answer("transcription", ok());
@@ -211,18 +227,27 @@ class ResumableUploadTest {
 
     assertThat(outcome).isEqualTo(new Outcome.Transcribed(OK, 2));
     assertThat(kinds())
-        .containsExactly("create", "head", "lookup", "head", "patch", "transcription");
-    assertThat(received.get(4).getHeaders().get("Upload-Offset")).isEqualTo("100000");
-    assertThat(scheduler.pauses()).containsExactly(Duration.ofSeconds(2));
+        .containsExactly(
+            "create", "head", "head", "head", "head", "lookup", "head", "patch", "transcription");
+    assertThat(received.get(7).getHeaders().get("Upload-Offset")).isEqualTo("100000");
+    assertThat(scheduler.pauses())
+        .containsExactly(
+            Duration.ofMillis(250),
+            Duration.ofMillis(500),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2));
     assertThat(listener.events.get(1)).startsWith("resend 1 after PT2S: connection");
   }
 
   @Test
   void aLinkThatBreaksWithoutEndHasTheSeedsFourAttemptsAndOneUploadOnTheGateway() {
-    proxy.cutAfter(50_000, 5_000, 5_000, 5_000, 5_000, 5_000, 5_000, 5_000);
+    long[] cuts = new long[40];
+    Arrays.fill(cuts, 5_000);
+    cuts[0] = 50_000;
+    proxy.cutAfter(cuts);
     answer("create", created(0));
     // Every HEAD finds the offset where it was: the link carries nothing any more.
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 40; i++) {
       answer("head", offset(10_000));
     }
     for (int i = 0; i < 3; i++) {
@@ -235,6 +260,8 @@ class ResumableUploadTest {
     assertThat(outcome.attempts()).isEqualTo(4);
     assertThat(kinds()).filteredOn("create"::equals).hasSize(1);
     assertThat(scheduler.pauses())
+        .filteredOn(pause -> !TusUpload.SETTLE_PAUSES.contains(pause))
+        .as("the policy's pauses")
         .containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10));
   }
 
@@ -467,6 +494,31 @@ class ResumableUploadTest {
     Outcome outcome = handle.get().outcome().get(10, TimeUnit.SECONDS);
 
     assertThat(outcome).isInstanceOf(Outcome.Cancelled.class);
+    assertThat(kinds()).containsExactly("create", "head");
+  }
+
+  @Test
+  void aCancelWhileWaitingForTheGatewayToSettleEndsTheNoteWithNothingMoreSent() throws Exception {
+    proxy.cutAfter(200_000);
+    answer("create", created(0));
+    answer("head", offset(0), offset(150_000));
+    AtomicReference<TranscriptionHandle> handle = new AtomicReference<>();
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    scheduler.duringPause(
+        index -> {
+          started.await(10, TimeUnit.SECONDS);
+          handle.get().cancel();
+        });
+    scheduler.cancelledWhen(() -> handle.get().isCancelled());
+
+    handle.set(
+        client()
+            .build()
+            .transcribeAsync(note, TranscriptionOptions.defaults(), CallOptions.defaults()));
+    started.countDown();
+    Outcome outcome = handle.get().outcome().get(10, TimeUnit.SECONDS);
+
+    assertThat(outcome).isEqualTo(new Outcome.Cancelled(1));
     assertThat(kinds()).containsExactly("create", "head");
   }
 
