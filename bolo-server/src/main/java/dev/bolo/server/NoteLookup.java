@@ -2,13 +2,13 @@ package dev.bolo.server;
 
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.Resolution;
-import dev.bolo.server.dedup.Transcript;
 import dev.bolo.server.dedup.WorkCoordinator;
-import dev.bolo.server.dedup.WorkKey;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.UsageRecord;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

@@ -7,7 +7,6 @@ import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import io.javalin.config.RoutesConfig;
-import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
@@ -71,30 +70,21 @@ public final class Routes {
     routes.get("/healthz", operations::health);
     routes.get("/readyz", operations::ready);
     routes.get("/metrics", operations::metrics);
+    // Failures that escape a handler are answered like every other error: one writer, the
+    // request's own dialect, Retry-After from the error itself.
     routes.exception(
         LedgerException.class,
         (e, ctx) -> {
           log.error("the ledger is unavailable: {}", e.getMessage());
-          ctx.header("Retry-After", "5");
-          ctx.status(503)
-              .contentType("application/json")
-              .result(
-                  errorBody(
-                      ctx,
-                      Errors.serverUnavailable(
-                          "the device ledger is unavailable; retry shortly", null)));
+          ErrorWriter.write(
+              ctx,
+              Errors.serverUnavailable("the device ledger is unavailable; retry shortly", null));
         });
     routes.exception(
         Exception.class,
         (e, ctx) -> {
           log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
-          ctx.status(500).contentType("application/json").result(errorBody(ctx, Errors.internal()));
+          ErrorWriter.write(ctx, Errors.internal());
         });
-  }
-
-  private static byte[] errorBody(Context ctx, ApiError error) {
-    RequestMetrics.noteOutcome(ctx.req(), error.code());
-    return ErrorWriter.body(
-        ErrorWriter.dialectOf(ctx.path()), error, TranscriptionHandler.requestIdOf(ctx));
   }
 }
