@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Random;
@@ -21,6 +22,13 @@ import java.util.concurrent.atomic.AtomicLong;
 final class FlakyLinkProxy implements AutoCloseable {
 
   private static final int BUFFER_BYTES = 64 * 1024;
+
+  /**
+   * The link's receive window: about what a mobile uplink holds in flight (10 Mbit/s over 200 ms is
+   * 250 KB). Loopback's own would let several megabytes sit in kernel buffers, to be dropped unseen
+   * at every cut.
+   */
+  static final int WINDOW_BYTES = 256 * 1024;
 
   private final ServerSocket listener;
   private final int targetPort;
@@ -41,7 +49,10 @@ final class FlakyLinkProxy implements AutoCloseable {
     this.minCutBytes = minCutBytes;
     this.maxCutBytes = maxCutBytes;
     this.random = new Random(seed);
-    this.listener = new ServerSocket(0, 100, InetAddress.getLoopbackAddress());
+    this.listener = new ServerSocket();
+    // Set before binding, so the window scale the accepted connections agree on fits it.
+    listener.setReceiveBufferSize(WINDOW_BYTES);
+    listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
     Thread.ofPlatform().daemon().name("flaky-link-accept").start(this::accept);
   }
 
