@@ -1,6 +1,6 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.work.Outcome;
 import dev.bolo.server.work.Transcript;
 import dev.bolo.server.work.WorkKey;

@@ -1,11 +1,12 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.Readiness;
-import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.Transcriber;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -29,19 +30,32 @@ public final class Routes {
       InFlightRequests inFlight,
       Map<String, Supplier<Readiness>> readiness,
       PrometheusMeterRegistry metrics,
-      ConnectionTimeouts timeouts) {}
+      ConnectionTimeouts timeouts,
+      ResumableUploads resumable) {}
 
   public static void register(RoutesConfig routes, Services services) {
+    UploadExchange exchange =
+        new UploadExchange(
+            services.ledger(),
+            services.transcriber(),
+            services.resumable(),
+            services.inFlight(),
+            services.timeouts());
+    ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
+    // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
     routes.post(
         "/v1/transcriptions",
-        new TranscriptionHandler(
-            TranscriptionHandler.Dialect.NATIVE,
-            Task.TRANSCRIBE,
-            services.ledger(),
-            services.uploads(),
-            services.transcriber(),
-            services.inFlight(),
-            services.timeouts()));
+        ResumableDraftHandler.or(
+            draft::create,
+            new TranscriptionHandler(
+                TranscriptionHandler.Dialect.NATIVE,
+                Task.TRANSCRIBE,
+                services.ledger(),
+                services.uploads(),
+                services.transcriber(),
+                services.inFlight(),
+                services.timeouts())));
+    registerResumable(routes, exchange, draft);
     routes.get(
         LookupHandler.PATH,
         new LookupHandler(
@@ -86,5 +100,17 @@ public final class Routes {
           log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
           ErrorWriter.write(ctx, Errors.internal());
         });
+  }
+
+  /** tus at /v1/uploads; the IETF draft's upload resource is the same path, told by its header. */
+  private static void registerResumable(
+      RoutesConfig routes, UploadExchange exchange, ResumableDraftHandler draft) {
+    TusHandler tus = new TusHandler(exchange);
+    routes.options(TusHandler.COLLECTION, tus::options);
+    routes.post(TusHandler.COLLECTION, tus::create);
+    routes.head(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::head, tus::head));
+    routes.patch(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::patch, tus::patch));
+    routes.delete(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::delete, tus::delete));
+    routes.get(TusHandler.TRANSCRIPTION, tus::transcription);
   }
 }

@@ -2,7 +2,7 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.Transcriber;
+import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.work.Outcome;
 import io.javalin.http.Context;
 import jakarta.servlet.http.HttpServletResponse;

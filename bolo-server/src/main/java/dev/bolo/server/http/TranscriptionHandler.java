@@ -2,7 +2,6 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.Upload;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.audio.UploadResult;
@@ -14,6 +13,7 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.RateDecision;
+import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.work.Outcome;
 import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;

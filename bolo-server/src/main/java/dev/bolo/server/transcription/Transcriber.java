@@ -1,4 +1,4 @@
-package dev.bolo.server;
+package dev.bolo.server.transcription;
 
 import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.dedup.DedupStore;
@@ -46,7 +46,7 @@ public final class Transcriber {
    * A duplicate waits this much longer than the engine may take, to see the owner's answer; a quota
    * hold lives as long, so it outlives its work by the same margin and no longer.
    */
-  static final Duration WAIT_MARGIN = Duration.ofSeconds(15);
+  public static final Duration WAIT_MARGIN = Duration.ofSeconds(15);
 
   /** What a phone is told to wait while the ledger cannot take a reservation. */
   private static final Duration LEDGER_RETRY_AFTER = Duration.ofSeconds(5);
