@@ -244,8 +244,9 @@ public final class FlakyLink {
                 + " sent (seed %d); the standard"
                 + " resend policy (4 attempts, pauses 2/5/10 s ±20 %%, 90 s window)%n"
                 + "- bytes per transcript: what the proxy read from the SDK's connections (what"
-                + " crossed the link), and what the SDK handed to its sockets (what the phone's"
-                + " radio would send), each over the transcripts delivered and the note's size%n%n",
+                + " crossed the link), and what the SDK handed to its sockets (also what sat in"
+                + " the kernel's send buffer when a link dropped), each over the transcripts"
+                + " delivered and the note's size%n%n",
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
                 .withZone(ZoneOffset.UTC)
                 .format(Instant.now()),
