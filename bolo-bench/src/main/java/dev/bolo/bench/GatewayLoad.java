@@ -283,7 +283,7 @@ public final class GatewayLoad {
    * ended still run to the provider (a disconnect never cancels work), and must not be counted as
    * the storm's.
    */
-  private static long quietProviderCalls(HttpClient http, int providerPort) throws Exception {
+  static long quietProviderCalls(HttpClient http, int providerPort) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     long calls = providerCalls(http, providerPort);
     while (System.nanoTime() < deadline) {
@@ -363,7 +363,7 @@ public final class GatewayLoad {
             calls == options.stormNotes() ? "= distinct notes" : "NOT equal to distinct notes"));
   }
 
-  private static long providerCalls(HttpClient http, int port) throws Exception {
+  static long providerCalls(HttpClient http, int port) throws Exception {
     return Long.parseLong(
         http.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/calls")).build(),
@@ -696,8 +696,7 @@ public final class GatewayLoad {
         work.resolve("gateway.log"), env, List.of(root.resolve("bolo").toString(), "serve"));
   }
 
-  private static Process start(Path log, Map<String, String> env, List<String> command)
-      throws IOException {
+  static Process start(Path log, Map<String, String> env, List<String> command) throws IOException {
     ProcessBuilder builder =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
@@ -706,7 +705,7 @@ public final class GatewayLoad {
     return builder.start();
   }
 
-  private static List<String> javaCommand(String mainClass, String... args) {
+  static List<String> javaCommand(String mainClass, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
@@ -716,13 +715,13 @@ public final class GatewayLoad {
     return command;
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }
   }
 
-  private static void awaitPort(int port) throws InterruptedException {
+  static void awaitPort(int port) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
       try (Socket socket = new Socket()) {
@@ -735,7 +734,7 @@ public final class GatewayLoad {
     throw new IllegalStateException("nothing listens on port " + port + " after 60 s");
   }
 
-  private static void awaitReady(int port) throws Exception {
+  static void awaitReady(int port) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
     while (System.nanoTime() < deadline) {
@@ -790,7 +789,7 @@ public final class GatewayLoad {
     throw new IllegalArgumentException("placeholder not found");
   }
 
-  private static String cpuModel() throws IOException {
+  static String cpuModel() throws IOException {
     return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
         .filter(line -> line.startsWith("model name"))
         .findFirst()
@@ -798,7 +797,7 @@ public final class GatewayLoad {
         .orElse("unknown CPU");
   }
 
-  private static String memTotal() throws IOException {
+  static String memTotal() throws IOException {
     return Files.readAllLines(Path.of("/proc/meminfo")).stream()
         .filter(line -> line.startsWith("MemTotal:"))
         .findFirst()
@@ -806,7 +805,7 @@ public final class GatewayLoad {
         .orElse("unknown");
   }
 
-  private static String output(Path dir, String... command) {
+  static String output(Path dir, String... command) {
     try {
       Process process =
           new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();

@@ -102,7 +102,8 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
       names = "--progress",
       negatable = true,
       description =
-          "Show each note's upload, the wait for its transcript and every resend on stderr."
+          "Show each note's upload (and where it resumes after a lost link), the wait for its"
+              + " transcript and every resend on stderr."
               + " Default: on when the terminal is interactive, off when output is piped.")
   private @Nullable Boolean progress;
 
@@ -304,8 +305,8 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
 
   /**
    * Prints "FILE: retrying in N s (reason), attempt n of 4" on stderr always, and when {@code
-   * verbose} the upload's bytes and the wait for the transcript too. Thread safe: events arrive on
-   * OkHttp's threads.
+   * verbose} the upload's bytes, each resume of a large note's upload after a lost link, and the
+   * wait for the transcript too. Thread safe: events arrive on OkHttp's threads.
    */
   private static final class Progress implements TranscriptionListener {
     /** Upload progress is shown at each quarter, so a large note says a few lines, not hundreds. */
@@ -352,6 +353,23 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
               + " bytes"
               + (bytesSent >= bytesTotal ? "; waiting for the transcript" : "");
       print(line);
+    }
+
+    @Override
+    public void uploadResumed(Attempt attempt, long offset, long bytesTotal) {
+      if (!verbose) {
+        return;
+      }
+      print(
+          file
+              + ": attempt "
+              + attempt.number()
+              + " of "
+              + maxAttempts
+              + ": link lost, resuming at byte "
+              + offset
+              + " of "
+              + bytesTotal);
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
@@ -19,9 +20,17 @@ import org.jspecify.annotations.Nullable;
  * X-Bolo-Audio-Sha256}, so the gateway transcribes and charges the note once however many copies
  * arrive, and a fresh {@code X-Bolo-Request-Id} ending in the attempt number.
  *
- * <p>Each attempt is one asynchronous OkHttp call ({@code enqueue}); pauses wait on a timer, so a
- * note holds no thread of its own. Notes are queued by OkHttp's dispatcher like the app's other
- * calls. OkHttp never sends a note again by itself: every resend is the policy's.
+ * <p>A note of {@link Builder#resumableThreshold 256 KiB} or more is sent as a tus 1.0.0 resumable
+ * upload ({@code /v1/uploads}): when the link breaks during the upload, the attempt asks the
+ * gateway how far it got and goes on from there instead of starting over. A resume is part of the
+ * attempt it continues, as long as each resume moves the gateway's offset forward (at most 32 per
+ * attempt); otherwise the attempt ends and the policy decides, and the next attempt picks the same
+ * upload up again. A gateway without {@code /v1/uploads} (404 or 405) gets the plain POST, for this
+ * and every later note of the client.
+ *
+ * <p>Each step is an asynchronous OkHttp call ({@code enqueue}); pauses wait on a timer, so a note
+ * holds no thread of its own. Notes are queued by OkHttp's dispatcher like the app's other calls.
+ * OkHttp never sends a note again by itself: every resend is the policy's.
  *
  * <p>Thread-safe: one client serves any number of notes at once. It holds no resources of its own
  * beyond the {@link OkHttpClient} it was given (or a default one).
@@ -30,7 +39,11 @@ public final class BoloClient {
 
   static final String TRANSCRIPTIONS_PATH = "v1/transcriptions";
 
+  /** Notes this large or larger are sent resumably unless the builder says otherwise. */
+  public static final long DEFAULT_RESUMABLE_THRESHOLD_BYTES = 256 * 1024;
+
   private final HttpUrl endpoint;
+  private final HttpUrl uploads;
   private final String token;
   private final OkHttpClient http;
   private final Timing timing;
@@ -38,6 +51,11 @@ public final class BoloClient {
   private final TranscriptionListener listener;
   private final Resender resender;
   private final boolean lookupBeforeResend;
+  private final UploadTimeouts uploadTimeouts;
+  private final long resumableThreshold;
+
+  /** False once the gateway answered a creation with 404 or 405: it has no resumable uploads. */
+  private final AtomicBoolean gatewayHasUploads = new AtomicBoolean(true);
 
   private BoloClient(Builder builder) {
     this.endpoint =
@@ -45,6 +63,7 @@ public final class BoloClient {
             .newBuilder()
             .addPathSegments(TRANSCRIPTIONS_PATH)
             .build();
+    this.uploads = builder.baseUrl.newBuilder().addPathSegments(TusUpload.UPLOADS_PATH).build();
     this.token = Objects.requireNonNull(builder.token, "token");
     // Our own resend policy decides every attempt: OkHttp's silent retry would hide attempts.
     this.http =
@@ -59,6 +78,8 @@ public final class BoloClient {
     this.listener = builder.listener;
     this.resender = new Resender(timing.ticker(), timing.scheduler(), timing.random());
     this.lookupBeforeResend = builder.lookupBeforeResend;
+    this.uploadTimeouts = builder.uploadTimeouts;
+    this.resumableThreshold = builder.resumableUploads ? builder.resumableThreshold : 0;
   }
 
   /** A builder; {@link Builder#baseUrl} and {@link Builder#token} are required. */
@@ -153,10 +174,29 @@ public final class BoloClient {
             call.attemptTimeout(),
             lookupBeforeResend,
             listeners,
-            flag);
+            flag,
+            isResumable(note) ? uploads : null,
+            noteTimeout(note, call),
+            gatewayHasUploads,
+            timing.scheduler());
     ResendPolicy chosen = call.policy() != null ? call.policy() : policy;
     resender.start(noteKey, chosen, listeners, flag, uploader, outcome);
     return noteKey;
+  }
+
+  /** Whether {@code note} goes as a resumable upload: large enough, and resumption is on. */
+  private boolean isResumable(VoiceNote note) {
+    return resumableThreshold > 0 && note.size() >= resumableThreshold;
+  }
+
+  /** The note's read and write timeout: the app's fixed one, else the SDK's rule for its length. */
+  private Duration noteTimeout(VoiceNote note, CallOptions call) {
+    Duration fixed = call.attemptTimeout();
+    if (fixed != null) {
+      return fixed;
+    }
+    return uploadTimeouts.timeoutFor(
+        note.durationMs().isPresent() ? Long.toString(note.durationMs().getAsLong()) : null);
   }
 
   private static String newKey() {
@@ -179,6 +219,8 @@ public final class BoloClient {
     private Timing timing = Timing.system();
     private UploadTimeouts uploadTimeouts = new UploadTimeouts();
     private boolean lookupBeforeResend = true;
+    private long resumableThreshold = DEFAULT_RESUMABLE_THRESHOLD_BYTES;
+    private boolean resumableUploads = true;
 
     private Builder() {}
 
@@ -257,6 +299,29 @@ public final class BoloClient {
      */
     public Builder lookupBeforeResend(boolean lookupBeforeResend) {
       this.lookupBeforeResend = lookupBeforeResend;
+      return this;
+    }
+
+    /**
+     * Notes of at least this many bytes are sent as resumable uploads; 256 KiB by default. 0 sends
+     * every note whole, as {@link #resumableUploads resumableUploads(false)} does. Below a few
+     * hundred kilobytes a resume saves less than its extra round trips cost.
+     */
+    public Builder resumableThreshold(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("resumableThreshold must be >= 0: " + bytes);
+      }
+      this.resumableThreshold = bytes;
+      return this;
+    }
+
+    /**
+     * Whether large notes are sent as resumable uploads (tus 1.0.0 at {@code /v1/uploads}); on by
+     * default. Off, every note goes whole to {@code POST /v1/transcriptions} and a broken link
+     * costs the whole note again (for comparisons, or a proxy that passes only that POST).
+     */
+    public Builder resumableUploads(boolean resumableUploads) {
+      this.resumableUploads = resumableUploads;
       return this;
     }
 

@@ -8,9 +8,10 @@ import okio.BufferedSink;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The audio part of one upload: streams the note, tells the listener how far it got, and keeps
- * apart a failure to read the audio from a failure of the network (which OkHttp reports alike). One
- * attempt's body: it is written at most once.
+ * The audio of one upload, or of one append from an offset: streams the note, tells the listener
+ * how far it got (counted from the note's first byte), and keeps apart a failure to read the audio
+ * from a failure of the network (which OkHttp reports alike). One request's body: it is written at
+ * most once.
  */
 final class NoteBody extends RequestBody {
 
@@ -24,22 +25,35 @@ final class NoteBody extends RequestBody {
   }
 
   private final VoiceNote note;
+  private final long offset;
+  private final MediaType contentType;
   private final Progress progress;
   private volatile @Nullable IOException readFailure;
 
+  /** The whole note, typed by its file name, as the part of a multipart upload. */
   NoteBody(VoiceNote note, Progress progress) {
+    this(note, 0, note.mediaType(), progress);
+  }
+
+  /** The note from byte {@code offset} to its end, as {@code contentType}. */
+  NoteBody(VoiceNote note, long offset, MediaType contentType, Progress progress) {
+    if (offset < 0 || offset > note.size()) {
+      throw new IllegalArgumentException("offset must be in [0, " + note.size() + "]: " + offset);
+    }
     this.note = note;
+    this.offset = offset;
+    this.contentType = contentType;
     this.progress = progress;
   }
 
   @Override
   public MediaType contentType() {
-    return note.mediaType();
+    return contentType;
   }
 
   @Override
   public long contentLength() {
-    return note.size();
+    return note.size() - offset;
   }
 
   /** Sending the audio twice in one call would hide an attempt from the resend policy. */
@@ -56,10 +70,11 @@ final class NoteBody extends RequestBody {
   @Override
   public void writeTo(BufferedSink sink) throws IOException {
     long total = note.size();
-    long sent = 0;
+    long sent = offset;
     byte[] buffer = new byte[CHUNK_BYTES];
     InputStream in = openOrRecord();
     try {
+      skipOrRecord(in, buffer);
       while (sent < total) {
         int n = readOrRecord(in, buffer, (int) Math.min(buffer.length, total - sent));
         if (n < 0) {
@@ -80,6 +95,22 @@ final class NoteBody extends RequestBody {
       return note.open();
     } catch (IOException e) {
       throw recorded(e);
+    }
+  }
+
+  /**
+   * Reads past the bytes the gateway holds already. Reading, not {@code InputStream.skip}: a stream
+   * may skip fewer bytes than asked or none (and {@code skipNBytes} is not on every Android).
+   */
+  private void skipOrRecord(InputStream in, byte[] buffer) throws IOException {
+    long skipped = 0;
+    while (skipped < offset) {
+      int n = readOrRecord(in, buffer, (int) Math.min(buffer.length, offset - skipped));
+      if (n < 0) {
+        throw recorded(
+            new IOException("the audio ended after " + skipped + " of " + note.size() + " bytes"));
+      }
+      skipped += n;
     }
   }
 

@@ -29,6 +29,13 @@ public interface TranscriptionListener {
   default void uploadProgress(Attempt attempt, long bytesSent, long bytesTotal) {}
 
   /**
+   * A resumable upload lost its link and goes on within {@code attempt} from {@code offset}, the
+   * bytes the gateway already holds, instead of starting over; {@link #uploadProgress} continues
+   * from there.
+   */
+  default void uploadResumed(Attempt attempt, long offset, long bytesTotal) {}
+
+  /**
    * {@code failed} ended with a transient failure and the note will be sent again after {@code
    * pause}, unless it is cancelled first.
    */

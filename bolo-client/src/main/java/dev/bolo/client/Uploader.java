@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -27,9 +28,11 @@ import okio.BufferedSink;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Makes the attempts of one note over HTTP, each as one OkHttp asynchronous call: checks the audio
- * against the note's hash (on OkHttp's threads, never the app's), uploads it, and turns whatever
- * happened into a {@link Resender.AttemptResult}. No exception leaves it: every ending is a result.
+ * Makes the attempts of one note over HTTP, each as OkHttp asynchronous calls: checks the audio
+ * against the note's hash (on OkHttp's threads, never the app's), asks for the transcript before a
+ * resend, uploads the note (whole, or as a resumable upload when it is large and the gateway has
+ * them), and turns whatever happened into a {@link Resender.AttemptResult}. No exception leaves it:
+ * every ending is a result.
  */
 final class Uploader implements Resender.Sender {
 
@@ -46,7 +49,15 @@ final class Uploader implements Resender.Sender {
   private final boolean lookupBeforeResend;
   private final List<TranscriptionListener> listeners;
   private final CancelFlag flag;
+  private final @Nullable TusUpload resumable;
+  private final AtomicBoolean gatewayHasUploads;
 
+  /**
+   * @param uploads the gateway's tus endpoint, or null to send this note whole
+   * @param noteTimeout the note's read and write timeout (the SDK's rule, or the app's fixed one)
+   * @param gatewayHasUploads shared by the client's notes: set to false once the gateway answered a
+   *     creation with 404 or 405, so later notes go straight to the plain upload
+   */
   Uploader(
       OkHttpClient http,
       HttpUrl endpoint,
@@ -57,7 +68,11 @@ final class Uploader implements Resender.Sender {
       @Nullable Duration attemptTimeout,
       boolean lookupBeforeResend,
       List<TranscriptionListener> listeners,
-      CancelFlag flag) {
+      CancelFlag flag,
+      @Nullable HttpUrl uploads,
+      Duration noteTimeout,
+      AtomicBoolean gatewayHasUploads,
+      Scheduler scheduler) {
     this.http = http;
     this.endpoint = endpoint;
     this.token = token;
@@ -68,6 +83,22 @@ final class Uploader implements Resender.Sender {
     this.lookupBeforeResend = lookupBeforeResend;
     this.listeners = List.copyOf(listeners);
     this.flag = flag;
+    this.gatewayHasUploads = gatewayHasUploads;
+    this.resumable =
+        uploads == null
+            ? null
+            : new TusUpload(
+                this,
+                http,
+                uploads,
+                token,
+                note,
+                options,
+                noteTimeout,
+                attemptTimeout,
+                listeners,
+                flag,
+                scheduler);
   }
 
   @Override
@@ -102,19 +133,27 @@ final class Uploader implements Resender.Sender {
       done.accept(new Resender.Stopped());
       return;
     }
+    Resender.AttemptResult unusable = checkAudio();
+    if (unusable != null) {
+      done.accept(unusable);
+      return;
+    }
+    enqueue(attempt, done);
+  }
+
+  /**
+   * Reads the audio again and compares it with the note's hash: null when it is unchanged, else why
+   * it cannot be sent. Disk work: call it on OkHttp's threads.
+   */
+  Resender.@Nullable AttemptResult checkAudio() {
     String now;
     try {
       now = note.changedHash();
     } catch (IOException | RuntimeException unreadable) {
-      done.accept(new Resender.Unreadable(describe(unreadable)));
-      return;
+      return new Resender.Unreadable(describe(unreadable));
     }
     // Sending other bytes under the old hash would only earn a 400 audio_hash_mismatch.
-    if (now != null) {
-      done.accept(new Resender.Changed(note.sha256(), now));
-      return;
-    }
-    enqueue(attempt, done);
+    return now == null ? null : new Resender.Changed(note.sha256(), now);
   }
 
   /**
@@ -161,7 +200,29 @@ final class Uploader implements Resender.Sender {
     }
   }
 
+  /** Sends the note resumably when it is large and the gateway has uploads, else whole. */
   private void upload(Attempt attempt, Consumer<Resender.AttemptResult> done) {
+    TusUpload tus = resumable;
+    if (tus == null || !gatewayHasUploads.get()) {
+      uploadWhole(attempt, done);
+      return;
+    }
+    tus.send(
+        attempt,
+        done,
+        () -> {
+          // Remembered for the client's later notes: this gateway has no resumable uploads.
+          gatewayHasUploads.set(false);
+          uploadWhole(attempt, done);
+        });
+  }
+
+  private void uploadWhole(Attempt attempt, Consumer<Resender.AttemptResult> done) {
+    // A cancel is final: nothing is sent after it.
+    if (flag.isCancelled()) {
+      done.accept(new Resender.Stopped());
+      return;
+    }
     NoteBody audio =
         new NoteBody(
             note,
@@ -172,10 +233,7 @@ final class Uploader implements Resender.Sender {
     try {
       call = http.newCall(requestFor(attempt, audio));
     } catch (RuntimeException rejected) {
-      // An app interceptor or event listener factory that throws: nothing was sent.
-      done.accept(
-          new Resender.Failed(
-              new Failure.Network(Failure.NetworkKind.PROTOCOL, describe(rejected))));
+      done.accept(rejected(rejected));
       return;
     }
     Runnable untrack = flag.onCancel(call::cancel);
@@ -192,7 +250,7 @@ final class Uploader implements Resender.Sender {
             untrack.run();
             Resender.AttemptResult result;
             try (response) {
-              result = read(response);
+              result = answer(response, null);
             } catch (IOException e) {
               result = failure(answered, audio, e);
             }
@@ -201,7 +259,14 @@ final class Uploader implements Resender.Sender {
         });
   }
 
-  private Resender.AttemptResult failure(Call call, @Nullable NoteBody audio, IOException e) {
+  /** An app interceptor or event listener factory that throws: nothing was sent. */
+  Resender.AttemptResult rejected(RuntimeException rejected) {
+    return new Resender.Failed(
+        new Failure.Network(Failure.NetworkKind.PROTOCOL, describe(rejected)));
+  }
+
+  /** What a failed call means for the attempt: unreadable audio, a cancel, or the network. */
+  Resender.AttemptResult failure(Call call, @Nullable NoteBody audio, IOException e) {
     IOException readFailure = audio == null ? null : audio.readFailure();
     // The note, not the network, failed: reading it again would fail the same way.
     if (readFailure != null) {
@@ -249,8 +314,13 @@ final class Uploader implements Resender.Sender {
     }
   }
 
-  /** Turns an answer into a result; reading the body may still fail like the exchange itself. */
-  private Resender.AttemptResult read(Response response) throws IOException {
+  /**
+   * Turns an answer into a result; reading the body may still fail like the exchange itself.
+   *
+   * @param notTranscript what a success was instead of a transcript, when the caller knows
+   */
+  Resender.AttemptResult answer(Response response, @Nullable String notTranscript)
+      throws IOException {
     int status = response.code();
     // OkHttp accepts any three digits; a status below 100 is not HTTP as the gateway speaks it.
     if (status < 100) {
@@ -266,7 +336,11 @@ final class Uploader implements Resender.Sender {
       }
       return new Resender.Failed(
           new Failure.Http(
-              status, "invalid_response", "the gateway's answer is not a transcript", null, null));
+              status,
+              "invalid_response",
+              notTranscript != null ? notTranscript : "the gateway's answer is not a transcript",
+              null,
+              null));
     }
     return new Resender.Failed(
         new Failure.Http(
@@ -274,7 +348,12 @@ final class Uploader implements Resender.Sender {
             json == null ? null : Json.string(json, "code"),
             errorMessage(response, json),
             json == null ? response.header("X-Bolo-Request-Id") : Json.string(json, "request_id"),
-            RetryAfter.parse(response.header("Retry-After"), clock.instant())));
+            retryAfter(response)));
+  }
+
+  /** The answer's {@code Retry-After} as a wait, when present and valid. */
+  @Nullable Duration retryAfter(Response response) {
+    return RetryAfter.parse(response.header("Retry-After"), clock.instant());
   }
 
   static @Nullable Map<?, ?> parseObject(String body) {

@@ -60,8 +60,10 @@ class BoloClientTest {
             .policy(ResendPolicy.standard().withoutJitter())
             .timing(sleeper.timing())
             .listener(listener)
-            // These tests count and script uploads; LookupBeforeResendTest covers lookups.
-            .lookupBeforeResend(false);
+            // These tests count and script whole uploads; LookupBeforeResendTest covers lookups
+            // and ResumableUploadTest resumable uploads.
+            .lookupBeforeResend(false)
+            .resumableUploads(false);
     return customize.apply(builder).build();
   }
 

@@ -68,8 +68,10 @@ class EdgesTest {
                 .policy(ResendPolicy.standard().withoutJitter())
                 .timing(scheduler.timing())
                 .listener(listener)
-                // These tests count and script uploads; LookupBeforeResendTest covers lookups.
-                .lookupBeforeResend(false))
+                // These tests count and script whole uploads; LookupBeforeResendTest covers
+                // lookups and ResumableUploadTest resumable uploads.
+                .lookupBeforeResend(false)
+                .resumableUploads(false))
         .build();
   }
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class Jdk17ProgramTest {
 
   @Test
-  void aProgramOnJava17WithTheMavenClassPathTranscribesAndOkHttpResendsNothingByItself()
+  void aProgramOnJava17WithTheMavenClassPathTranscribesUploadsResumablyAndOkHttpResendsNothing()
       throws Exception {
     String java = Objects.requireNonNull(System.getProperty("bolo.jdk17.java"), "bolo.jdk17.java");
     Path runtime =
@@ -51,6 +51,6 @@ class Jdk17ProgramTest {
     assertThat(printed)
         .contains(
             "java=17 okhttp=4.12.0 duration=1000 blocking=transcribed 2 async=transcribed 2"
-                + " requests=4");
+                + " requests=4 resumable=transcribed 1 appended=320044/320044");
   }
 }

@@ -29,6 +29,16 @@ public sealed interface NoteEvent {
       get() = attempt.idempotencyKey()
   }
 
+  /**
+   * A resumable upload lost its link and goes on within [attempt] from [offset], the bytes the
+   * gateway already holds, instead of starting over.
+   */
+  public data class UploadResumed(val attempt: Attempt, val offset: Long, val bytesTotal: Long) :
+    NoteEvent {
+    override val noteKey: String
+      get() = attempt.idempotencyKey()
+  }
+
   /** [failed] ended with a transient [reason]; the note is sent again after [pause]. */
   public data class ResendScheduled(val failed: Attempt, val pause: Duration, val reason: Failure) :
     NoteEvent {

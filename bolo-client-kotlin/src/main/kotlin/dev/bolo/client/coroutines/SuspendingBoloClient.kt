@@ -74,6 +74,11 @@ public class SuspendingBoloClient(public val client: BoloClient) {
               trySend(NoteEvent.UploadProgress(attempt, bytesSent, bytesTotal))
             }
 
+            override fun uploadResumed(attempt: Attempt, offset: Long, bytesTotal: Long) {
+              own?.uploadResumed(attempt, offset, bytesTotal)
+              trySend(NoteEvent.UploadResumed(attempt, offset, bytesTotal))
+            }
+
             override fun resendScheduled(failed: Attempt, pause: JavaDuration, reason: Failure) {
               own?.resendScheduled(failed, pause, reason)
               trySend(NoteEvent.ResendScheduled(failed, pause, reason))
