@@ -173,7 +173,9 @@ printf '[{"Config":"%s","RepoTags":["bolo-base:local"],"Layers":[%s]}]\n' \
   "$config" "$(quoted "${layer_files[@]}")" >"$work/image/manifest.json"
 
 mkdir -p "$(dirname "$out")"
-tar "${tar_args[@]}" --owner=0 --group=0 --file="$out.tmp" --directory="$work/image" .
+# Named entries, no "./": Jib refuses to unpack a "./" entry.
+tar "${tar_args[@]}" --owner=0 --group=0 --file="$out.tmp" --directory="$work/image" \
+  manifest.json "$config" layers
 mv "$out.tmp" "$out"
 echo "$fingerprint" >"$out.inputs"
 rm -rf "$work"
