@@ -15,6 +15,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +27,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -158,6 +161,37 @@ class ContainerImageIT {
                     Arrays.stream(reference.split("\\s+")).filter(heard::contains).count();
                 assertThat(recognised).as(t.transcript().text()).isGreaterThanOrEqualTo(6);
               });
+
+      // The command line in the image as a person uses it: the OpenAI SDKs' habit of /v1, one
+      // JSON answer per file, and a note longer than the offline engine takes (its 413, why).
+      Path notes = Files.createDirectories(rootfs.resolve("tmp/notes"));
+      Files.copy(note, notes.resolve("dinner.wav"));
+      Files.write(notes.resolve("long.wav"), eightBitWav(700_000, 1_000)); // 700 s
+      Run cli =
+          start(
+              env,
+              List.of(
+                  "transcribe",
+                  "--server=" + base + "/v1",
+                  "--token=" + token,
+                  "--json",
+                  "/tmp/notes/dinner.wav",
+                  "/tmp/notes/long.wav"));
+      assertThat(cli.process().waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      assertThat(cli.process().exitValue())
+          .as(cli.out() + cli.err())
+          .isEqualTo(TranscribeCommand.REFUSED);
+      List<JsonNode> answers = new ArrayList<>();
+      for (String line : cli.out().strip().lines().toList()) {
+        answers.add(JSON.readTree(line));
+      }
+      assertThat(answers).hasSize(2);
+      assertThat(answers.get(0).get("status").asText()).isEqualTo("transcribed");
+      assertThat(answers.get(0).get("engine").asText()).isEqualTo("offline");
+      assertThat(answers.get(0).get("audio_sha256").asText()).isEqualTo(sha256(note));
+      assertThat(answers.get(1).get("http_status").asInt()).isEqualTo(413);
+      assertThat(answers.get(1).get("code").asText()).isEqualTo("audio_too_long");
+      assertThat(answers.get(1).get("error").asText()).contains("700 s long");
 
       ProcessHandle gateway = serve.toHandle().children().findFirst().orElseThrow();
       gateway.destroy(); // SIGTERM, as `docker stop` sends
@@ -301,6 +335,28 @@ class ContainerImageIT {
       gateway.process().waitFor(200, TimeUnit.MILLISECONDS);
     }
     throw new AssertionError(uri + " did not answer " + status + ": " + gateway.err());
+  }
+
+  private static String sha256(Path file) throws Exception {
+    return java.util.HexFormat.of()
+        .formatHex(
+            java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+  }
+
+  /** A WAV of 8-bit mono noise: {@code samples / rate} seconds in a small file. */
+  private static byte[] eightBitWav(int samples, int rate) {
+    ByteBuffer b = ByteBuffer.allocate(44 + samples).order(ByteOrder.LITTLE_ENDIAN);
+    b.put("RIFF".getBytes(StandardCharsets.US_ASCII)).putInt(36 + samples);
+    b.put("WAVE".getBytes(StandardCharsets.US_ASCII));
+    b.put("fmt ".getBytes(StandardCharsets.US_ASCII)).putInt(16);
+    b.putShort((short) 1).putShort((short) 1).putInt(rate).putInt(rate);
+    b.putShort((short) 1).putShort((short) 8);
+    b.put("data".getBytes(StandardCharsets.US_ASCII)).putInt(samples);
+    Random random = new Random(5);
+    while (b.hasRemaining()) {
+      b.put((byte) (128 + random.nextInt(20) - 10));
+    }
+    return b.array();
   }
 
   /** The largest heap pool's maximum in Prometheus text (G1's old generation is the heap's). */
