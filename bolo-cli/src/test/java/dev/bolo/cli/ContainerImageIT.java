@@ -137,7 +137,8 @@ class ContainerImageIT {
       String base = "http://127.0.0.1:" + port;
       awaitStatus(base + "/readyz", 200, run);
       assertThat(get(base + "/healthz").statusCode()).isEqualTo(200);
-      Run check = startInContainer(env, healthCheck());
+      ProcessHandle gateway = serve.toHandle().children().findFirst().orElseThrow();
+      Run check = exec(gateway, env, healthCheck());
       assertThat(check.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(check.process().exitValue()).as("health check: " + check.err()).isZero();
       assertThat(heapMaxBytes(get(base + "/metrics").body()))
@@ -168,9 +169,15 @@ class ContainerImageIT {
       Files.copy(note, notes.resolve("dinner.wav"));
       Files.write(notes.resolve("long.wav"), eightBitWav(700_000, 1_000)); // 700 s
       Run cli =
-          start(
+          exec(
+              gateway,
               env,
               List.of(
+                  "java",
+                  "--enable-native-access=ALL-UNNAMED",
+                  "-cp",
+                  "@/app/jib-classpath-file",
+                  "dev.bolo.cli.Main",
                   "transcribe",
                   "--server=" + base + "/v1",
                   "--token=" + token,
@@ -193,7 +200,6 @@ class ContainerImageIT {
       assertThat(answers.get(1).get("code").asText()).isEqualTo("audio_too_long");
       assertThat(answers.get(1).get("error").asText()).contains("700 s long");
 
-      ProcessHandle gateway = serve.toHandle().children().findFirst().orElseThrow();
       gateway.destroy(); // SIGTERM, as `docker stop` sends
       assertThat(serve.waitFor(60, TimeUnit.SECONDS)).as("exits after draining").isTrue();
       String log = run.err();
@@ -259,7 +265,11 @@ class ContainerImageIT {
                 "--setuid=" + user[0],
                 "--"));
     unshare.addAll(command);
-    ProcessBuilder builder = new ProcessBuilder(unshare);
+    return launch(env, unshare);
+  }
+
+  private static Run launch(Map<String, String> env, List<String> command) throws IOException {
+    ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().clear();
     builder.environment().putAll(env);
     // Output goes to files, so a chatty process never blocks on a full pipe.
@@ -269,6 +279,31 @@ class ContainerImageIT {
     builder.redirectOutput(stdout.toFile());
     builder.redirectError(stderr.toFile());
     return new Run(builder.start(), stdout, stderr);
+  }
+
+  /**
+   * Runs {@code command} in the running container of {@code gateway}, as {@code docker exec} (and
+   * Docker's health check) does: in its mount and PID namespaces, root and working directory, as
+   * the image's user. Its own PID namespace would make it PID 1 too, and two JVMs of one user with
+   * the same PID share one performance-data file in /tmp.
+   */
+  private static Run exec(ProcessHandle gateway, Map<String, String> env, List<String> command)
+      throws IOException {
+    String[] user = config.get("config").get("User").asText().split(":");
+    List<String> nsenter =
+        new ArrayList<>(
+            List.of(
+                "/usr/bin/nsenter",
+                "--target=" + gateway.pid(),
+                "--mount",
+                "--pid",
+                "--root",
+                "--wd",
+                "--setgid=" + user[1],
+                "--setuid=" + user[0],
+                "--"));
+    nsenter.addAll(command);
+    return launch(env, nsenter);
   }
 
   /** A process started in the image, with the files its output goes to. */
