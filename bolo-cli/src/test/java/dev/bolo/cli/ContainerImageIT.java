@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
 class ContainerImageIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+  private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
   private static Path work = Path.of("unset");
   private static Path rootfs = Path.of("unset");
@@ -249,7 +249,7 @@ class ContainerImageIT {
   private static Run startInContainer(Map<String, String> env, List<String> command)
       throws IOException {
     JsonNode container = config.get("config");
-    String[] user = container.get("User").asText().split(":");
+    String[] user = container.get("User").asText().split(":", 2);
     List<String> unshare =
         new ArrayList<>(
             List.of(
@@ -289,7 +289,7 @@ class ContainerImageIT {
    */
   private static Run exec(ProcessHandle gateway, Map<String, String> env, List<String> command)
       throws IOException {
-    String[] user = config.get("config").get("User").asText().split(":");
+    String[] user = config.get("config").get("User").asText().split(":", 2);
     List<String> nsenter =
         new ArrayList<>(
             List.of(
