@@ -2,6 +2,8 @@ package dev.bolo.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.client.Failure;
 import dev.bolo.client.Outcome;
 import dev.bolo.client.Transcript;
@@ -54,6 +56,25 @@ class TranscribeCommandTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.err()).containsPattern("a\\.wav: retrying in 2 s \\(HTTP 503 upstream_\\w+\\)");
     assertThat(run.out()).contains("\"attempts\":2,\"status\":\"transcribed\"");
+  }
+
+  @Test
+  void jsonPrintsTheGatewaysWholeAnswerForEachNote() throws Exception {
+    CommandRun run = transcribe("--json", wav("a.wav", 31).toString(), wav("b.wav", 32).toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.outLines()).hasSize(2);
+    for (String line : run.outLines()) {
+      JsonNode answer = new ObjectMapper().readTree(line);
+      assertThat(answer.get("file").asText()).endsWith(".wav");
+      assertThat(answer.get("status").asText()).isEqualTo("transcribed");
+      assertThat(answer.get("text").asText()).startsWith("note number ");
+      assertThat(answer.get("deduplicated").isBoolean()).isTrue();
+      assertThat(answer.get("audio_sha256").asText()).matches("[0-9a-f]{64}");
+      assertThat(answer.get("duration_ms").isNumber()).as(line).isTrue();
+      assertThat(answer.get("request_id").asText()).isNotBlank();
+      assertThat(answer.get("engine").asText()).isNotBlank();
+    }
   }
 
   @Test

@@ -1,0 +1,160 @@
+package dev.bolo.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code ./bolo} launcher's default heap: the real script, copied byte for byte with the file
+ * it sources into a checkout that looks built, runs a stand-in {@code JAVA_HOME} whose {@code
+ * bin/java} writes down the arguments it was given.
+ */
+class LauncherHeapTest {
+
+  /** Tests run in bolo-cli; the launcher is at the top of the checkout. */
+  private static final Path CHECKOUT =
+      java.util.Objects.requireNonNull(Path.of("").toAbsolutePath().getParent());
+
+  @TempDir Path root;
+  private Path javaHome = Path.of("unset");
+  private Path recorded = Path.of("unset");
+
+  @BeforeEach
+  void aBuiltCheckoutAndARecordingJava() throws IOException {
+    copy(CHECKOUT.resolve("bolo"), root.resolve("bolo"));
+    copy(CHECKOUT.resolve(".mvn/find-jdk.sh"), root.resolve(".mvn/find-jdk.sh"));
+    // A jar and a build stamp with nothing newer: the launcher does not build.
+    Path target = Files.createDirectories(root.resolve("bolo-cli/target"));
+    Files.writeString(target.resolve("bolo-cli.jar"), "");
+    Files.writeString(target.resolve(".bolo-build-stamp"), "");
+
+    javaHome = root.resolve("jdk");
+    Files.createDirectories(javaHome.resolve("bin"));
+    recorded = root.resolve("java-args");
+    executable(javaHome.resolve("bin/javac"), "#!/bin/sh\nexit 0\n");
+    executable(
+        javaHome.resolve("bin/java"),
+        """
+        #!/bin/sh
+        # Answers the launcher's question about the Java version, records any other run.
+        case "$*" in
+          *-XshowSettings:properties*) echo '    java.specification.version = 25' >&2; exit 0 ;;
+        esac
+        printf '%s\\n' "$@" > "$RECORDED_ARGS"
+        """);
+  }
+
+  @Test
+  void theOfflineEngineGetsHalfAGigabyteWhenNothingNamesAnEngine() throws Exception {
+    assertThat(launch(Map.of())).contains("-Xmx512m").doesNotContain("-Xmx256m");
+  }
+
+  @Test
+  void theOfflineEngineNamedInAnyCaseGetsHalfAGigabyte() throws Exception {
+    assertThat(launch(Map.of("BOLO_ENGINE", "Offline"))).contains("-Xmx512m");
+  }
+
+  @Test
+  void theOpenAiEngineGetsAQuarterOfAGigabyte() throws Exception {
+    assertThat(launch(Map.of("BOLO_ENGINE", "openai"))).contains("-Xmx256m");
+  }
+
+  @Test
+  void theGeminiEngineGetsAQuarterOfAGigabyte() throws Exception {
+    assertThat(launch(Map.of("BOLO_ENGINE", "gemini"))).contains("-Xmx256m");
+  }
+
+  @Test
+  void anEngineSetInTheConfigFileSizesTheHeap() throws Exception {
+    Path config = root.resolve("bolo.properties");
+    Files.writeString(config, "# BOLO_ENGINE=offline\nBOLO_PORT=9000\nBOLO_ENGINE = gemini\n");
+    assertThat(launch(Map.of("BOLO_CONFIG", config.toString()))).contains("-Xmx256m");
+  }
+
+  @Test
+  void theConfigFilesColonAndSpaceSeparatorsAreReadAsJavaPropertiesReadThem() throws Exception {
+    Path colon = root.resolve("colon.properties");
+    Files.writeString(colon, "BOLO_ENGINE: openai\n");
+    Path space = root.resolve("space.properties");
+    Files.writeString(space, "BOLO_ENGINE openai\n");
+    assertThat(launch(Map.of("BOLO_CONFIG", colon.toString()))).contains("-Xmx256m");
+    assertThat(launch(Map.of("BOLO_CONFIG", space.toString()))).contains("-Xmx256m");
+  }
+
+  @Test
+  void theVariableWinsOverTheConfigFileAsItDoesForTheServer() throws Exception {
+    Path config = root.resolve("bolo.properties");
+    Files.writeString(config, "BOLO_ENGINE=openai\n");
+    assertThat(launch(Map.of("BOLO_CONFIG", config.toString(), "BOLO_ENGINE", "offline")))
+        .contains("-Xmx512m");
+  }
+
+  @Test
+  void javaOptionsWithTheirOwnMaximumHeapReplaceTheDefault() throws Exception {
+    assertThat(launch(Map.of("BOLO_JAVA_OPTS", "-Xmx1g")))
+        .contains("-Xmx1g")
+        .doesNotContain("-Xmx512m", "-Xmx256m");
+    assertThat(launch(Map.of("BOLO_JAVA_OPTS", "-XX:MaxRAMPercentage=50", "BOLO_ENGINE", "openai")))
+        .contains("-XX:MaxRAMPercentage=50")
+        .noneMatch(arg -> arg.startsWith("-Xmx"));
+  }
+
+  @Test
+  void javaOptionsWithoutAHeapSettingComeAfterTheDefault() throws Exception {
+    List<String> args = launch(Map.of("BOLO_JAVA_OPTS", "-Dbolo.example=1 -XX:+UseSerialGC"));
+    assertThat(args).contains("-Xmx512m", "-Dbolo.example=1", "-XX:+UseSerialGC");
+    assertThat(args.indexOf("-Xmx512m")).isLessThan(args.indexOf("-Dbolo.example=1"));
+  }
+
+  @Test
+  void theCommandsArgumentsFollowTheMainClass() throws Exception {
+    List<String> args = launch(Map.of(), "serve", "--help");
+    assertThat(args.subList(args.size() - 3, args.size()))
+        .containsExactly("dev.bolo.cli.Main", "serve", "--help");
+  }
+
+  /** Runs {@code ./bolo args} with only {@code env} (and what a shell needs) set. */
+  private List<String> launch(Map<String, String> env, String... args) throws Exception {
+    Files.deleteIfExists(recorded);
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            concat(List.of("/bin/sh", root.resolve("bolo").toString()), List.of(args)));
+    builder.environment().clear();
+    builder.environment().putAll(env);
+    builder.environment().put("PATH", "/usr/bin:/bin");
+    builder.environment().put("JAVA_HOME", javaHome.toString());
+    builder.environment().put("RECORDED_ARGS", recorded.toString());
+    builder.redirectErrorStream(true);
+    Process launcher = builder.start();
+    String output = new String(launcher.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(launcher.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(launcher.exitValue()).as(output).isZero();
+    assertThat(recorded).as("java was run: " + output).exists();
+    return Files.readAllLines(recorded);
+  }
+
+  private static List<String> concat(List<String> first, List<String> second) {
+    return java.util.stream.Stream.concat(first.stream(), second.stream()).toList();
+  }
+
+  private static void copy(Path from, Path to) throws IOException {
+    Files.createDirectories(to.getParent());
+    Files.copy(from, to, StandardCopyOption.COPY_ATTRIBUTES);
+  }
+
+  private static void executable(Path file, String script) throws IOException {
+    Files.writeString(file, script);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+  }
+}
