@@ -71,6 +71,7 @@ public final class Routes {
     routes.get("/healthz", operations::health);
     routes.get("/readyz", operations::ready);
     routes.get("/metrics", operations::metrics);
+    WebPages.register(routes);
     routes.exception(
         LedgerException.class,
         (e, ctx) -> {

@@ -1,0 +1,171 @@
+package dev.bolo.server.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Browser;
+import dev.bolo.server.testing.FrontProxy;
+import dev.bolo.server.testing.Gateway;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+
+/**
+ * The dictation page in a real browser: headless Chromium whose microphone plays a committed sample
+ * note, a real gateway on the offline engine behind a same-origin proxy, and the page's own
+ * JavaScript recording, encoding and uploading the note.
+ */
+class DictationPageTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The note the microphone plays, and the words the offline engine hears in it. */
+  private static final Path NOTE = Path.of("..", "samples", "notes", "groceries.wav");
+
+  private static final String EXPECTED_WORDS = "buy milk and eggs";
+
+  /** Silence around the note in the microphone's loop: before it, and after it until it loops. */
+  private static final double LEAD_SECONDS = 0.5;
+
+  private static final double TRAIL_SECONDS = 4;
+
+  /** When Stop is pressed: after the note has ended, before the loop plays it again. */
+  private static final String STOP_AT = "0:05";
+
+  @TempDir static Path dataDir;
+
+  private static Gateway gateway;
+  private static FrontProxy proxy;
+  private static Browser browser;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gateway =
+        Gateway.withRealTime(
+            Map.of(
+                "BOLO_PORT",
+                "0",
+                "BOLO_ENGINE",
+                "offline",
+                "BOLO_DATA_DIR",
+                dataDir.resolve("gateway").toString(),
+                "BOLO_DEVICE_TOKENS",
+                "alpha=" + Gateway.TOKEN_A));
+    proxy = FrontProxy.inFrontOf(gateway.url(""));
+    Path microphone = dataDir.resolve("microphone.wav");
+    Files.write(microphone, withSilenceAround(Files.readAllBytes(NOTE)));
+    browser = Browser.withMicrophone(microphone);
+    awaitReady(gateway);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (browser != null) {
+      browser.close();
+    }
+    if (proxy != null) {
+      proxy.close();
+    }
+    if (gateway != null) {
+      gateway.close();
+    }
+  }
+
+  @BeforeEach
+  void openThePageWithTheToken() {
+    browser.open(proxy.url("/"));
+    browser.driver().executeScript("localStorage.clear()");
+    browser.open(proxy.url("/"));
+    browser.byId("token").sendKeys(Gateway.TOKEN_A);
+    browser.byId("language").click();
+    browser.byId("token").click();
+    browser.await().until(d -> browser.text("status").startsWith("Ready"));
+  }
+
+  @Test
+  void aRecordedNoteShowsItsWordsAndTheSameNoteRecordedAgainIsReplayed() throws Exception {
+    record();
+    browser.await().until(d -> "done".equals(state()));
+    assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+    assertThat(browser.text("status")).isEqualTo("Done.");
+
+    record();
+    browser
+        .await()
+        .until(
+            d ->
+                !"uploading".equals(state())
+                    && !"waiting".equals(state())
+                    && !"encoding".equals(state()));
+    assertThat(state()).as(browser.text("status")).isEqualTo("replayed");
+    assertThat(browser.text("status")).contains("replayed");
+    assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+
+    List<FrontProxy.Upload> uploads = proxy.uploads();
+    assertThat(uploads).hasSize(2);
+    assertThat(uploads.get(1).audioSha256()).isEqualTo(uploads.get(0).audioSha256());
+    assertThat(uploads.get(1).idempotencyKey()).isNotEqualTo(uploads.get(0).idempotencyKey());
+    assertThat(uploads.get(0).replayed()).isNull();
+    assertThat(uploads.get(1).replayed()).isEqualTo("true");
+  }
+
+  private void record() {
+    browser.byId("record").click();
+    browser.await().until(d -> "recording".equals(state()));
+    browser
+        .await()
+        .until(ExpectedConditions.textToBe(org.openqa.selenium.By.id("elapsed"), STOP_AT));
+    browser.byId("stop").click();
+  }
+
+  private static String state() {
+    return browser.byId("status").getDomAttribute("data-state");
+  }
+
+  /** The note with silence before and after it, as the microphone's loop. */
+  static byte[] withSilenceAround(byte[] wav) {
+    ByteBuffer in = ByteBuffer.wrap(wav).order(ByteOrder.LITTLE_ENDIAN);
+    int rate = in.getInt(24);
+    int lead = (int) Math.round(LEAD_SECONDS * rate) * 2;
+    int trail = (int) Math.round(TRAIL_SECONDS * rate) * 2;
+    int data = wav.length - 44;
+    ByteBuffer out = ByteBuffer.allocate(44 + lead + data + trail).order(ByteOrder.LITTLE_ENDIAN);
+    out.put(wav, 0, 44);
+    out.putInt(4, 36 + lead + data + trail);
+    out.putInt(40, lead + data + trail);
+    out.position(44 + lead);
+    out.put(wav, 44, data);
+    return out.array();
+  }
+
+  private static void awaitReady(Gateway gateway) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (true) {
+      try (Response response =
+          gateway
+              .client()
+              .newCall(new Request.Builder().url(gateway.url("/readyz")).build())
+              .execute()) {
+        if (response.code() == 200) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the gateway is not ready: " + response.body().string());
+        }
+      }
+      Thread.sleep(100);
+    }
+  }
+}
