@@ -2,25 +2,32 @@ package dev.bolo.server.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.FrontProxy;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.NpmPackages;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 
 /**
  * The dictation page in a real browser: headless Chromium whose microphone plays a committed sample
@@ -88,14 +95,21 @@ class DictationPageTest {
     browser.open(proxy.url("/"));
     browser.driver().executeScript("localStorage.clear()");
     browser.open(proxy.url("/"));
-    browser.byId("token").sendKeys(Gateway.TOKEN_A);
-    browser.byId("language").click();
-    browser.byId("token").click();
+    // Tab leaves the field, as a person does after pasting: the page keeps the token then.
+    browser.byId("token").sendKeys(Gateway.TOKEN_A + Keys.TAB);
     browser.await().until(d -> browser.text("status").startsWith("Ready"));
+  }
+
+  @AfterEach
+  void noFileOrScriptWasRefusedByTheContentSecurityPolicy() {
+    assertThat(browser.consoleMessages())
+        .noneMatch(m -> m.contains("Content Security Policy") || m.contains("Refused to"));
   }
 
   @Test
   void aRecordedNoteShowsItsWordsAndTheSameNoteRecordedAgainIsReplayed() throws Exception {
+    // A setting no other test uses, so that this note is new to the gateway whatever ran before.
+    new Select(browser.byId("format")).selectByValue("text");
     record();
     browser.await().until(d -> "done".equals(state()));
     assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
@@ -119,6 +133,118 @@ class DictationPageTest {
     assertThat(uploads.get(1).idempotencyKey()).isNotEqualTo(uploads.get(0).idempotencyKey());
     assertThat(uploads.get(0).replayed()).isNull();
     assertThat(uploads.get(1).replayed()).isEqualTo("true");
+  }
+
+  @Test
+  void twoServerFailuresAreResentWithTheSameKeyAndTheTranscriptStillArrives() {
+    proxy.failNextUploads(2, 503);
+    int before = proxy.uploads().size();
+
+    record();
+
+    browser.await().until(d -> browser.text("status").startsWith("Attempt 2 of 4 in"));
+    assertThat(browser.text("status")).contains("because the gateway answered 503");
+    browser.await().until(d -> browser.text("status").startsWith("Attempt 3 of 4 in"));
+    browser.await().until(d -> isFinished(state()));
+    assertThat(state()).as(browser.text("status")).isIn("done", "replayed");
+    assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+    assertThat(browser.text("notes")).contains("3 attempts");
+    List<FrontProxy.Upload> attempts = proxy.uploads().subList(before, proxy.uploads().size());
+    assertThat(attempts).extracting(FrontProxy.Upload::status).containsExactly(503, 503, 200);
+    assertThat(attempts)
+        .extracting(FrontProxy.Upload::idempotencyKey)
+        .doesNotContainNull()
+        .containsOnly(attempts.get(0).idempotencyKey());
+    assertThat(attempts)
+        .extracting(FrontProxy.Upload::audioSha256)
+        .doesNotContainNull()
+        .containsOnly(attempts.get(0).audioSha256());
+  }
+
+  @Test
+  void aNoteCancelledWhileItWaitsToBeResentIsNeverSentAgain() {
+    proxy.failNextUploads(1, 503);
+    int before = proxy.uploads().size();
+    record();
+    browser.await().until(d -> browser.text("status").startsWith("Attempt 2 of 4 in"));
+
+    browser.byId("cancel").click();
+
+    browser.await().until(d -> "cancelled".equals(state()));
+    assertThat(browser.text("status")).contains("nothing more is sent");
+    assertThat(browser.text("notes")).contains("cancelled (1 attempt)");
+    // The next note takes longer than the cancelled one's pause: a resend would come first.
+    record();
+    browser.await().until(d -> isFinished(state()));
+    List<FrontProxy.Upload> uploads = proxy.uploads().subList(before, proxy.uploads().size());
+    assertThat(uploads).extracting(FrontProxy.Upload::status).containsExactly(503, 200);
+    assertThat(uploads.get(1).idempotencyKey()).isNotEqualTo(uploads.get(0).idempotencyKey());
+  }
+
+  @Test
+  void thePageHasNoSeriousOrCriticalAccessibilityViolationsBeforeOrAfterANote() throws Exception {
+    Path axe =
+        NpmPackages.install("browser", "node_modules/axe-core/axe.min.js")
+            .resolve("node_modules/axe-core/axe.min.js");
+    assertThat(seriousViolations(browser.axeViolations(axe))).isEmpty();
+
+    record();
+    browser.await().until(d -> isFinished(state()));
+
+    assertThat(seriousViolations(browser.axeViolations(axe))).isEmpty();
+    Path screenshots = Path.of("target", "screenshots");
+    assertThat(browser.screenshot(screenshots.resolve("dictation-phone.png"), 390, 844, true))
+        .isNotEmptyFile();
+    assertThat(browser.screenshot(screenshots.resolve("dictation-desktop.png"), 1280, 800, false))
+        .isNotEmptyFile();
+  }
+
+  @Test
+  void aTokenTheGatewayRefusesIsSaidInPlainWordsWithWhatToDo() {
+    browser.byId("token").clear();
+    browser.byId("token").sendKeys("not-a-device-token" + Keys.TAB);
+
+    browser.await().until(d -> "error".equals(state()));
+
+    assertThat(browser.text("status"))
+        .startsWith("Token refused")
+        .contains("Paste a current token");
+  }
+
+  @Test
+  void theTokenIsKeptAcrossVisitsUntilItIsForgotten() {
+    browser.open(proxy.url("/"));
+    assertThat(browser.byId("token").getDomProperty("value")).isEqualTo(Gateway.TOKEN_A);
+
+    browser.byId("forget").click();
+
+    assertThat(browser.byId("token").getDomProperty("value")).isEmpty();
+    assertThat(browser.driver().executeScript("return localStorage.getItem('bolo.token')"))
+        .isNull();
+    browser.open(proxy.url("/"));
+    assertThat(browser.byId("token").getDomProperty("value")).isEmpty();
+  }
+
+  /** The violations axe rates serious or critical, as {@code id: help (elements)}. */
+  private static List<String> seriousViolations(String json) throws IOException {
+    assertThat(json).startsWith("[");
+    List<String> serious = new ArrayList<>();
+    for (JsonNode violation : JSON.readTree(json)) {
+      String impact = violation.path("impact").asText();
+      if (impact.equals("serious") || impact.equals("critical")) {
+        serious.add(
+            violation.path("id").asText()
+                + ": "
+                + violation.path("help").asText()
+                + " "
+                + violation.path("nodes"));
+      }
+    }
+    return serious;
+  }
+
+  private static boolean isFinished(String state) {
+    return List.of("done", "replayed", "error", "cancelled").contains(state);
   }
 
   private void record() {
