@@ -34,6 +34,7 @@ public final class FrontProxy implements AutoCloseable {
   public record Upload(
       @Nullable String idempotencyKey,
       @Nullable String audioSha256,
+      @Nullable String durationMs,
       int status,
       @Nullable String replayed) {}
 
@@ -101,6 +102,7 @@ public final class FrontProxy implements AutoCloseable {
               && exchange.getRequestURI().getPath().equals("/v1/transcriptions");
       String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
       String sha256 = exchange.getRequestHeaders().getFirst("X-Bolo-Audio-Sha256");
+      String durationMs = exchange.getRequestHeaders().getFirst("X-Bolo-Audio-Duration-Ms");
       if (upload && failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         byte[] error =
             "{\"error\":\"the engine is overloaded; retry shortly\",\"code\":\"upstream_unavailable\",\"request_id\":\"proxy\"}"
@@ -108,7 +110,7 @@ public final class FrontProxy implements AutoCloseable {
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         exchange.sendResponseHeaders(failureStatus, error.length);
         exchange.getResponseBody().write(error);
-        uploads.add(new Upload(key, sha256, failureStatus, null));
+        uploads.add(new Upload(key, sha256, durationMs, failureStatus, null));
         return;
       }
       HttpResponse<byte[]> answer = forward(exchange, body);
@@ -128,6 +130,7 @@ public final class FrontProxy implements AutoCloseable {
             new Upload(
                 key,
                 sha256,
+                durationMs,
                 answer.statusCode(),
                 answer.headers().firstValue("Idempotent-Replayed").orElse(null)));
       }

@@ -51,6 +51,9 @@ class DictationPageTest {
   /** When Stop is pressed: after the note has ended, before the loop plays it again. */
   private static final String STOP_AT = "0:05";
 
+  /** How often the replay test records the note before it gives up on a repeated file. */
+  private static final int RECORDINGS = 4;
+
   @TempDir static Path dataDir;
 
   private static Gateway gateway;
@@ -106,33 +109,51 @@ class DictationPageTest {
         .noneMatch(m -> m.contains("Content Security Policy") || m.contains("Refused to"));
   }
 
+  /**
+   * The page says "replayed" exactly when the gateway replayed: when the recording is the same file
+   * as an earlier one. Chromium's fake microphone restarts its file for every recording and the
+   * page drops the silence before the first sound, so the same note usually makes the same bytes;
+   * but on a loaded machine the capture can drop or repeat a block of samples, and that recording
+   * is a different file, which the gateway rightly transcribes afresh. So the note is recorded
+   * until one recording repeats an earlier file (at most {@value #RECORDINGS} times), and every
+   * recording's words and state are checked against what the gateway saw.
+   */
   @Test
   void aRecordedNoteShowsItsWordsAndTheSameNoteRecordedAgainIsReplayed() throws Exception {
     // A setting no other test uses, so that this note is new to the gateway whatever ran before.
     new Select(browser.byId("format")).selectByValue("text");
+    int before = proxy.uploads().size();
     record();
-    browser.await().until(d -> "done".equals(state()));
-    assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+    browser.await().until(d -> isFinished(state()));
+    assertThat(state()).as(browser.text("status")).isEqualTo("done");
     assertThat(browser.text("status")).isEqualTo("Done.");
-
-    record();
-    browser
-        .await()
-        .until(
-            d ->
-                !"uploading".equals(state())
-                    && !"waiting".equals(state())
-                    && !"encoding".equals(state()));
-    assertThat(state()).as(browser.text("status")).isEqualTo("replayed");
-    assertThat(browser.text("status")).contains("replayed");
     assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
 
-    List<FrontProxy.Upload> uploads = proxy.uploads();
-    assertThat(uploads).hasSize(2);
-    assertThat(uploads.get(1).audioSha256()).isEqualTo(uploads.get(0).audioSha256());
-    assertThat(uploads.get(1).idempotencyKey()).isNotEqualTo(uploads.get(0).idempotencyKey());
-    assertThat(uploads.get(0).replayed()).isNull();
-    assertThat(uploads.get(1).replayed()).isEqualTo("true");
+    boolean replayed = false;
+    for (int recording = 2; recording <= RECORDINGS && !replayed; recording++) {
+      record();
+      browser.await().until(d -> isFinished(state()));
+      List<FrontProxy.Upload> uploads = proxy.uploads().subList(before, proxy.uploads().size());
+      FrontProxy.Upload last = uploads.get(uploads.size() - 1);
+      boolean sameFileAsBefore =
+          uploads.subList(0, uploads.size() - 1).stream()
+              .anyMatch(earlier -> earlier.audioSha256().equals(last.audioSha256()));
+      assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+      assertThat(last.replayed())
+          .as(uploads.toString())
+          .isEqualTo(sameFileAsBefore ? "true" : null);
+      assertThat(state()).as(uploads.toString()).isEqualTo(sameFileAsBefore ? "replayed" : "done");
+      replayed = sameFileAsBefore;
+    }
+    assertThat(replayed)
+        .as(
+            "one of %d recordings of the same note repeated an earlier file: %s",
+            RECORDINGS, proxy.uploads())
+        .isTrue();
+    assertThat(browser.text("status")).contains("replayed");
+    List<FrontProxy.Upload> uploads = proxy.uploads().subList(before, proxy.uploads().size());
+    assertThat(uploads).extracting(FrontProxy.Upload::idempotencyKey).doesNotHaveDuplicates();
+    assertThat(uploads).extracting(FrontProxy.Upload::status).containsOnly(200);
   }
 
   @Test
