@@ -36,8 +36,12 @@ public final class Browser implements AutoCloseable {
 
   public static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
 
-  /** Long enough for a loaded two-core machine; a passing wait returns as soon as it holds. */
-  public static final Duration WAIT = Duration.ofSeconds(30);
+  /**
+   * Long enough for a fresh offline transcription on a loaded two-core machine (it can take longer
+   * than the page's 30 s read timeout, and the page then resends); a passing wait returns as soon
+   * as it holds.
+   */
+  public static final Duration WAIT = Duration.ofMinutes(2);
 
   private final ChromeDriver driver;
 
