@@ -36,6 +36,8 @@ public final class JsonErrorHandler extends ErrorHandler {
     HttpFields.Mutable headers = response.getHeaders();
     headers.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
     headers.put(TranscriptionHandler.REQUEST_ID, requestId);
+    // Jetty's own errors bypass the routes' before-handler; they carry the same headers.
+    SecurityHeaders.HEADERS.forEach(headers::put);
     if (error.retryAfter() != null) {
       headers.put(
           HttpHeader.RETRY_AFTER, Long.toString(Errors.retryAfterSeconds(error.retryAfter())));

@@ -84,6 +84,7 @@ public final class Routes {
     routes.get("/healthz", operations::health);
     routes.get("/readyz", operations::ready);
     routes.get("/metrics", operations::metrics);
+    WebPages.register(routes);
     // Failures that escape a handler are answered like every other error: one writer, the
     // request's own dialect, Retry-After from the error itself.
     routes.exception(

@@ -1,0 +1,427 @@
+// The dictation page: token, settings, record, send with resends, show the text.
+
+import {startRecording} from './recorder.mjs';
+import {durationMs, encodeWav, trimTrailingSilence} from './wav.mjs';
+import {STANDARD_POLICY, sendWithResends} from './resend-policy.mjs';
+import {adviceFor, listModels, reasonOf, sendAttempt} from './gateway.mjs';
+
+const TOKEN_KEY = 'bolo.token';
+const SETTINGS_KEY = 'bolo.settings';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  token: $('token'),
+  forget: $('forget'),
+  language: $('language'),
+  model: $('model'),
+  format: $('format'),
+  record: $('record'),
+  stop: $('stop'),
+  cancel: $('cancel'),
+  level: $('level'),
+  elapsed: $('elapsed'),
+  status: $('status'),
+  transcript: $('transcript'),
+  copy: $('copy'),
+  copyResult: $('copy-result'),
+  notes: $('notes'),
+  noNotes: $('no-notes'),
+};
+
+/** What the page is doing: at most one recording or upload at a time. */
+let recording = null;
+let upload = null;
+let tick = null;
+
+function say(state, text) {
+  ui.status.dataset.state = state;
+  ui.status.textContent = text;
+}
+
+function token() {
+  return ui.token.value.trim();
+}
+
+function settings() {
+  return {language: ui.language.value, model: ui.model.value, response_format: ui.format.value};
+}
+
+function setButtons({record, stop, cancel}) {
+  ui.record.disabled = !record;
+  ui.stop.disabled = !stop;
+  ui.cancel.disabled = !cancel;
+}
+
+function clock(ms) {
+  const seconds = Math.floor(ms / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+// ---- token and settings ----
+
+function restore() {
+  ui.token.value = localStorage.getItem(TOKEN_KEY) ?? '';
+  try {
+    const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? '{}');
+    if (saved.language != null) ui.language.value = saved.language;
+    if (saved.response_format) ui.format.value = saved.response_format;
+    ui.model.dataset.wanted = saved.model ?? '';
+  } catch (e) {
+    localStorage.removeItem(SETTINGS_KEY);
+  }
+}
+
+function saveSettings() {
+  localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings()));
+}
+
+async function loadModels() {
+  const current = token();
+  const wanted = ui.model.value || ui.model.dataset.wanted || '';
+  ui.model.replaceChildren(new Option("The engine's default", ''));
+  if (!current) {
+    return;
+  }
+  const result = await listModels(current);
+  if (current !== token()) {
+    return; // The token changed meanwhile; its own load fills the list.
+  }
+  if (!result.ok) {
+    if (!recording && !upload) {
+      say('error', adviceFor(result.failure));
+    }
+    return;
+  }
+  for (const id of result.models) {
+    ui.model.add(new Option(id, id));
+  }
+  ui.model.value = result.models.includes(wanted) ? wanted : '';
+  if (!recording && !upload && ui.status.dataset.state !== 'done') {
+    say('idle', 'Ready: press Record to start a note.');
+  }
+}
+
+ui.token.addEventListener('change', () => {
+  if (token()) {
+    localStorage.setItem(TOKEN_KEY, token());
+  } else {
+    localStorage.removeItem(TOKEN_KEY);
+  }
+  loadModels();
+});
+
+ui.forget.addEventListener('click', () => {
+  localStorage.removeItem(TOKEN_KEY);
+  ui.token.value = '';
+  ui.model.replaceChildren(new Option("The engine's default", ''));
+  say('idle', 'Token forgotten: this browser no longer keeps it. Paste a token to record again.');
+  ui.token.focus();
+});
+
+for (const select of [ui.language, ui.model, ui.format]) {
+  select.addEventListener('change', saveSettings);
+}
+
+// ---- recording ----
+
+ui.record.addEventListener('click', async () => {
+  if (recording || upload) {
+    return;
+  }
+  if (!token()) {
+    say('error', 'No device token: paste the token of this device in Settings first.');
+    ui.token.focus();
+    return;
+  }
+  if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
+    say(
+      'error',
+      'This browser cannot record here: open the page over HTTPS (or on this computer) in a current browser.',
+    );
+    return;
+  }
+  setButtons({record: false, stop: false, cancel: false});
+  say('starting', 'Starting the microphone…');
+  let started;
+  try {
+    started = await startRecording({onLevel: (rms) => (ui.level.value = levelOf(rms))});
+  } catch (e) {
+    setButtons({record: true, stop: false, cancel: false});
+    say('error', microphoneAdvice(e));
+    return;
+  }
+  const since = performance.now();
+  recording = started;
+  ui.elapsed.textContent = '0:00';
+  tick = setInterval(() => (ui.elapsed.textContent = clock(performance.now() - since)), 250);
+  setButtons({record: false, stop: true, cancel: true});
+  ui.stop.focus();
+  say('recording', 'Recording. Press "Stop and send" to send the note, or Cancel to drop it.');
+});
+
+/** RMS as a meter reading: -60 dBFS and below is 0, full scale is 1. */
+function levelOf(rms) {
+  const db = 20 * Math.log10(Math.max(rms, 1e-6));
+  return Math.max(0, Math.min(1, (db + 60) / 60));
+}
+
+function microphoneAdvice(error) {
+  switch (error?.name) {
+    case 'NotAllowedError':
+      return 'The microphone is blocked for this page. Allow it in the browser\'s site settings, then press Record again.';
+    case 'NotFoundError':
+      return 'No microphone was found. Connect one, then press Record again.';
+    case 'NotReadableError':
+      return 'The microphone is in use by another program or failed. Close that program, then press Record again.';
+    default:
+      return `The microphone could not start (${error?.message ?? error}). Reload the page and try again.`;
+  }
+}
+
+function endRecording() {
+  clearInterval(tick);
+  tick = null;
+  ui.level.value = 0;
+  recording = null;
+}
+
+ui.stop.addEventListener('click', async () => {
+  if (!recording) {
+    return;
+  }
+  const active = recording;
+  setButtons({record: false, stop: false, cancel: false});
+  say('encoding', 'Preparing the note…');
+  const {samples, heard} = await active.stop();
+  endRecording();
+  const kept = trimTrailingSilence(samples);
+  if (!heard || kept.length === 0) {
+    setButtons({record: true, stop: false, cancel: false});
+    say(
+      'error',
+      'Nothing was heard: the microphone gave only silence. Check that the right microphone is selected and not muted, then record again.',
+    );
+    ui.record.focus();
+    return;
+  }
+  const note = await newNote(kept);
+  addToList(note);
+  await send(note);
+});
+
+ui.cancel.addEventListener('click', () => {
+  if (recording) {
+    recording.cancel();
+    endRecording();
+    setButtons({record: true, stop: false, cancel: false});
+    say('cancelled', 'Recording cancelled: nothing was sent.');
+    ui.record.focus();
+    return;
+  }
+  if (upload) {
+    // A cancel is final: the attempt in flight is aborted and no attempt starts after it.
+    upload.abort();
+  }
+});
+
+// ---- a note and its upload ----
+
+let noteCount = 0;
+
+async function newNote(samples) {
+  const wav = encodeWav(samples);
+  return {
+    number: ++noteCount,
+    key: newKey(),
+    wav,
+    sha256: await sha256Hex(wav),
+    durationMs: durationMs(samples),
+    settings: settings(),
+    recordedAt: new Date(),
+    state: 'sending',
+    attempts: 0,
+    text: '',
+    item: null,
+  };
+}
+
+/** One Idempotency-Key per note, kept for all its attempts. */
+function newKey() {
+  if (crypto.randomUUID) {
+    return crypto.randomUUID();
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The audio's SHA-256 for X-Bolo-Audio-Sha256; null where the browser offers no digest. */
+async function sha256Hex(bytes) {
+  if (!crypto.subtle) {
+    return null;
+  }
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+async function send(note) {
+  const controller = new AbortController();
+  upload = controller;
+  setButtons({record: false, stop: false, cancel: true});
+  ui.cancel.focus();
+  note.state = 'sending';
+  renderNote(note);
+  const max = STANDARD_POLICY.maxAttempts;
+  let prefix = '';
+  let shownPercent = -1;
+  const outcome = await sendWithResends({
+    signal: controller.signal,
+    onEvent(event) {
+      if (event.type === 'attempt') {
+        note.attempts = event.attempt;
+        prefix =
+          event.reason == null
+            ? ''
+            : `Attempt ${event.attempt} of ${max} because ${reasonOf(event.reason)}: `;
+        shownPercent = -1;
+        say('uploading', `${prefix}uploading 0 %.`);
+      } else if (event.type === 'pause') {
+        const seconds = Math.max(1, Math.round(event.waitMs / 1000));
+        say(
+          'waiting-to-resend',
+          `Attempt ${event.attempt + 1} of ${max} in ${seconds} s because ${reasonOf(event.failure)}.`,
+        );
+      }
+    },
+    send: (attempt, signal) =>
+      sendAttempt({
+        note,
+        token: token(),
+        attempt,
+        signal,
+        onProgress(fraction) {
+          // Whole tens only: a screen reader reads every change of a live region.
+          const percent = Math.floor(fraction * 10) * 10;
+          if (percent !== shownPercent && percent < 100) {
+            shownPercent = percent;
+            say('uploading', `${prefix}uploading ${percent} %.`);
+          }
+        },
+        onSent() {
+          say('waiting', `${prefix}uploaded; waiting for the transcript.`);
+        },
+      }),
+  });
+  upload = null;
+  setButtons({record: true, stop: false, cancel: false});
+  finish(note, outcome);
+}
+
+function finish(note, outcome) {
+  note.attempts = outcome.attempts;
+  switch (outcome.kind) {
+    case 'transcribed': {
+      const {body, replayed} = outcome.response;
+      note.state = replayed ? 'replayed' : 'done';
+      note.text = body.text;
+      note.wav = null; // Done: nothing more to send.
+      ui.transcript.textContent = body.text;
+      ui.copy.disabled = body.text === '';
+      say(
+        note.state,
+        replayed
+          ? 'Done, replayed: the gateway had already transcribed this note and answered from its memory, without charging it again.'
+          : 'Done.',
+      );
+      ui.record.focus();
+      break;
+    }
+    case 'cancelled':
+      note.state = 'cancelled';
+      say('cancelled', 'Cancelled: nothing more is sent for this note.');
+      ui.record.focus();
+      break;
+    case 'refused':
+      note.state = 'failed';
+      say('error', adviceFor(outcome.failure));
+      ui.record.focus();
+      break;
+    case 'gave-up':
+      note.state = 'failed';
+      say(
+        'error',
+        `The gateway could not transcribe the note in ${outcome.attempts} attempts; the last failed because ${reasonOf(outcome.failure)}. The recording is kept: press "Send again" in the list of notes to try later.`,
+      );
+      ui.record.focus();
+      break;
+  }
+  renderNote(note);
+}
+
+// ---- the session's notes ----
+
+const STATE_WORDS = {
+  sending: 'sending',
+  done: 'done',
+  replayed: 'done, replayed',
+  cancelled: 'cancelled',
+  failed: 'not transcribed',
+};
+
+function addToList(note) {
+  note.item = document.createElement('li');
+  ui.notes.prepend(note.item);
+  ui.noNotes.hidden = true;
+}
+
+function renderNote(note) {
+  const meta = document.createElement('span');
+  meta.className = 'meta';
+  const attempts = note.attempts === 1 ? '1 attempt' : `${note.attempts} attempts`;
+  meta.textContent =
+    `Note ${note.number}, ${note.recordedAt.toLocaleTimeString()}, ` +
+    `${(note.durationMs / 1000).toFixed(1)} s: ${STATE_WORDS[note.state]}` +
+    (note.state === 'sending' ? '' : ` (${attempts})`);
+  const parts = [meta];
+  if (note.text) {
+    const text = document.createElement('q');
+    text.textContent = note.text;
+    parts.push(document.createTextNode(' '), text);
+  }
+  if ((note.state === 'failed' || note.state === 'cancelled') && note.wav) {
+    const again = document.createElement('button');
+    again.type = 'button';
+    again.textContent = 'Send again';
+    again.setAttribute('aria-label', `Send note ${note.number} again`);
+    again.addEventListener('click', () => {
+      if (!recording && !upload) {
+        send(note);
+      }
+    });
+    parts.push(document.createTextNode(' '), again);
+  }
+  note.item.replaceChildren(...parts);
+}
+
+// ---- the transcript ----
+
+ui.copy.addEventListener('click', async () => {
+  const text = ui.transcript.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    ui.copyResult.textContent = 'Copied.';
+  } catch (e) {
+    // Without the clipboard API (plain HTTP): select the text so the person can copy it.
+    const range = document.createRange();
+    range.selectNodeContents(ui.transcript);
+    const selection = getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    ui.copyResult.textContent = 'Selected: press Ctrl+C (or ⌘C) to copy.';
+  }
+});
+
+restore();
+if (token()) {
+  say('idle', 'Ready: press Record to start a note.');
+  loadModels();
+}

@@ -1,0 +1,206 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The pages and their files as served over HTTP: from the jar, with their types, with the security
+ * headers (on every other answer too), and with nothing inline and nothing from elsewhere, so the
+ * strict Content-Security-Policy holds for them.
+ */
+class WebPagesTest {
+
+  @TempDir Path dataDir;
+
+  private FakeProvider provider;
+  private Gateway gateway;
+
+  @BeforeEach
+  void start() throws Exception {
+    provider = new FakeProvider();
+    gateway = Gateway.openAi(provider, dataDir, Map.of());
+  }
+
+  @AfterEach
+  void stop() {
+    gateway.close();
+    provider.close();
+  }
+
+  private record Answer(
+      int status, String body, @Nullable String type, Map<String, List<String>> headers) {
+    @Nullable String header(String name) {
+      return headers.entrySet().stream()
+          .filter(e -> e.getKey().equalsIgnoreCase(name))
+          .map(e -> e.getValue().get(0))
+          .findFirst()
+          .orElse(null);
+    }
+
+    String required(String name) {
+      String value = header(name);
+      assertThat(value).as(name).isNotNull();
+      return java.util.Objects.requireNonNull(value);
+    }
+  }
+
+  private Answer get(String path, String... headers) throws Exception {
+    Request.Builder request = new Request.Builder().url(gateway.url(path));
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    try (Response response = gateway.client().newCall(request.build()).execute()) {
+      return new Answer(
+          response.code(),
+          response.body().string(),
+          response.header("Content-Type"),
+          response.headers().toMultimap());
+    }
+  }
+
+  @Test
+  void everyPageFileAndApiAnswerCarriesTheSecurityHeaders() throws Exception {
+    for (String path :
+        List.of(
+            "/",
+            "/assets/dictation.mjs",
+            "/assets/dictation.css",
+            "/assets/no-such-file.mjs",
+            "/healthz",
+            "/v1/models",
+            "/no/such/path")) {
+      Answer answer = get(path);
+      SecurityHeaders.HEADERS.forEach(
+          (name, value) -> assertThat(answer.header(name)).as(path + " " + name).isEqualTo(value));
+    }
+  }
+
+  @Test
+  void thePolicyAllowsNoInlineScriptNoEvalAndNoOtherOriginAndNoFraming() throws Exception {
+    String policy = get("/").required("Content-Security-Policy");
+    Map<String, Set<String>> directives = new java.util.HashMap<>();
+    for (String directive : policy.split(";")) {
+      List<String> words = Arrays.asList(directive.trim().split("\\s+"));
+      directives.put(words.get(0), Set.copyOf(words.subList(1, words.size())));
+    }
+
+    assertThat(policy).doesNotContain("unsafe-inline", "unsafe-eval", "*", "http:", "https:");
+    assertThat(directives.get("default-src")).containsExactly("'self'");
+    assertThat(directives.get("script-src")).containsExactly("'self'");
+    assertThat(directives.get("connect-src")).containsExactly("'self'");
+    assertThat(directives.get("frame-ancestors")).containsExactly("'none'");
+    assertThat(get("/").header("X-Frame-Options")).isEqualTo("DENY");
+    assertThat(get("/").header("X-Content-Type-Options")).isEqualTo("nosniff");
+    assertThat(get("/").header("Referrer-Policy")).isEqualTo("no-referrer");
+  }
+
+  @Test
+  void thePageAndEveryFileItLoadsComeFromTheGatewayWithNothingInline() throws Exception {
+    Answer page = get("/");
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(String.valueOf(page.type()).replace(" ", "")).isEqualTo("text/html;charset=utf-8");
+    String html = page.body();
+    // Inline script, inline style and event-handler attributes would all be refused by the CSP.
+    assertThat(Pattern.compile("<script(?![^>]*\\bsrc=)").matcher(html).find()).isFalse();
+    assertThat(html).doesNotContain("<style", " style=", "javascript:");
+    assertThat(Pattern.compile("\\son[a-z]+=").matcher(html).find()).isFalse();
+    for (String id : List.of("token", "record", "stop", "cancel", "status", "transcript")) {
+      assertThat(html).contains("id=\"" + id + "\"");
+    }
+    assertThat(html).contains("id=\"status\" role=\"status\" aria-live=\"polite\"");
+
+    // Every file the page names, and every module those import, is the gateway's own.
+    Pattern reference =
+        Pattern.compile("(?:src|href)=\"([^\"]+)\"|from '([^']+)'|addModule\\('([^']+)'\\)");
+    Deque<String> toVisit = new ArrayDeque<>();
+    Set<String> seen = new HashSet<>();
+    collect(reference.matcher(html), toVisit);
+    while (!toVisit.isEmpty()) {
+      String file = toVisit.pop();
+      if (!seen.add(file)) {
+        continue;
+      }
+      assertThat(file).as("a file of the gateway").startsWith("/assets/");
+      Answer answer = get(file);
+      assertThat(answer.status()).as(file).isEqualTo(200);
+      assertThat(String.valueOf(answer.type()).replace(" ", ""))
+          .as(file)
+          .isIn("text/javascript;charset=utf-8", "text/css;charset=utf-8", "image/svg+xml");
+      if (file.endsWith(".mjs")) {
+        assertThat(answer.body()).as(file).doesNotContain("eval(", "new Function", "innerHTML");
+        collect(reference.matcher(answer.body()), toVisit);
+      }
+    }
+    assertThat(seen)
+        .contains(
+            "/assets/dictation.mjs",
+            "/assets/dictation.css",
+            "/assets/resend-policy.mjs",
+            "/assets/recorder.mjs",
+            "/assets/recorder-worklet.mjs",
+            "/assets/wav.mjs",
+            "/assets/gateway.mjs");
+  }
+
+  /** Adds each reference, made absolute: the modules import each other as {@code ./NAME}. */
+  private static void collect(Matcher matches, Deque<String> toVisit) {
+    while (matches.find()) {
+      for (int group = 1; group <= matches.groupCount(); group++) {
+        String found = matches.group(group);
+        if (found != null) {
+          toVisit.push(found.startsWith("./") ? "/assets/" + found.substring(2) : found);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aFileIsRevalidatedByItsETagAndAnUnchangedOneCostsA304() throws Exception {
+    Answer first = get("/assets/dictation.mjs");
+    String etag = first.required("ETag");
+    assertThat(first.header("Cache-Control")).isEqualTo("no-cache");
+    assertThat(etag).matches("\"[0-9a-f]{32}\"");
+
+    Answer again = get("/assets/dictation.mjs", "If-None-Match", etag);
+
+    assertThat(again.status()).isEqualTo(304);
+    assertThat(again.body()).isEmpty();
+    assertThat(get("/assets/dictation.mjs", "If-None-Match", "\"other\"").status()).isEqualTo(200);
+  }
+
+  @Test
+  void onlyFilesOfThePagesFolderWithAKnownTypeAreServed() throws Exception {
+    for (String path :
+        List.of(
+            "/assets/no-such-file.mjs",
+            "/assets/dictation.html",
+            "/assets/.hidden.css",
+            "/assets/..%2Fhttp%2FRoutes.class",
+            "/assets/..%2F..%2F..%2F..%2Flogback.xml",
+            "/assets/%2E%2E%2Flogback.xml")) {
+      Answer answer = get(path);
+      assertThat(answer.status()).as(path).isEqualTo(404);
+      assertThat(answer.type()).as(path).isEqualTo("application/json");
+      assertThat(answer.body()).as(path).contains("\"code\":\"not_found\"");
+    }
+  }
+}

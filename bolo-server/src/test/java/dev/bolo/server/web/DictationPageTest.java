@@ -1,0 +1,318 @@
+package dev.bolo.server.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Browser;
+import dev.bolo.server.testing.FrontProxy;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.NpmPackages;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+
+/**
+ * The dictation page in a real browser: headless Chromium whose microphone plays a committed sample
+ * note, a real gateway on the offline engine behind a same-origin proxy, and the page's own
+ * JavaScript recording, encoding and uploading the note.
+ */
+class DictationPageTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The note the microphone plays, and the words the offline engine hears in it. */
+  private static final Path NOTE = Path.of("..", "samples", "notes", "groceries.wav");
+
+  private static final String EXPECTED_WORDS = "buy milk and eggs";
+
+  /** Silence around the note in the microphone's loop: before it, and after it until it loops. */
+  private static final double LEAD_SECONDS = 0.5;
+
+  private static final double TRAIL_SECONDS = 4;
+
+  /** When Stop is pressed: after the note has ended, before the loop plays it again. */
+  private static final String STOP_AT = "0:05";
+
+  /** How often the replay test records the note before it gives up on a repeated file. */
+  private static final int RECORDINGS = 4;
+
+  @TempDir static Path dataDir;
+
+  private static Gateway gateway;
+  private static FrontProxy proxy;
+  private static Browser browser;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gateway =
+        Gateway.withRealTime(
+            Map.of(
+                "BOLO_PORT",
+                "0",
+                "BOLO_ENGINE",
+                "offline",
+                "BOLO_DATA_DIR",
+                dataDir.resolve("gateway").toString(),
+                "BOLO_DEVICE_TOKENS",
+                "alpha=" + Gateway.TOKEN_A));
+    proxy = FrontProxy.inFrontOf(gateway.url(""));
+    Path microphone = dataDir.resolve("microphone.wav");
+    Files.write(microphone, withSilenceAround(Files.readAllBytes(NOTE)));
+    browser = Browser.withMicrophone(microphone);
+    awaitReady(gateway);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (browser != null) {
+      browser.close();
+    }
+    if (proxy != null) {
+      proxy.close();
+    }
+    if (gateway != null) {
+      gateway.close();
+    }
+  }
+
+  @BeforeEach
+  void openThePageWithTheToken() {
+    browser.open(proxy.url("/"));
+    browser.driver().executeScript("localStorage.clear()");
+    browser.open(proxy.url("/"));
+    // Tab leaves the field, as a person does after pasting: the page keeps the token then.
+    browser.byId("token").sendKeys(Gateway.TOKEN_A + Keys.TAB);
+    browser.await().until(d -> browser.text("status").startsWith("Ready"));
+  }
+
+  @AfterEach
+  void noFileOrScriptWasRefusedByTheContentSecurityPolicy() {
+    assertThat(browser.consoleMessages())
+        .noneMatch(m -> m.contains("Content Security Policy") || m.contains("Refused to"));
+  }
+
+  /**
+   * The page says "replayed" exactly when the gateway replayed: when the recording is the same file
+   * as an earlier one. Chromium's fake microphone restarts its file for every recording and the
+   * page drops the silence before the first sound, so the same note usually makes the same bytes;
+   * but on a loaded machine the capture can drop or repeat a block of samples, and that recording
+   * is a different file, which the gateway rightly transcribes afresh. So the note is recorded
+   * until one recording repeats an earlier file (at most {@value #RECORDINGS} times), and every
+   * recording's words and state are checked against what the gateway saw.
+   */
+  @Test
+  void aRecordedNoteShowsItsWordsAndTheSameNoteRecordedAgainIsReplayed() throws Exception {
+    // A setting no other test uses, so that this note is new to the gateway whatever ran before.
+    new Select(browser.byId("format")).selectByValue("text");
+    int before = proxy.uploads().size();
+    record();
+    browser.await().until(d -> isFinished(state()));
+    assertThat(state()).as(browser.text("status")).isEqualTo("done");
+    assertThat(browser.text("status")).isEqualTo("Done.");
+    assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+
+    boolean replayed = false;
+    for (int recording = 2; recording <= RECORDINGS && !replayed; recording++) {
+      record();
+      browser.await().until(d -> isFinished(state()));
+      List<FrontProxy.Upload> uploads = proxy.uploads().subList(before, proxy.uploads().size());
+      FrontProxy.Upload last = uploads.get(uploads.size() - 1);
+      boolean sameFileAsBefore =
+          uploads.subList(0, uploads.size() - 1).stream()
+              .anyMatch(earlier -> earlier.audioSha256().equals(last.audioSha256()));
+      assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+      assertThat(last.replayed())
+          .as(uploads.toString())
+          .isEqualTo(sameFileAsBefore ? "true" : null);
+      assertThat(state()).as(uploads.toString()).isEqualTo(sameFileAsBefore ? "replayed" : "done");
+      replayed = sameFileAsBefore;
+    }
+    assertThat(replayed)
+        .as(
+            "one of %d recordings of the same note repeated an earlier file: %s",
+            RECORDINGS, proxy.uploads())
+        .isTrue();
+    assertThat(browser.text("status")).contains("replayed");
+    List<FrontProxy.Upload> uploads = proxy.uploads().subList(before, proxy.uploads().size());
+    assertThat(uploads).extracting(FrontProxy.Upload::idempotencyKey).doesNotHaveDuplicates();
+    assertThat(uploads).extracting(FrontProxy.Upload::status).containsOnly(200);
+  }
+
+  @Test
+  void twoServerFailuresAreResentWithTheSameKeyAndTheTranscriptStillArrives() {
+    proxy.failNextUploads(2, 503);
+    int before = proxy.uploads().size();
+
+    record();
+
+    browser.await().until(d -> browser.text("status").startsWith("Attempt 2 of 4 in"));
+    assertThat(browser.text("status")).contains("because the gateway answered 503");
+    browser.await().until(d -> browser.text("status").startsWith("Attempt 3 of 4 in"));
+    browser.await().until(d -> isFinished(state()));
+    assertThat(state()).as(browser.text("status")).isIn("done", "replayed");
+    assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+    assertThat(browser.text("notes")).contains("3 attempts");
+    List<FrontProxy.Upload> attempts = proxy.uploads().subList(before, proxy.uploads().size());
+    assertThat(attempts).extracting(FrontProxy.Upload::status).containsExactly(503, 503, 200);
+    assertThat(attempts)
+        .extracting(FrontProxy.Upload::idempotencyKey)
+        .doesNotContainNull()
+        .containsOnly(attempts.get(0).idempotencyKey());
+    assertThat(attempts)
+        .extracting(FrontProxy.Upload::audioSha256)
+        .doesNotContainNull()
+        .containsOnly(attempts.get(0).audioSha256());
+  }
+
+  @Test
+  void aNoteCancelledWhileItWaitsToBeResentIsNeverSentAgain() {
+    proxy.failNextUploads(1, 503);
+    int before = proxy.uploads().size();
+    record();
+    browser.await().until(d -> browser.text("status").startsWith("Attempt 2 of 4 in"));
+
+    browser.byId("cancel").click();
+
+    browser.await().until(d -> "cancelled".equals(state()));
+    assertThat(browser.text("status")).contains("nothing more is sent");
+    assertThat(browser.text("notes")).contains("cancelled (1 attempt)");
+    // The next note takes longer than the cancelled one's pause: a resend would come first.
+    record();
+    browser.await().until(d -> isFinished(state()));
+    List<FrontProxy.Upload> uploads = proxy.uploads().subList(before, proxy.uploads().size());
+    assertThat(uploads).extracting(FrontProxy.Upload::status).containsExactly(503, 200);
+    assertThat(uploads.get(1).idempotencyKey()).isNotEqualTo(uploads.get(0).idempotencyKey());
+  }
+
+  @Test
+  void thePageHasNoSeriousOrCriticalAccessibilityViolationsBeforeOrAfterANote() throws Exception {
+    Path axe =
+        NpmPackages.install("browser", "node_modules/axe-core/axe.min.js")
+            .resolve("node_modules/axe-core/axe.min.js");
+    assertThat(seriousViolations(browser.axeViolations(axe))).isEmpty();
+
+    record();
+    browser.await().until(d -> isFinished(state()));
+
+    assertThat(seriousViolations(browser.axeViolations(axe))).isEmpty();
+    Path screenshots = Path.of("target", "screenshots");
+    assertThat(browser.screenshot(screenshots.resolve("dictation-phone.png"), 390, 844, true))
+        .isNotEmptyFile();
+    assertThat(browser.screenshot(screenshots.resolve("dictation-desktop.png"), 1280, 800, false))
+        .isNotEmptyFile();
+  }
+
+  @Test
+  void aTokenTheGatewayRefusesIsSaidInPlainWordsWithWhatToDo() {
+    browser.byId("token").clear();
+    browser.byId("token").sendKeys("not-a-device-token" + Keys.TAB);
+
+    browser.await().until(d -> "error".equals(state()));
+
+    assertThat(browser.text("status"))
+        .startsWith("Token refused")
+        .contains("Paste a current token");
+  }
+
+  @Test
+  void theTokenIsKeptAcrossVisitsUntilItIsForgotten() {
+    browser.open(proxy.url("/"));
+    assertThat(browser.byId("token").getDomProperty("value")).isEqualTo(Gateway.TOKEN_A);
+
+    browser.byId("forget").click();
+
+    assertThat(browser.byId("token").getDomProperty("value")).isEmpty();
+    assertThat(browser.driver().executeScript("return localStorage.getItem('bolo.token')"))
+        .isNull();
+    browser.open(proxy.url("/"));
+    assertThat(browser.byId("token").getDomProperty("value")).isEmpty();
+  }
+
+  /** The violations axe rates serious or critical, as {@code id: help (elements)}. */
+  private static List<String> seriousViolations(String json) throws IOException {
+    assertThat(json).startsWith("[");
+    List<String> serious = new ArrayList<>();
+    for (JsonNode violation : JSON.readTree(json)) {
+      String impact = violation.path("impact").asText();
+      if (impact.equals("serious") || impact.equals("critical")) {
+        serious.add(
+            violation.path("id").asText()
+                + ": "
+                + violation.path("help").asText()
+                + " "
+                + violation.path("nodes"));
+      }
+    }
+    return serious;
+  }
+
+  private static boolean isFinished(String state) {
+    return List.of("done", "replayed", "error", "cancelled").contains(state);
+  }
+
+  private void record() {
+    browser.byId("record").click();
+    browser.await().until(d -> "recording".equals(state()));
+    browser
+        .await()
+        .until(ExpectedConditions.textToBe(org.openqa.selenium.By.id("elapsed"), STOP_AT));
+    browser.byId("stop").click();
+  }
+
+  private static String state() {
+    return browser.byId("status").getDomAttribute("data-state");
+  }
+
+  /** The note with silence before and after it, as the microphone's loop. */
+  static byte[] withSilenceAround(byte[] wav) {
+    ByteBuffer in = ByteBuffer.wrap(wav).order(ByteOrder.LITTLE_ENDIAN);
+    int rate = in.getInt(24);
+    int lead = (int) Math.round(LEAD_SECONDS * rate) * 2;
+    int trail = (int) Math.round(TRAIL_SECONDS * rate) * 2;
+    int data = wav.length - 44;
+    ByteBuffer out = ByteBuffer.allocate(44 + lead + data + trail).order(ByteOrder.LITTLE_ENDIAN);
+    out.put(wav, 0, 44);
+    out.putInt(4, 36 + lead + data + trail);
+    out.putInt(40, lead + data + trail);
+    out.position(44 + lead);
+    out.put(wav, 44, data);
+    return out.array();
+  }
+
+  private static void awaitReady(Gateway gateway) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (true) {
+      try (Response response =
+          gateway
+              .client()
+              .newCall(new Request.Builder().url(gateway.url("/readyz")).build())
+              .execute()) {
+        if (response.code() == 200) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the gateway is not ready: " + response.body().string());
+        }
+      }
+      Thread.sleep(100);
+    }
+  }
+}
