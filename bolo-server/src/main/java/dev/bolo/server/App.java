@@ -11,6 +11,7 @@ import dev.bolo.server.engine.offline.OfflineConfig;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.http.AdminRoutes;
 import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.HeaderDeadline;
 import dev.bolo.server.http.InFlightRequests;
@@ -260,6 +261,12 @@ public final class App implements AutoCloseable {
               // for a saving of a few header objects per request.
               javalinConfig.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
               Routes.register(javalinConfig.routes, services);
+              String adminToken = config.admin().token();
+              if (adminToken != null) {
+                AdminRoutes.register(
+                    javalinConfig.routes,
+                    new AdminRoutes.Services(adminToken, ledger, kept, metrics, clock));
+              }
             });
   }
 

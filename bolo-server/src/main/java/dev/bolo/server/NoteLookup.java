@@ -115,7 +115,7 @@ public final class NoteLookup {
               transcript.durationMeasured(),
               transcript.engine(),
               "ok",
-              true,
+              UsageRecord.Replay.CACHED,
               requestId,
               clock.instant()));
     } catch (RuntimeException e) {
