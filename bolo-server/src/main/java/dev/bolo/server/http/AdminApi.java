@@ -32,7 +32,9 @@ final class AdminApi {
   /** A request body is a name or a number: a kilobyte is plenty and bounds what is parsed. */
   private static final int MAX_BODY_BYTES = 1024;
 
-  /** The ranges a chart offers: each with its bucket width and count, the last bucket holding now. */
+  /**
+   * The ranges a chart offers: each with its bucket width and count, the last bucket holding now.
+   */
   enum Range {
     HOUR("hour", Duration.ofMinutes(1), 60),
     DAY("day", Duration.ofHours(1), 24),
@@ -159,8 +161,8 @@ final class AdminApi {
   }
 
   /**
-   * {@code GET /admin/api/usage?range=hour|day|30d&device=NAME}: usage per bucket and in total,
-   * for one device or all, with each device's totals over the range.
+   * {@code GET /admin/api/usage?range=hour|day|30d&device=NAME}: usage per bucket and in total, for
+   * one device or all, with each device's totals over the range.
    */
   void usage(Context ctx) {
     String rangeName = ctx.queryParam("range");

@@ -14,8 +14,7 @@ import org.jspecify.annotations.Nullable;
  * @param width each bucket's length, at least a minute
  * @param buckets how many, 1 to {@link #MAX_BUCKETS}
  */
-public record UsageSeriesQuery(
-    @Nullable String device, Instant from, Duration width, int buckets) {
+public record UsageSeriesQuery(@Nullable String device, Instant from, Duration width, int buckets) {
 
   /** A chart has a point per bucket: more than this is not a chart anyone reads. */
   public static final int MAX_BUCKETS = 1_000;
