@@ -360,6 +360,50 @@ class AdminApiTest {
     }
   }
 
+  @Test
+  void everyFieldAndRouteTheApiAnswersIsInItsDocument() throws Exception {
+    start(Map.of());
+    String doc = java.nio.file.Files.readString(Path.of("..", "docs", "admin-api.md"));
+    gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(500, 11)));
+    List<JsonNode> answers =
+        List.of(
+            admin("GET", "/admin/api/devices", null).body(),
+            admin("POST", "/admin/api/devices", "{\"name\":\"kitchen\"}").body(),
+            admin("PUT", "/admin/api/devices/kitchen/quota", "{\"seconds\":5}").body(),
+            admin("GET", "/admin/api/usage?range=hour", null).body(),
+            live(),
+            admin("GET", "/admin/api/usage?range=year", null).body());
+    java.util.Set<String> fields = new java.util.TreeSet<>();
+    for (JsonNode answer : answers) {
+      collectFields(answer, fields);
+    }
+    assertThat(fields).hasSizeGreaterThan(30);
+
+    assertThat(fields).allSatisfy(field -> assertThat(doc).contains("`" + field + "`"));
+    for (String route :
+        List.of(
+            "GET /admin/api/devices",
+            "POST /admin/api/devices",
+            "POST /admin/api/devices/{name}/revoke",
+            "PUT /admin/api/devices/{name}/quota",
+            "GET /admin/api/usage",
+            "GET /admin/api/live")) {
+      assertThat(doc).contains("`" + route);
+    }
+  }
+
+  private static void collectFields(JsonNode node, java.util.Set<String> fields) {
+    if (node.isArray()) {
+      node.forEach(element -> collectFields(element, fields));
+    }
+    node.properties()
+        .forEach(
+            entry -> {
+              fields.add(entry.getKey());
+              collectFields(entry.getValue(), fields);
+            });
+  }
+
   private JsonNode live() {
     try {
       return admin("GET", "/admin/api/live", null).body();

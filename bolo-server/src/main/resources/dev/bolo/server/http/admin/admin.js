@@ -9,11 +9,13 @@
   const LIVE_EVERY_MS = 5000;
   const USAGE_EVERY_MS = 30000;
   const SVG = 'http://www.w3.org/2000/svg';
-  const CHART = { width: 640, height: 220, left: 44, right: 8, top: 12, bottom: 28 };
+  // Margins in CSS pixels: the chart's coordinates are its size on screen, so text keeps its size.
+  const CHART = { height: 220, left: 48, right: 8, top: 12, bottom: 28 };
 
   const $ = (id) => document.getElementById(id);
   let liveTimer = null;
   let usageTimer = null;
+  let lastUsage = null;
 
   function token() {
     return sessionStorage.getItem(TOKEN_KEY);
@@ -231,14 +233,16 @@
 
   // Stacked bars, one group per bucket, drawn from the JSON: each part is [class, value, label].
   function drawBars(chart, buckets, parts, range, unit) {
-    const plotWidth = CHART.width - CHART.left - CHART.right;
+    const width = Math.max(280, Math.round(chart.getBoundingClientRect().width) || 640);
+    chart.setAttribute('viewBox', '0 0 ' + width + ' ' + CHART.height);
+    const plotWidth = width - CHART.left - CHART.right;
     const plotHeight = CHART.height - CHART.top - CHART.bottom;
     const totals = buckets.map((b) => parts(b).reduce((sum, p) => sum + p[1], 0));
     const max = Math.max(1, ...totals);
     const step = plotWidth / buckets.length;
     const nodes = [];
     nodes.push(svg('line', {
-      class: 'axis', x1: CHART.left, x2: CHART.width - CHART.right,
+      class: 'axis', x1: CHART.left, x2: width - CHART.right,
       y1: CHART.top + plotHeight, y2: CHART.top + plotHeight,
     }));
     nodes.push(svg('text', { class: 'tick', x: CHART.left - 4, y: CHART.top + 8, 'text-anchor': 'end' },
@@ -270,6 +274,7 @@
       }
       nodes.push(group);
     });
+    // First, middle and last: more would not fit at phone width.
     const labels = [0, Math.floor(buckets.length / 2), buckets.length - 1];
     for (const i of [...new Set(labels)]) {
       nodes.push(svg('text', {
@@ -298,6 +303,11 @@
       path += '&device=' + encodeURIComponent(device);
     }
     const usage = await api(path);
+    lastUsage = { usage, range };
+    drawUsage(usage, range);
+  }
+
+  function drawUsage(usage, range) {
     const total = usage.total;
     const figures = [
       ['Requests', String(total.requests)],
@@ -372,6 +382,7 @@
       dt.textContent = term;
       const dd = document.createElement('dd');
       dd.textContent = String(value);
+      dd.dataset.figure = term.toLowerCase().replaceAll(' ', '-');
       list.push(dt, dd);
     }
     $('live').replaceChildren(...list);
@@ -400,7 +411,8 @@
       return;
     }
     liveTimer = setInterval(() => loadLive().catch(report), LIVE_EVERY_MS);
-    usageTimer = setInterval(() => loadUsage().catch(report), USAGE_EVERY_MS);
+    usageTimer = setInterval(
+      () => Promise.all([loadDevices(), loadUsage()]).catch(report), USAGE_EVERY_MS);
   }
 
   function signOut() {
@@ -436,7 +448,13 @@
     $('copy-token').addEventListener('click', copyToken);
     $('usage-form').addEventListener('submit', (event) => {
       event.preventDefault();
-      loadUsage().catch(report);
+      Promise.all([loadDevices(), loadUsage()]).catch(report);
+    });
+    // The charts are drawn at their size on screen: redraw when it changes.
+    window.addEventListener('resize', () => {
+      if (lastUsage && !$('dashboard').hidden) {
+        drawUsage(lastUsage.usage, lastUsage.range);
+      }
     });
     $('range').addEventListener('change', () => loadUsage().catch(report));
     $('usage-device').addEventListener('change', () => loadUsage().catch(report));
