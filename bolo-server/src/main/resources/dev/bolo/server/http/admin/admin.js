@@ -86,6 +86,11 @@
     return Math.floor(value / 3600) + ' h ' + Math.round((value % 3600) / 60) + ' min';
   }
 
+  // Engine latency: milliseconds under a second, where most hosted calls are.
+  function latency(value) {
+    return value < 1 ? Math.round(value * 1000) + ' ms' : seconds(value);
+  }
+
   function percent(rate) {
     return Math.round(rate * 1000) / 10 + ' %';
   }
@@ -373,8 +378,8 @@
       ['Offline pool busy', live.offline_pool ? live.offline_pool.busy + ' of ' + live.offline_pool.size : 'no offline engine'],
       ['Offline pool queued', live.offline_pool ? live.offline_pool.queued : 'no offline engine'],
       ['Engine calls', live.upstream.calls],
-      ['Engine p50', live.upstream.p50_seconds === null ? 'no calls yet' : seconds(live.upstream.p50_seconds)],
-      ['Engine p99', live.upstream.p99_seconds === null ? 'no calls yet' : seconds(live.upstream.p99_seconds)],
+      ['Engine p50', live.upstream.p50_seconds === null ? 'no calls yet' : latency(live.upstream.p50_seconds)],
+      ['Engine p99', live.upstream.p99_seconds === null ? 'no calls yet' : latency(live.upstream.p99_seconds)],
     ];
     const list = [];
     for (const [term, value] of figures) {
