@@ -126,7 +126,16 @@ public final class GatewayLoad {
       System.out.print(report);
 
       for (var target : urls.entrySet()) {
-        wrk(script, body, target.getValue(), tokenFor(target.getKey()), options, 3, "warm");
+        // A gateway serves for days: measure it after the JIT has compiled its request path (on
+        // two cores that takes tens of seconds of load), as JMH measures after its warm-up.
+        wrk(
+            script,
+            body,
+            target.getValue(),
+            tokenFor(target.getKey()),
+            options,
+            options.warmupSeconds(),
+            "warm");
       }
       Map<String, List<WrkResult>> results = new LinkedHashMap<>();
       HeapSampler heap = new HeapSampler(gateway.pid());
@@ -369,8 +378,8 @@ public final class GatewayLoad {
         String.format(
             Locale.ROOT,
             "- %s UTC, commit %s%n- machine: %d cores (%s), %s memory; load average at start %s%n"
-                + "- %s%n- wrk, %d connections, 2 threads, %d KB unique WAV notes, %d s per target"
-                + " per round, %d rounds; provider stand-in delay %d ms; gateway heap -Xmx%s%n"
+                + "- %s%n- wrk, %d connections, 2 threads, %d KB unique WAV notes, %d s of"
+                + " unmeasured warm-up per target, then %d s per target per round, %d rounds; provider stand-in delay %d ms; gateway heap -Xmx%s%n"
                 + "- nginx %s: proxy_pass with request buffering, access log off%n%n",
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
                 .withZone(ZoneOffset.UTC)
@@ -383,6 +392,7 @@ public final class GatewayLoad {
             System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
             options.connections(),
             options.noteKb(),
+            options.warmupSeconds(),
             options.seconds(),
             options.rounds(),
             options.delayMillis(),
@@ -829,6 +839,7 @@ public final class GatewayLoad {
       int attackers,
       int copies,
       int stormNotes,
+      int warmupSeconds,
       String heap,
       List<String> targets,
       @Nullable Path baseline) {
@@ -847,6 +858,7 @@ public final class GatewayLoad {
               Integer.parseInt(values.getOrDefault("--attackers", "0")),
               Integer.parseInt(values.getOrDefault("--copies", "4")),
               Integer.parseInt(values.getOrDefault("--storm-notes", "100")),
+              Integer.parseInt(values.getOrDefault("--warmup", "30")),
               values.getOrDefault("--heap", "512m"),
               List.of(values.getOrDefault("--targets", "direct,nginx,gateway").split(",")),
               values.containsKey("--baseline") ? Path.of(values.get("--baseline")) : null);
@@ -860,6 +872,7 @@ public final class GatewayLoad {
                 "--attackers",
                 "--copies",
                 "--storm-notes",
+                "--warmup",
                 "--heap",
                 "--targets",
                 "--baseline")
