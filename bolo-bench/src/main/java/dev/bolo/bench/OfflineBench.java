@@ -124,7 +124,7 @@ public final class OfflineBench {
     List<Clip> notes = Clip.sampleNotes(notesDir);
     List<Clip> librivox = Clip.librivox(librivoxDir);
     long started = System.nanoTime();
-    try (Transcriber transcriber = transcriber(config)) {
+    try (ClipRecognizer transcriber = transcriber(config)) {
       double loadSeconds = (System.nanoTime() - started) / 1e9;
       System.gc();
       long liveHeap = usedHeap();
@@ -148,7 +148,7 @@ public final class OfflineBench {
     }
   }
 
-  private static Transcriber transcriber(String config) throws Exception {
+  private static ClipRecognizer transcriber(String config) throws Exception {
     OfflineConfig defaults = OfflineConfig.defaults();
     if (config.startsWith("custom:")) {
       String[] v = config.substring("custom:".length()).split(",");
@@ -160,12 +160,12 @@ public final class OfflineBench {
               Double.parseDouble(v[3]),
               Double.parseDouble(v[4]),
               Double.parseDouble(v[5]));
-      return Transcriber.engine(defaults.withTuning(tuning));
+      return ClipRecognizer.engine(defaults.withTuning(tuning));
     }
     return switch (config) {
-      case "sphinx4-defaults" -> Transcriber.sphinx4Defaults();
-      case "engine-stock" -> Transcriber.engine(defaults.withTuning(SearchTuning.STOCK));
-      case "engine-tuned" -> Transcriber.engine(defaults.withTuning(SearchTuning.TUNED));
+      case "sphinx4-defaults" -> ClipRecognizer.sphinx4Defaults();
+      case "engine-stock" -> ClipRecognizer.engine(defaults.withTuning(SearchTuning.STOCK));
+      case "engine-tuned" -> ClipRecognizer.engine(defaults.withTuning(SearchTuning.TUNED));
       default -> throw new IllegalArgumentException("unknown configuration: " + config);
     };
   }
@@ -177,7 +177,7 @@ public final class OfflineBench {
   }
 
   private static Corpus run(
-      String config, String corpus, Transcriber transcriber, List<Clip> clips) {
+      String config, String corpus, ClipRecognizer transcriber, List<Clip> clips) {
     List<Double> rtfs = new ArrayList<>();
     int errors = 0;
     int words = 0;

@@ -11,6 +11,7 @@ import dev.bolo.server.engine.offline.OfflineConfig;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.http.AdminRoutes;
 import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.HeaderDeadline;
@@ -24,6 +25,8 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.ledger.RolledUp;
+import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.Transcriber;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -75,6 +78,21 @@ public final class App implements AutoCloseable {
   /** How long shutdown waits for a running roll-up to finish its current transaction. */
   private static final Duration USAGE_ROLL_UP_STOP_WAIT = Duration.ofSeconds(5);
 
+  /**
+   * Resumable uploads keep their bytes in this folder of the slot's spool, which a start does not
+   * empty (it deletes only the spool's own files): they outlive a restart.
+   */
+  private static final String RESUMABLE_FOLDER = "resumable";
+
+  /**
+   * An append waits for an earlier one on the same upload this much longer than one body rate
+   * window, after which a dead connection's read has failed and let go.
+   */
+  private static final Duration APPEND_LOCK_MARGIN = Duration.ofSeconds(2);
+
+  /** How often expired resumable uploads are swept with their files. */
+  private static final Duration UPLOAD_SWEEP_INTERVAL = Duration.ofMinutes(1);
+
   /** Charges kept while the ledger is unreachable; each is a few dozen bytes. */
   private static final int OUTBOX_CAPACITY = 100_000;
 
@@ -102,6 +120,7 @@ public final class App implements AutoCloseable {
   private final AutoCloseable gcMetrics;
   private final RateLimiter rateLimiter;
   private final ReadinessMonitor readinessMonitor;
+  private final ResumableUploads resumable;
   private @Nullable HeaderDeadline headerDeadline;
 
   private App(
@@ -220,6 +239,19 @@ public final class App implements AutoCloseable {
                 limits.uploadQueueWait()),
             System::nanoTime);
     GatewayGauges.bindUploads(metrics, uploads, limits.spoolMaxBytes());
+    this.resumable =
+        new ResumableUploads(
+            ledger.uploads(),
+            uploads,
+            transcriber,
+            slot.spoolDir().resolve(RESUMABLE_FOLDER),
+            slot.id(),
+            clock,
+            limits.uploadTtl(),
+            limits.maxUploadsPerDevice(),
+            listen.bodyRateWindow().plus(APPEND_LOCK_MARGIN),
+            countedWork);
+    resumable.recover();
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
     readiness.put("spool", uploads::readiness);
@@ -239,7 +271,8 @@ public final class App implements AutoCloseable {
             inFlight,
             kept,
             metrics,
-            new ConnectionTimeouts(listen.idleTimeout(), listen.bodyRateWindow(), answerTimeout()));
+            new ConnectionTimeouts(listen.idleTimeout(), listen.bodyRateWindow(), answerTimeout()),
+            resumable);
     this.javalin =
         Javalin.create(
             javalinConfig -> {
@@ -351,6 +384,11 @@ public final class App implements AutoCloseable {
         this::rollUpOldUsage,
         0,
         USAGE_ROLL_UP_INTERVAL.toMillis(),
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+    usageRollUps.scheduleWithFixedDelay(
+        this::sweepExpiredUploads,
+        UPLOAD_SWEEP_INTERVAL.toMillis(),
+        UPLOAD_SWEEP_INTERVAL.toMillis(),
         java.util.concurrent.TimeUnit.MILLISECONDS);
     // Idle keep-alive connections go after BOLO_IDLE_TIMEOUT; a request raises its own
     // connection's timeout while it reads a body or waits for the engine (ConnectionTimeouts).
@@ -465,6 +503,24 @@ public final class App implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Deletes expired resumable uploads and their bytes now ({@code BOLO_UPLOAD_TTL}); also runs
+   * every minute. A failure waits for the next run.
+   *
+   * @return how many were deleted
+   */
+  public int sweepExpiredUploads() {
+    try {
+      return resumable.sweep();
+    } catch (RuntimeException e) {
+      log.warn(
+          "sweeping expired uploads failed, next try in {}: {}",
+          UPLOAD_SWEEP_INTERVAL,
+          e.toString());
+      return 0;
     }
   }
 

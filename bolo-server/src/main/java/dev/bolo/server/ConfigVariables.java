@@ -72,6 +72,7 @@ public final class ConfigVariables {
               "BOLO_MAX_UPLOADS_PER_DEVICE",
               "bodies one device sends at once before 429 (default 8)"),
           v("BOLO_SPOOL_MAX_BYTES", "spool bytes in use before 503 (default 4 GiB)"),
+          v("BOLO_UPLOAD_TTL", "unfinished resumable uploads are kept this long (default 24h)"),
           v(
               "BOLO_ADMIN_TOKEN",
               "bearer token of the operator dashboard at /admin (unset = no dashboard)"),

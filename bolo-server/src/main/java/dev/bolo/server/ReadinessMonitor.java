@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.health.Readiness;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -4,6 +4,7 @@ import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.transcription.Transcriber;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -237,6 +238,7 @@ public record ServerConfig(
    * @param uploadBudgetBytes {@code BOLO_UPLOAD_BUDGET_BYTES}: declared bytes of bodies read at
    *     once; bodies over {@code inMemoryUploadBytes} wait for room, then get 503
    * @param uploadQueueWait {@code BOLO_UPLOAD_QUEUE_WAIT}: how long such a body waits for room
+   * @param uploadTtl {@code BOLO_UPLOAD_TTL}: how long a resumable upload lives after its creation
    */
   public record Limits(
       long maxUploadBytes,
@@ -246,7 +248,8 @@ public record ServerConfig(
       long spoolMaxBytes,
       long maxTranscriptBytes,
       long uploadBudgetBytes,
-      Duration uploadQueueWait) {
+      Duration uploadQueueWait,
+      Duration uploadTtl) {
 
     /**
      * Bytes of upload bodies one core reads at once by default. Reading a body costs CPU for every
@@ -378,7 +381,8 @@ public record ServerConfig(
                 Limits.defaultUploadBudgetBytes(cores, maxUploadBytes),
                 1,
                 Long.MAX_VALUE),
-            env.waitDuration("BOLO_UPLOAD_QUEUE_WAIT", DEFAULT_UPLOAD_QUEUE_WAIT));
+            env.waitDuration("BOLO_UPLOAD_QUEUE_WAIT", DEFAULT_UPLOAD_QUEUE_WAIT),
+            env.positiveDuration("BOLO_UPLOAD_TTL", Duration.ofHours(24)));
     Deadlines deadlines = deadlines(env);
     String logLevel = env.get("BOLO_LOG_LEVEL", "INFO").toUpperCase(Locale.ROOT);
     if (!LOG_LEVELS.contains(logLevel)) {

@@ -2,6 +2,7 @@ package dev.bolo.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.health.Readiness;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

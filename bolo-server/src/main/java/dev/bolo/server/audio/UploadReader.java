@@ -1,6 +1,6 @@
 package dev.bolo.server.audio;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -231,6 +231,115 @@ public final class UploadReader {
     } finally {
       uploadsByDevice.computeIfPresent(device, (name, count) -> count <= 1 ? null : count - 1);
     }
+  }
+
+  /**
+   * How an append to a resumable upload ended.
+   *
+   * @param bytes bytes stored by this append, kept even when the body broke off
+   * @param refusal why the append stopped early or was not read at all, or null when the body was
+   *     read whole
+   * @param overran the body went on past {@code room}
+   */
+  public record AppendResult(long bytes, UploadResult.@Nullable Invalid refusal, boolean overran) {}
+
+  /**
+   * Reads one append to a resumable upload of {@code device} into {@code note}, at most {@code
+   * room} bytes, under the same bounds as a whole upload: the device's bodies at once, the byte
+   * budget, the upload slots and the slowest accepted rate. Bytes that arrived before the body
+   * broke off or fell below the rate are kept. The caller holds the note's lock.
+   *
+   * @throws IOException when the spool cannot be written (the gateway's fault)
+   */
+  public AppendResult append(
+      String device, PartialNote note, long contentLength, long room, InputStream body)
+      throws IOException {
+    if (!startUpload(device)) {
+      return new AppendResult(
+          0,
+          new UploadResult.Invalid(
+              UploadResult.Reason.DEVICE_BUSY,
+              "this device is already sending "
+                  + maxUploadsPerDevice
+                  + " bodies at once; resume when one of them has arrived"),
+          false);
+    }
+    try {
+      long declared = contentLength >= 0 ? Math.min(contentLength, room) : room;
+      UploadBudget.Admission admission = budget.admit(declared, budgetWait);
+      if (admission == null) {
+        Duration retryAfter = Duration.ofSeconds(Math.max(1, (budgetWait.toMillis() + 999) / 1000));
+        return new AppendResult(
+            0,
+            new UploadResult.Invalid(
+                UploadResult.Reason.SERVER_BUSY,
+                "the gateway is reading as many large uploads as it can take; resume in "
+                    + retryAfter.toSeconds()
+                    + " s",
+                retryAfter),
+            false);
+      }
+      try (admission) {
+        if (!acquireSlot()) {
+          return new AppendResult(
+              0,
+              new UploadResult.Invalid(
+                  UploadResult.Reason.SERVER_BUSY, "too many uploads at once; resume shortly"),
+              false);
+        }
+        try {
+          PartialNote.Appended appended =
+              note.append(
+                  new MinimumRateInputStream(body, minBytesPerSecond, rateWindow, nanoTime), room);
+          IOException broke = appended.interruption();
+          UploadResult.@Nullable Invalid refusal = null;
+          if (broke != null) {
+            log.info("append stopped after {} bytes: {}", appended.bytes(), broke.toString());
+            refusal =
+                tooSlow(broke)
+                    ? new UploadResult.Invalid(
+                        UploadResult.Reason.TOO_SLOW,
+                        "the append arrived slower than "
+                            + minBytesPerSecond
+                            + " bytes per second, or stopped; resume from the stored offset")
+                    : malformed();
+          }
+          return new AppendResult(appended.bytes(), refusal, appended.overran());
+        } finally {
+          uploadSlots.release();
+        }
+      }
+    } finally {
+      uploadsByDevice.computeIfPresent(device, (name, count) -> count <= 1 ? null : count - 1);
+    }
+  }
+
+  private boolean acquireSlot() {
+    try {
+      return uploadSlots.tryAcquire(SLOT_WAIT_MS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /**
+   * Holds {@code bytes} of the spool budget ({@code BOLO_SPOOL_MAX_BYTES}) for a resumable upload
+   * from its creation to its end, so that open uploads cannot fill the disk.
+   *
+   * @return false when that would pass the budget; nothing is held then
+   */
+  public boolean holdSpool(long bytes) {
+    if (spoolInUse.addAndGet(bytes) > spoolMaxBytes) {
+      spoolInUse.addAndGet(-bytes);
+      return false;
+    }
+    return true;
+  }
+
+  /** Gives back what {@link #holdSpool} held. */
+  public void releaseSpool(long bytes) {
+    spoolInUse.addAndGet(-bytes);
   }
 
   private boolean startUpload(String device) {

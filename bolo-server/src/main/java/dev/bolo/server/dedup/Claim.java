@@ -1,5 +1,6 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.server.work.Transcript;
 import java.util.Objects;
 
 /** The answer to {@link DedupStore#claim}: who does the work for a key. */

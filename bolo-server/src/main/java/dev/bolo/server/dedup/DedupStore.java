@@ -1,6 +1,9 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -114,4 +117,12 @@ public interface DedupStore extends AutoCloseable {
 
   @Override
   default void close() {}
+
+  /**
+   * The client's Idempotency-Key scoped to its device, so two devices may choose the same key: the
+   * device's length first, so no device name can end where another's key begins.
+   */
+  static String idempotencyScope(String device, String idempotencyKey) {
+    return device.length() + ":" + device + ":" + idempotencyKey;
+  }
 }

@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.engine.TranscriptDeltas;
+import dev.bolo.server.work.WorkKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,9 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
 import java.time.Duration;

@@ -2,6 +2,9 @@ package dev.bolo.server.dedup;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
@@ -186,7 +189,7 @@ final class InMemoryDedupStore implements DedupStore {
 
   @Override
   public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
-    String scoped = device.length() + ":" + device + ":" + idempotencyKey;
+    String scoped = DedupStore.idempotencyScope(device, idempotencyKey);
     boolean[] bound = new boolean[1];
     @Nullable WorkKey existing =
         idempotencyKeys

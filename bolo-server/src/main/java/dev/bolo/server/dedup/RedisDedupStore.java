@@ -1,7 +1,10 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.redis.RedisEndpoint;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
@@ -328,7 +331,7 @@ final class RedisDedupStore implements DedupStore {
   @Override
   public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
     // Hashed with the device's length first, so ("a:b", "c") and ("a", "b:c") stay apart.
-    String scoped = device.length() + ":" + device + ":" + idempotencyKey;
+    String scoped = DedupStore.idempotencyScope(device, idempotencyKey);
     String entry = "bolo:idem:" + WorkKey.sha256Hex(scoped.getBytes(StandardCharsets.UTF_8));
     String bound =
         redis.eval(

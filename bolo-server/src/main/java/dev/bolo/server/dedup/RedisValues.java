@@ -5,6 +5,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Transcript;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 

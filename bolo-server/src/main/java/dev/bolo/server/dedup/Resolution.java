@@ -1,5 +1,8 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Transcript;
+
 /** The answer to {@link DedupStore#await}: how in-flight work ended, or that it has not yet. */
 public sealed interface Resolution {
 

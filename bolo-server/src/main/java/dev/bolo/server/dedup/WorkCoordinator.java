@@ -1,5 +1,9 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;

@@ -1,5 +1,7 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;

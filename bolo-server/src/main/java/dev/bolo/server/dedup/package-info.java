@@ -1,4 +1,4 @@
-/** De-duplication: work keys, the settings fingerprint, the store contract and its stores. */
+/** De-duplication: the store contract, its stores and the coordination of work on them. */
 @NullMarked
 package dev.bolo.server.dedup;
 

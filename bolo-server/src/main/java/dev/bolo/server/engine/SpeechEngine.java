@@ -1,6 +1,6 @@
 package dev.bolo.server.engine;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**

@@ -1,6 +1,6 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.DurableLedger;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

@@ -41,9 +41,10 @@ final class ErrorWriter {
 
   /**
    * Answers {@code error} through Javalin in the dialect of the request's path, with its {@code
-   * Retry-After} and the request id.
+   * Retry-After} and the request id, and notes its code for the request metrics.
    */
   static void write(io.javalin.http.Context ctx, ApiError error) {
+    RequestMetrics.noteOutcome(ctx.req(), error.code());
     String requestId = TranscriptionHandler.requestIdOf(ctx);
     ctx.header(TranscriptionHandler.REQUEST_ID, requestId);
     if (error.retryAfter() != null) {

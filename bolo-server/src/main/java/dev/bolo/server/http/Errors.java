@@ -1,8 +1,8 @@
 package dev.bolo.server.http;
 
 import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.dedup.Outcome;
 import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.work.Outcome;
 import org.jspecify.annotations.Nullable;
 
 /** The single place that maps Bolo's outcomes to HTTP statuses and codes (PROTOCOL.md's table). */

@@ -2,9 +2,6 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.NoteLookup;
-import dev.bolo.server.Transcriber;
-import dev.bolo.server.dedup.Transcript;
 import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
@@ -12,6 +9,9 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.RateDecision;
+import dev.bolo.server.transcription.NoteLookup;
+import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
@@ -160,7 +160,7 @@ final class LookupHandler implements Handler {
   }
 
   /** {@code wait} in whole seconds, 0 to 60; absent is 0. */
-  private static Duration waitOf(@Nullable String wait) {
+  static Duration waitOf(@Nullable String wait) {
     if (wait == null || wait.isBlank()) {
       return Duration.ZERO;
     }

@@ -1,13 +1,13 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.Readiness;
-import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.Transcriber;
 import io.javalin.config.RoutesConfig;
-import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
@@ -30,19 +30,32 @@ public final class Routes {
       InFlightRequests inFlight,
       Map<String, Supplier<Readiness>> readiness,
       PrometheusMeterRegistry metrics,
-      ConnectionTimeouts timeouts) {}
+      ConnectionTimeouts timeouts,
+      ResumableUploads resumable) {}
 
   public static void register(RoutesConfig routes, Services services) {
+    UploadExchange exchange =
+        new UploadExchange(
+            services.ledger(),
+            services.transcriber(),
+            services.resumable(),
+            services.inFlight(),
+            services.timeouts());
+    ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
+    // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
     routes.post(
         "/v1/transcriptions",
-        new TranscriptionHandler(
-            TranscriptionHandler.Dialect.NATIVE,
-            Task.TRANSCRIBE,
-            services.ledger(),
-            services.uploads(),
-            services.transcriber(),
-            services.inFlight(),
-            services.timeouts()));
+        ResumableDraftHandler.or(
+            draft::create,
+            new TranscriptionHandler(
+                TranscriptionHandler.Dialect.NATIVE,
+                Task.TRANSCRIBE,
+                services.ledger(),
+                services.uploads(),
+                services.transcriber(),
+                services.inFlight(),
+                services.timeouts())));
+    registerResumable(routes, exchange, draft);
     routes.get(
         LookupHandler.PATH,
         new LookupHandler(
@@ -71,30 +84,33 @@ public final class Routes {
     routes.get("/healthz", operations::health);
     routes.get("/readyz", operations::ready);
     routes.get("/metrics", operations::metrics);
+    // Failures that escape a handler are answered like every other error: one writer, the
+    // request's own dialect, Retry-After from the error itself.
     routes.exception(
         LedgerException.class,
         (e, ctx) -> {
           log.error("the ledger is unavailable: {}", e.getMessage());
-          ctx.header("Retry-After", "5");
-          ctx.status(503)
-              .contentType("application/json")
-              .result(
-                  errorBody(
-                      ctx,
-                      Errors.serverUnavailable(
-                          "the device ledger is unavailable; retry shortly", null)));
+          ErrorWriter.write(
+              ctx,
+              Errors.serverUnavailable("the device ledger is unavailable; retry shortly", null));
         });
     routes.exception(
         Exception.class,
         (e, ctx) -> {
           log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
-          ctx.status(500).contentType("application/json").result(errorBody(ctx, Errors.internal()));
+          ErrorWriter.write(ctx, Errors.internal());
         });
   }
 
-  private static byte[] errorBody(Context ctx, ApiError error) {
-    RequestMetrics.noteOutcome(ctx.req(), error.code());
-    return ErrorWriter.body(
-        ErrorWriter.dialectOf(ctx.path()), error, TranscriptionHandler.requestIdOf(ctx));
+  /** tus at /v1/uploads; the IETF draft's upload resource is the same path, told by its header. */
+  private static void registerResumable(
+      RoutesConfig routes, UploadExchange exchange, ResumableDraftHandler draft) {
+    TusHandler tus = new TusHandler(exchange);
+    routes.options(TusHandler.COLLECTION, tus::options);
+    routes.post(TusHandler.COLLECTION, tus::create);
+    routes.head(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::head, tus::head));
+    routes.patch(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::patch, tus::patch));
+    routes.delete(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::delete, tus::delete));
+    routes.get(TusHandler.TRANSCRIPTION, tus::transcription);
   }
 }

@@ -2,8 +2,8 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.Transcriber;
-import dev.bolo.server.dedup.Outcome;
+import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.work.Outcome;
 import io.javalin.http.Context;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -69,7 +69,7 @@ final class TranscriptStream {
       Context ctx,
       String requestId,
       Transcriber transcriber,
-      Transcriber.Call call,
+      Transcriber.Note call,
       Refusal refusal)
       throws IOException, InterruptedException {
     BlockingQueue<Event> events = new LinkedBlockingQueue<>();

@@ -2,12 +2,9 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.Transcriber;
 import dev.bolo.server.audio.Upload;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.dedup.Outcome;
-import dev.bolo.server.dedup.Transcript;
 import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
@@ -16,6 +13,9 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.RateDecision;
+import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.http.HttpServletResponse;
@@ -213,8 +213,8 @@ final class TranscriptionHandler implements Handler {
     if (task == Task.TRANSLATE && !transcriber.engine().canTranslate()) {
       return send(ctx, Errors.translationUnsupported(transcriber.engine().name()), requestId);
     }
-    Transcriber.Call call =
-        new Transcriber.Call(
+    Transcriber.Note call =
+        new Transcriber.Note(
             device, upload.audio(), settings, claimedDuration, idempotencyKey, requestId);
     if (stream) {
       return TranscriptStream.answer(

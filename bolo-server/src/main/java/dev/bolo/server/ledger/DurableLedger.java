@@ -23,4 +23,7 @@ public interface DurableLedger extends Ledger, DeviceAdmin, UsageReport {
    * @throws LedgerException when they cannot be written
    */
   void flushWrites();
+
+  /** The state of resumable uploads, in this ledger's database. */
+  UploadRegistry uploads();
 }

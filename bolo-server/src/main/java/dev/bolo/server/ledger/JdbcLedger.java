@@ -4,7 +4,7 @@ import com.github.benmanes.caffeine.cache.CacheLoader;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -65,6 +65,7 @@ final class JdbcLedger implements DurableLedger {
   private static final String UNHELD = "unheld-";
 
   private final UsageRollUp rollUp;
+  private final UploadRegistry uploads;
 
   private JdbcLedger(HikariDataSource dataSource, LedgerConfig config, RateLimiter rateLimiter) {
     this.dataSource = dataSource;
@@ -84,6 +85,7 @@ final class JdbcLedger implements DurableLedger {
     this.writes = new GroupCommit(jdbc);
     this.groupCharges = config.effectiveJdbcUrl().startsWith("jdbc:sqlite:");
     this.rollUp = new UsageRollUp(jdbc, clock, config.usageRetention());
+    this.uploads = new JdbcUploadRegistry(jdbc);
   }
 
   static JdbcLedger open(LedgerConfig config, RateLimiter rateLimiter) {
@@ -425,6 +427,11 @@ final class JdbcLedger implements DurableLedger {
   public List<UsageBucket> usageOverTime(UsageSeriesQuery query) {
     flushWrites();
     return report.usageOverTime(query);
+  }
+
+  @Override
+  public UploadRegistry uploads() {
+    return uploads;
   }
 
   @Override

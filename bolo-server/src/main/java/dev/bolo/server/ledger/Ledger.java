@@ -1,6 +1,6 @@
 package dev.bolo.server.ledger;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -7,7 +7,7 @@ import java.util.Objects;
  * One answered transcription request.
  *
  * @param device the device's name
- * @param workKey {@code WorkKey.asString()} of the work
+ * @param workKey {@link dev.bolo.server.work.WorkKey#asString()} of the work
  * @param audioSha256 the audio's hash
  * @param audioMillis the note's length
  * @param durationMeasured true when measured by the server, false when claimed by the client

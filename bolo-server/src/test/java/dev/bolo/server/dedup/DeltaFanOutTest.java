@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.TranscriptDeltas;
+import dev.bolo.server.work.WorkKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

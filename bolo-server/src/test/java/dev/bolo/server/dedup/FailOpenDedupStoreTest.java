@@ -8,7 +8,10 @@ import static dev.bolo.server.dedup.DedupStoreContract.owned;
 import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.Readiness;
+import dev.bolo.server.health.Readiness;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;

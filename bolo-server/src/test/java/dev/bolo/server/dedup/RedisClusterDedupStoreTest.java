@@ -2,6 +2,8 @@ package dev.bolo.server.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.Future;

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.bolo.server.redis.RedisEndpoint;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;

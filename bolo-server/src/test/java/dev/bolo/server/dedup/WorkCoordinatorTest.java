@@ -5,6 +5,10 @@ import static dev.bolo.server.dedup.DedupStoreContract.eventually;
 import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;

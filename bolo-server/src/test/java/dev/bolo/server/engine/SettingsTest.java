@@ -3,7 +3,7 @@ package dev.bolo.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.bolo.server.dedup.WorkKey;
+import dev.bolo.server.work.WorkKey;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;

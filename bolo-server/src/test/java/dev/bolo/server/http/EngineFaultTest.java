@@ -6,9 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
-import dev.bolo.server.engine.EngineRequest;
-import dev.bolo.server.engine.EngineResult;
-import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.testing.AnsweringEngine;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
@@ -55,7 +53,16 @@ class EngineFaultTest {
                 ServerConfig.fromMap(Gateway.openAiEnvironment(provider, dataDir)),
                 Clock.systemUTC(),
                 System::nanoTime,
-                OutOfMemoryOnDemand::new)
+                // The real engine, except that the next calls throw while failuresLeft says so.
+                real ->
+                    new AnsweringEngine(
+                        real,
+                        request -> {
+                          if (failuresLeft.getAndDecrement() > 0) {
+                            throw new OutOfMemoryError("Java heap space");
+                          }
+                          return real.transcribe(request);
+                        }))
             .start();
   }
 
@@ -87,7 +94,7 @@ class EngineFaultTest {
     assertThat(failed.retryAfter()).isNull();
     // Logged once, with its stack trace.
     assertThat(log.split("java.lang.OutOfMemoryError: Java heap space", -1)).hasSize(2);
-    assertThat(log).contains("at dev.bolo.server.http.EngineFaultTest$OutOfMemoryOnDemand");
+    assertThat(log).contains("at dev.bolo.server.http.EngineFaultTest.lambda$");
     try (LedgerProbe ledger = LedgerProbe.open(dataDir)) {
       assertThat(ledger.chargedMillis("alpha")).isZero();
     }
@@ -146,33 +153,6 @@ class EngineFaultTest {
           response.header("Idempotent-Replayed"),
           response.header("Retry-After"),
           response.header("X-Bolo-Request-Id"));
-    }
-  }
-
-  /** The real engine, except that the next calls throw while {@link #failuresLeft} says so. */
-  private final class OutOfMemoryOnDemand implements SpeechEngine {
-    private final SpeechEngine engine;
-
-    OutOfMemoryOnDemand(SpeechEngine engine) {
-      this.engine = engine;
-    }
-
-    @Override
-    public String name() {
-      return engine.name();
-    }
-
-    @Override
-    public String defaultModel() {
-      return engine.defaultModel();
-    }
-
-    @Override
-    public EngineResult transcribe(EngineRequest request) {
-      if (failuresLeft.getAndDecrement() > 0) {
-        throw new OutOfMemoryError("Java heap space");
-      }
-      return engine.transcribe(request);
     }
   }
 }

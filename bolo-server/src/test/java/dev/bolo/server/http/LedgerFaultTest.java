@@ -3,8 +3,8 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.App;
-import dev.bolo.server.Readiness;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Charge;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;

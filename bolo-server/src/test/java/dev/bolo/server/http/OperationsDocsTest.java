@@ -6,9 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
-import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
-import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.testing.AnsweringEngine;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
 import java.nio.file.Files;
@@ -119,7 +118,12 @@ class OperationsDocsTest {
     OkHttpClient client = new OkHttpClient();
     try (App app =
         App.createWithEngineView(
-                ServerConfig.fromMap(env), Clock.systemUTC(), System::nanoTime, Instant::new)
+                ServerConfig.fromMap(env),
+                Clock.systemUTC(),
+                System::nanoTime,
+                real ->
+                    new AnsweringEngine(
+                        real, request -> new EngineResult.Transcribed("a note", null)))
             .start()) {
       String base = "http://127.0.0.1:" + app.port();
       byte[] note = TestAudio.wav(1_000, 9);
@@ -144,24 +148,6 @@ class OperationsDocsTest {
     } finally {
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
-    }
-  }
-
-  /** Answers every note at once, under the real engine's name. */
-  private record Instant(SpeechEngine real) implements SpeechEngine {
-    @Override
-    public String name() {
-      return real.name();
-    }
-
-    @Override
-    public String defaultModel() {
-      return real.defaultModel();
-    }
-
-    @Override
-    public EngineResult transcribe(EngineRequest request) {
-      return new EngineResult.Transcribed("a note", null);
     }
   }
 }

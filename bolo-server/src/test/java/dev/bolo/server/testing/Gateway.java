@@ -35,12 +35,18 @@ public final class Gateway implements AutoCloseable {
           .build();
 
   private Gateway(Map<String, String> env, boolean realTime) {
+    this(env, realTime, Clock.systemUTC());
+  }
+
+  private Gateway(Map<String, String> env, boolean realTime, Clock clock) {
     this.app =
-        App.create(
-                ServerConfig.fromMap(env),
-                Clock.systemUTC(),
-                realTime ? System::nanoTime : nanos::get)
+        App.create(ServerConfig.fromMap(env), clock, realTime ? System::nanoTime : nanos::get)
             .start();
+  }
+
+  /** A gateway configured by exactly these variables whose wall clock is {@code clock}. */
+  public static Gateway withClock(Map<String, String> env, Clock clock) {
+    return new Gateway(env, false, clock);
   }
 
   /** A gateway whose engine is the OpenAI-compatible one pointed at {@code provider}. */

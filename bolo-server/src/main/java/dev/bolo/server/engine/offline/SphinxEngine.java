@@ -1,11 +1,11 @@
 package dev.bolo.server.engine.offline;
 
 import dev.bolo.audio.AudioContainer;
-import dev.bolo.server.Readiness;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.health.Readiness;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;

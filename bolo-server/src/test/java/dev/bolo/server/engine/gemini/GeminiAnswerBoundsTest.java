@@ -7,9 +7,9 @@ import static dev.bolo.server.engine.gemini.GeminiFixtures.error;
 import static dev.bolo.server.engine.gemini.GeminiFixtures.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.audio.BytesAudio;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.testing.BytesAudio;
 import java.util.ArrayList;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;

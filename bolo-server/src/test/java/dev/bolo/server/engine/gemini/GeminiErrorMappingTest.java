@@ -11,8 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import dev.bolo.server.audio.BytesAudio;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.testing.BytesAudio;
 import java.time.Duration;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;

@@ -12,8 +12,8 @@ import static dev.bolo.server.engine.gemini.GeminiFixtures.take;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.bolo.server.audio.BytesAudio;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.testing.BytesAudio;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

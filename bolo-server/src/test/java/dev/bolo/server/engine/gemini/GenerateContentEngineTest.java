@@ -12,11 +12,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.bolo.audio.AudioContainer;
-import dev.bolo.server.audio.BytesAudio;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.testing.BytesAudio;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;

@@ -88,9 +88,9 @@ class OfflineRecognitionTest {
     SampleNotes note = SampleNotes.named("dentist");
     EngineResult result =
         engine.transcribe(
-            TestAudio.of(note.bytes())
+            OfflineNote.of(note.bytes())
                 .request(
-                    TestAudio.settings("en", "verbose_json", List.of("word")),
+                    OfflineNote.settings("en", "verbose_json", List.of("word")),
                     Duration.ofMinutes(5)));
 
     assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
@@ -135,7 +135,7 @@ class OfflineRecognitionTest {
   }
 
   private static String transcribe(byte[] wav) {
-    EngineResult result = engine.transcribe(TestAudio.of(wav).request());
+    EngineResult result = engine.transcribe(OfflineNote.of(wav).request());
     assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
     return ((EngineResult.Transcribed) result).text();
   }

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.audio.AudioContainer;
-import dev.bolo.server.Readiness;
 import dev.bolo.server.audio.AudioContent;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.health.Readiness;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -47,7 +47,7 @@ class SphinxEngineTest {
     SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
     byte[] mp3 = "ID3\u0004 not really an mp3".getBytes(StandardCharsets.ISO_8859_1);
 
-    EngineResult result = engine.transcribe(TestAudio.of(mp3).request());
+    EngineResult result = engine.transcribe(OfflineNote.of(mp3).request());
 
     assertThat(result)
         .isInstanceOfSatisfying(
@@ -61,10 +61,10 @@ class SphinxEngineTest {
 
     EngineResult french =
         engine.transcribe(
-            TestAudio.of(NOTE).request(TestAudio.settings("fr", "json", List.of()), WAIT));
+            OfflineNote.of(NOTE).request(OfflineNote.settings("fr", "json", List.of()), WAIT));
     EngineResult british =
         engine.transcribe(
-            TestAudio.of(NOTE).request(TestAudio.settings("en-GB", "json", List.of()), WAIT));
+            OfflineNote.of(NOTE).request(OfflineNote.settings("en-GB", "json", List.of()), WAIT));
 
     assertThat(french)
         .isInstanceOfSatisfying(
@@ -79,7 +79,8 @@ class SphinxEngineTest {
     byte[] wav = NOTE.clone();
     wav[20] = 0x55;
 
-    EngineResult result = engine.transcribe(TestAudio.labelled(wav, AudioContainer.WAV).request());
+    EngineResult result =
+        engine.transcribe(OfflineNote.labelled(wav, AudioContainer.WAV).request());
 
     assertThat(result)
         .isInstanceOfSatisfying(
@@ -95,7 +96,7 @@ class SphinxEngineTest {
         List.of(inBackground(engine), inBackground(engine));
     assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 
-    EngineResult third = engine.transcribe(TestAudio.of(NOTE).request());
+    EngineResult third = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(third)
         .isInstanceOfSatisfying(
@@ -121,7 +122,7 @@ class SphinxEngineTest {
     CompletableFuture<EngineResult> queued = inBackground(engine);
     awaitQueued(engine, 1);
 
-    EngineResult third = engine.transcribe(TestAudio.of(NOTE).request());
+    EngineResult third = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(third).isInstanceOf(EngineResult.Unavailable.class);
     release.countDown();
@@ -156,9 +157,9 @@ class SphinxEngineTest {
 
     EngineResult slow =
         engine.transcribe(
-            TestAudio.of(NOTE)
-                .request(TestAudio.settings("", "json", List.of()), Duration.ofMillis(50)));
-    EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
+            OfflineNote.of(NOTE)
+                .request(OfflineNote.settings("", "json", List.of()), Duration.ofMillis(50)));
+    EngineResult next = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(slow).isInstanceOf(EngineResult.TimedOut.class);
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
@@ -176,10 +177,10 @@ class SphinxEngineTest {
                     ? throwing(new IllegalStateException("search stuck"))
                     : new FakeRecognizer());
 
-    assertThatThrownBy(() -> engine.transcribe(TestAudio.of(NOTE).request()))
+    assertThatThrownBy(() -> engine.transcribe(OfflineNote.of(NOTE).request()))
         .isInstanceOf(IllegalStateException.class)
         .hasRootCauseMessage("search stuck");
-    EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
+    EngineResult next = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
     assertThat(made).hasValue(2);
@@ -198,9 +199,9 @@ class SphinxEngineTest {
                     ? throwing(new OutOfMemoryError("Java heap space"))
                     : new FakeRecognizer());
 
-    assertThatThrownBy(() -> engine.transcribe(TestAudio.of(NOTE).request()))
+    assertThatThrownBy(() -> engine.transcribe(OfflineNote.of(NOTE).request()))
         .hasRootCauseInstanceOf(OutOfMemoryError.class);
-    EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
+    EngineResult next = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
   }
@@ -220,10 +221,10 @@ class SphinxEngineTest {
                   default -> new FakeRecognizer();
                 });
 
-    assertThatThrownBy(() -> engine.transcribe(TestAudio.of(NOTE).request()))
+    assertThatThrownBy(() -> engine.transcribe(OfflineNote.of(NOTE).request()))
         .hasRootCauseInstanceOf(OutOfMemoryError.class);
     assertThat(made).hasValue(2);
-    EngineResult next = engine.transcribe(TestAudio.of(NOTE).request());
+    EngineResult next = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
     assertThat(made).hasValue(3);
@@ -256,7 +257,7 @@ class SphinxEngineTest {
         engine.transcribe(
             new EngineRequest(
                 new FileAudio(file),
-                TestAudio.settings("", "json", List.of()),
+                OfflineNote.settings("", "json", List.of()),
                 Duration.ofMillis(50),
                 "test"));
     // As the request's end does to a spooled upload.
@@ -281,7 +282,7 @@ class SphinxEngineTest {
 
     assertThat(engine.readiness().state()).isEqualTo(Readiness.State.DOWN);
     assertThat(engine.readiness().detail()).contains("loading");
-    assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
+    assertThat(engine.transcribe(OfflineNote.of(NOTE).request()))
         .isInstanceOfSatisfying(
             EngineResult.Unavailable.class,
             r -> assertThat(r.retryAfter()).isEqualTo(Duration.ofSeconds(5)));
@@ -289,7 +290,7 @@ class SphinxEngineTest {
     loading.countDown();
     assertThat(engine.awaitLoaded(WAIT)).isTrue();
     assertThat(engine.readiness().state()).isEqualTo(Readiness.State.READY);
-    assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
+    assertThat(engine.transcribe(OfflineNote.of(NOTE).request()))
         .isInstanceOf(EngineResult.Transcribed.class);
   }
 
@@ -309,7 +310,7 @@ class SphinxEngineTest {
     assertThat(engine.readiness().detail())
         .contains("failed to load")
         .doesNotContain("model resource missing", "Exception");
-    assertThat(engine.transcribe(TestAudio.of(NOTE).request()))
+    assertThat(engine.transcribe(OfflineNote.of(NOTE).request()))
         .isInstanceOfSatisfying(
             EngineResult.Failed.class,
             r ->
@@ -324,7 +325,7 @@ class SphinxEngineTest {
 
     EngineResult result =
         engine.transcribe(
-            TestAudio.of(NOTE).request(TestAudio.settings("", "text", List.of()), WAIT));
+            OfflineNote.of(NOTE).request(OfflineNote.settings("", "text", List.of()), WAIT));
 
     assertThat(result).isEqualTo(new EngineResult.Transcribed("call the dentist at four", null));
   }
@@ -335,10 +336,10 @@ class SphinxEngineTest {
 
     EngineResult srt =
         engine.transcribe(
-            TestAudio.of(NOTE).request(TestAudio.settings("", "srt", List.of()), WAIT));
+            OfflineNote.of(NOTE).request(OfflineNote.settings("", "srt", List.of()), WAIT));
     EngineResult vtt =
         engine.transcribe(
-            TestAudio.of(NOTE).request(TestAudio.settings("", "vtt", List.of()), WAIT));
+            OfflineNote.of(NOTE).request(OfflineNote.settings("", "vtt", List.of()), WAIT));
 
     String expectedSrt =
         "1\n00:00:00,120 --> 00:00:01,020\ncall the dentist\n\n"
@@ -356,8 +357,9 @@ class SphinxEngineTest {
 
     EngineResult result =
         engine.transcribe(
-            TestAudio.of(NOTE)
-                .request(TestAudio.settings("", "verbose_json", List.of("word", "segment")), WAIT));
+            OfflineNote.of(NOTE)
+                .request(
+                    OfflineNote.settings("", "verbose_json", List.of("word", "segment")), WAIT));
 
     assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
     EngineResult.Transcribed transcribed = (EngineResult.Transcribed) result;
@@ -390,7 +392,7 @@ class SphinxEngineTest {
   private static CompletableFuture<EngineResult> inBackground(SphinxEngine engine) {
     CompletableFuture<EngineResult> result = new CompletableFuture<>();
     Thread.ofVirtual()
-        .start(() -> result.complete(engine.transcribe(TestAudio.of(NOTE).request())));
+        .start(() -> result.complete(engine.transcribe(OfflineNote.of(NOTE).request())));
     return result;
   }
 

@@ -1,4 +1,4 @@
-package dev.bolo.server.dedup;
+package dev.bolo.server.work;
 
 /** Why a piece of work produced no transcript. The HTTP layer maps each to a status and code. */
 public enum Problem {

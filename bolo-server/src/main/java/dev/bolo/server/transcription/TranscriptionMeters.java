@@ -1,4 +1,4 @@
-package dev.bolo.server;
+package dev.bolo.server.transcription;
 
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.EngineResult;

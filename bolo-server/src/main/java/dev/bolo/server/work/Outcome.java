@@ -1,6 +1,5 @@
-package dev.bolo.server.dedup;
+package dev.bolo.server.work;
 
-import dev.bolo.server.engine.EngineResult;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -32,17 +31,5 @@ public sealed interface Outcome {
     public Refused(Problem problem, String message) {
       this(problem, message, null);
     }
-  }
-
-  /** The refusal that stands for an engine's failure. */
-  static Refused refusal(EngineResult.Failure failure) {
-    return switch (failure) {
-      case EngineResult.Rejected r -> new Refused(Problem.UPSTREAM_REJECTED, r.message());
-      case EngineResult.UnsupportedAudio u -> new Refused(Problem.UNSUPPORTED_AUDIO, u.message());
-      case EngineResult.Unavailable u ->
-          new Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
-      case EngineResult.Failed f -> new Refused(Problem.UPSTREAM_ERROR, f.message());
-      case EngineResult.TimedOut t -> new Refused(Problem.UPSTREAM_TIMEOUT, t.message());
-    };
   }
 }

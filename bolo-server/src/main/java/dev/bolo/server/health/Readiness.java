@@ -1,4 +1,4 @@
-package dev.bolo.server;
+package dev.bolo.server.health;
 
 import java.util.Objects;
 

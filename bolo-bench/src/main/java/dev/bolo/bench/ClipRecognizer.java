@@ -18,7 +18,7 @@ import java.time.Duration;
 import java.util.List;
 
 /** What the benchmark measures: something that turns a clip into text. */
-interface Transcriber extends AutoCloseable {
+interface ClipRecognizer extends AutoCloseable {
 
   String transcribe(Clip clip);
 
@@ -29,7 +29,7 @@ interface Transcriber extends AutoCloseable {
    * Sphinx4 as its documentation shows it: a {@code StreamSpeechRecognizer} with the default
    * configuration, started and stopped for every clip.
    */
-  static Transcriber sphinx4Defaults() throws IOException {
+  static ClipRecognizer sphinx4Defaults() throws IOException {
     Configuration configuration = new Configuration();
     configuration.setAcousticModelPath("resource:/edu/cmu/sphinx/models/en-us/en-us");
     configuration.setDictionaryPath("resource:/edu/cmu/sphinx/models/en-us/cmudict-en-us.dict");
@@ -48,7 +48,7 @@ interface Transcriber extends AutoCloseable {
   }
 
   /** Bolo's offline engine, through its public contract; waits until the model has loaded. */
-  static Transcriber engine(OfflineConfig config) throws InterruptedException {
+  static ClipRecognizer engine(OfflineConfig config) throws InterruptedException {
     SpeechEngine engine = OfflineEngine.create(config);
     while (!engine.readiness().isReady()) {
       if (engine.readiness().detail().contains("failed")) {
@@ -59,7 +59,7 @@ interface Transcriber extends AutoCloseable {
     Settings settings =
         Settings.canonical(
             OfflineEngine.NAME, OfflineEngine.MODEL, null, "en", null, null, "json", List.of());
-    return new Transcriber() {
+    return new ClipRecognizer() {
       @Override
       public String transcribe(Clip clip) {
         byte[] bytes = clip.bytes();

@@ -1,17 +1,18 @@
-package dev.bolo.server;
+package dev.bolo.server.transcription;
 
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.Resolution;
-import dev.bolo.server.dedup.Transcript;
 import dev.bolo.server.dedup.WorkCoordinator;
-import dev.bolo.server.dedup.WorkKey;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.UsageRecord;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,6 +88,21 @@ public final class NoteLookup {
         };
     meters.lookedUp(nameOf(found));
     return found;
+  }
+
+  /**
+   * The device's transcript of this work if the store holds it (waiting up to {@code wait} for
+   * running work), without counting or recording a replay: a resumable upload fetching the answer
+   * of its own work.
+   */
+  Optional<Transcript> stored(Device device, Settings settings, String audioSha256, Duration wait)
+      throws InterruptedException {
+    WorkKey key = WorkKey.of(device.name(), settings, audioSha256);
+    if (store.await(key, wait) instanceof Resolution.Completed done
+        && done.transcript().answers(key)) {
+      return Optional.of(done.transcript());
+    }
+    return Optional.empty();
   }
 
   private static String nameOf(Found found) {

@@ -1,4 +1,4 @@
-package dev.bolo.server.dedup;
+package dev.bolo.server.work;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -41,7 +41,7 @@ public record Transcript(
   }
 
   /** Approximate heap bytes, for bounding the replay cache. */
-  int weight() {
+  public int weight() {
     int chars = text.length() + (body == null ? 0 : body.length());
     return 256 + 2 * chars;
   }

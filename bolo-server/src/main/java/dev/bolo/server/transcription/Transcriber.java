@@ -1,14 +1,10 @@
-package dev.bolo.server;
+package dev.bolo.server.transcription;
 
 import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.DeltaFanOut;
 import dev.bolo.server.dedup.IdempotencyCheck;
-import dev.bolo.server.dedup.Outcome;
-import dev.bolo.server.dedup.Problem;
-import dev.bolo.server.dedup.Transcript;
 import dev.bolo.server.dedup.WorkCoordinator;
-import dev.bolo.server.dedup.WorkKey;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
@@ -21,6 +17,10 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.Reservation;
 import dev.bolo.server.ledger.UsageRecord;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkKey;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -46,7 +46,7 @@ public final class Transcriber {
    * A duplicate waits this much longer than the engine may take, to see the owner's answer; a quota
    * hold lives as long, so it outlives its work by the same margin and no longer.
    */
-  static final Duration WAIT_MARGIN = Duration.ofSeconds(15);
+  public static final Duration WAIT_MARGIN = Duration.ofSeconds(15);
 
   /** What a phone is told to wait while the ledger cannot take a reservation. */
   private static final Duration LEDGER_RETRY_AFTER = Duration.ofSeconds(5);
@@ -124,7 +124,7 @@ public final class Transcriber {
    * @param idempotencyKey the client's {@code Idempotency-Key}, if sent
    * @param requestId the client's label, for logs and usage only
    */
-  public record Call(
+  public record Note(
       Device device,
       SpooledAudio audio,
       Settings settings,
@@ -133,7 +133,7 @@ public final class Transcriber {
       String requestId) {}
 
   /**
-   * How a call was answered.
+   * How a note was answered.
    *
    * @param outcome the transcript or the refusal
    * @param replayed true when the answer came from earlier or in-flight work
@@ -146,12 +146,12 @@ public final class Transcriber {
    *
    * @throws InterruptedException if the request thread is interrupted; shared work goes on
    */
-  public Answer transcribe(Call call) throws InterruptedException {
-    return transcribe(call, TranscriptDeltas.none(), joined -> {});
+  public Answer transcribe(Note note) throws InterruptedException {
+    return transcribe(note, TranscriptDeltas.none(), joined -> {});
   }
 
   /**
-   * Transcribes or replays like {@link #transcribe(Call)}, passing the text to {@code deltas} as it
+   * Transcribes or replays like {@link #transcribe(Note)}, passing the text to {@code deltas} as it
    * arrives when the work (this call's own, or running work it joins on this instance) streams. A
    * call that joins mid-way first receives the text so far as one piece. {@code deltas} must not
    * block.
@@ -160,25 +160,25 @@ public final class Transcriber {
    *     its answer will be a replay)
    * @throws InterruptedException if the request thread is interrupted; shared work goes on
    */
-  public Answer transcribe(Call call, TranscriptDeltas deltas, Consumer<Boolean> joining)
+  public Answer transcribe(Note note, TranscriptDeltas deltas, Consumer<Boolean> joining)
       throws InterruptedException {
-    Length length = lengthOf(call);
-    WorkKey key = WorkKey.of(call.device().name(), call.settings(), call.audio().sha256());
+    Length length = lengthOf(note);
+    WorkKey key = WorkKey.of(note.device().name(), note.settings(), note.audio().sha256());
     if (deltas instanceof TranscriptDeltas.Ignored) {
-      return transcribe(call, key, length);
+      return transcribe(note, key, length);
     }
     try (DeltaFanOut.Subscription subscription = live.subscribe(key, deltas)) {
       joining.accept(subscription.joinedRunningWork());
-      return transcribe(call, key, length);
+      return transcribe(note, key, length);
     }
   }
 
-  private Answer transcribe(Call call, WorkKey key, Length length) throws InterruptedException {
+  private Answer transcribe(Note note, WorkKey key, Length length) throws InterruptedException {
     // Refused before any work: a note the engine cannot finish in time would only hold it, and an
     // unbounded one exhausts the heap while it is decoded.
     if (length.millis() > maxAudioMillis) {
       return record(
-          call,
+          note,
           key,
           length,
           new WorkCoordinator.Served(
@@ -194,11 +194,11 @@ public final class Transcriber {
                       + " ones"),
               false));
     }
-    if (call.idempotencyKey() != null
-        && store.bindIdempotencyKey(call.device().name(), call.idempotencyKey(), key)
+    if (note.idempotencyKey() != null
+        && store.bindIdempotencyKey(note.device().name(), note.idempotencyKey(), key)
             == IdempotencyCheck.OTHER_WORK) {
       return record(
-          call,
+          note,
           key,
           length,
           new WorkCoordinator.Served(
@@ -208,28 +208,28 @@ public final class Transcriber {
               false));
     }
     Duration timeout = upstreamTimeout.timeoutFor(OptionalLong.of(length.millis()));
-    SpooledAudio forWork = call.audio().retain();
+    SpooledAudio forWork = note.audio().retain();
     WorkCoordinator.Served served;
     try {
       served =
           coordinator.serve(
-              key, timeout.plus(WAIT_MARGIN), () -> runOnce(call, forWork, key, length, timeout));
+              key, timeout.plus(WAIT_MARGIN), () -> runOnce(note, forWork, key, length, timeout));
     } finally {
       // The work holds its own reference while it runs; see runOnce.
       forWork.close();
     }
-    return record(call, key, length, served);
+    return record(note, key, length, served);
   }
 
   private Outcome runOnce(
-      Call call, SpooledAudio audio, WorkKey key, Length length, Duration timeout) {
+      Note note, SpooledAudio audio, WorkKey key, Length length, Duration timeout) {
     try (SpooledAudio held = audio.retain();
         DeltaFanOut.Publication deltas = live.publish(key)) {
       Reservation reservation;
       try {
         reservation =
             ledger.reserve(
-                call.device(), key.asString(), length.millis(), timeout.plus(WAIT_MARGIN));
+                note.device(), key.asString(), length.millis(), timeout.plus(WAIT_MARGIN));
       } catch (LedgerException e) {
         // The gateway's own fault: the phone must resend, not drop the note.
         log.warn("cannot reserve quota: {}", e.getMessage());
@@ -264,7 +264,7 @@ public final class Transcriber {
       try {
         result =
             engine.transcribe(
-                new EngineRequest(held, call.settings(), timeout, call.requestId(), deltas));
+                new EngineRequest(held, note.settings(), timeout, note.requestId(), deltas));
       } catch (RuntimeException | Error bug) {
         // An engine bug must not keep the device's seconds held until the hold expires.
         releaseQuietly(granted);
@@ -289,7 +289,7 @@ public final class Transcriber {
         case EngineResult.Failure failure -> {
           releaseQuietly(granted);
           log.warn("engine {} failed: {}", engine.name(), failure);
-          yield Outcome.refusal(failure);
+          yield refusal(failure);
         }
       };
     }
@@ -304,7 +304,7 @@ public final class Transcriber {
     }
   }
 
-  private Answer record(Call call, WorkKey key, Length length, WorkCoordinator.Served served) {
+  private Answer record(Note note, WorkKey key, Length length, WorkCoordinator.Served served) {
     String outcome =
         switch (served.outcome()) {
           case Outcome.Success s -> "ok";
@@ -314,7 +314,7 @@ public final class Transcriber {
     try {
       ledger.record(
           new UsageRecord(
-              call.device().name(),
+              note.device().name(),
               key.asString(),
               key.audioSha256(),
               length.millis(),
@@ -326,7 +326,7 @@ public final class Transcriber {
                 case JOINED -> UsageRecord.Replay.JOINED;
                 case CACHED -> UsageRecord.Replay.CACHED;
               },
-              call.requestId(),
+              note.requestId(),
               clock.instant()));
     } catch (RuntimeException e) {
       // The transcript is worth more to the user than the usage row: answer anyway.
@@ -351,12 +351,25 @@ public final class Transcriber {
    * The server's measurement where the container allows one. Otherwise the larger of the client's
    * claim and the size estimate: a claim is only a claim, and a claim of 0 never makes a note free.
    */
-  private static Length lengthOf(Call call) {
-    OptionalLong measured = call.audio().measuredDurationMs();
+  private static Length lengthOf(Note note) {
+    OptionalLong measured = note.audio().measuredDurationMs();
     if (measured.isPresent()) {
       return new Length(measured.getAsLong(), true);
     }
-    long estimate = call.audio().size() * 1000 / ESTIMATE_BYTES_PER_SECOND;
-    return new Length(Math.max(estimate, call.claimedDurationMs().orElse(0)), false);
+    long estimate = note.audio().size() * 1000 / ESTIMATE_BYTES_PER_SECOND;
+    return new Length(Math.max(estimate, note.claimedDurationMs().orElse(0)), false);
+  }
+
+  /** The refusal that stands for an engine's failure. */
+  private static Outcome.Refused refusal(EngineResult.Failure failure) {
+    return switch (failure) {
+      case EngineResult.Rejected r -> new Outcome.Refused(Problem.UPSTREAM_REJECTED, r.message());
+      case EngineResult.UnsupportedAudio u ->
+          new Outcome.Refused(Problem.UNSUPPORTED_AUDIO, u.message());
+      case EngineResult.Unavailable u ->
+          new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
+      case EngineResult.Failed f -> new Outcome.Refused(Problem.UPSTREAM_ERROR, f.message());
+      case EngineResult.TimedOut t -> new Outcome.Refused(Problem.UPSTREAM_TIMEOUT, t.message());
+    };
   }
 }

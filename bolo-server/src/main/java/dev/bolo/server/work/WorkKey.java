@@ -1,4 +1,4 @@
-package dev.bolo.server.dedup;
+package dev.bolo.server.work;
 
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
@@ -77,7 +77,8 @@ public record WorkKey(String device, String settingsFingerprint, String audioSha
         && value.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
   }
 
-  static String sha256Hex(byte[] bytes) {
+  /** Lower-case hex SHA-256 of {@code bytes}. */
+  public static String sha256Hex(byte[] bytes) {
     try {
       return HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
     } catch (NoSuchAlgorithmException e) {

@@ -1,6 +1,7 @@
-package dev.bolo.server.audio;
+package dev.bolo.server.testing;
 
 import dev.bolo.audio.AudioContainer;
+import dev.bolo.server.audio.AudioContent;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,11 @@ public final class BytesAudio implements AudioContent {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }
+  }
+
+  /** The given bytes, with the container sniffed from their first bytes as the server does. */
+  public static BytesAudio sniffed(byte[] bytes) {
+    return new BytesAudio(bytes, AudioContainer.sniff(bytes, bytes.length).orElseThrow());
   }
 
   /** The given bytes, labelled with the given container whatever they contain. */

@@ -1,0 +1,336 @@
+package dev.bolo.server.http;
+
+import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.StoredUpload;
+import dev.bolo.server.transcription.ResumableUploads;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Resumable Uploads for HTTP (draft-ietf-httpbis-resumable-upload-05, interop version 6, as {@code
+ * tus-js-client}'s {@code ietf-draft-05} protocol speaks it) on {@code POST /v1/transcriptions}
+ * itself: a POST carrying {@code Upload-Draft-Interop-Version: 6} creates an upload resource at
+ * {@code /v1/uploads/{id}} (named in the final response's {@code Location}), HEAD tells its offset,
+ * PATCH appends, DELETE cancels. The response to the request that completes the upload is the
+ * transcription answer itself: 200 with the POST's JSON, or its error. The note's settings travel
+ * as query parameters named like the form fields, its declared hash in {@code X-Bolo-Audio-Sha256}.
+ * Thread safe.
+ */
+final class ResumableDraftHandler {
+
+  private static final Logger log = LoggerFactory.getLogger(ResumableDraftHandler.class);
+
+  static final String INTEROP_VERSION = "Upload-Draft-Interop-Version";
+  private static final String VERSION = "6";
+
+  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
+  private static final List<String> SINGLE_VALUED =
+      List.of("language", "model", "prompt", "temperature", "response_format");
+
+  private final UploadExchange exchange;
+
+  ResumableDraftHandler(UploadExchange exchange) {
+    this.exchange = exchange;
+  }
+
+  /** Whether a request speaks the draft: it carries its interop version header. */
+  static boolean isDraft(Context ctx) {
+    return ctx.header(INTEROP_VERSION) != null;
+  }
+
+  /** Sends a request to the draft's handler when it speaks the draft, else to {@code other}. */
+  static Handler or(Handler draft, Handler other) {
+    return ctx -> {
+      if (isDraft(ctx)) {
+        draft.handle(ctx);
+      } else {
+        other.handle(ctx);
+      }
+    };
+  }
+
+  void create(Context ctx) throws Exception {
+    exchange.handle(ctx, this::create);
+  }
+
+  void head(Context ctx) throws Exception {
+    exchange.handle(ctx, this::head);
+  }
+
+  void patch(Context ctx) throws Exception {
+    exchange.handle(ctx, this::patch);
+  }
+
+  void delete(Context ctx) throws Exception {
+    exchange.handle(ctx, exchange::terminate);
+  }
+
+  private static @Nullable ApiError versionError(Context ctx) {
+    ctx.header(INTEROP_VERSION, VERSION);
+    String version = ctx.header(INTEROP_VERSION);
+    if (version != null && version.trim().equals(VERSION)) {
+      return null;
+    }
+    return Errors.invalid(
+        INTEROP_VERSION,
+        "only interop version " + VERSION + " (draft-ietf-httpbis-resumable-upload-05) is spoken");
+  }
+
+  /** RFC 8941 boolean: {@code ?1} or {@code ?0}; null when absent or anything else. */
+  private static @Nullable Boolean uploadComplete(Context ctx) {
+    String value = ctx.header("Upload-Complete");
+    if (value == null) {
+      return null;
+    }
+    return switch (value.trim()) {
+      case "?1" -> true;
+      case "?0" -> false;
+      default -> null;
+    };
+  }
+
+  private static ApiError completeRequired() {
+    return Errors.invalid("Upload-Complete", "Upload-Complete must be ?1 or ?0");
+  }
+
+  private int create(Context ctx, String requestId, Device device) throws Exception {
+    ApiError wrongVersion = versionError(ctx);
+    if (wrongVersion != null) {
+      return UploadExchange.refuseBody(ctx, wrongVersion, requestId);
+    }
+    Boolean complete = uploadComplete(ctx);
+    if (complete == null) {
+      return UploadExchange.refuseBody(ctx, completeRequired(), requestId);
+    }
+    long max = exchange.uploads.maxBytes();
+    long contentLength = ctx.req().getContentLengthLong();
+    @Nullable Long length = UploadExchange.nonNegative(ctx.header("Upload-Length"));
+    if (length == null && complete && contentLength >= 0) {
+      length = contentLength;
+    }
+    // The spool budget is held for the note's length from the start, so it must be known.
+    if (length == null) {
+      return UploadExchange.refuseBody(
+          ctx,
+          Errors.invalid(
+              "Upload-Length", "send Upload-Length: the note's size in bytes (1 to " + max + ")"),
+          requestId);
+    }
+    if (length > max || contentLength > max) {
+      return UploadExchange.refuseBody(ctx, Errors.tooLarge(max), requestId);
+    }
+    if (length == 0) {
+      return UploadExchange.refuseBody(
+          ctx, new ApiError(400, "empty_audio", "the note has no bytes", "audio", null), requestId);
+    }
+    Map<String, String> fields;
+    @Nullable String sha256;
+    @Nullable String idempotencyKey;
+    try {
+      fields = fieldsOf(ctx);
+      Settings settings = exchange.settingsOf(fields);
+      settings.requireModelIn(exchange.transcriber.allowedModels());
+      sha256 = declaredHash(ctx.header("X-Bolo-Audio-Sha256"));
+      idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
+    } catch (InvalidSettingException e) {
+      return UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
+    }
+    ResumableUploads.Creation creation =
+        exchange.uploads.create(
+            device, ResumableUploads.Protocol.IETF, length, fields, sha256, idempotencyKey);
+    StoredUpload upload;
+    switch (creation) {
+      case ResumableUploads.Creation.TooMany tooMany -> {
+        return UploadExchange.refuseBody(
+            ctx,
+            new ApiError(
+                429,
+                "rate_limited",
+                "this device has "
+                    + tooMany.max()
+                    + " unfinished uploads; finish or delete one first",
+                null,
+                Duration.ofSeconds(5)),
+            requestId);
+      }
+      case ResumableUploads.Creation.SpoolFull full -> {
+        return UploadExchange.refuseBody(
+            ctx,
+            Errors.serverUnavailable(
+                "the gateway is holding too many uploads; retry shortly", null),
+            requestId);
+      }
+      case ResumableUploads.Creation.Created created -> upload = created.upload();
+    }
+    String location = TusHandler.COLLECTION + "/" + upload.id();
+    // No 104 Upload Resumption Supported: Jetty 12's HTTP/1.1 generator writes header fields only
+    // for the interim statuses 101 and 103, so a 104 would go out without the Location the draft
+    // requires. Every final response to the POST carries it instead.
+    ctx.header("Location", location);
+    return append(ctx, requestId, device, upload, 0, complete, true);
+  }
+
+  private int head(Context ctx, String requestId, Device device) {
+    ctx.header("Cache-Control", "no-store");
+    ApiError wrongVersion = versionError(ctx);
+    if (wrongVersion != null) {
+      return UploadExchange.send(ctx, wrongVersion, requestId);
+    }
+    Optional<StoredUpload> found = exchange.uploadOf(ctx, device);
+    if (found.isEmpty()) {
+      return UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
+    }
+    Optional<StoredUpload> upload = exchange.uploads.settled(device, found.get());
+    if (upload.isEmpty()) {
+      return UploadExchange.send(ctx, UploadExchange.locked(), requestId);
+    }
+    describe(ctx, upload.get());
+    ctx.status(204);
+    return 204;
+  }
+
+  private static void describe(Context ctx, StoredUpload upload) {
+    ctx.header("Upload-Offset", Long.toString(upload.offset()));
+    ctx.header("Upload-Complete", upload.state() == StoredUpload.State.OPEN ? "?0" : "?1");
+    if (upload.hasLength()) {
+      ctx.header("Upload-Length", Long.toString(upload.length()));
+    }
+  }
+
+  private int patch(Context ctx, String requestId, Device device) throws Exception {
+    ApiError wrongVersion = versionError(ctx);
+    if (wrongVersion != null) {
+      return UploadExchange.refuseBody(ctx, wrongVersion, requestId);
+    }
+    Boolean complete = uploadComplete(ctx);
+    if (complete == null) {
+      return UploadExchange.refuseBody(ctx, completeRequired(), requestId);
+    }
+    Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
+    if (upload.isEmpty()) {
+      return UploadExchange.refuseBody(ctx, UploadExchange.notFound(), requestId);
+    }
+    @Nullable Long offset = UploadExchange.nonNegative(ctx.header("Upload-Offset"));
+    if (offset == null || offset != upload.get().offset()) {
+      describe(ctx, upload.get());
+      return UploadExchange.refuseBody(
+          ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
+    }
+    return append(ctx, requestId, device, upload.get(), offset, complete, false);
+  }
+
+  /**
+   * Appends the body; when it completes the note, waits for the transcription and answers it as the
+   * POST would.
+   */
+  private int append(
+      Context ctx,
+      String requestId,
+      Device device,
+      StoredUpload upload,
+      long offset,
+      boolean complete,
+      boolean created)
+      throws IOException {
+    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload));
+    ResumableUploads.Append append;
+    try {
+      append =
+          exchange.uploads.append(
+              device,
+              upload,
+              settings,
+              offset,
+              ctx.req().getContentLengthLong(),
+              exchange.body(ctx),
+              complete,
+              requestId);
+    } finally {
+      exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
+    }
+    if (!(append instanceof ResumableUploads.Append.Appended appended)) {
+      return UploadExchange.answerAppend(ctx, requestId, append);
+    }
+    describe(ctx, appended.upload());
+    CompletableFuture<ResumableUploads.Ending> ending = appended.ending();
+    if (ending == null) {
+      int status = created ? 201 : 204;
+      ctx.status(status);
+      return status;
+    }
+    ctx.header("Upload-Complete", "?1");
+    return answer(ctx, requestId, ending);
+  }
+
+  /** The transcription answer to the request that completed the upload. */
+  private int answer(
+      Context ctx, String requestId, CompletableFuture<ResumableUploads.Ending> ending)
+      throws IOException {
+    Duration wait = exchange.timeouts.answer();
+    exchange.timeouts.setIdleTimeout(ctx, wait);
+    try {
+      return exchange.sendEnding(
+          ctx, requestId, ending.get(wait.toMillis(), TimeUnit.MILLISECONDS));
+    } catch (TimeoutException e) {
+      // Not expected: the engine's deadline is shorter. The phone asks for the answer later.
+      return UploadExchange.sendRunning(ctx);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return UploadExchange.sendRunning(ctx);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("an upload's ending never fails", e);
+    } finally {
+      exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
+    }
+  }
+
+  /** The note's settings from query parameters named like the POST's form fields. */
+  private static Map<String, String> fieldsOf(Context ctx) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    for (String name : SINGLE_VALUED) {
+      List<String> values = ctx.queryParams(name);
+      if (values.size() > 1) {
+        throw new InvalidSettingException(name, name + " must be given at most once");
+      }
+      if (!values.isEmpty()) {
+        fields.put(name, values.get(0));
+      }
+    }
+    List<String> granularities = new ArrayList<>(ctx.queryParams("timestamp_granularities[]"));
+    granularities.addAll(ctx.queryParams("timestamp_granularities"));
+    if (!granularities.isEmpty()) {
+      fields.put("timestamp_granularities", String.join(",", granularities));
+    }
+    return fields;
+  }
+
+  private static @Nullable String declaredHash(@Nullable String header) {
+    if (header == null || header.isBlank()) {
+      return null;
+    }
+    String trimmed = header.trim();
+    if (!HEX_SHA256.matcher(trimmed).matches()) {
+      throw new InvalidSettingException(
+          "X-Bolo-Audio-Sha256", "X-Bolo-Audio-Sha256 must be 64 hex digits");
+    }
+    return trimmed.toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,366 @@
+package dev.bolo.server.http;
+
+import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.StoredUpload;
+import dev.bolo.server.transcription.NoteLookup;
+import dev.bolo.server.transcription.ResumableUploads;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * tus 1.0.0 at {@code /v1/uploads} with the creation, creation-with-upload, termination and
+ * expiration extensions: a note uploaded in as many appends as the phone's link needs, transcribed
+ * like a POST when its last byte arrives, its answer fetched with {@code GET
+ * /v1/uploads/{id}/transcription}. Thread safe.
+ */
+final class TusHandler {
+
+  static final String COLLECTION = "/v1/uploads";
+  static final String TRANSCRIPTION = "/v1/uploads/{id}/transcription";
+
+  private static final String VERSION = "1.0.0";
+  private static final String OCTET_STREAM = "application/offset+octet-stream";
+
+  /** The metadata keys a note's settings travel in: the POST's form field names. */
+  private static final List<String> SETTING_KEYS =
+      List.of(
+          "model",
+          "language",
+          "prompt",
+          "temperature",
+          "response_format",
+          "timestamp_granularities");
+
+  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
+
+  /** tus metadata is a header: a few settings and a prompt fit well within this. */
+  private static final int MAX_METADATA_CHARS = 32 * 1024;
+
+  private final UploadExchange exchange;
+
+  TusHandler(UploadExchange exchange) {
+    this.exchange = exchange;
+  }
+
+  /** {@code OPTIONS /v1/uploads}: what this server speaks; no token needed. */
+  void options(Context ctx) {
+    ctx.header("Tus-Resumable", VERSION);
+    ctx.header("Tus-Version", VERSION);
+    ctx.header("Tus-Extension", "creation,creation-with-upload,termination,expiration");
+    ctx.header("Tus-Max-Size", Long.toString(exchange.uploads.maxBytes()));
+    ctx.status(204);
+  }
+
+  void create(Context ctx) throws Exception {
+    exchange.handle(ctx, this::create);
+  }
+
+  void head(Context ctx) throws Exception {
+    exchange.handle(ctx, this::head);
+  }
+
+  void patch(Context ctx) throws Exception {
+    exchange.handle(ctx, this::patch);
+  }
+
+  void delete(Context ctx) throws Exception {
+    exchange.handle(ctx, this::delete);
+  }
+
+  void transcription(Context ctx) throws Exception {
+    exchange.handle(ctx, this::transcription);
+  }
+
+  /** tus: every request but OPTIONS says the version it speaks; 412 names the one we do. */
+  private static boolean speaksTus(Context ctx) {
+    ctx.header("Tus-Resumable", VERSION);
+    String version = ctx.header("Tus-Resumable");
+    if (version != null && version.trim().equals(VERSION)) {
+      return true;
+    }
+    ctx.header("Tus-Version", VERSION);
+    return false;
+  }
+
+  private static ApiError versionRequired() {
+    return new ApiError(
+        412,
+        "invalid_parameter",
+        "send Tus-Resumable: " + VERSION + "; no other version is spoken");
+  }
+
+  private int create(Context ctx, String requestId, Device device) throws Exception {
+    if (!speaksTus(ctx)) {
+      return UploadExchange.refuseBody(ctx, versionRequired(), requestId);
+    }
+    long max = exchange.uploads.maxBytes();
+    @Nullable Long length = UploadExchange.nonNegative(ctx.header("Upload-Length"));
+    if (length == null) {
+      return UploadExchange.refuseBody(
+          ctx,
+          Errors.invalid(
+              "Upload-Length", "Upload-Length must be the note's size in bytes (1 to " + max + ")"),
+          requestId);
+    }
+    if (length > max) {
+      return UploadExchange.refuseBody(ctx, Errors.tooLarge(max), requestId);
+    }
+    if (length == 0) {
+      return UploadExchange.refuseBody(
+          ctx,
+          new ApiError(400, "empty_audio", "Upload-Length is 0: a note has bytes", "audio", null),
+          requestId);
+    }
+    Map<String, String> fields;
+    @Nullable String sha256;
+    @Nullable String idempotencyKey;
+    try {
+      fields = metadataOf(ctx.header("Upload-Metadata"));
+      sha256 = fields.remove("sha256");
+      if (sha256 != null && !HEX_SHA256.matcher(sha256.trim()).matches()) {
+        throw new InvalidSettingException("sha256", "metadata sha256 must be 64 hex digits");
+      }
+      Settings settings = exchange.settingsOf(fields);
+      settings.requireModelIn(exchange.transcriber.allowedModels());
+      idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
+    } catch (InvalidSettingException e) {
+      return UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
+    }
+    ResumableUploads.Creation creation =
+        exchange.uploads.create(
+            device,
+            ResumableUploads.Protocol.TUS,
+            length,
+            fields,
+            sha256 == null ? null : sha256.trim(),
+            idempotencyKey);
+    StoredUpload upload;
+    switch (creation) {
+      case ResumableUploads.Creation.TooMany tooMany -> {
+        return UploadExchange.refuseBody(
+            ctx,
+            new ApiError(
+                429,
+                "rate_limited",
+                "this device has "
+                    + tooMany.max()
+                    + " unfinished uploads; finish or delete one first",
+                null,
+                Duration.ofSeconds(5)),
+            requestId);
+      }
+      case ResumableUploads.Creation.SpoolFull full -> {
+        return UploadExchange.refuseBody(
+            ctx,
+            Errors.serverUnavailable(
+                "the gateway is holding too many uploads; retry shortly", null),
+            requestId);
+      }
+      case ResumableUploads.Creation.Created created -> upload = created.upload();
+    }
+    ctx.header("Location", COLLECTION + "/" + upload.id());
+    ctx.header("Upload-Expires", UploadExchange.httpDate(upload.expiresAt()));
+    if (!isOctetStream(ctx) || ctx.req().getContentLengthLong() == 0) {
+      ctx.header("Upload-Offset", "0");
+      ctx.status(201);
+      return 201;
+    }
+    // creation-with-upload: the body is the first append.
+    ResumableUploads.Append append = appendBody(ctx, requestId, device, upload, 0);
+    return switch (append) {
+      case ResumableUploads.Append.Appended appended -> {
+        ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
+        ctx.status(201);
+        yield 201;
+      }
+      default -> UploadExchange.answerAppend(ctx, requestId, append);
+    };
+  }
+
+  private static boolean isOctetStream(Context ctx) {
+    String type = ctx.req().getContentType();
+    return type != null && type.trim().toLowerCase(Locale.ROOT).startsWith(OCTET_STREAM);
+  }
+
+  private int head(Context ctx, String requestId, Device device) {
+    ctx.header("Cache-Control", "no-store");
+    if (!speaksTus(ctx)) {
+      return UploadExchange.send(ctx, versionRequired(), requestId);
+    }
+    Optional<StoredUpload> found = exchange.uploadOf(ctx, device);
+    if (found.isEmpty()) {
+      return UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
+    }
+    Optional<StoredUpload> upload = exchange.uploads.settled(device, found.get());
+    if (upload.isEmpty()) {
+      return UploadExchange.send(ctx, UploadExchange.locked(), requestId);
+    }
+    ctx.header("Upload-Offset", Long.toString(upload.get().offset()));
+    ctx.header("Upload-Length", Long.toString(upload.get().length()));
+    ctx.header("Upload-Expires", UploadExchange.httpDate(upload.get().expiresAt()));
+    ctx.status(200);
+    return 200;
+  }
+
+  private int patch(Context ctx, String requestId, Device device) throws Exception {
+    if (!speaksTus(ctx)) {
+      return UploadExchange.refuseBody(ctx, versionRequired(), requestId);
+    }
+    if (!isOctetStream(ctx)) {
+      return UploadExchange.refuseBody(
+          ctx,
+          new ApiError(
+              415, "unsupported_audio", "an append's Content-Type must be " + OCTET_STREAM),
+          requestId);
+    }
+    Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
+    if (upload.isEmpty()) {
+      return UploadExchange.refuseBody(ctx, UploadExchange.notFound(), requestId);
+    }
+    @Nullable Long offset = UploadExchange.nonNegative(ctx.header("Upload-Offset"));
+    if (offset == null || offset != upload.get().offset()) {
+      ctx.header("Upload-Offset", Long.toString(upload.get().offset()));
+      return UploadExchange.refuseBody(
+          ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
+    }
+    ResumableUploads.Append append = appendBody(ctx, requestId, device, upload.get(), offset);
+    if (append instanceof ResumableUploads.Append.Appended appended) {
+      ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
+      ctx.header("Upload-Expires", UploadExchange.httpDate(appended.upload().expiresAt()));
+      ctx.status(204);
+      return 204;
+    }
+    return UploadExchange.answerAppend(ctx, requestId, append);
+  }
+
+  private ResumableUploads.Append appendBody(
+      Context ctx, String requestId, Device device, StoredUpload upload, long offset)
+      throws IOException {
+    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload));
+    try {
+      return exchange.uploads.append(
+          device,
+          upload,
+          settings,
+          offset,
+          ctx.req().getContentLengthLong(),
+          exchange.body(ctx),
+          false,
+          requestId);
+    } finally {
+      exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
+    }
+  }
+
+  private int delete(Context ctx, String requestId, Device device) {
+    if (!speaksTus(ctx)) {
+      return UploadExchange.send(ctx, versionRequired(), requestId);
+    }
+    return exchange.terminate(ctx, requestId, device);
+  }
+
+  private int transcription(Context ctx, String requestId, Device device) throws Exception {
+    Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
+    if (upload.isEmpty()) {
+      return UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
+    }
+    if (ctx.queryParams("wait").size() > 1) {
+      return UploadExchange.send(
+          ctx, Errors.invalid("wait", "wait must be given at most once"), requestId);
+    }
+    Duration wait;
+    try {
+      wait = LookupHandler.waitOf(ctx.queryParam("wait"));
+    } catch (InvalidSettingException e) {
+      return UploadExchange.send(ctx, Errors.invalid(e), requestId);
+    }
+    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload.get()));
+    // Waiting for running work is not idleness: keep the connection for the wait.
+    exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle().plus(wait));
+    ResumableUploads.Progress progress;
+    try {
+      progress = exchange.uploads.transcription(device, upload.get(), settings, wait);
+    } finally {
+      exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
+    }
+    return switch (progress) {
+      case ResumableUploads.Progress.Incomplete incomplete -> UploadExchange.sendRunning(ctx);
+      case ResumableUploads.Progress.Running running -> UploadExchange.sendRunning(ctx);
+      case ResumableUploads.Progress.Ended ended ->
+          exchange.sendEnding(ctx, requestId, ended.ending());
+      case ResumableUploads.Progress.Gone gone ->
+          UploadExchange.send(
+              ctx,
+              new ApiError(
+                  404,
+                  "not_found",
+                  "the transcript is no longer kept (BOLO_IDEMPOTENCY_TTL); upload the note again"),
+              requestId);
+    };
+  }
+
+  /**
+   * tus's {@code Upload-Metadata}: comma-separated {@code key base64(value)} pairs; a key alone has
+   * an empty value. Only settings and {@code sha256} are kept; {@code filename} and keys other
+   * clients add are ignored.
+   */
+  static Map<String, String> metadataOf(@Nullable String header) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    if (header == null || header.isBlank()) {
+      return fields;
+    }
+    if (header.length() > MAX_METADATA_CHARS) {
+      throw new InvalidSettingException(
+          "Upload-Metadata", "Upload-Metadata exceeds " + MAX_METADATA_CHARS + " characters");
+    }
+    for (String pair : header.split(",")) {
+      String trimmed = pair.trim();
+      if (trimmed.isEmpty()) {
+        continue;
+      }
+      String[] parts = trimmed.split(" ", -1);
+      if (parts.length > 2 || parts[0].isEmpty()) {
+        throw new InvalidSettingException(
+            "Upload-Metadata", "Upload-Metadata pairs are 'key base64value': " + cut(trimmed));
+      }
+      String key = parts[0];
+      String value;
+      try {
+        value =
+            parts.length == 1
+                ? ""
+                : new String(Base64.getDecoder().decode(parts[1]), StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidSettingException(
+            "Upload-Metadata", "the value of metadata key " + cut(key) + " is not base64");
+      }
+      if (SETTING_KEYS.contains(key) || key.equals("sha256")) {
+        if (fields.put(key, value) != null) {
+          throw new InvalidSettingException(key, key + " must be given at most once");
+        }
+      }
+    }
+    return fields;
+  }
+
+  private static String cut(String value) {
+    return value.length() > 80 ? value.substring(0, 80) + "…" : value;
+  }
+
+  /** How long {@code GET .../transcription} may wait, for the docs and tests. */
+  static Duration maxWait() {
+    return NoteLookup.MAX_WAIT;
+  }
+}

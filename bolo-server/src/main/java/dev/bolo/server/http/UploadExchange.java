@@ -1,0 +1,321 @@
+package dev.bolo.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.audio.UploadResult;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.Task;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.ledger.RateDecision;
+import dev.bolo.server.ledger.StoredUpload;
+import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.work.Transcript;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * What the handlers of both resumable protocols share: authentication, the request's id and log
+ * line, the settings of a stored upload, and the answers (native JSON errors, the transcript).
+ * Thread safe.
+ */
+final class UploadExchange {
+
+  private static final Logger log = LoggerFactory.getLogger(UploadExchange.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The upload resource both protocols append to. */
+  static final String UPLOAD_PATH = "/v1/uploads/{id}";
+
+  final Ledger ledger;
+  final Transcriber transcriber;
+  final ResumableUploads uploads;
+  final InFlightRequests inFlight;
+  final ConnectionTimeouts timeouts;
+
+  UploadExchange(
+      Ledger ledger,
+      Transcriber transcriber,
+      ResumableUploads uploads,
+      InFlightRequests inFlight,
+      ConnectionTimeouts timeouts) {
+    this.ledger = ledger;
+    this.transcriber = transcriber;
+    this.uploads = uploads;
+    this.inFlight = inFlight;
+    this.timeouts = timeouts;
+  }
+
+  /** One step of a protocol, for an authenticated device. */
+  @FunctionalInterface
+  interface Step {
+    int serve(Context ctx, String requestId, Device device) throws Exception;
+  }
+
+  /** Runs {@code step} for the request's device, with the checks every request passes first. */
+  void handle(Context ctx, Step step) throws Exception {
+    String requestId = TranscriptionHandler.requestIdOf(ctx);
+    MDC.put("request_id", requestId);
+    try {
+      ctx.header(TranscriptionHandler.REQUEST_ID, requestId);
+      if (!inFlight.tryEnter()) {
+        send(
+            ctx,
+            Errors.serverUnavailable(
+                "the gateway is shutting down; resume shortly", Duration.ofSeconds(2)),
+            requestId);
+        return;
+      }
+      int status;
+      try {
+        status = authenticated(ctx, requestId, step);
+      } finally {
+        inFlight.exit();
+      }
+      log.info("{} {} -> {}", ctx.method(), ctx.path(), status);
+    } finally {
+      MDC.remove("device");
+      MDC.remove("request_id");
+    }
+  }
+
+  private int authenticated(Context ctx, String requestId, Step step) throws Exception {
+    Optional<Device> device;
+    try {
+      device = TranscriptionHandler.deviceOf(ledger, ctx);
+    } catch (LedgerException e) {
+      log.warn("cannot authenticate: {}", e.getMessage());
+      return send(
+          ctx,
+          Errors.serverUnavailable("the device ledger is unavailable; resume shortly", null),
+          requestId);
+    }
+    if (device.isEmpty()) {
+      return send(ctx, Errors.unauthorized(), requestId);
+    }
+    MDC.put("device", device.get().name());
+    if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
+      return send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
+    }
+    return step.serve(ctx, requestId, device.get());
+  }
+
+  /** The device's upload named in the path, if it exists, is theirs and has not expired. */
+  Optional<StoredUpload> uploadOf(Context ctx, Device device) {
+    return uploads.find(device, ctx.pathParam("id"));
+  }
+
+  /** The canonical settings of note fields by form field name, as a POST's would be. */
+  Settings settingsOf(Map<String, String> fields) {
+    return TranscriptionHandler.settingsOf(
+        transcriber,
+        Task.TRANSCRIBE,
+        fields::get,
+        name -> {
+          String joined = fields.get(name);
+          return name.equals("timestamp_granularities") && joined != null && !joined.isBlank()
+              ? Arrays.stream(joined.split(",")).map(String::trim).toList()
+              : List.of();
+        });
+  }
+
+  /** {@code Upload-Expires} as tus asks: an RFC 9110 (RFC 7231) HTTP date. */
+  static String httpDate(java.time.Instant instant) {
+    return DateTimeFormatter.RFC_1123_DATE_TIME.format(instant.atOffset(ZoneOffset.UTC));
+  }
+
+  /** How an upload's ending is answered: the POST's own answer. */
+  int sendEnding(Context ctx, String requestId, ResumableUploads.Ending ending) throws IOException {
+    return switch (ending) {
+      case ResumableUploads.Ending.Transcribed t ->
+          sendTranscript(ctx, requestId, t.transcript(), t.replayed());
+      case ResumableUploads.Ending.Refused r -> send(ctx, Errors.of(r.refused()), requestId);
+      case ResumableUploads.Ending.Unusable u -> send(ctx, Errors.of(u.why(), "audio"), requestId);
+      case ResumableUploads.Ending.HashMismatch h ->
+          send(
+              ctx,
+              new ApiError(
+                  400,
+                  "audio_hash_mismatch",
+                  "the declared sha256 "
+                      + h.declared()
+                      + " does not match the received audio "
+                      + h.computed()
+                      + "; the upload was damaged or the hash is wrong; nothing was transcribed",
+                  "sha256",
+                  null),
+              requestId);
+    };
+  }
+
+  /** The native upload's 200 body. */
+  static int sendTranscript(Context ctx, String requestId, Transcript transcript, boolean replayed)
+      throws IOException {
+    if (replayed) {
+      ctx.header("Idempotent-Replayed", "true");
+    }
+    ObjectNode body = JSON.createObjectNode();
+    body.put("text", transcript.text());
+    body.put("deduplicated", replayed);
+    body.put("audio_sha256", transcript.audioSha256());
+    body.put("duration_ms", transcript.durationMs());
+    body.put("request_id", requestId);
+    body.put("engine", transcript.engine());
+    ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(body));
+    return 200;
+  }
+
+  /** 202 while the note is incomplete or being transcribed (RFC 9110 Retry-After: 1 s). */
+  static int sendRunning(Context ctx) throws IOException {
+    ctx.header("Retry-After", "1");
+    ctx.status(202)
+        .contentType("application/json")
+        .result(JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
+    return 202;
+  }
+
+  /** A native JSON error; on HEAD the body is left out, as HTTP wants. */
+  static int send(Context ctx, ApiError error, String requestId) {
+    RequestMetrics.noteOutcome(ctx.req(), error.code());
+    if (error.retryAfter() != null) {
+      ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
+    }
+    ctx.status(error.status());
+    if (!ctx.method().name().equals("HEAD")) {
+      ctx.contentType("application/json")
+          .result(ErrorWriter.body(TranscriptionHandler.Dialect.NATIVE, error, requestId));
+    }
+    return error.status();
+  }
+
+  /** An error answered before the body was read: the connection closes after it. */
+  static int refuseBody(Context ctx, ApiError error, String requestId) {
+    ctx.header("Connection", "close");
+    return send(ctx, error, requestId);
+  }
+
+  static ApiError notFound() {
+    return new ApiError(404, "not_found", "no such upload for this device (unknown or expired)");
+  }
+
+  static ApiError wrongOffset(long offset) {
+    return new ApiError(
+        409,
+        "upload_offset_mismatch",
+        "the upload holds " + offset + " bytes; append from Upload-Offset " + offset);
+  }
+
+  static ApiError overrun(long length) {
+    return new ApiError(
+        413,
+        "audio_too_large",
+        "the append passes the upload's length of " + length + " bytes; nothing of it was kept");
+  }
+
+  /** 421 (RFC 9110): the upload's bytes are held by another instance. */
+  static ApiError elsewhere() {
+    return new ApiError(
+        421,
+        "wrong_instance",
+        "this upload's bytes are held by another gateway instance; route appends by the upload's"
+            + " path (see running several instances), or start a new upload");
+  }
+
+  static ApiError locked() {
+    return new ApiError(
+        423,
+        "upload_locked",
+        "an earlier append to this upload is still arriving; resume shortly",
+        null,
+        Duration.ofSeconds(1));
+  }
+
+  static ApiError interrupted(UploadResult.Invalid why) {
+    return Errors.of(why, "audio");
+  }
+
+  /** A header's value as a non-negative whole number, or null when absent or malformed. */
+  static @Nullable Long nonNegative(@Nullable String header) {
+    if (header == null || header.isBlank() || header.trim().length() > 18) {
+      return null;
+    }
+    String trimmed = header.trim();
+    for (int i = 0; i < trimmed.length(); i++) {
+      if (!Character.isDigit(trimmed.charAt(i))) {
+        return null;
+      }
+    }
+    return Long.parseLong(trimmed);
+  }
+
+  /** Every answer to an append but a clean one. */
+  static int answerAppend(Context ctx, String requestId, ResumableUploads.Append append) {
+    return switch (append) {
+      case ResumableUploads.Append.Appended appended -> {
+        ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
+        ctx.status(204);
+        yield 204;
+      }
+      case ResumableUploads.Append.Interrupted interrupted -> {
+        ctx.header("Upload-Offset", Long.toString(interrupted.upload().offset()));
+        yield refuseBody(ctx, interrupted(interrupted.why()), requestId);
+      }
+      case ResumableUploads.Append.WrongOffset wrong -> {
+        ctx.header("Upload-Offset", Long.toString(wrong.offset()));
+        yield refuseBody(ctx, wrongOffset(wrong.offset()), requestId);
+      }
+      case ResumableUploads.Append.Overrun overrun ->
+          refuseBody(ctx, overrun(overrun.length()), requestId);
+      case ResumableUploads.Append.Inconsistent inconsistent ->
+          refuseBody(
+              ctx,
+              Errors.invalid(
+                  "Upload-Length",
+                  "the note ended at "
+                      + inconsistent.reached()
+                      + " bytes, not at its Upload-Length of "
+                      + inconsistent.length()),
+              requestId);
+      case ResumableUploads.Append.Elsewhere elsewhere -> refuseBody(ctx, elsewhere(), requestId);
+      case ResumableUploads.Append.Locked locked -> refuseBody(ctx, locked(), requestId);
+      case ResumableUploads.Append.Refused refused ->
+          refuseBody(ctx, Errors.of(refused.why(), "audio"), requestId);
+    };
+  }
+
+  /** Deletes the device's upload named in the path and its bytes: 204, or why not. */
+  int terminate(Context ctx, String requestId, Device device) {
+    Optional<StoredUpload> upload = uploadOf(ctx, device);
+    if (upload.isEmpty()) {
+      return send(ctx, notFound(), requestId);
+    }
+    return switch (uploads.terminate(upload.get())) {
+      case DELETED -> {
+        ctx.status(204);
+        yield 204;
+      }
+      case ELSEWHERE -> send(ctx, elsewhere(), requestId);
+      case GONE -> send(ctx, notFound(), requestId);
+    };
+  }
+
+  /** The request body, with its idle timeout raised to the body's rate window while it is read. */
+  InputStream body(Context ctx) throws IOException {
+    timeouts.setIdleTimeout(ctx, timeouts.body());
+    return ctx.req().getInputStream();
+  }
+}

@@ -1,0 +1,654 @@
+package dev.bolo.server.transcription;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.audio.PartialNote;
+import dev.bolo.server.audio.SpooledAudio;
+import dev.bolo.server.audio.UploadReader;
+import dev.bolo.server.audio.UploadResult;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.StoredUpload;
+import dev.bolo.server.ledger.UploadRegistry;
+import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Transcript;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Resumable uploads of notes (tus 1.0 and the IETF draft share this one store): created by a
+ * device, appended to across connections and restarts, and transcribed exactly like a POST once the
+ * last byte arrived. The state lives in the ledger database ({@link UploadRegistry}); the bytes in
+ * this instance's spool, which alone may append to them. Knows nothing of HTTP. Thread safe.
+ */
+public final class ResumableUploads {
+
+  private static final Logger log = LoggerFactory.getLogger(ResumableUploads.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final SecureRandom IDS = new SecureRandom();
+
+  /** The protocol an upload was created with; its appends speak the same one. */
+  public enum Protocol {
+    TUS,
+    IETF;
+
+    String stored() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private final UploadRegistry registry;
+  private final UploadReader reader;
+  private final Transcriber transcriber;
+  private final NoteLookup lookups;
+  private final Path spoolDir;
+  private final String instanceId;
+  private final Clock clock;
+  private final Duration ttl;
+  private final int maxUnfinishedPerDevice;
+  private final Duration lockWait;
+  private final Executor work;
+  private final ConcurrentHashMap<String, PartialNote> notes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, CompletableFuture<Ending>> running =
+      new ConcurrentHashMap<>();
+
+  /**
+   * @param spoolDir this instance's folder for upload files (kept across restarts)
+   * @param instanceId this instance's lasting id, recorded with every upload it takes
+   * @param ttl {@code BOLO_UPLOAD_TTL}: how long an upload lives after its creation
+   * @param maxUnfinishedPerDevice uploads one device may have open at once
+   * @param lockWait how long an append waits for an earlier one on the same upload, whose
+   *     connection may have died unnoticed: the body rate window, after which that read fails
+   * @param work runs transcriptions that outlive the request that completed the upload
+   */
+  public ResumableUploads(
+      UploadRegistry registry,
+      UploadReader reader,
+      Transcriber transcriber,
+      Path spoolDir,
+      String instanceId,
+      Clock clock,
+      Duration ttl,
+      int maxUnfinishedPerDevice,
+      Duration lockWait,
+      Executor work) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.reader = Objects.requireNonNull(reader, "reader");
+    this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
+    this.lookups = transcriber.lookups();
+    this.spoolDir = Objects.requireNonNull(spoolDir, "spoolDir");
+    this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.ttl = Objects.requireNonNull(ttl, "ttl");
+    if (maxUnfinishedPerDevice < 1) {
+      throw new IllegalArgumentException(
+          "maxUnfinishedPerDevice must be >= 1: " + maxUnfinishedPerDevice);
+    }
+    this.maxUnfinishedPerDevice = maxUnfinishedPerDevice;
+    this.lockWait = Objects.requireNonNull(lockWait, "lockWait");
+    this.work = Objects.requireNonNull(work, "work");
+  }
+
+  /** The largest note, in bytes ({@code BOLO_MAX_UPLOAD_BYTES}). */
+  public long maxBytes() {
+    return reader.maxAudioBytes();
+  }
+
+  /** How an upload ended once its last byte arrived. */
+  public sealed interface Ending {
+
+    /** Transcribed, or replayed from earlier work. */
+    record Transcribed(Transcript transcript, boolean replayed) implements Ending {}
+
+    /** The work was refused (quota, engine, ...), exactly as a POST would be. */
+    record Refused(Outcome.Refused refused) implements Ending {}
+
+    /** The bytes are no note Bolo takes: empty, not audio, or contradictory headers. */
+    record Unusable(UploadResult.Invalid why) implements Ending {}
+
+    /** The server's hash contradicts the {@code sha256} the client declared. */
+    record HashMismatch(String declared, String computed) implements Ending {}
+  }
+
+  /** The answer to a creation. */
+  public sealed interface Creation {
+    record Created(StoredUpload upload) implements Creation {}
+
+    /** The device already has this many unfinished uploads. */
+    record TooMany(int max) implements Creation {}
+
+    /** Holding the upload's bytes would pass the spool budget. */
+    record SpoolFull() implements Creation {}
+  }
+
+  /**
+   * Creates an upload of {@code length} bytes (-1: not known yet, IETF only), holding that much of
+   * the spool budget until it ends.
+   */
+  public Creation create(
+      Device device,
+      Protocol protocol,
+      long length,
+      Map<String, String> fields,
+      @Nullable String declaredSha256,
+      @Nullable String idempotencyKey) {
+    Instant now = clock.instant();
+    // A hostile or broken client must not pile up open uploads, each holding spool.
+    if (registry.countUnfinished(device.name(), now) >= maxUnfinishedPerDevice) {
+      return new Creation.TooMany(maxUnfinishedPerDevice);
+    }
+    long held = spoolHoldOf(length);
+    if (!reader.holdSpool(held)) {
+      return new Creation.SpoolFull();
+    }
+    byte[] random = new byte[16];
+    IDS.nextBytes(random);
+    StoredUpload upload =
+        new StoredUpload(
+            HexFormat.of().formatHex(random),
+            device.name(),
+            instanceId,
+            protocol.stored(),
+            length,
+            0,
+            JSON.valueToTree(fields).toString(),
+            declaredSha256 == null ? null : declaredSha256.toLowerCase(Locale.ROOT),
+            idempotencyKey,
+            StoredUpload.State.OPEN,
+            null,
+            null,
+            now,
+            now.plus(ttl));
+    try {
+      registry.create(upload);
+    } catch (RuntimeException e) {
+      reader.releaseSpool(held);
+      throw e;
+    }
+    return new Creation.Created(upload);
+  }
+
+  private long spoolHoldOf(long length) {
+    return length >= 0 ? length : reader.maxAudioBytes();
+  }
+
+  /** The device's upload with this id, unless it expired; another device's is never found. */
+  public Optional<StoredUpload> find(Device device, String id) {
+    Instant now = clock.instant();
+    return registry
+        .find(id)
+        .filter(upload -> upload.device().equals(device.name()))
+        .filter(upload -> upload.expiresAt().isAfter(now));
+  }
+
+  /**
+   * The upload once no append to it is arriving here, for a client asking where to resume: an
+   * append whose connection just broke may still be storing what arrived, and an offset read before
+   * it ends sends the client back too far (its next append is then refused as 409 after it has sent
+   * its whole body again). Empty while an append still holds it after the lock wait.
+   */
+  public Optional<StoredUpload> settled(Device device, StoredUpload upload) {
+    PartialNote note = notes.get(upload.id());
+    if (note == null || !upload.instanceId().equals(instanceId)) {
+      return Optional.of(upload);
+    }
+    if (!note.tryLock(lockWait)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(find(device, upload.id()).orElse(upload));
+    } finally {
+      note.unlock();
+    }
+  }
+
+  /** The settings an upload was created with, by form field name. */
+  public static Map<String, String> fieldsOf(StoredUpload upload) {
+    try {
+      JsonNode node = JSON.readTree(upload.fields());
+      Map<String, String> fields = new java.util.LinkedHashMap<>();
+      node.properties().forEach(e -> fields.put(e.getKey(), e.getValue().asText()));
+      return fields;
+    } catch (IOException e) {
+      throw new UncheckedIOException("stored fields of upload " + upload.id(), e);
+    }
+  }
+
+  /** The answer to an append. */
+  public sealed interface Append {
+
+    /**
+     * Stored; {@code ending} is set when this append brought the last byte, and completes once the
+     * note is transcribed (or refused).
+     */
+    record Appended(StoredUpload upload, @Nullable CompletableFuture<Ending> ending)
+        implements Append {}
+
+    /** Stored up to where the body broke off or was too slow; resume from the upload's offset. */
+    record Interrupted(StoredUpload upload, UploadResult.Invalid why) implements Append {}
+
+    /** The client's offset is not the stored one. */
+    record WrongOffset(long offset) implements Append {}
+
+    /** The body would pass the upload's length; nothing of it was kept. */
+    record Overrun(long length) implements Append {}
+
+    /** The client ended the note at {@code reached} bytes, not at the length it announced. */
+    record Inconsistent(long reached, long length) implements Append {}
+
+    /** Another instance holds this upload's bytes. */
+    record Elsewhere() implements Append {}
+
+    /** An earlier append to this upload is still being read. */
+    record Locked() implements Append {}
+
+    /** Refused before reading (device or gateway busy). */
+    record Refused(UploadResult.Invalid why) implements Append {}
+  }
+
+  /**
+   * Appends a body at {@code offset}. When the last byte arrives (the offset reaches the length, or
+   * {@code last} says the body ends the note), the note is checked and transcribed exactly like a
+   * POST's, on a thread of its own: a client that goes away never cancels it.
+   *
+   * @param settings the upload's canonical settings (from {@link #fieldsOf})
+   * @param last the client says this body is the note's end (IETF {@code Upload-Complete: ?1})
+   * @throws IOException when the spool cannot be used (the gateway's fault)
+   */
+  public Append append(
+      Device device,
+      StoredUpload upload,
+      Settings settings,
+      long offset,
+      long contentLength,
+      InputStream body,
+      boolean last,
+      String requestId)
+      throws IOException {
+    // Its bytes are in another instance's spool: appending here would make a note of a hole.
+    if (!upload.instanceId().equals(instanceId)) {
+      return new Append.Elsewhere();
+    }
+    PartialNote note = noteOf(upload);
+    if (!note.tryLock(lockWait)) {
+      return new Append.Locked();
+    }
+    try {
+      // Read again under the lock: an append that held it may have moved the offset.
+      Optional<StoredUpload> fresh = find(device, upload.id());
+      if (fresh.isEmpty()) {
+        return new Append.WrongOffset(upload.offset());
+      }
+      StoredUpload current = fresh.get();
+      if (current.state() != StoredUpload.State.OPEN || offset != current.offset()) {
+        boolean nothingNew = offset == current.offset() && contentLength == 0 && !last;
+        return nothingNew
+            ? new Append.Appended(current, null)
+            : new Append.WrongOffset(current.offset());
+      }
+      if (note.offset() > current.offset()) {
+        note.cutBack(current.offset());
+      }
+      long room = (current.hasLength() ? current.length() : reader.maxAudioBytes()) - offset;
+      if (contentLength > room) {
+        return new Append.Overrun(current.hasLength() ? current.length() : reader.maxAudioBytes());
+      }
+      UploadReader.AppendResult result =
+          reader.append(device.name(), note, contentLength, room, body);
+      if (result.overran()) {
+        note.cutBack(offset);
+        return new Append.Overrun(current.hasLength() ? current.length() : reader.maxAudioBytes());
+      }
+      long reached = offset + result.bytes();
+      boolean complete =
+          result.refusal() == null
+              && (last || (current.hasLength() && reached == current.length()));
+      long length = complete ? reached : current.length();
+      if (current.hasLength() && complete && reached != current.length()) {
+        // The client ended the note short of the length it announced.
+        note.cutBack(offset);
+        return new Append.Inconsistent(reached, current.length());
+      }
+      if (result.bytes() > 0 || length != current.length()) {
+        if (!registry.advance(current.id(), offset, reached, length)) {
+          note.cutBack(offset);
+          return new Append.WrongOffset(offset);
+        }
+      }
+      StoredUpload stored = current.withOffset(reached, length);
+      UploadResult.@Nullable Invalid refusal = result.refusal();
+      if (refusal != null) {
+        return result.bytes() == 0
+                && refusal.reason() != UploadResult.Reason.TOO_SLOW
+                && refusal.reason() != UploadResult.Reason.MALFORMED
+            ? new Append.Refused(refusal)
+            : new Append.Interrupted(stored, refusal);
+      }
+      if (!complete) {
+        return new Append.Appended(stored, null);
+      }
+      return new Append.Appended(stored, complete(device, stored, settings, note, requestId));
+    } finally {
+      note.unlock();
+    }
+  }
+
+  private PartialNote noteOf(StoredUpload upload) throws IOException {
+    PartialNote known = notes.get(upload.id());
+    if (known != null) {
+      return known;
+    }
+    PartialNote opened = PartialNote.open(fileOf(upload.id()), upload.offset());
+    PartialNote raced = notes.putIfAbsent(upload.id(), opened);
+    return raced != null ? raced : opened;
+  }
+
+  private Path fileOf(String id) {
+    return spoolDir.resolve(id + ".part");
+  }
+
+  /** Ends the upload whose last byte arrived: check, then transcribe as a POST does. */
+  private CompletableFuture<Ending> complete(
+      Device device, StoredUpload upload, Settings settings, PartialNote note, String requestId)
+      throws IOException {
+    notes.remove(upload.id());
+    long held = spoolHoldOf(upload.length() >= 0 ? upload.length() : -1);
+    PartialNote.Finished finished = note.finish(() -> reader.releaseSpool(held));
+    SpooledAudio audio;
+    switch (finished) {
+      case PartialNote.Finished.Refused refused -> {
+        note.delete();
+        reader.releaseSpool(held);
+        return CompletableFuture.completedFuture(
+            record(upload.id(), new Ending.Unusable(refused.why())));
+      }
+      case PartialNote.Finished.Note ready -> audio = ready.audio();
+    }
+    String declared = upload.declaredSha256();
+    if (declared != null && !declared.equals(audio.sha256())) {
+      audio.close();
+      return CompletableFuture.completedFuture(
+          record(upload.id(), new Ending.HashMismatch(declared, audio.sha256())));
+    }
+    registry.startTranscription(upload.id(), audio.sha256());
+    CompletableFuture<Ending> ending = new CompletableFuture<>();
+    running.put(upload.id(), ending);
+    Transcriber.Note call =
+        new Transcriber.Note(
+            device, audio, settings, OptionalLong.empty(), upload.idempotencyKey(), requestId);
+    try {
+      work.execute(() -> transcribe(upload.id(), call, ending));
+    } catch (RuntimeException rejected) {
+      audio.close();
+      running.remove(upload.id());
+      throw rejected;
+    }
+    return ending;
+  }
+
+  private void transcribe(String id, Transcriber.Note call, CompletableFuture<Ending> ending) {
+    Ending ended;
+    try (SpooledAudio audio = call.audio()) {
+      Transcriber.Answer answer = transcriber.transcribe(call);
+      ended =
+          switch (answer.outcome()) {
+            case Outcome.Success success ->
+                new Ending.Transcribed(success.transcript(), answer.replayed());
+            case Outcome.Refused refused -> new Ending.Refused(refused);
+          };
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      ended =
+          new Ending.Refused(
+              new Outcome.Refused(
+                  Problem.SERVER_UNAVAILABLE, "the gateway stopped while transcribing; resend"));
+    } catch (RuntimeException | Error bug) {
+      log.error("transcribing upload {} failed", id, bug);
+      ended =
+          new Ending.Refused(
+              new Outcome.Refused(
+                  Problem.INTERNAL, "internal error; the note was not transcribed"));
+    }
+    try {
+      record(id, ended);
+    } catch (RuntimeException e) {
+      log.warn("could not record how upload {} ended: {}", id, e.toString());
+    } finally {
+      ending.complete(ended);
+      running.remove(id);
+    }
+  }
+
+  private Ending record(String id, Ending ending) {
+    ObjectNode json = JSON.createObjectNode();
+    StoredUpload.State state;
+    switch (ending) {
+      case Ending.Transcribed t -> {
+        json.put("kind", "transcribed").put("replayed", t.replayed());
+        state = StoredUpload.State.DONE;
+      }
+      case Ending.Refused r -> {
+        json.put("kind", "refused")
+            .put("problem", r.refused().problem().name())
+            .put("message", r.refused().message());
+        Duration retryAfter = r.refused().retryAfter();
+        if (retryAfter != null) {
+          json.put("retry_after_ms", retryAfter.toMillis());
+        }
+        state = StoredUpload.State.FAILED;
+      }
+      case Ending.Unusable u -> {
+        json.put("kind", "unusable")
+            .put("reason", u.why().reason().name())
+            .put("message", u.why().message());
+        state = StoredUpload.State.FAILED;
+      }
+      case Ending.HashMismatch h -> {
+        json.put("kind", "hash_mismatch")
+            .put("declared", h.declared())
+            .put("computed", h.computed());
+        state = StoredUpload.State.FAILED;
+      }
+    }
+    registry.finish(id, state, json.toString());
+    return ending;
+  }
+
+  /** How far an upload's transcription is. */
+  public sealed interface Progress {
+    /** Bytes are still missing. */
+    record Incomplete() implements Progress {}
+
+    /** The note is being transcribed. */
+    record Running() implements Progress {}
+
+    /** It ended so. */
+    record Ended(Ending ending) implements Progress {}
+
+    /** Transcribed, but the replay store no longer holds the transcript. */
+    record Gone() implements Progress {}
+  }
+
+  /**
+   * Where the upload's transcription is, waiting up to {@code wait} for running work.
+   *
+   * @throws InterruptedException if the request thread is interrupted; the work goes on
+   */
+  public Progress transcription(
+      Device device, StoredUpload upload, Settings settings, Duration wait)
+      throws InterruptedException {
+    return switch (upload.state()) {
+      case OPEN -> new Progress.Incomplete();
+      case TRANSCRIBING -> awaitRunning(device, upload, settings, wait);
+      case DONE -> {
+        JsonNode outcome = outcomeOf(upload);
+        String sha = Objects.requireNonNull(upload.audioSha256(), "hash of a finished upload");
+        yield lookups
+            .stored(device, settings, sha, Duration.ZERO)
+            .<Progress>map(
+                t ->
+                    new Progress.Ended(
+                        new Ending.Transcribed(t, outcome.path("replayed").asBoolean(false))))
+            .orElseGet(Progress.Gone::new);
+      }
+      case FAILED -> new Progress.Ended(endingOf(outcomeOf(upload)));
+    };
+  }
+
+  private Progress awaitRunning(
+      Device device, StoredUpload upload, Settings settings, Duration wait)
+      throws InterruptedException {
+    CompletableFuture<Ending> local = running.get(upload.id());
+    if (local != null) {
+      try {
+        return new Progress.Ended(local.get(wait.toMillis(), TimeUnit.MILLISECONDS));
+      } catch (TimeoutException e) {
+        return new Progress.Running();
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("an upload's ending never fails", e);
+      }
+    }
+    // Transcribed on another instance, or just finished here: the record and the store know.
+    Optional<StoredUpload> now = find(device, upload.id());
+    if (now.isPresent() && now.get().state() != StoredUpload.State.TRANSCRIBING) {
+      return transcription(device, now.get(), settings, Duration.ZERO);
+    }
+    String sha = Objects.requireNonNull(upload.audioSha256(), "hash of a transcribing upload");
+    return lookups
+        .stored(device, settings, sha, wait)
+        .<Progress>map(t -> new Progress.Ended(new Ending.Transcribed(t, false)))
+        .orElseGet(Progress.Running::new);
+  }
+
+  private static JsonNode outcomeOf(StoredUpload upload) {
+    String outcome = Objects.requireNonNull(upload.outcome(), "outcome of a finished upload");
+    try {
+      return JSON.readTree(outcome);
+    } catch (IOException e) {
+      throw new UncheckedIOException("stored outcome of upload " + upload.id(), e);
+    }
+  }
+
+  private static Ending endingOf(JsonNode json) {
+    String message = json.path("message").asText("");
+    return switch (json.path("kind").asText()) {
+      case "refused" ->
+          new Ending.Refused(
+              new Outcome.Refused(
+                  Problem.valueOf(json.path("problem").asText()),
+                  message,
+                  json.has("retry_after_ms")
+                      ? Duration.ofMillis(json.path("retry_after_ms").asLong())
+                      : null));
+      case "unusable" ->
+          new Ending.Unusable(
+              new UploadResult.Invalid(
+                  UploadResult.Reason.valueOf(json.path("reason").asText()), message));
+      case "hash_mismatch" ->
+          new Ending.HashMismatch(json.path("declared").asText(), json.path("computed").asText());
+      default -> throw new IllegalStateException("unknown stored outcome: " + json);
+    };
+  }
+
+  /** How a termination ended. */
+  public enum Termination {
+    DELETED,
+    /** Another instance holds the bytes; only it may delete them. */
+    ELSEWHERE,
+    /** Already gone. */
+    GONE
+  }
+
+  /** Deletes the device's upload and its bytes (tus termination). */
+  public Termination terminate(StoredUpload upload) {
+    if (!upload.instanceId().equals(instanceId)) {
+      return Termination.ELSEWHERE;
+    }
+    if (!registry.delete(upload.id())) {
+      return Termination.GONE;
+    }
+    dropBytes(upload);
+    return Termination.DELETED;
+  }
+
+  private void dropBytes(StoredUpload upload) {
+    PartialNote note = notes.remove(upload.id());
+    try {
+      if (note != null) {
+        note.delete();
+      } else {
+        java.nio.file.Files.deleteIfExists(fileOf(upload.id()));
+      }
+    } catch (IOException e) {
+      log.warn("could not delete the bytes of upload {}: {}", upload.id(), e.toString());
+    }
+    if (upload.state() == StoredUpload.State.OPEN) {
+      reader.releaseSpool(spoolHoldOf(upload.length()));
+    }
+  }
+
+  /**
+   * Deletes this instance's expired uploads and their files ({@code BOLO_UPLOAD_TTL}).
+   *
+   * @return how many were deleted
+   */
+  public int sweep() {
+    int swept = 0;
+    for (StoredUpload upload : registry.expired(instanceId, clock.instant())) {
+      if (upload.instanceId().equals(instanceId) && registry.delete(upload.id())) {
+        if (upload.instanceId().equals(instanceId)) {
+          dropBytes(upload);
+        }
+        swept++;
+      }
+    }
+    if (swept > 0) {
+      log.info("deleted {} expired uploads and their bytes", swept);
+    }
+    return swept;
+  }
+
+  /**
+   * After a start: holds the spool budget for this instance's open uploads again, and ends those a
+   * previous run was transcribing when it stopped (their notes are gone with it; the phone
+   * resends).
+   */
+  public void recover() {
+    for (StoredUpload upload : registry.live(instanceId, clock.instant())) {
+      switch (upload.state()) {
+        case OPEN -> reader.holdSpool(spoolHoldOf(upload.length()));
+        case TRANSCRIBING ->
+            record(
+                upload.id(),
+                new Ending.Refused(
+                    new Outcome.Refused(
+                        Problem.SERVER_UNAVAILABLE,
+                        "the gateway restarted while transcribing this note; send it again")));
+        case DONE, FAILED -> {}
+      }
+    }
+  }
+}

@@ -1,0 +1,439 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.TestAudio;
+import dev.bolo.server.testing.WallClock;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.stream.Stream;
+import mockwebserver3.MockResponse;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** tus 1.0.0 at {@code /v1/uploads} against a real gateway and a fake provider. */
+class TusUploadTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final MediaType OCTETS = MediaType.get("application/offset+octet-stream");
+
+  @TempDir Path dataDir;
+  FakeProvider provider;
+  WallClock clock;
+  Gateway gateway;
+  LedgerProbe ledger;
+
+  @BeforeEach
+  void start() throws IOException {
+    provider = new FakeProvider();
+    clock = new WallClock();
+    gateway = Gateway.withClock(restartEnvironment(), clock);
+    ledger = LedgerProbe.open(dataDir, gateway);
+  }
+
+  @AfterEach
+  void stop() {
+    provider.release();
+    ledger.close();
+    gateway.close();
+    provider.close();
+  }
+
+  @Test
+  void aNoteUploadedInThreeAppendsIsTranscribedOnceAndChargedLikeAPost() throws Exception {
+    byte[] note = TestAudio.wav(2000, 1);
+    String location =
+        create(Gateway.TOKEN_A, note.length, "language", "en", "sha256", sha256(note));
+
+    assertThat(append(Gateway.TOKEN_A, location, 0, slice(note, 0, 10_000)).code()).isEqualTo(204);
+    Reply head = head(Gateway.TOKEN_A, location);
+    assertThat(head.status()).isEqualTo(200);
+    assertThat(head.header("Upload-Offset")).isEqualTo("10000");
+    assertThat(head.header("Upload-Length")).isEqualTo(Integer.toString(note.length));
+    assertThat(head.header("Cache-Control")).isEqualTo("no-store");
+    assertThat(head.header("Upload-Expires")).endsWith("GMT");
+    assertThat(append(Gateway.TOKEN_A, location, 10_000, slice(note, 10_000, 40_000)).code())
+        .isEqualTo(204);
+    Reply last = append(Gateway.TOKEN_A, location, 40_000, slice(note, 40_000, note.length));
+    assertThat(last.code()).isEqualTo(204);
+    assertThat(last.header("Upload-Offset")).isEqualTo(Integer.toString(note.length));
+
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    JsonNode body = JSON.readTree(answer.body());
+    assertThat(body.get("text").asText())
+        .isEqualTo("transcript of " + providerBytes() + " bytes in en");
+    assertThat(body.get("audio_sha256").asText()).isEqualTo(sha256(note));
+    assertThat(body.get("deduplicated").asBoolean()).isFalse();
+    assertThat(body.get("duration_ms").asLong()).isEqualTo(2000);
+    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(2000);
+
+    // The same note POSTed with the same settings is the same work: replayed, not charged again.
+    Gateway.Reply post =
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "en"));
+    assertThat(post.status()).isEqualTo(200);
+    assertThat(post.replayed()).isEqualTo("true");
+    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(2000);
+  }
+
+  private long providerBytes() throws InterruptedException {
+    return provider.takeRequest().getBodySize();
+  }
+
+  @Test
+  void creationWithUploadTakesTheFirstBytesAndAWholeNoteInOneRequestIsTranscribed()
+      throws Exception {
+    byte[] note = TestAudio.wav(1000, 2);
+    Request request =
+        tus(Gateway.TOKEN_A, gateway.url("/v1/uploads"))
+            .header("Upload-Length", Integer.toString(note.length))
+            .post(RequestBody.create(note, OCTETS))
+            .build();
+    String location;
+    try (Response response = gateway.client().newCall(request).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+      assertThat(response.header("Upload-Offset")).isEqualTo(Integer.toString(note.length));
+      assertThat(response.header("Tus-Resumable")).isEqualTo("1.0.0");
+      location = java.util.Objects.requireNonNull(response.header("Location"));
+    }
+    assertThat(location).matches("/v1/uploads/[0-9a-f]{32}");
+
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    assertThat(provider.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void anUploadResumesAfterTheGatewayRestartsOnTheSameDataDirectory() throws Exception {
+    byte[] note = TestAudio.wav(3000, 11);
+    String location =
+        create(Gateway.TOKEN_A, note.length, "language", "de", "sha256", sha256(note));
+    append(Gateway.TOKEN_A, location, 0, slice(note, 0, 30_000));
+    ledger.close();
+    gateway.close();
+
+    gateway = Gateway.withClock(restartEnvironment(), clock);
+    ledger = LedgerProbe.open(dataDir, gateway);
+
+    Reply head = head(Gateway.TOKEN_A, location);
+    assertThat(head.status()).isEqualTo(200);
+    assertThat(head.header("Upload-Offset")).isEqualTo("30000");
+    assertThat(append(Gateway.TOKEN_A, location, 30_000, slice(note, 30_000, note.length)).code())
+        .isEqualTo(204);
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    // The hash was resumed across the restart: it matches the declared one and the whole note.
+    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
+    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(3000);
+  }
+
+  private Map<String, String> restartEnvironment() {
+    Map<String, String> env = new HashMap<>(Gateway.openAiEnvironment(provider, dataDir));
+    env.put("BOLO_MAX_UPLOAD_BYTES", "1000000");
+    env.put("BOLO_UPLOAD_TTL", "1h");
+    env.put("BOLO_TRIAL_SECONDS", "3600");
+    return env;
+  }
+
+  @Test
+  void anAppendAtTheWrongOffsetIs409WithTheStoredOffsetAndStoresNothing() throws Exception {
+    byte[] note = TestAudio.wav(1000, 3);
+    String location = create(Gateway.TOKEN_A, note.length);
+    append(Gateway.TOKEN_A, location, 0, slice(note, 0, 5000));
+
+    Reply wrong = append(Gateway.TOKEN_A, location, 4000, slice(note, 4000, 9000));
+
+    assertThat(wrong.code()).isEqualTo(409);
+    assertThat(wrong.header("Upload-Offset")).isEqualTo("5000");
+    assertThat(JSON.readTree(wrong.body()).get("code").asText())
+        .isEqualTo("upload_offset_mismatch");
+    assertThat(head(Gateway.TOKEN_A, location).header("Upload-Offset")).isEqualTo("5000");
+    // Resumed from the right offset, the note is whole and transcribed.
+    append(Gateway.TOKEN_A, location, 5000, slice(note, 5000, note.length));
+    assertThat(transcription(Gateway.TOKEN_A, location, 30).status()).isEqualTo(200);
+    assertThat(
+            JSON.readTree(transcription(Gateway.TOKEN_A, location, 0).body())
+                .get("audio_sha256")
+                .asText())
+        .isEqualTo(sha256(note));
+  }
+
+  @Test
+  void aNoteWhoseHashContradictsTheDeclaredOneIsRefusedUntranscribedAndUncharged()
+      throws Exception {
+    byte[] note = TestAudio.wav(1000, 4);
+    String declared = sha256(TestAudio.wav(1000, 5));
+    String location = create(Gateway.TOKEN_A, note.length, "sha256", declared);
+
+    assertThat(append(Gateway.TOKEN_A, location, 0, note).code()).isEqualTo(204);
+
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).isEqualTo(400);
+    assertThat(JSON.readTree(answer.body()).get("code").asText()).isEqualTo("audio_hash_mismatch");
+    assertThat(provider.calls()).isZero();
+    assertThat(ledger.chargedMillis("alpha")).isZero();
+    assertThat(spoolFiles()).isEmpty();
+  }
+
+  @Test
+  void anAppendPastTheUploadLengthIsRefusedAndNothingOfItIsKept() throws Exception {
+    byte[] note = TestAudio.wav(1000, 6);
+    String location = create(Gateway.TOKEN_A, note.length);
+    append(Gateway.TOKEN_A, location, 0, slice(note, 0, 1000));
+    byte[] tooMuch = Arrays.copyOfRange(note, 1000, note.length + 100);
+
+    Reply refused = append(Gateway.TOKEN_A, location, 1000, tooMuch);
+
+    assertThat(refused.code()).isEqualTo(413);
+    assertThat(head(Gateway.TOKEN_A, location).header("Upload-Offset")).isEqualTo("1000");
+    assertThat(spoolFiles())
+        .singleElement()
+        .satisfies(file -> assertThat(Files.size(file)).isEqualTo(1000));
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void anotherDevicesUploadIsNotFoundForEveryMethod() throws Exception {
+    byte[] note = TestAudio.wav(1000, 7);
+    String location = create(Gateway.TOKEN_A, note.length);
+
+    assertThat(head(Gateway.TOKEN_B, location).status()).isEqualTo(404);
+    assertThat(append(Gateway.TOKEN_B, location, 0, note).code()).isEqualTo(404);
+    assertThat(delete(Gateway.TOKEN_B, location)).isEqualTo(404);
+    assertThat(transcription(Gateway.TOKEN_B, location, 0).status()).isEqualTo(404);
+    assertThat(head(Gateway.TOKEN_A, location).header("Upload-Offset")).isEqualTo("0");
+  }
+
+  @Test
+  void anExpiredUploadIsNotFoundAndIsSweptWithItsBytes() throws Exception {
+    byte[] note = TestAudio.wav(1000, 8);
+    String location = create(Gateway.TOKEN_A, note.length);
+    append(Gateway.TOKEN_A, location, 0, slice(note, 0, 1000));
+    assertThat(spoolFiles()).hasSize(1);
+
+    clock.advance(Duration.ofMinutes(61));
+
+    assertThat(head(Gateway.TOKEN_A, location).status()).isEqualTo(404);
+    assertThat(append(Gateway.TOKEN_A, location, 1000, slice(note, 1000, note.length)).code())
+        .isEqualTo(404);
+    assertThat(gateway.app().sweepExpiredUploads()).isEqualTo(1);
+    assertThat(spoolFiles()).isEmpty();
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void terminationDeletesTheUploadAndItsBytes() throws Exception {
+    byte[] note = TestAudio.wav(1000, 9);
+    String location = create(Gateway.TOKEN_A, note.length);
+    append(Gateway.TOKEN_A, location, 0, slice(note, 0, 1000));
+
+    assertThat(delete(Gateway.TOKEN_A, location)).isEqualTo(204);
+
+    assertThat(head(Gateway.TOKEN_A, location).status()).isEqualTo(404);
+    assertThat(spoolFiles()).isEmpty();
+  }
+
+  @Test
+  void optionsTellsTheVersionExtensionsAndMaxSizeAndOtherVersionsAre412() throws Exception {
+    Request options =
+        new Request.Builder().url(gateway.url("/v1/uploads")).method("OPTIONS", null).build();
+    try (Response response = gateway.client().newCall(options).execute()) {
+      assertThat(response.code()).isEqualTo(204);
+      assertThat(response.header("Tus-Version")).isEqualTo("1.0.0");
+      assertThat(response.header("Tus-Extension"))
+          .isEqualTo("creation,creation-with-upload,termination,expiration");
+      assertThat(response.header("Tus-Max-Size")).isEqualTo("1000000");
+    }
+    Request noVersion =
+        new Request.Builder()
+            .url(gateway.url("/v1/uploads"))
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .header("Upload-Length", "100")
+            .post(RequestBody.create(new byte[0]))
+            .build();
+    try (Response response = gateway.client().newCall(noVersion).execute()) {
+      assertThat(response.code()).isEqualTo(412);
+      assertThat(response.header("Tus-Version")).isEqualTo("1.0.0");
+    }
+  }
+
+  @Test
+  void badCreationsAreRefusedBeforeAnyByteIsTaken() throws Exception {
+    assertThat(createStatus(Gateway.TOKEN_A, "1000001")).isEqualTo(413);
+    assertThat(createStatus(Gateway.TOKEN_A, "-1")).isEqualTo(400);
+    assertThat(createStatus(Gateway.TOKEN_A, null)).isEqualTo(400);
+    assertThat(createStatus(null, "100")).isEqualTo(401);
+    assertThat(createStatus(Gateway.TOKEN_A, "100", "temperature", "hot")).isEqualTo(400);
+    assertThat(createStatus(Gateway.TOKEN_A, "100", "model", "not-offered")).isEqualTo(422);
+    assertThat(createStatus(Gateway.TOKEN_A, "100", "sha256", "abc")).isEqualTo(400);
+    assertThat(spoolFiles()).isEmpty();
+  }
+
+  @Test
+  void aDeviceCannotHoldMoreUnfinishedUploadsThanItsLimit() throws Exception {
+    for (int i = 0; i < 8; i++) {
+      create(Gateway.TOKEN_A, 1000);
+    }
+    assertThat(createStatus(Gateway.TOKEN_A, "1000")).isEqualTo(429);
+    assertThat(createStatus(Gateway.TOKEN_B, "1000")).isEqualTo(201);
+  }
+
+  @Test
+  void aNoteTheProviderFailsIsAnsweredWithThePostsErrorAndNothingIsCharged() throws Exception {
+    provider.enqueue(new MockResponse.Builder().code(500).body("{}").build());
+    byte[] note = TestAudio.wav(1000, 10);
+    String location = create(Gateway.TOKEN_A, note.length);
+    append(Gateway.TOKEN_A, location, 0, note);
+
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+
+    assertThat(answer.status()).isEqualTo(502);
+    assertThat(JSON.readTree(answer.body()).get("code").asText()).isEqualTo("upstream_error");
+    assertThat(ledger.chargedMillis("alpha")).isZero();
+  }
+
+  @Test
+  void anIncompleteUploadsTranscriptionIsRunning() throws Exception {
+    String location = create(Gateway.TOKEN_A, 5000);
+    Reply running = transcription(Gateway.TOKEN_A, location, 0);
+    assertThat(running.status()).isEqualTo(202);
+    assertThat(running.header("Retry-After")).isEqualTo("1");
+    assertThat(JSON.readTree(running.body()).get("status").asText()).isEqualTo("running");
+  }
+
+  // --- a tus client in a few lines ---
+
+  record Reply(int status, String body, Map<String, String> headers) {
+    int code() {
+      return status;
+    }
+
+    @Nullable String header(String name) {
+      return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+    }
+  }
+
+  private Request.Builder tus(@Nullable String token, String url) {
+    Request.Builder builder = new Request.Builder().url(url).header("Tus-Resumable", "1.0.0");
+    if (token != null) {
+      builder.header("Authorization", "Bearer " + token);
+    }
+    return builder;
+  }
+
+  private String create(String token, long length, String... metadata) throws IOException {
+    try (Response response =
+        gateway.client().newCall(creation(token, Long.toString(length), metadata)).execute()) {
+      assertThat(response.code()).as(response.body().string()).isEqualTo(201);
+      return java.util.Objects.requireNonNull(response.header("Location"));
+    }
+  }
+
+  private int createStatus(@Nullable String token, @Nullable String length, String... metadata)
+      throws IOException {
+    try (Response response =
+        gateway.client().newCall(creation(token, length, metadata)).execute()) {
+      return response.code();
+    }
+  }
+
+  private Request creation(@Nullable String token, @Nullable String length, String... metadata) {
+    Request.Builder builder = tus(token, gateway.url("/v1/uploads"));
+    if (length != null) {
+      builder.header("Upload-Length", length);
+    }
+    StringBuilder pairs = new StringBuilder();
+    for (int i = 0; i + 1 < metadata.length; i += 2) {
+      if (!pairs.isEmpty()) {
+        pairs.append(',');
+      }
+      pairs
+          .append(metadata[i])
+          .append(' ')
+          .append(
+              Base64.getEncoder().encodeToString(metadata[i + 1].getBytes(StandardCharsets.UTF_8)));
+    }
+    if (!pairs.isEmpty()) {
+      builder.header("Upload-Metadata", pairs.toString());
+    }
+    return builder.post(RequestBody.create(new byte[0])).build();
+  }
+
+  private Reply append(String token, String location, long offset, byte[] bytes)
+      throws IOException {
+    return call(
+        tus(token, gateway.url(location))
+            .header("Upload-Offset", Long.toString(offset))
+            .patch(RequestBody.create(bytes, OCTETS))
+            .build());
+  }
+
+  private Reply head(String token, String location) throws IOException {
+    return call(tus(token, gateway.url(location)).head().build());
+  }
+
+  private int delete(String token, String location) throws IOException {
+    return call(tus(token, gateway.url(location)).delete().build()).status();
+  }
+
+  private Reply transcription(String token, String location, int wait) throws IOException {
+    return call(
+        new Request.Builder()
+            .url(gateway.url(location + "/transcription?wait=" + wait))
+            .header("Authorization", "Bearer " + token)
+            .build());
+  }
+
+  private Reply call(Request request) throws IOException {
+    try (Response response = gateway.client().newCall(request).execute()) {
+      Map<String, String> headers = new HashMap<>();
+      response
+          .headers()
+          .forEach(
+              h -> headers.put(h.getFirst().toLowerCase(java.util.Locale.ROOT), h.getSecond()));
+      return new Reply(response.code(), response.body().string(), headers);
+    }
+  }
+
+  private static byte[] slice(byte[] bytes, int from, int to) {
+    return Arrays.copyOfRange(bytes, from, to);
+  }
+
+  private java.util.List<Path> spoolFiles() throws IOException {
+    Path spool = dataDir.resolve("spool");
+    if (!Files.exists(spool)) {
+      return java.util.List.of();
+    }
+    try (Stream<Path> files = Files.walk(spool)) {
+      return files.filter(Files::isRegularFile).toList();
+    }
+  }
+
+  static String sha256(byte[] bytes) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+  }
+}
