@@ -12,6 +12,7 @@ import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.health.Readiness;
+import dev.bolo.server.http.AdminRoutes;
 import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.HeaderDeadline;
 import dev.bolo.server.http.InFlightRequests;
@@ -293,6 +294,12 @@ public final class App implements AutoCloseable {
               // for a saving of a few header objects per request.
               javalinConfig.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
               Routes.register(javalinConfig.routes, services);
+              String adminToken = config.admin().token();
+              if (adminToken != null) {
+                AdminRoutes.register(
+                    javalinConfig.routes,
+                    new AdminRoutes.Services(adminToken, ledger, kept, metrics, clock));
+              }
             });
   }
 

@@ -73,6 +73,9 @@ public final class ConfigVariables {
               "bodies one device sends at once before 429 (default 8)"),
           v("BOLO_SPOOL_MAX_BYTES", "spool bytes in use before 503 (default 4 GiB)"),
           v("BOLO_UPLOAD_TTL", "unfinished resumable uploads are kept this long (default 24h)"),
+          v(
+              "BOLO_ADMIN_TOKEN",
+              "bearer token of the operator dashboard at /admin (unset = no dashboard)"),
           v("BOLO_LOG_LEVEL", "TRACE, DEBUG, INFO, WARN or ERROR (default INFO)"),
           v("BOLO_LOG_FORMAT", "text, or json for one JSON object per line (default text)"),
           v("BOLO_JAVA_OPTS", "JVM options for ./bolo, such as -Xmx1g (default heap by engine)"));

@@ -42,6 +42,7 @@ import org.jspecify.annotations.Nullable;
  * @param deadlines how long the engine may take for one note
  * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
  * @param logFormat one line of text or one JSON object per log event, {@code BOLO_LOG_FORMAT}
+ * @param admin the operator dashboard, {@code BOLO_ADMIN_TOKEN}
  */
 public record ServerConfig(
     Listen listen,
@@ -54,7 +55,8 @@ public record ServerConfig(
     Limits limits,
     Deadlines deadlines,
     String logLevel,
-    LogFormat logFormat) {
+    LogFormat logFormat,
+    Admin admin) {
 
   /** How log events are written to stderr; {@code BOLO_LOG_FORMAT} names one. */
   public enum LogFormat {
@@ -96,6 +98,36 @@ public record ServerConfig(
       Duration idleTimeout,
       long minBodyBytesPerSecond,
       Duration bodyRateWindow) {}
+
+  /**
+   * The operator dashboard at {@code /admin} and its API.
+   *
+   * @param token {@code BOLO_ADMIN_TOKEN}, the bearer token the dashboard's API requires; null when
+   *     unset, and then neither the dashboard nor its API exists
+   */
+  public record Admin(@Nullable String token) {
+
+    /**
+     * Shorter tokens can be guessed by trying: the API answers every guess with a 401 at once.
+     * Sixteen characters of a random token are over 64 bits even from a small alphabet.
+     */
+    public static final int MIN_TOKEN_LENGTH = 16;
+
+    /** No dashboard. */
+    public static Admin none() {
+      return new Admin(null);
+    }
+
+    public boolean isEnabled() {
+      return token != null;
+    }
+
+    /** Leaves the token out, so logging the configuration cannot leak it. */
+    @Override
+    public String toString() {
+      return "Admin[enabled=" + isEnabled() + "]";
+    }
+  }
 
   /**
    * @param baseUrl up to and including the version, without a trailing slash
@@ -369,7 +401,8 @@ public record ServerConfig(
             limits,
             deadlines,
             logLevel,
-            env.choice("BOLO_LOG_FORMAT", LogFormat.class, LogFormat.TEXT));
+            env.choice("BOLO_LOG_FORMAT", LogFormat.class, LogFormat.TEXT),
+            admin(env));
     // Rolling up a charge still inside the charge window would let its work be charged again.
     if (ledger.usageRetention().compareTo(config.chargeWindow()) < 0) {
       throw new ConfigException(
@@ -379,6 +412,26 @@ public record ServerConfig(
               + env.optional("BOLO_USAGE_RETENTION"));
     }
     return config;
+  }
+
+  private static Admin admin(Env env) {
+    String token = env.optional("BOLO_ADMIN_TOKEN");
+    if (token == null) {
+      return Admin.none();
+    }
+    // The value is a secret: the message gives its length, never the value.
+    if (token.length() < Admin.MIN_TOKEN_LENGTH) {
+      throw new ConfigException(
+          "BOLO_ADMIN_TOKEN must be at least "
+              + Admin.MIN_TOKEN_LENGTH
+              + " characters: it has "
+              + token.length());
+    }
+    if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+      throw new ConfigException(
+          "BOLO_ADMIN_TOKEN must be printable ASCII without spaces, as an HTTP header carries it");
+    }
+    return new Admin(token);
   }
 
   private static OpenAi openAi(Env env, EngineKind engine) {

@@ -41,6 +41,25 @@ class ServerConfigTest {
   }
 
   @Test
+  void theAdminTokenIsOffByDefaultAndASetOneIsCheckedWithoutBeingShown() {
+    assertThat(ServerConfig.fromMap(Map.of()).admin().isEnabled()).isFalse();
+    ServerConfig.Admin admin =
+        ServerConfig.fromMap(Map.of("BOLO_ADMIN_TOKEN", "  a-long-admin-token-42  ")).admin();
+    assertThat(admin.token()).isEqualTo("a-long-admin-token-42");
+    assertThat(admin.toString()).doesNotContain("a-long-admin-token-42");
+
+    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of("BOLO_ADMIN_TOKEN", "short-secret")))
+        .isInstanceOf(ServerConfig.ConfigException.class)
+        .hasMessage("BOLO_ADMIN_TOKEN must be at least 16 characters: it has 12");
+    assertThatThrownBy(
+            () -> ServerConfig.fromMap(Map.of("BOLO_ADMIN_TOKEN", "a long token with spaces")))
+        .isInstanceOf(ServerConfig.ConfigException.class)
+        .hasMessageContaining("printable ASCII")
+        .message()
+        .doesNotContain("with spaces");
+  }
+
+  @Test
   void theEngineDeadlineGrowsWithTheWholeNoteAndIsCapped() {
     UpstreamTimeout deadline = ServerConfig.fromMap(Map.of()).deadlines().upstream();
 

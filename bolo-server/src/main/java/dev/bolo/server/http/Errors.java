@@ -53,6 +53,29 @@ final class Errors {
         401, "unauthorized", "missing or unknown device token; send Authorization: Bearer TOKEN");
   }
 
+  /** 401 for the operator API: the admin token, not a device's, is what is missing. */
+  static ApiError adminUnauthorized() {
+    return new ApiError(
+        401,
+        "unauthorized",
+        "missing or wrong admin token; send Authorization: Bearer <BOLO_ADMIN_TOKEN>");
+  }
+
+  /** 404 {@code not_found} for a device name the ledger does not know. */
+  static ApiError noSuchDevice(String name) {
+    return new ApiError(404, "not_found", "no device named " + name);
+  }
+
+  /** 409 {@code device_exists}: names are never reused, revoked devices' included. */
+  static ApiError deviceExists(String name) {
+    return new ApiError(
+        409,
+        "device_exists",
+        "a device named " + name + " exists already (perhaps revoked); names are never reused",
+        "name",
+        null);
+  }
+
   static ApiError tooLarge(long limit) {
     return new ApiError(413, "audio_too_large", "upload exceeds " + limit + " bytes");
   }

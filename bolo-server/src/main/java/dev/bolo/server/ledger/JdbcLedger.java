@@ -362,8 +362,8 @@ final class JdbcLedger implements DurableLedger {
     return update(
         c,
         "INSERT INTO usage_log (id, device_name, work_key, audio_sha256, audio_ms,"
-            + " duration_measured, engine, outcome, replayed, request_id, answered_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            + " duration_measured, engine, outcome, replayed, joined, request_id, answered_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         UUID.randomUUID().toString(),
         usage.device(),
         usage.workKey(),
@@ -373,6 +373,7 @@ final class JdbcLedger implements DurableLedger {
         usage.engine(),
         usage.outcome(),
         usage.replayed() ? 1 : 0,
+        usage.replay() == UsageRecord.Replay.JOINED ? 1 : 0,
         usage.requestId(),
         usage.at().toEpochMilli());
   }
@@ -420,6 +421,12 @@ final class JdbcLedger implements DurableLedger {
   public List<DeviceUsage> usage(UsageQuery query) {
     flushWrites();
     return report.usage(query);
+  }
+
+  @Override
+  public List<UsageBucket> usageOverTime(UsageSeriesQuery query) {
+    flushWrites();
+    return report.usageOverTime(query);
   }
 
   @Override

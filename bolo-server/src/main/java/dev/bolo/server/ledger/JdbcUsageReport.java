@@ -1,10 +1,13 @@
 package dev.bolo.server.ledger;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link UsageReport} computed by one query over the usage log, the charge log and the daily totals
@@ -86,5 +89,94 @@ final class JdbcUsageReport implements UsageReport {
           }
           return rows;
         });
+  }
+
+  /**
+   * The usage log, the charge log and the daily totals, each summed per interval; one transaction
+   * would not make them agree better, since the log is written in batches after the answers.
+   * Interval numbers are {@code (t - from) / width} in integer arithmetic, which both databases
+   * floor for the non-negative differences the range allows.
+   */
+  @Override
+  public List<UsageBucket> usageOverTime(UsageSeriesQuery query) {
+    long from = query.from().toEpochMilli();
+    long width = query.width().toMillis();
+    long to = query.to().toEpochMilli();
+    String forDevice = query.device() != null ? " AND device_name = ?" : "";
+    String log =
+        "SELECT bucket, COUNT(*),"
+            + " COUNT(DISTINCT CASE WHEN outcome = 'ok' THEN work_key END),"
+            + " SUM(CASE WHEN replayed = 1 AND joined = 1 THEN 1 ELSE 0 END),"
+            + " SUM(CASE WHEN replayed = 1 AND joined = 0 THEN 1 ELSE 0 END),"
+            + " 0,"
+            + " SUM(CASE WHEN replayed = 1 AND outcome = 'ok' THEN audio_ms ELSE 0 END)"
+            + " FROM (SELECT (answered_at - ?) / ? AS bucket, outcome, work_key, replayed, joined,"
+            + " audio_ms FROM usage_log WHERE answered_at >= ? AND answered_at < ?"
+            + forDevice
+            + ") usage_rows GROUP BY bucket";
+    String charges =
+        "SELECT bucket, 0, 0, 0, 0, SUM(audio_ms), 0"
+            + " FROM (SELECT (charged_at - ?) / ? AS bucket, audio_ms FROM work_charges"
+            + " WHERE charged_at >= ? AND charged_at < ?"
+            + forDevice
+            + ") charge_rows GROUP BY bucket";
+    String days =
+        "SELECT bucket, SUM(requests), SUM(unique_notes), SUM(joined_replays),"
+            + " SUM(replays - joined_replays), SUM(charged_ms), SUM(saved_ms)"
+            + " FROM (SELECT (utc_day * "
+            + UsageRollUp.DAY_MILLIS
+            + " - ?) / ? AS bucket, requests, unique_notes, joined_replays, replays, charged_ms,"
+            + " saved_ms FROM usage_daily WHERE utc_day * "
+            + UsageRollUp.DAY_MILLIS
+            + " >= ? AND utc_day * "
+            + UsageRollUp.DAY_MILLIS
+            + " < ?"
+            + forDevice
+            + ") day_rows GROUP BY bucket";
+    return jdbc.autoCommit(
+        "chart usage",
+        c -> {
+          UsageBucket[] buckets = new UsageBucket[query.buckets()];
+          for (int i = 0; i < buckets.length; i++) {
+            buckets[i] = UsageBucket.empty(query.from().plus(query.width().multipliedBy(i)));
+          }
+          for (String sql : List.of(log, charges, days)) {
+            addBuckets(c, sql, new long[] {from, width, from, to}, query.device(), buckets);
+          }
+          return List.of(buckets);
+        });
+  }
+
+  private static void addBuckets(
+      Connection c, String sql, long[] range, @Nullable String device, UsageBucket[] buckets)
+      throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      int index = 1;
+      for (long value : range) {
+        s.setLong(index++, value);
+      }
+      if (device != null) {
+        s.setString(index, device);
+      }
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          int bucket = (int) r.getLong(1);
+          // The range's bounds keep every row inside it; a row outside would be a bug, not data.
+          if (bucket < 0 || bucket >= buckets.length) {
+            throw new IllegalStateException("usage row outside the range: bucket " + bucket);
+          }
+          buckets[bucket] =
+              buckets[bucket].plus(
+                  new UsageBucket(
+                      buckets[bucket].start(),
+                      r.getLong(2),
+                      r.getLong(3),
+                      r.getLong(4),
+                      r.getLong(5),
+                      r.getLong(6),
+                      r.getLong(7)));
+        }
+      }
+    }
   }
 }

@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param durationMeasured true when measured by the server, false when claimed by the client
  * @param engine the engine's name
  * @param outcome {@code ok} or the error code answered
- * @param replayed true when the answer came from earlier or in-flight work
+ * @param replay where the answer came from: this request's own work, or other work
  * @param requestId the client's label
  * @param at when the request was answered
  */
@@ -25,13 +25,60 @@ public record UsageRecord(
     boolean durationMeasured,
     String engine,
     String outcome,
-    boolean replayed,
+    Replay replay,
     String requestId,
     Instant at) {
+
+  /** Where an answer came from, as the usage log keeps it. */
+  public enum Replay {
+    /** This request's own work, run for it. */
+    NONE,
+    /** Work that was in flight when the request arrived. */
+    JOINED,
+    /** A result stored by earlier work. */
+    CACHED
+  }
+
   public UsageRecord {
     Objects.requireNonNull(device, "device");
     Objects.requireNonNull(workKey, "workKey");
     Objects.requireNonNull(outcome, "outcome");
+    Objects.requireNonNull(replay, "replay");
     Objects.requireNonNull(at, "at");
+  }
+
+  /**
+   * A request whose replay kind is not known: a replay counts as cached, as the rows recorded
+   * before the kind was kept do.
+   *
+   * @param replayed true when the answer came from earlier or in-flight work
+   */
+  public UsageRecord(
+      String device,
+      String workKey,
+      String audioSha256,
+      long audioMillis,
+      boolean durationMeasured,
+      String engine,
+      String outcome,
+      boolean replayed,
+      String requestId,
+      Instant at) {
+    this(
+        device,
+        workKey,
+        audioSha256,
+        audioMillis,
+        durationMeasured,
+        engine,
+        outcome,
+        replayed ? Replay.CACHED : Replay.NONE,
+        requestId,
+        at);
+  }
+
+  /** True when the answer came from earlier or in-flight work. */
+  public boolean replayed() {
+    return replay != Replay.NONE;
   }
 }

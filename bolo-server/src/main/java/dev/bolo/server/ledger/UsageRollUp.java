@@ -215,7 +215,13 @@ final class UsageRollUp {
   }
 
   private record Totals(
-      String device, long requests, long uniqueNotes, long replays, long charged, long saved) {}
+      String device,
+      long requests,
+      long uniqueNotes,
+      long replays,
+      long charged,
+      long saved,
+      long joined) {}
 
   /**
    * The slice's totals per device, counted as {@link JdbcUsageReport} counts the log. A note counts
@@ -229,14 +235,15 @@ final class UsageRollUp {
     try (PreparedStatement s =
         c.prepareStatement(
             "SELECT device_name, SUM(requests), SUM(notes), SUM(replays), SUM(charged),"
-                + " SUM(saved) FROM ("
+                + " SUM(saved), SUM(joined) FROM ("
                 + "SELECT device_name, COUNT(*) AS requests, 0 AS notes,"
                 + " SUM(CASE WHEN replayed = 1 THEN 1 ELSE 0 END) AS replays, 0 AS charged,"
-                + " SUM(CASE WHEN replayed = 1 AND outcome = 'ok' THEN audio_ms ELSE 0 END) AS saved"
+                + " SUM(CASE WHEN replayed = 1 AND outcome = 'ok' THEN audio_ms ELSE 0 END) AS saved,"
+                + " SUM(CASE WHEN replayed = 1 AND joined = 1 THEN 1 ELSE 0 END) AS joined"
                 + " FROM usage_log WHERE "
                 + usage
                 + " GROUP BY device_name"
-                + " UNION ALL SELECT k.device_name, 0, COUNT(*), 0, 0, 0 FROM"
+                + " UNION ALL SELECT k.device_name, 0, COUNT(*), 0, 0, 0, 0 FROM"
                 + " (SELECT DISTINCT device_name, work_key FROM usage_log WHERE outcome = 'ok'"
                 + " AND "
                 + usage
@@ -244,7 +251,7 @@ final class UsageRollUp {
                 + " WHERE later.device_name = k.device_name AND later.work_key = k.work_key"
                 + " AND later.outcome = 'ok' AND later.answered_at >= ?)"
                 + " GROUP BY k.device_name"
-                + " UNION ALL SELECT device_name, 0, 0, 0, SUM(audio_ms), 0 FROM work_charges"
+                + " UNION ALL SELECT device_name, 0, 0, 0, SUM(audio_ms), 0, 0 FROM work_charges"
                 + " WHERE "
                 + charged
                 + " GROUP BY device_name"
@@ -269,7 +276,8 @@ final class UsageRollUp {
                   r.getLong(3),
                   r.getLong(4),
                   r.getLong(5),
-                  r.getLong(6)));
+                  r.getLong(6),
+                  r.getLong(7)));
         }
       }
       return totals;
@@ -284,21 +292,24 @@ final class UsageRollUp {
     JdbcLedger.update(
         c,
         "INSERT INTO usage_daily"
-            + " (device_name, utc_day, requests, unique_notes, replays, charged_ms, saved_ms)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?)"
+            + " (device_name, utc_day, requests, unique_notes, replays, charged_ms, saved_ms,"
+            + " joined_replays)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             + " ON CONFLICT (device_name, utc_day) DO UPDATE SET"
             + " requests = usage_daily.requests + excluded.requests,"
             + " unique_notes = usage_daily.unique_notes + excluded.unique_notes,"
             + " replays = usage_daily.replays + excluded.replays,"
             + " charged_ms = usage_daily.charged_ms + excluded.charged_ms,"
-            + " saved_ms = usage_daily.saved_ms + excluded.saved_ms",
+            + " saved_ms = usage_daily.saved_ms + excluded.saved_ms,"
+            + " joined_replays = usage_daily.joined_replays + excluded.joined_replays",
         t.device(),
         utcDay,
         t.requests(),
         t.uniqueNotes(),
         t.replays(),
         t.charged(),
-        t.saved());
+        t.saved(),
+        t.joined());
   }
 
   private void markRolledBefore(long before) {

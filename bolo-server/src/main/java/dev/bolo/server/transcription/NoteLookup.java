@@ -131,7 +131,7 @@ public final class NoteLookup {
               transcript.durationMeasured(),
               transcript.engine(),
               "ok",
-              true,
+              UsageRecord.Replay.CACHED,
               requestId,
               clock.instant()));
     } catch (RuntimeException e) {

@@ -321,7 +321,11 @@ public final class Transcriber {
               length.measured(),
               engine.name(),
               outcome,
-              served.replayed(),
+              switch (served.replay()) {
+                case NONE -> UsageRecord.Replay.NONE;
+                case JOINED -> UsageRecord.Replay.JOINED;
+                case CACHED -> UsageRecord.Replay.CACHED;
+              },
               note.requestId(),
               clock.instant()));
     } catch (RuntimeException e) {

@@ -534,6 +534,53 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void usageOverTimeCountsEachIntervalAndSplitsReplaysIntoJoinedAndCached() {
+    DurableLedger ledger = open(config);
+    ledger.add(new Device("phone"));
+    ledger.add(new Device("tablet"));
+    String note1 = "1".repeat(64);
+    String note2 = "2".repeat(64);
+    String note3 = "3".repeat(64);
+    Instant nine = Instant.parse("2026-12-01T09:00:00Z");
+    clock.set(nine.plus(Duration.ofMinutes(60)));
+    commit(ledger, reserve(ledger, "phone", 10_000));
+    ledger.record(usage("phone", note1, 10_000, UsageRecord.Replay.NONE, "ok"));
+    ledger.record(usage("phone", note1, 10_000, UsageRecord.Replay.JOINED, "ok"));
+    ledger.record(usage("phone", note1, 10_000, UsageRecord.Replay.CACHED, "ok"));
+    clock.set(nine.plus(Duration.ofMinutes(150)));
+    ledger.record(usage("phone", note1, 10_000, UsageRecord.Replay.CACHED, "ok"));
+    ledger.record(usage("phone", note2, 4_000, UsageRecord.Replay.NONE, "upstream_error"));
+    commit(ledger, reserve(ledger, "tablet", 3_000));
+    ledger.record(usage("tablet", note3, 3_000, UsageRecord.Replay.NONE, "ok"));
+    // The last millisecond of the range, and the first one after it.
+    clock.set(nine.plus(Duration.ofHours(3)).minusMillis(1));
+    ledger.record(usage("tablet", note3, 3_000, UsageRecord.Replay.JOINED, "ok"));
+    clock.set(nine.plus(Duration.ofHours(3)));
+    ledger.record(usage("tablet", note3, 3_000, UsageRecord.Replay.CACHED, "ok"));
+
+    List<UsageBucket> phone =
+        ledger.usageOverTime(new UsageSeriesQuery("phone", nine, Duration.ofHours(1), 3));
+    List<UsageBucket> all =
+        ledger.usageOverTime(new UsageSeriesQuery(null, nine, Duration.ofHours(1), 3));
+
+    Instant ten = nine.plus(Duration.ofHours(1));
+    Instant eleven = nine.plus(Duration.ofHours(2));
+    assertThat(phone)
+        .containsExactly(
+            UsageBucket.empty(nine),
+            new UsageBucket(ten, 3, 1, 1, 1, 10_000, 20_000),
+            new UsageBucket(eleven, 2, 1, 0, 1, 0, 10_000));
+    assertThat(all)
+        .containsExactly(
+            UsageBucket.empty(nine),
+            new UsageBucket(ten, 3, 1, 1, 1, 10_000, 20_000),
+            new UsageBucket(eleven, 4, 2, 1, 1, 3_000, 13_000));
+    assertThat(all.get(2).redundancyRate()).isEqualTo(0.5);
+    assertThat(ledger.usageOverTime(new UsageSeriesQuery("nobody", nine, Duration.ofHours(1), 3)))
+        .allSatisfy(bucket -> assertThat(bucket.requests()).isZero());
+  }
+
+  @Test
   void reopeningTheDatabaseKeepsDevicesQuotaAndUsage() {
     String token;
     try (DurableLedger before = Ledger.jdbc(config.withTrialSeconds(30))) {
@@ -591,6 +638,21 @@ abstract class LedgerContractTest {
         "offline",
         outcome,
         replayed,
+        "req-" + ticker.incrementAndGet(),
+        clock.instant());
+  }
+
+  UsageRecord usage(
+      String device, String audioHash, long millis, UsageRecord.Replay replay, String outcome) {
+    return new UsageRecord(
+        device,
+        "key-" + device + "-" + audioHash,
+        audioHash,
+        millis,
+        true,
+        "offline",
+        outcome,
+        replay,
         "req-" + ticker.incrementAndGet(),
         clock.instant());
   }

@@ -107,7 +107,13 @@ abstract class UsageRetentionContractTest {
 
   private void answer(String device, String note, Random random) {
     String workKey = "key-" + note;
-    boolean replayed = random.nextInt(3) == 0;
+    // A third of the answers are replays, of which half joined running work.
+    int draw = random.nextInt(6);
+    UsageRecord.Replay replay =
+        draw == 0
+            ? UsageRecord.Replay.JOINED
+            : draw == 1 ? UsageRecord.Replay.CACHED : UsageRecord.Replay.NONE;
+    boolean replayed = replay != UsageRecord.Replay.NONE;
     String outcome = random.nextInt(5) == 0 ? "upstream_error" : "ok";
     long millis = 1_000L + random.nextInt(20) * 250L;
     if (!replayed && outcome.equals("ok")) {
@@ -123,7 +129,7 @@ abstract class UsageRetentionContractTest {
             true,
             "offline",
             outcome,
-            replayed,
+            replay,
             "req-" + ticker.incrementAndGet(),
             clock.instant()));
     if (!clock.instant().isBefore(DAY_0.plus(Duration.ofDays(7)))) {
@@ -206,6 +212,59 @@ abstract class UsageRetentionContractTest {
     // The seed answers notes again on later days: counting them per day would differ.
     DeviceUsage phone = ledger.usage(new UsageQuery("phone", null)).getFirst();
     assertThat(phone.uniqueNotes()).isLessThan(phone.requests() - phone.replays());
+  }
+
+  @Test
+  void theDailyChartKeepsItsCountsAndItsJoinedAndCachedReplaysThroughTheRollUp() {
+    seedTenDays();
+    Map<String, List<UsageBucket>> before = dailyCharts();
+    List<UsageBucket> all = java.util.Objects.requireNonNull(before.get("all"));
+    assertThat(all.stream().mapToLong(UsageBucket::joinedReplays).sum()).isPositive();
+    assertThat(all.stream().mapToLong(UsageBucket::cachedReplays).sum()).isPositive();
+
+    RolledUp rolled = ledger.rollUpUsage();
+
+    assertThat(rolled.usageRows()).isPositive();
+    // Unique notes are the one figure that moves: a rolled-up note counts on its last day only.
+    assertThat(withoutUniqueNotes(dailyCharts())).isEqualTo(withoutUniqueNotes(before));
+  }
+
+  /** Every seeded day as one bucket, for all devices and for each. */
+  private Map<String, List<UsageBucket>> dailyCharts() {
+    Map<String, List<UsageBucket>> charts = new LinkedHashMap<>();
+    charts.put(
+        "all",
+        ledger.usageOverTime(
+            new UsageSeriesQuery(null, DAY_0, Duration.ofDays(1), SEEDED_DAYS + 1)));
+    for (String device : DEVICES) {
+      charts.put(
+          device,
+          ledger.usageOverTime(
+              new UsageSeriesQuery(device, DAY_0, Duration.ofDays(1), SEEDED_DAYS + 1)));
+    }
+    return charts;
+  }
+
+  private static Map<String, List<UsageBucket>> withoutUniqueNotes(
+      Map<String, List<UsageBucket>> charts) {
+    Map<String, List<UsageBucket>> stripped = new LinkedHashMap<>();
+    charts.forEach(
+        (name, buckets) ->
+            stripped.put(
+                name,
+                buckets.stream()
+                    .map(
+                        b ->
+                            new UsageBucket(
+                                b.start(),
+                                b.requests(),
+                                0,
+                                b.joinedReplays(),
+                                b.cachedReplays(),
+                                b.chargedMillis(),
+                                b.savedMillis()))
+                    .toList()));
+    return stripped;
   }
 
   @Test

@@ -1,0 +1,105 @@
+package dev.bolo.server.http;
+
+import dev.bolo.server.health.Readiness;
+import dev.bolo.server.ledger.DurableLedger;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * The operator dashboard at {@code /admin} and its JSON API under {@code /admin/api/}
+ * (docs/admin-api.md). Registered only when {@code BOLO_ADMIN_TOKEN} is set, so without it both
+ * answer 404 like any unknown path. The page itself is public (it holds no data and asks for the
+ * token); every API call needs {@code Authorization: Bearer <admin token>}. A bearer header and no
+ * cookie: a browser never sends it by itself, so another site cannot make an operator's browser
+ * call the API (no CSRF surface).
+ */
+public final class AdminRoutes {
+
+  private AdminRoutes() {}
+
+  /**
+   * What the dashboard reads and changes.
+   *
+   * @param token {@code BOLO_ADMIN_TOKEN}
+   * @param ledger devices and usage
+   * @param readiness each component's readiness, as {@code /readyz} reports it
+   * @param metrics the gateway's meters, read for the live panel
+   * @param clock wall time, for the usage ranges
+   */
+  public record Services(
+      String token,
+      DurableLedger ledger,
+      Map<String, Supplier<Readiness>> readiness,
+      MeterRegistry metrics,
+      Clock clock) {
+
+    public Services {
+      Objects.requireNonNull(token, "token");
+      readiness = Map.copyOf(readiness);
+    }
+
+    /** Leaves the token out, so logging the services cannot leak it. */
+    @Override
+    public String toString() {
+      return "AdminRoutes.Services[readiness=" + readiness.keySet() + "]";
+    }
+  }
+
+  public static void register(RoutesConfig routes, Services services) {
+    AdminPage page = AdminPage.load();
+    routes.get("/admin", page::html);
+    routes.get("/admin/admin.js", page::script);
+    routes.get("/admin/admin.css", page::styles);
+    AdminApi api = new AdminApi(services.ledger(), services.clock());
+    LiveStatus live = new LiveStatus(services.readiness(), services.metrics(), services.clock());
+    byte[] token = sha256(services.token());
+    routes.get("/admin/api/devices", guarded(token, api::devices));
+    routes.post("/admin/api/devices", guarded(token, api::addDevice));
+    routes.post("/admin/api/devices/{name}/revoke", guarded(token, api::revoke));
+    routes.put("/admin/api/devices/{name}/quota", guarded(token, api::setQuota));
+    routes.get("/admin/api/usage", guarded(token, api::usage));
+    routes.get("/admin/api/live", guarded(token, live::answer));
+  }
+
+  /**
+   * Runs {@code handler} only for a request carrying the admin token, else answers 401. Both sides
+   * are hashed before the comparison, which {@link MessageDigest#isEqual} makes in constant time:
+   * neither the token's characters nor its length show in how long a refusal takes.
+   */
+  private static Handler guarded(byte[] tokenSha256, Handler handler) {
+    return ctx -> {
+      String presented = bearerToken(ctx);
+      if (presented == null || !MessageDigest.isEqual(tokenSha256, sha256(presented))) {
+        ctx.header("WWW-Authenticate", "Bearer realm=\"bolo-admin\"");
+        ErrorWriter.write(ctx, Errors.adminUnauthorized());
+        return;
+      }
+      handler.handle(ctx);
+    };
+  }
+
+  private static @org.jspecify.annotations.Nullable String bearerToken(Context ctx) {
+    String header = ctx.header("Authorization");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return null;
+    }
+    String token = header.substring(7).trim();
+    return token.isEmpty() ? null : token;
+  }
+
+  private static byte[] sha256(String text) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,322 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.TestAudio;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The operator dashboard in a real browser: Debian's {@code chromium} driven headless through
+ * {@code chromium-driver} (both installed by {@code .ci/run}; without them this test fails and says
+ * what to install). The page runs under the gateway's strict Content-Security-Policy, and axe-core
+ * (npm, the version pinned in {@code src/test/axe}) checks its accessibility. Screenshots at phone
+ * and desktop width go to {@code target/screenshots/}.
+ */
+class AdminDashboardBrowserTest {
+
+  private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  private static final Path AXE_SOURCE = Path.of("src", "test", "axe");
+  private static final Path AXE_HOME = Path.of("target", "axe");
+  private static final Path SCREENSHOTS = Path.of("target", "screenshots");
+
+  /** Long enough for a loaded two-core machine; a passing wait returns as soon as it holds. */
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private static String axeScript = "";
+
+  @TempDir Path dataDir;
+  private FakeProvider provider;
+  private Gateway gateway;
+  private ChromeDriver browser;
+  private WebDriverWait wait;
+
+  @BeforeAll
+  static void installAxe() throws IOException, InterruptedException {
+    axeScript = Files.readString(installAxeCore().resolve("axe.min.js"), StandardCharsets.UTF_8);
+  }
+
+  @BeforeEach
+  void start() throws IOException {
+    provider = new FakeProvider();
+    gateway = Gateway.openAi(provider, dataDir, Map.of("BOLO_ADMIN_TOKEN", ADMIN_TOKEN));
+    browser = chromium();
+    wait = new WebDriverWait(browser, WAIT);
+  }
+
+  @AfterEach
+  void stop() {
+    browser.quit();
+    gateway.close();
+    provider.close();
+  }
+
+  @AfterAll
+  static void forgetAxe() {
+    axeScript = "";
+  }
+
+  @Test
+  void anOperatorAddsADeviceSeesItsRequestInTheChartAndRevokesItByKeyboard() throws Exception {
+    signIn();
+
+    // Keyboard only: type the name and press Enter.
+    browser.findElement(By.id("device-name")).sendKeys("kitchen", Keys.ENTER);
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-token-box")));
+    String token = browser.findElement(By.id("new-token")).getText().trim();
+    assertThat(token).hasSizeGreaterThan(20);
+    wait.until(
+        ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-device='kitchen']")));
+
+    Gateway.Reply upload = gateway.send(gateway.nativeUpload(token, TestAudio.wav(2_000, 5)));
+    assertThat(upload.status()).isEqualTo(200);
+
+    new Select(browser.findElement(By.id("usage-device"))).selectByValue("kitchen");
+    new Select(browser.findElement(By.id("range"))).selectByValue("hour");
+    wait.until(d -> requestsInChart() == 1 && barsInChart() == 60);
+    assertThat(figure("requests")).isEqualTo("1");
+    assertThat(figure("unique-notes")).isEqualTo("1");
+    assertThat(figure("seconds-charged")).isEqualTo("2 s");
+    new Select(browser.findElement(By.id("range"))).selectByValue("30d");
+    wait.until(d -> barsInChart() == 30 && requestsInChart() == 1);
+
+    WebElement revoke = browser.findElement(By.cssSelector("button[data-revoke='kitchen']"));
+    assertThat(revoke.getAttribute("aria-label")).isEqualTo("Revoke kitchen");
+    revoke.sendKeys(Keys.ENTER);
+    wait.until(ExpectedConditions.alertIsPresent()).accept();
+    wait.until(
+        ExpectedConditions.textToBe(
+            By.cssSelector("tr[data-device='kitchen'] td:nth-of-type(1)"), "revoked"));
+    assertThat(browser.findElements(By.cssSelector("button[data-revoke='kitchen']"))).isEmpty();
+
+    Gateway.Reply refused = gateway.send(gateway.nativeUpload(token, TestAudio.wav(2_000, 6)));
+    assertThat(refused.status()).isEqualTo(401);
+    assertThat(refused.body()).contains("unauthorized");
+    assertThat(policyViolations()).isEmpty();
+  }
+
+  @Test
+  void theLivePanelRefreshesAndTheTokenStaysOutOfUrlsCookiesAndTheDocument() {
+    signIn();
+
+    wait.until(
+        ExpectedConditions.textMatches(
+            By.cssSelector("#readiness li[data-component='ledger']"),
+            java.util.regex.Pattern.compile("ledger: ready")));
+    String firstRead = browser.findElement(By.id("live-at")).getText();
+    wait.until(d -> !d.findElement(By.id("live-at")).getText().equals(firstRead));
+
+    assertThat(browser.getCurrentUrl()).doesNotContain(ADMIN_TOKEN);
+    assertThat(script("return document.cookie")).isEqualTo("");
+    assertThat(browser.getPageSource()).doesNotContain(ADMIN_TOKEN);
+    assertThat(script("return sessionStorage.getItem('bolo.admin.token')")).isEqualTo(ADMIN_TOKEN);
+    assertThat(script("return localStorage.length")).isEqualTo(0L);
+
+    browser.findElement(By.id("sign-out")).click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("admin-token")));
+    assertThat(script("return sessionStorage.getItem('bolo.admin.token')")).isNull();
+    assertThat(policyViolations()).isEmpty();
+  }
+
+  @Test
+  void aWrongAdminTokenIsRefusedInPlainWords() {
+    browser.get(gateway.url("/admin"));
+    watchPolicyViolations();
+
+    browser.findElement(By.id("admin-token")).sendKeys("not-the-admin-token-at-all", Keys.ENTER);
+
+    wait.until(
+        ExpectedConditions.textToBePresentInElementLocated(
+            By.id("admin-status"), "admin token was refused"));
+    assertThat(browser.findElement(By.id("admin-token")).isDisplayed()).isTrue();
+    assertThat(script("return sessionStorage.getItem('bolo.admin.token')")).isNull();
+  }
+
+  @Test
+  void axeFindsNoSeriousViolationAndScreenshotsAreTakenAtPhoneAndDesktopWidth() throws Exception {
+    signIn();
+    browser.findElement(By.id("device-name")).sendKeys("kitchen", Keys.ENTER);
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-token-box")));
+    String token = browser.findElement(By.id("new-token")).getText().trim();
+    assertThat(gateway.send(gateway.nativeUpload(token, TestAudio.wav(2_000, 8))).status())
+        .isEqualTo(200);
+    assertThat(gateway.send(gateway.nativeUpload(token, TestAudio.wav(2_000, 8))).status())
+        .isEqualTo(200);
+    browser.findElement(By.id("usage-refresh")).click();
+    wait.until(d -> requestsInChart() == 2);
+    // One engine call: the second upload was a replay. The live panel shows it within 5 s.
+    wait.until(
+        ExpectedConditions.textToBe(By.cssSelector("#live dd[data-figure='engine-calls']"), "1"));
+    // The token shown once is not in a screenshot meant for the docs.
+    script("document.getElementById('new-token-box').hidden = true");
+
+    List<?> violations = axeViolations();
+
+    assertThat(violations).as("serious or critical accessibility violations").isEmpty();
+    Files.createDirectories(SCREENSHOTS);
+    screenshot(1280, SCREENSHOTS.resolve("admin-desktop.png"));
+    screenshot(390, SCREENSHOTS.resolve("admin-phone.png"));
+    assertThat(Files.size(SCREENSHOTS.resolve("admin-desktop.png"))).isGreaterThan(10_000);
+    assertThat(Files.size(SCREENSHOTS.resolve("admin-phone.png"))).isGreaterThan(10_000);
+    // At phone width nothing makes the page scroll sideways.
+    assertThat(number("return document.documentElement.scrollWidth - window.innerWidth"))
+        .isLessThanOrEqualTo(0L);
+  }
+
+  private void signIn() {
+    browser.get(gateway.url("/admin"));
+    watchPolicyViolations();
+    browser.findElement(By.id("admin-token")).sendKeys(ADMIN_TOKEN, Keys.ENTER);
+    wait.until(ExpectedConditions.textToBe(By.id("admin-status"), "Dashboard loaded."));
+    assertThat(browser.findElement(By.id("dashboard")).isDisplayed()).isTrue();
+  }
+
+  /**
+   * Collects Content-Security-Policy violations from here on: a blocked script, style or request
+   * the page tried. The page's own script running at all shows the initial load passed.
+   */
+  private void watchPolicyViolations() {
+    script(
+        "window.__violations = [];"
+            + "document.addEventListener('securitypolicyviolation',"
+            + " e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));");
+  }
+
+  private List<?> policyViolations() {
+    return (List<?>) Objects.requireNonNull(script("return window.__violations"), "violations");
+  }
+
+  private long requestsInChart() {
+    return number(
+        "return [...document.querySelectorAll('#requests-chart g.bar')]"
+            + ".reduce((sum, g) => sum + Number(g.dataset.requests), 0)");
+  }
+
+  private long barsInChart() {
+    return number("return document.querySelectorAll('#requests-chart g.bar').length");
+  }
+
+  private String figure(String name) {
+    return browser
+        .findElement(By.cssSelector("#usage-totals dd[data-figure='" + name + "']"))
+        .getText();
+  }
+
+  /** Runs axe-core in the page and returns its serious and critical violations. */
+  private List<?> axeViolations() {
+    script(axeScript);
+    Object result =
+        browser.executeAsyncScript(
+            "const done = arguments[arguments.length - 1];"
+                + "axe.run(document, {resultTypes: ['violations']})"
+                + ".then(r => done(r.violations"
+                + ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+                + ".map(v => v.id + ': ' + v.help + ' ' + v.nodes.map(n => n.target).join(' '))))"
+                + ".catch(e => done(['axe failed: ' + e]));");
+    return (List<?>) Objects.requireNonNull(result, "axe's answer");
+  }
+
+  /** The whole page at {@code width}: the window is made as tall as the page first. */
+  private void screenshot(int width, Path file) throws IOException {
+    browser.manage().window().setSize(new Dimension(width, 900));
+    long height = number("return document.documentElement.scrollHeight");
+    browser.manage().window().setSize(new Dimension(width, (int) Math.min(height + 100, 6000)));
+    File shot = browser.getScreenshotAs(OutputType.FILE);
+    Files.copy(shot.toPath(), file, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private @Nullable Object script(String source) {
+    return ((JavascriptExecutor) browser).executeScript(source);
+  }
+
+  /** A script's numeric answer. */
+  private long number(String source) {
+    return ((Number) Objects.requireNonNull(script(source), source)).longValue();
+  }
+
+  /** Fails, saying what to install, when Chromium or its driver is missing: never a silent skip. */
+  private static ChromeDriver chromium() {
+    for (Path needed : List.of(CHROMIUM, CHROMEDRIVER)) {
+      assertThat(Files.isExecutable(needed))
+          .as(
+              "%s is missing: install Debian's chromium and chromium-driver"
+                  + " (apt-get install chromium chromium-driver; .ci/run does this)",
+              needed)
+          .isTrue();
+    }
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    options.addArguments(
+        "--headless=new",
+        // Containers run the tests as root, where Chromium's sandbox cannot start.
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,900");
+    ChromeDriverService service =
+        new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build();
+    return new ChromeDriver(service, options);
+  }
+
+  /** Copies the lock file to target/ and installs axe-core there once; returns its directory. */
+  private static Path installAxeCore() throws IOException, InterruptedException {
+    Files.createDirectories(AXE_HOME);
+    for (String file : List.of("package.json", "package-lock.json")) {
+      Files.copy(
+          AXE_SOURCE.resolve(file), AXE_HOME.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+    }
+    Path axe = AXE_HOME.resolve("node_modules/axe-core");
+    if (Files.exists(axe.resolve("axe.min.js"))) {
+      return axe;
+    }
+    ProcessBuilder npm =
+        new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+            .directory(AXE_HOME.toFile())
+            .redirectErrorStream(true);
+    Process process;
+    try {
+      process = npm.start();
+    } catch (IOException e) {
+      throw new AssertionError(
+          "npm is not on the PATH, so axe-core cannot be installed; install Node.js with npm"
+              + " (Debian: apt-get install nodejs npm; .ci/run does this)",
+          e);
+    }
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("npm ci finished").isTrue();
+    assertThat(process.exitValue()).as("npm ci in %s: %s", AXE_HOME, output).isZero();
+    return axe;
+  }
+}
