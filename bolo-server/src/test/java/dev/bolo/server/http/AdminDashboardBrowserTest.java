@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.NpmPackages;
 import dev.bolo.server.testing.TestAudio;
 import java.io.File;
 import java.io.IOException;
@@ -16,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -39,15 +39,13 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The operator dashboard in a real browser: Debian's {@code chromium} driven headless through
  * {@code chromium-driver} (both installed by {@code .ci/run}; without them this test fails and says
  * what to install). The page runs under the gateway's strict Content-Security-Policy, and axe-core
- * (npm, the version pinned in {@code src/test/axe}) checks its accessibility. Screenshots at phone
- * and desktop width go to {@code target/screenshots/}.
+ * (npm, the version pinned in {@code src/test/node/browser}) checks its accessibility. Screenshots
+ * at phone and desktop width go to {@code target/screenshots/}.
  */
 class AdminDashboardBrowserTest {
 
   private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
   private static final Path NOTE = Path.of("..", "samples", "notes", "groceries.wav");
-  private static final Path AXE_SOURCE = Path.of("src", "test", "axe");
-  private static final Path AXE_HOME = Path.of("target", "axe");
   private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
   /** Long enough for a loaded two-core machine; a passing wait returns as soon as it holds. */
@@ -64,7 +62,9 @@ class AdminDashboardBrowserTest {
 
   @BeforeAll
   static void installAxe() throws IOException, InterruptedException {
-    axeScript = Files.readString(installAxeCore().resolve("axe.min.js"), StandardCharsets.UTF_8);
+    String axe = "node_modules/axe-core/axe.min.js";
+    axeScript =
+        Files.readString(NpmPackages.install("browser", axe).resolve(axe), StandardCharsets.UTF_8);
   }
 
   @BeforeEach
@@ -301,35 +301,5 @@ class AdminDashboardBrowserTest {
   /** A script's numeric answer. */
   private long number(String source) {
     return ((Number) Objects.requireNonNull(script(source), source)).longValue();
-  }
-
-  /** Copies the lock file to target/ and installs axe-core there once; returns its directory. */
-  private static Path installAxeCore() throws IOException, InterruptedException {
-    Files.createDirectories(AXE_HOME);
-    for (String file : List.of("package.json", "package-lock.json")) {
-      Files.copy(
-          AXE_SOURCE.resolve(file), AXE_HOME.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-    }
-    Path axe = AXE_HOME.resolve("node_modules/axe-core");
-    if (Files.exists(axe.resolve("axe.min.js"))) {
-      return axe;
-    }
-    ProcessBuilder npm =
-        new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-            .directory(AXE_HOME.toFile())
-            .redirectErrorStream(true);
-    Process process;
-    try {
-      process = npm.start();
-    } catch (IOException e) {
-      throw new AssertionError(
-          "npm is not on the PATH, so axe-core cannot be installed; install Node.js with npm"
-              + " (Debian: apt-get install nodejs npm; .ci/run does this)",
-          e);
-    }
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("npm ci finished").isTrue();
-    assertThat(process.exitValue()).as("npm ci in %s: %s", AXE_HOME, output).isZero();
-    return axe;
   }
 }
