@@ -207,13 +207,18 @@ class UploadReaderFuzzTest {
 
   /**
    * Whether the delimiter occurs in the part before the one that ends it, counting occurrences that
-   * start inside the part and run on into its own closing delimiter.
+   * start inside the part and run on into its own closing delimiter, and those that start in the
+   * line break ending the part's headers (a part whose content begins with {@code --boundary}).
    */
   private static boolean holdsDelimiter(byte[] content, byte[] delimiter, byte[] pattern) {
-    byte[] framed = new byte[content.length + delimiter.length];
-    System.arraycopy(content, 0, framed, 0, content.length);
-    System.arraycopy(delimiter, 0, framed, content.length, delimiter.length);
-    for (int i = 0; i < content.length && i + pattern.length <= framed.length; i++) {
+    byte[] headersEnd = {'\r', '\n'};
+    byte[] framed = new byte[headersEnd.length + content.length + delimiter.length];
+    System.arraycopy(headersEnd, 0, framed, 0, headersEnd.length);
+    System.arraycopy(content, 0, framed, headersEnd.length, content.length);
+    System.arraycopy(delimiter, 0, framed, headersEnd.length + content.length, delimiter.length);
+    for (int i = 0;
+        i < headersEnd.length + content.length && i + pattern.length <= framed.length;
+        i++) {
       if (Arrays.equals(framed, i, i + pattern.length, pattern, 0, pattern.length)) {
         return true;
       }
