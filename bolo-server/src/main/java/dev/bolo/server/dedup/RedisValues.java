@@ -36,7 +36,8 @@ final class RedisValues {
       @JsonProperty("duration_ms") long durationMs,
       @JsonProperty("duration_measured") boolean durationMeasured,
       @JsonProperty("audio_sha256") String audioSha256,
-      @JsonProperty("settings_fingerprint") String settingsFingerprint) {
+      @JsonProperty("settings_fingerprint") String settingsFingerprint,
+      @JsonProperty("usage") @Nullable String usage) {
 
     static StoredTranscript of(Transcript t) {
       return new StoredTranscript(
@@ -46,12 +47,20 @@ final class RedisValues {
           t.durationMs(),
           t.durationMeasured(),
           t.audioSha256(),
-          t.settingsFingerprint());
+          t.settingsFingerprint(),
+          t.usage());
     }
 
     Transcript transcript() {
       return new Transcript(
-          text, body, engine, durationMs, durationMeasured, audioSha256, settingsFingerprint);
+          text,
+          body,
+          engine,
+          durationMs,
+          durationMeasured,
+          audioSha256,
+          settingsFingerprint,
+          usage);
     }
   }
 

@@ -19,17 +19,25 @@ public sealed interface EngineResult {
    *     vtt}; null for {@code json} and {@code text}
    * @param reportedDurationMs the note's length as the provider reported it, when it did; used to
    *     charge a note whose length the gateway could not measure (PROTOCOL.md rule 8)
+   * @param usage the provider's {@code usage} object as compact JSON, when it gave one (OpenAI's
+   *     tokens or duration); passed on to OpenAI clients with the transcript
    */
-  record Transcribed(String text, @Nullable String body, OptionalLong reportedDurationMs)
+  record Transcribed(
+      String text, @Nullable String body, OptionalLong reportedDurationMs, @Nullable String usage)
       implements EngineResult {
     public Transcribed {
       Objects.requireNonNull(text, "text");
       Objects.requireNonNull(reportedDurationMs, "reportedDurationMs");
     }
 
+    /** A transcript whose provider reported its length but no usage. */
+    public Transcribed(String text, @Nullable String body, OptionalLong reportedDurationMs) {
+      this(text, body, reportedDurationMs, null);
+    }
+
     /** A transcript whose provider reported no length. */
     public Transcribed(String text, @Nullable String body) {
-      this(text, body, OptionalLong.empty());
+      this(text, body, OptionalLong.empty(), null);
     }
   }
 

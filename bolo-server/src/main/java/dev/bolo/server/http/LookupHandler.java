@@ -1,7 +1,6 @@
 package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
@@ -187,14 +186,7 @@ final class LookupHandler implements Handler {
   private static int sendTranscript(Context ctx, String requestId, Transcript transcript)
       throws IOException {
     ctx.header("Idempotent-Replayed", "true");
-    ObjectNode body = JSON.createObjectNode();
-    body.put("text", transcript.text());
-    body.put("deduplicated", true);
-    body.put("audio_sha256", transcript.audioSha256());
-    body.put("duration_ms", transcript.durationMs());
-    body.put("request_id", requestId);
-    body.put("engine", transcript.engine());
-    return write(ctx, 200, JSON.writeValueAsBytes(body));
+    return write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
   }
 
   private Optional<Device> authenticate(Context ctx) {

@@ -140,6 +140,7 @@ final class TranscriptStream {
         ObjectNode done = JSON.createObjectNode();
         done.put("type", "transcript.text.done");
         done.put("text", text);
+        TranscriptionHandler.putUsage(done, success.transcript());
         send(null, done);
         yield 200;
       }

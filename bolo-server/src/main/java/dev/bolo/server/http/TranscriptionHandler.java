@@ -292,28 +292,35 @@ final class TranscriptionHandler implements Handler {
       ctx.res().setHeader("Idempotent-Replayed", "true");
     }
     if (dialect == Dialect.NATIVE) {
-      ObjectNode body = JSON.createObjectNode();
-      body.put("text", transcript.text());
-      body.put("deduplicated", answer.replayed());
-      body.put("audio_sha256", transcript.audioSha256());
-      body.put("duration_ms", transcript.durationMs());
-      body.put("request_id", requestId);
-      body.put("engine", transcript.engine());
-      return write(ctx, 200, "application/json", JSON.writeValueAsBytes(body));
+      return write(
+          ctx,
+          200,
+          "application/json",
+          NativeAnswer.body(transcript, answer.replayed(), requestId));
     }
     return switch (format) {
-      case JSON ->
-          write(
-              ctx,
-              200,
-              "application/json",
-              JSON.writeValueAsBytes(JSON.createObjectNode().put("text", transcript.text())));
+      case JSON -> {
+        ObjectNode body = JSON.createObjectNode().put("text", transcript.text());
+        putUsage(body, transcript);
+        yield write(ctx, 200, "application/json", JSON.writeValueAsBytes(body));
+      }
       case TEXT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(transcript.text()));
       case VERBOSE_JSON ->
           write(ctx, 200, "application/json", utf8(bodyOr(transcript, transcript.text())));
       case SRT, VTT ->
           write(ctx, 200, "text/plain; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
     };
+  }
+
+  /**
+   * Adds the provider's {@code usage} to an OpenAI-shaped answer, as OpenAI's own answer carries
+   * it; a replay carries the usage of the call that made the transcript.
+   */
+  static void putUsage(ObjectNode answer, Transcript transcript) throws IOException {
+    String usage = transcript.usage();
+    if (usage != null) {
+      answer.set("usage", JSON.readTree(usage));
+    }
   }
 
   private static String bodyOr(Transcript transcript, String fallback) {

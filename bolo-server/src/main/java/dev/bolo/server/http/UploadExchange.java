@@ -1,7 +1,6 @@
 package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
@@ -168,14 +167,9 @@ final class UploadExchange {
     if (replayed) {
       ctx.header("Idempotent-Replayed", "true");
     }
-    ObjectNode body = JSON.createObjectNode();
-    body.put("text", transcript.text());
-    body.put("deduplicated", replayed);
-    body.put("audio_sha256", transcript.audioSha256());
-    body.put("duration_ms", transcript.durationMs());
-    body.put("request_id", requestId);
-    body.put("engine", transcript.engine());
-    ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(body));
+    ctx.status(200)
+        .contentType("application/json")
+        .result(NativeAnswer.body(transcript, replayed, requestId));
     return 200;
   }
 

@@ -284,7 +284,8 @@ public final class Transcriber {
                   charged.millis(),
                   charged.measured(),
                   key.audioSha256(),
-                  key.settingsFingerprint()));
+                  key.settingsFingerprint(),
+                  t.usage()));
         }
         case EngineResult.Failure failure -> {
           releaseQuietly(granted);

@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  *     it
  * @param audioSha256 the audio hash of the work it answers, checked on replay as a bug guard
  * @param settingsFingerprint the settings fingerprint of the work it answers, checked likewise
+ * @param usage the provider's {@code usage} object as compact JSON, null when it gave none
  */
 public record Transcript(
     String text,
@@ -22,7 +23,8 @@ public record Transcript(
     long durationMs,
     boolean durationMeasured,
     String audioSha256,
-    String settingsFingerprint) {
+    String settingsFingerprint,
+    @Nullable String usage) {
 
   public Transcript {
     Objects.requireNonNull(text, "text");
@@ -34,6 +36,18 @@ public record Transcript(
     }
   }
 
+  /** A transcript without the provider's usage. */
+  public Transcript(
+      String text,
+      @Nullable String body,
+      String engine,
+      long durationMs,
+      boolean durationMeasured,
+      String audioSha256,
+      String settingsFingerprint) {
+    this(text, body, engine, durationMs, durationMeasured, audioSha256, settingsFingerprint, null);
+  }
+
   /** True when this transcript was made for {@code key}'s audio and settings. */
   public boolean answers(WorkKey key) {
     return audioSha256.equals(key.audioSha256())
@@ -42,7 +56,8 @@ public record Transcript(
 
   /** Approximate heap bytes, for bounding the replay cache. */
   public int weight() {
-    int chars = text.length() + (body == null ? 0 : body.length());
+    int chars =
+        text.length() + (body == null ? 0 : body.length()) + (usage == null ? 0 : usage.length());
     return 256 + 2 * chars;
   }
 }

@@ -366,7 +366,8 @@ abstract class DedupStoreContract {
             61_234,
             true,
             formatted.audioSha256(),
-            formatted.settingsFingerprint());
+            formatted.settingsFingerprint(),
+            "{\"type\":\"tokens\",\"input_tokens\":14,\"total_tokens\":19}");
 
     assertThat(store.complete(plain, owned(store.claim(plain, LONG_LEASE)), withoutBody)).isTrue();
     Claim.Owned owner = owned(store.claim(formatted, LONG_LEASE));

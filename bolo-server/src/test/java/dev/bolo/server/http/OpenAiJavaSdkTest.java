@@ -183,6 +183,9 @@ class OpenAiJavaSdkTest {
     assertThat(joined.done().get(10, TimeUnit.SECONDS)).isEqualTo("Hello there, world");
     assertThat(first.deltas()).containsExactly("Hello", " there", ", world");
     assertThat(joined.deltas()).containsExactly("Hello", " there", ", world");
+    // The provider's usage (19 tokens in FakeProvider's done event) reaches both done events.
+    assertThat(first.doneTotalTokens()).containsExactly(19L);
+    assertThat(joined.doneTotalTokens()).containsExactly(19L);
     assertThat(provider.calls()).isEqualTo(1);
     assertThat(FakeProvider.bodyText(provider.takeRequest()))
         .contains("name=\"stream\"\r\n\r\ntrue")
@@ -193,8 +196,11 @@ class OpenAiJavaSdkTest {
     Events replay = Events.collect(sdk, streamed);
     assertThat(replay.done().get(10, TimeUnit.SECONDS)).isEqualTo("Hello there, world");
     assertThat(replay.deltas()).containsExactly("Hello there, world");
-    assertThat(sdk.audio().transcriptions().create(streamed.get()).asTranscription().text())
-        .isEqualTo("Hello there, world");
+    // A replay carries the usage of the call that made the transcript, as the JSON answer does.
+    assertThat(replay.doneTotalTokens()).containsExactly(19L);
+    var plain = sdk.audio().transcriptions().create(streamed.get()).asTranscription();
+    assertThat(plain.text()).isEqualTo("Hello there, world");
+    assertThat(plain.usage().orElseThrow().asTokens().totalTokens()).isEqualTo(19L);
     assertThat(provider.calls()).isEqualTo(1);
   }
 
@@ -418,10 +424,15 @@ class OpenAiJavaSdkTest {
   }
 
   /** The events one streaming call received, collected on its own thread. */
-  private record Events(List<String> deltas, CompletableFuture<String> done) {
+  private record Events(
+      List<String> deltas, CompletableFuture<String> done, List<Long> doneTotalTokens) {
 
     static Events collect(OpenAIClient client, Supplier<TranscriptionCreateParams> params) {
-      Events events = new Events(new CopyOnWriteArrayList<>(), new CompletableFuture<>());
+      Events events =
+          new Events(
+              new CopyOnWriteArrayList<>(),
+              new CompletableFuture<>(),
+              new CopyOnWriteArrayList<>());
       Thread.ofVirtual()
           .start(
               () -> {
@@ -435,7 +446,16 @@ class OpenAiJavaSdkTest {
                                 .ifPresent(delta -> events.deltas().add(delta.delta()));
                             event
                                 .transcriptTextDone()
-                                .ifPresent(done -> events.done().complete(done.text()));
+                                .ifPresent(
+                                    done -> {
+                                      done.usage()
+                                          .ifPresent(
+                                              usage ->
+                                                  events
+                                                      .doneTotalTokens()
+                                                      .add(usage.totalTokens()));
+                                      events.done().complete(done.text());
+                                    });
                           });
                   events.done().completeExceptionally(new AssertionError("no done event"));
                 } catch (RuntimeException e) {

@@ -267,10 +267,27 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
         return new EngineResult.Transcribed(
             text.asText().strip(),
             format == ResponseFormat.VERBOSE_JSON ? body : null,
-            reportedDurationMs(answer));
+            reportedDurationMs(answer),
+            usageOf(answer));
       }
     }
     throw new AssertionError(format);
+  }
+
+  /** Longest provider {@code usage} passed on; a larger one is the provider's noise, dropped. */
+  private static final int MAX_USAGE_CHARS = 1024;
+
+  /**
+   * The provider's {@code usage} object as compact JSON, or null when it gave none, gave something
+   * other than an object, or one too large to keep with every transcript.
+   */
+  static @Nullable String usageOf(JsonNode answer) {
+    JsonNode usage = answer.path("usage");
+    if (!usage.isObject() || usage.isEmpty()) {
+      return null;
+    }
+    String json = usage.toString();
+    return json.length() <= MAX_USAGE_CHARS ? json : null;
   }
 
   /**

@@ -89,7 +89,10 @@ final class TranscriptEventStream {
           return new EngineResult.Failed("the provider's done event has no text");
         }
         return new EngineResult.Transcribed(
-            text.asText().strip(), null, OpenAiCompatibleEngine.reportedDurationMs(event));
+            text.asText().strip(),
+            null,
+            OpenAiCompatibleEngine.reportedDurationMs(event),
+            OpenAiCompatibleEngine.usageOf(event));
       }
       default -> {
         // Events this gateway does not use (logprobs, segments of other APIs) pass by.

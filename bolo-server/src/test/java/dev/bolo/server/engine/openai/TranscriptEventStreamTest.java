@@ -30,7 +30,25 @@ class TranscriptEventStreamTest {
                 + "data: [DONE]\n\n");
     assertThat(deltas).containsExactly("Hi", " you");
     assertThat(result)
-        .isEqualTo(new EngineResult.Transcribed("Hi you", null, java.util.OptionalLong.of(2500)));
+        .isEqualTo(
+            new EngineResult.Transcribed(
+                "Hi you",
+                null,
+                java.util.OptionalLong.of(2500),
+                "{\"type\":\"duration\",\"seconds\":2.5}"));
+  }
+
+  @Test
+  void aUsageThatIsNoObjectOrTooLargeIsNotPassedOn() throws IOException {
+    String huge = "x".repeat(2000);
+    for (String usage : List.of("\"lots\"", "[1,2]", "{}", "{\"note\":\"" + huge + "\"}")) {
+      EngineResult result =
+          read(
+              "data: {\"type\":\"transcript.text.done\",\"text\":\"ok\",\"usage\":"
+                  + usage
+                  + "}\n\n");
+      assertThat(((EngineResult.Transcribed) result).usage()).as(usage).isNull();
+    }
   }
 
   @Test

@@ -1,0 +1,29 @@
+package dev.bolo.server.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.work.Transcript;
+import java.io.IOException;
+
+/**
+ * The native endpoints' 200 body (PROTOCOL.md): one shape whether the transcript was made for this
+ * request, joined, replayed from the store, found by a lookup or ended a resumable upload.
+ */
+final class NativeAnswer {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private NativeAnswer() {}
+
+  /** The JSON body for {@code transcript}, answered to the request {@code requestId}. */
+  static byte[] body(Transcript transcript, boolean replayed, String requestId) throws IOException {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("text", transcript.text());
+    body.put("deduplicated", replayed);
+    body.put("audio_sha256", transcript.audioSha256());
+    body.put("duration_ms", transcript.durationMs());
+    body.put("request_id", requestId);
+    body.put("engine", transcript.engine());
+    return JSON.writeValueAsBytes(body);
+  }
+}
