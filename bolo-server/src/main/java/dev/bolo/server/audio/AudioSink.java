@@ -53,7 +53,8 @@ final class AudioSink implements AutoCloseable {
 
   /**
    * @param bodyLength the declared length of the whole request body, -1 when unknown: the audio
-   *     part is no longer, so a short note starts with a buffer of its size
+   *     part is no longer, so a note kept in memory gets one buffer of about its size, never grown
+   *     (the body's declared length is already counted against the upload budget when it is read)
    */
   AudioSink(
       long maxAudioBytes,
@@ -67,8 +68,11 @@ final class AudioSink implements AutoCloseable {
     this.spoolDir = spoolDir;
     this.spoolInUse = spoolInUse;
     this.spoolMaxBytes = spoolMax;
-    int first = Math.min(inMemoryBytes, FIRST_MEMORY_BYTES);
-    this.memory = new byte[bodyLength < 0 ? first : (int) Math.min(first, bodyLength)];
+    this.memory =
+        new byte
+            [bodyLength < 0
+                ? Math.min(inMemoryBytes, FIRST_MEMORY_BYTES)
+                : (int) Math.min(inMemoryBytes, bodyLength)];
   }
 
   /**
@@ -209,7 +213,7 @@ final class AudioSink implements AutoCloseable {
         spooled != null
             ? SpooledAudio.inFile(
                 spooled, total, sha256, found, duration, () -> spoolInUse.addAndGet(-held))
-            : SpooledAudio.inMemory(Arrays.copyOf(memory, memoryLength), sha256, found, duration);
+            : SpooledAudio.inMemory(memory, memoryLength, sha256, found, duration);
     handedOver = true;
     return new Finished.Note(audio);
   }

@@ -49,9 +49,10 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
     this.measuredDurationMs = measuredDurationMs;
   }
 
+  /** The note in the first {@code length} bytes of {@code bytes}, which it now owns. */
   static SpooledAudio inMemory(
-      byte[] bytes, String sha256, AudioContainer container, OptionalLong durationMs) {
-    return new SpooledAudio(bytes, null, bytes.length, sha256, container, durationMs, () -> {});
+      byte[] bytes, int length, String sha256, AudioContainer container, OptionalLong durationMs) {
+    return new SpooledAudio(bytes, null, length, sha256, container, durationMs, () -> {});
   }
 
   /**
@@ -78,7 +79,7 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
       throw new IllegalStateException("audio already released");
     }
     if (bytes != null) {
-      return new ByteArrayInputStream(bytes);
+      return new ByteArrayInputStream(bytes, 0, (int) size);
     }
     return Files.newInputStream(Objects.requireNonNull(file));
   }

@@ -259,8 +259,12 @@ final class JdbcLedger implements DurableLedger {
     GroupCommit.Write<Charge> write =
         c -> {
           // Every charge of this device runs under its lock, so the check below and the
-          // insert cannot interleave with another instance's commit of the same work.
-          lockDevice(c, reservation.device());
+          // insert cannot interleave with another instance's commit of the same work. SQLite's
+          // IMMEDIATE transaction (the group commit's batch) holds the database's write lock
+          // already, so there the device is only checked by the last update.
+          if (!groupCharges) {
+            lockDevice(c, reservation.device());
+          }
           if (!reservation.id().startsWith(UNHELD)) {
             update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
           }
@@ -276,11 +280,15 @@ final class JdbcLedger implements DurableLedger {
               reservation.workKey(),
               audioMillis,
               now);
-          update(
-              c,
-              "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
-              audioMillis,
-              reservation.device());
+          if (update(
+                  c,
+                  "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
+                  audioMillis,
+                  reservation.device())
+              == 0) {
+            throw new IllegalArgumentException(
+                "no such device in the ledger: " + reservation.device());
+          }
           return Charge.CHARGED;
         };
     Charge charge =

@@ -297,6 +297,21 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void aChargeForADeviceTheLedgerDoesNotKnowFailsAndChargesNothing() {
+    DurableLedger ledger = open(config);
+    ledger.add(new Device("phone"));
+    Reservation.Granted known = (Reservation.Granted) reserve(ledger, "phone", 1_000);
+    Reservation.Granted unknown =
+        new Reservation.Granted(known.id(), "ghost", known.workKey(), known.audioMillis());
+
+    assertThatThrownBy(() -> ledger.commit(unknown, 1_000)).isInstanceOf(RuntimeException.class);
+    assertThat(find(ledger, "phone").chargedMillis()).isZero();
+    // The same work is still charged once for the device that has it.
+    assertThat(commit(ledger, known)).isEqualTo(Charge.CHARGED);
+    assertThat(find(ledger, "phone").chargedMillis()).isEqualTo(1_000);
+  }
+
+  @Test
   void holdsOfACrashedInstanceStopCountingOnceTheirWorksDeadlineHasPassed() {
     DurableLedger ledger = open(config.withTrialSeconds(10));
     ledger.add(new Device("phone"));
