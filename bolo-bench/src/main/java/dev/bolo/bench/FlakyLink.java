@@ -17,9 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -63,17 +60,11 @@ public final class FlakyLink {
     List<Process> processes = new ArrayList<>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroy)));
     try {
-      int providerPort = GatewayLoad.freePort();
-      processes.add(
-          GatewayLoad.start(
-              work.resolve("stand-in.log"),
-              Map.of(),
-              GatewayLoad.javaCommand(
-                  "dev.bolo.bench.StandInProvider", "--port", Integer.toString(providerPort))));
-      GatewayLoad.awaitPort(providerPort);
-      int gatewayPort = GatewayLoad.freePort();
+      int providerPort = BenchRun.freePort();
+      processes.add(BenchRun.startStandIn(work, providerPort, 0));
+      int gatewayPort = BenchRun.freePort();
       processes.add(startGateway(root, work, gatewayPort, providerPort, options));
-      GatewayLoad.awaitReady(gatewayPort);
+      BenchRun.awaitReady(gatewayPort);
 
       StringBuilder report = new StringBuilder();
       header(report, root, options);
@@ -94,24 +85,9 @@ public final class FlakyLink {
       }
       table(report, results, template.length);
       System.out.print(report.substring(report.indexOf("| run |")));
-      Path resultsDir = root.resolve("bolo-bench/results");
-      Files.createDirectories(resultsDir);
-      Path file =
-          resultsDir.resolve(
-              "flaky-link-"
-                  + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
-                      .withZone(ZoneOffset.UTC)
-                      .format(Instant.now())
-                  + ".md");
-      Files.writeString(file, report);
-      System.out.println("written to " + root.relativize(file));
+      BenchRun.writeResults(root, "flaky-link", report);
     } finally {
-      for (Process process : processes.reversed()) {
-        process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-          process.destroyForcibly();
-        }
-      }
+      BenchRun.stopAll(processes);
     }
   }
 
@@ -215,21 +191,15 @@ public final class FlakyLink {
 
   private static Process startGateway(
       Path root, Path work, int port, int providerPort, Options options) throws IOException {
-    Map<String, String> env = BenchNotes.boloEnvironment();
-    env.put("BOLO_HOST", "127.0.0.1");
-    env.put("BOLO_PORT", Integer.toString(port));
-    env.put("BOLO_ENGINE", "openai");
-    env.put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + providerPort + "/v1");
-    env.put("BOLO_OPENAI_API_KEY", "sk-bench");
-    env.put("BOLO_DATA_DIR", work.resolve("gateway-data").toString());
-    env.put("BOLO_DEVICE_TOKENS", "phone=" + TOKEN);
     // One device token for every note in flight, and the broken uploads it leaves behind.
-    env.putIfAbsent("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.concurrency() * 4));
-    env.put(
-        "BOLO_JAVA_OPTS",
-        "-Xmx" + options.heap() + " " + System.getenv().getOrDefault("BOLO_JAVA_OPTS", ""));
-    return GatewayLoad.start(
-        work.resolve("gateway.log"), env, List.of(root.resolve("bolo").toString(), "serve"));
+    return BenchRun.startGateway(
+        root,
+        work,
+        port,
+        providerPort,
+        "phone=" + TOKEN,
+        options.heap(),
+        Map.of("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.concurrency() * 4)));
   }
 
   private static void header(StringBuilder out, Path root, Options options) throws Exception {
@@ -237,8 +207,7 @@ public final class FlakyLink {
     out.append(
         String.format(
             Locale.ROOT,
-            "- %s UTC, commit %s%n- machine: %d cores (%s), %s memory; load average at start %s%n"
-                + "- %s; gateway heap -Xmx%s, BOLO_ENGINE=openai at the provider stand-in%n"
+            "%s- gateway heap -Xmx%s, BOLO_ENGINE=openai at the provider stand-in%n"
                 + "- %d distinct WAV notes of %s MiB through the SDK, %d at a time; a loopback proxy"
                 + " with a 256 KiB receive window cuts each connection after a random %s–%s MiB"
                 + " sent (seed %d); the standard"
@@ -247,15 +216,7 @@ public final class FlakyLink {
                 + " crossed the link), and what the SDK handed to its sockets (also what sat in"
                 + " the kernel's send buffer when a link dropped), each over the transcripts"
                 + " delivered and the note's size%n%n",
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
-                .withZone(ZoneOffset.UTC)
-                .format(Instant.now()),
-            GatewayLoad.output(root, "git", "rev-parse", "--short", "HEAD"),
-            Runtime.getRuntime().availableProcessors(),
-            GatewayLoad.cpuModel(),
-            GatewayLoad.memTotal(),
-            Files.readString(Path.of("/proc/loadavg")).trim(),
-            System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
+            BenchRun.machineLines(root),
             options.heap(),
             options.notes(),
             fmt(options.noteMb()),

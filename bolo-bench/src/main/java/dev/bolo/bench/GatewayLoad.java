@@ -2,9 +2,6 @@ package dev.bolo.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,9 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -75,26 +69,16 @@ public final class GatewayLoad {
       Path body = work.resolve("body.bin");
       Files.write(body, multipart(options.noteKb() * 1024));
 
-      int providerPort = freePort();
-      Process standIn =
-          start(
-              work.resolve("stand-in.log"),
-              Map.of(),
-              javaCommand(
-                  "dev.bolo.bench.StandInProvider",
-                  "--port",
-                  Integer.toString(providerPort),
-                  "--delay-ms",
-                  Long.toString(options.delayMillis())));
+      int providerPort = BenchRun.freePort();
+      Process standIn = BenchRun.startStandIn(work, providerPort, options.delayMillis());
       processes.add(standIn);
-      awaitPort(providerPort);
-      int nginxPort = freePort();
+      int nginxPort = BenchRun.freePort();
       processes.add(startNginx(work, nginxPort, providerPort, options.noteKb()));
-      awaitPort(nginxPort);
-      int gatewayPort = freePort();
+      BenchRun.awaitPort(nginxPort);
+      int gatewayPort = BenchRun.freePort();
       Process gateway = startGateway(root, work, gatewayPort, providerPort, options);
       processes.add(gateway);
-      awaitReady(gatewayPort);
+      BenchRun.awaitReady(gatewayPort);
 
       Map<String, String> urls = new LinkedHashMap<>();
       // The process whose CPU time each target costs (nginx's workers are not counted).
@@ -113,12 +97,12 @@ public final class GatewayLoad {
       Path baseline = options.baseline();
       if (baseline != null) {
         // Another checkout's gateway (say, main before a change), measured in the same run.
-        int baselinePort = freePort();
+        int baselinePort = BenchRun.freePort();
         Process other =
             startGateway(baseline, work.resolve("baseline"), baselinePort, providerPort, options);
         processes.add(other);
         servers.put("baseline", other.pid());
-        awaitReady(baselinePort);
+        BenchRun.awaitReady(baselinePort);
         urls.put("baseline", "http://127.0.0.1:" + baselinePort + path);
       }
       StringBuilder report = new StringBuilder();
@@ -187,24 +171,9 @@ public final class GatewayLoad {
       }
       System.out.print(table);
       report.append(table);
-      Path resultsDir = root.resolve("bolo-bench/results");
-      Files.createDirectories(resultsDir);
-      Path file =
-          resultsDir.resolve(
-              "gateway-load-"
-                  + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
-                      .withZone(ZoneOffset.UTC)
-                      .format(Instant.now())
-                  + ".md");
-      Files.writeString(file, report);
-      System.out.println("written to " + root.relativize(file));
+      BenchRun.writeResults(root, "gateway-load", report);
     } finally {
-      for (Process process : processes.reversed()) {
-        process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-          process.destroyForcibly();
-        }
-      }
+      BenchRun.stopAll(processes);
     }
   }
 
@@ -234,10 +203,10 @@ public final class GatewayLoad {
       quiet.add(wrk(script, body, url, TOKEN, options, options.seconds(), "q" + round));
       quietHeap.stop();
       Process attackers =
-          start(
+          BenchRun.start(
               work.resolve("attackers.log"),
               Map.of(),
-              javaCommand(
+              BenchRun.javaCommand(
                   "dev.bolo.bench.SlowClients",
                   "--port",
                   Integer.toString(gatewayPort),
@@ -377,19 +346,10 @@ public final class GatewayLoad {
     out.append(
         String.format(
             Locale.ROOT,
-            "- %s UTC, commit %s%n- machine: %d cores (%s), %s memory; load average at start %s%n"
-                + "- %s%n- wrk, %d connections, 2 threads, %d KB unique WAV notes, %d s of"
+            "%s- wrk, %d connections, 2 threads, %d KB unique WAV notes, %d s of"
                 + " unmeasured warm-up per target, then %d s per target per round, %d rounds; provider stand-in delay %d ms; gateway heap -Xmx%s%n"
                 + "- nginx %s: proxy_pass with request buffering, access log off%n%n",
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")
-                .withZone(ZoneOffset.UTC)
-                .format(Instant.now()),
-            output(root, "git", "rev-parse", "--short", "HEAD"),
-            Runtime.getRuntime().availableProcessors(),
-            cpuModel(),
-            memTotal(),
-            Files.readString(Path.of("/proc/loadavg")).trim(),
-            System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
+            BenchRun.machineLines(root),
             options.connections(),
             options.noteKb(),
             options.warmupSeconds(),
@@ -397,7 +357,7 @@ public final class GatewayLoad {
             options.rounds(),
             options.delayMillis(),
             options.heap(),
-            output(root, "nginx", "-v").replace("nginx version: ", "")));
+            BenchRun.output(root, "nginx", "-v").replace("nginx version: ", "")));
   }
 
   private static void table(StringBuilder out, Map<String, List<WrkResult>> results) {
@@ -670,7 +630,7 @@ public final class GatewayLoad {
             // Workers write large bodies into this run's private folder: they run as its owner.
             .formatted(
                 work, port, providerPort, noteKb * 2 + 1024, System.getProperty("user.name")));
-    return start(
+    return BenchRun.start(
         work.resolve("nginx.log"),
         Map.of(),
         List.of("nginx", "-p", work.toString(), "-c", conf.toString()));
@@ -678,81 +638,15 @@ public final class GatewayLoad {
 
   private static Process startGateway(
       Path root, Path work, int port, int providerPort, Options options) throws IOException {
-    Map<String, String> env = BenchNotes.boloEnvironment();
-    env.put("BOLO_HOST", "127.0.0.1");
-    env.put("BOLO_PORT", Integer.toString(port));
-    env.put("BOLO_ENGINE", "openai");
-    env.put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + providerPort + "/v1");
-    env.put("BOLO_OPENAI_API_KEY", "sk-bench");
-    Files.createDirectories(work);
-    env.put("BOLO_DATA_DIR", work.resolve("gateway-data").toString());
-    env.put("BOLO_DEVICE_TOKENS", "bench=" + TOKEN + ",attacker=" + ATTACKER_TOKEN);
     // The normal load stands for many phones but uses one device token for all its connections.
-    env.putIfAbsent("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.connections() + 14));
-    env.put(
-        "BOLO_JAVA_OPTS",
-        "-Xmx" + options.heap() + " " + System.getenv().getOrDefault("BOLO_JAVA_OPTS", ""));
-    return start(
-        work.resolve("gateway.log"), env, List.of(root.resolve("bolo").toString(), "serve"));
-  }
-
-  static Process start(Path log, Map<String, String> env, List<String> command) throws IOException {
-    ProcessBuilder builder =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    builder.environment().putAll(env);
-    return builder.start();
-  }
-
-  static List<String> javaCommand(String mainClass, String... args) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(mainClass);
-    command.addAll(List.of(args));
-    return command;
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
-
-  static void awaitPort(int port) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-        return;
-      } catch (IOException e) {
-        Thread.sleep(100);
-      }
-    }
-    throw new IllegalStateException("nothing listens on port " + port + " after 60 s");
-  }
-
-  static void awaitReady(int port) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-    while (System.nanoTime() < deadline) {
-      try {
-        if (http.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-                        .build(),
-                    HttpResponse.BodyHandlers.discarding())
-                .statusCode()
-            == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException("the gateway was not ready after 180 s");
+    return BenchRun.startGateway(
+        root,
+        work,
+        port,
+        providerPort,
+        "bench=" + TOKEN + ",attacker=" + ATTACKER_TOKEN,
+        options.heap(),
+        Map.of("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.connections() + 14)));
   }
 
   /** A multipart upload of one WAV note whose samples hold a 24-character placeholder. */
@@ -787,37 +681,6 @@ public final class GatewayLoad {
       return i;
     }
     throw new IllegalArgumentException("placeholder not found");
-  }
-
-  static String cpuModel() throws IOException {
-    return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
-        .filter(line -> line.startsWith("model name"))
-        .findFirst()
-        .map(line -> line.substring(line.indexOf(':') + 1).trim())
-        .orElse("unknown CPU");
-  }
-
-  static String memTotal() throws IOException {
-    return Files.readAllLines(Path.of("/proc/meminfo")).stream()
-        .filter(line -> line.startsWith("MemTotal:"))
-        .findFirst()
-        .map(line -> Long.parseLong(line.replaceAll("\\D", "")) / 1024 / 1024 + " GiB")
-        .orElse("unknown");
-  }
-
-  static String output(Path dir, String... command) {
-    try {
-      Process process =
-          new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-      String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      process.waitFor();
-      return out.trim();
-    } catch (IOException e) {
-      return "unknown";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "unknown";
-    }
   }
 
   private static String lastLine(Path file) throws IOException {
