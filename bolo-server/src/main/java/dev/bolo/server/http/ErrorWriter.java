@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class ErrorWriter {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.MAPPER;
   private static final Pattern REQUEST_ID_FORMAT = Pattern.compile("[A-Za-z0-9._:/+=-]{1,128}");
 
   private ErrorWriter() {}

@@ -34,7 +34,7 @@ import org.slf4j.MDC;
 final class LookupHandler implements Handler {
 
   private static final Logger log = LoggerFactory.getLogger(LookupHandler.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.MAPPER;
 
   static final String PATH = "/v1/transcriptions/{sha256}";
 

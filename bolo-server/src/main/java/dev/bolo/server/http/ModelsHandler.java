@@ -17,7 +17,7 @@ import java.util.Objects;
  */
 final class ModelsHandler {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.MAPPER;
 
   /**
    * OpenAI's {@code created} is when the provider published a model; the gateway does not know it,

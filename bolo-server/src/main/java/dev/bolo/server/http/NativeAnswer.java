@@ -11,7 +11,7 @@ import java.io.IOException;
  */
 final class NativeAnswer {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.MAPPER;
 
   private NativeAnswer() {}
 

@@ -29,7 +29,7 @@ import org.slf4j.MDC;
 final class TranscriptStream {
 
   private static final Logger log = LoggerFactory.getLogger(TranscriptStream.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.MAPPER;
 
   /** Sends an error the ordinary way, before the stream started. */
   @FunctionalInterface

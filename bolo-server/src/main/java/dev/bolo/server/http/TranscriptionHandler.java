@@ -45,7 +45,7 @@ import org.slf4j.MDC;
 final class TranscriptionHandler implements Handler {
 
   private static final Logger log = LoggerFactory.getLogger(TranscriptionHandler.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.MAPPER;
 
   /** Which contract a route speaks. */
   enum Dialect {

@@ -35,7 +35,7 @@ import org.slf4j.MDC;
 final class UploadExchange {
 
   private static final Logger log = LoggerFactory.getLogger(UploadExchange.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.MAPPER;
 
   /** The upload resource both protocols append to. */
   static final String UPLOAD_PATH = "/v1/uploads/{id}";

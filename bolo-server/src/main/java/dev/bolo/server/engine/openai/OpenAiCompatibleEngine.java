@@ -55,6 +55,10 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
           com.fasterxml.jackson.core.JsonFactory.builder()
               .streamReadConstraints(
                   StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
+              // Buffers shared by all threads: every call runs on a virtual thread of its own,
+              // where Jackson's default per-thread buffers would be allocated afresh each time.
+              .recyclerPool(
+                  com.fasterxml.jackson.core.util.JsonRecyclerPools.sharedConcurrentDequePool())
               .build());
 
   /** How much of a provider's raw error body goes to the log. */
