@@ -371,7 +371,7 @@ class DictationPageTest {
     return out.array();
   }
 
-  private static void awaitReady(Gateway gateway) throws Exception {
+  static void awaitReady(Gateway gateway) throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (true) {
       try (Response response =
