@@ -33,6 +33,9 @@ let recording = null;
 let upload = null;
 let tick = null;
 
+/** What the page learnt about the gateway: whether it takes resumable uploads (tus.mjs). */
+const session = {resumable: true};
+
 function say(state, text) {
   ui.status.dataset.state = state;
   ui.status.textContent = text;
@@ -240,6 +243,12 @@ async function newNote(samples) {
     recordedAt: new Date(),
     state: 'sending',
     attempts: 0,
+    // Whether an upload of it was started: a later one asks the gateway for its transcript first.
+    sent: false,
+    // Its resumable upload (a long note), kept across attempts so that a resend goes on from the
+    // gateway's offset.
+    tus: null,
+    resumes: 0,
     text: '',
     item: null,
   };
@@ -254,7 +263,11 @@ function newKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** The audio's SHA-256 for X-Bolo-Audio-Sha256; null where the browser offers no digest. */
+/**
+ * The audio's SHA-256: sent as X-Bolo-Audio-Sha256 (or in a resumable upload's metadata) for the
+ * gateway to check, and the key of the lookup before a resend. Null where the browser offers no
+ * digest (pages that are not secure, which cannot record either).
+ */
 async function sha256Hex(bytes) {
   if (!crypto.subtle) {
     return null;
@@ -298,6 +311,18 @@ async function send(note) {
         token: token(),
         attempt,
         signal,
+        session,
+        onLookup() {
+          say('waiting', `${prefix}asking the gateway whether it has the transcript already.`);
+        },
+        onResumed(fraction) {
+          note.resumes++;
+          shownPercent = Math.floor(fraction * 10) * 10;
+          say(
+            'uploading',
+            `${prefix}the connection broke; the gateway kept ${shownPercent} %, sending the rest.`,
+          );
+        },
         onProgress(fraction) {
           // Whole tens only: a screen reader reads every change of a live region.
           const percent = Math.floor(fraction * 10) * 10;
@@ -312,6 +337,10 @@ async function send(note) {
       }),
   });
   upload = null;
+  if (outcome.kind === 'cancelled' && note.tus) {
+    // Nothing more is sent for the note: its unfinished upload need not wait to expire.
+    note.tus.terminate();
+  }
   setButtons({record: true, stop: false, cancel: false});
   finish(note, outcome);
 }
@@ -324,6 +353,7 @@ function finish(note, outcome) {
       note.state = replayed ? 'replayed' : 'done';
       note.text = body.text;
       note.wav = null; // Done: nothing more to send.
+      note.tus = null;
       ui.transcript.textContent = body.text;
       ui.copy.disabled = body.text === '';
       say(
@@ -377,10 +407,16 @@ function renderNote(note) {
   const meta = document.createElement('span');
   meta.className = 'meta';
   const attempts = note.attempts === 1 ? '1 attempt' : `${note.attempts} attempts`;
+  const resumes =
+    note.resumes === 0
+      ? ''
+      : note.resumes === 1
+        ? ', resumed once'
+        : `, resumed ${note.resumes} times`;
   meta.textContent =
     `Note ${note.number}, ${note.recordedAt.toLocaleTimeString()}, ` +
     `${(note.durationMs / 1000).toFixed(1)} s: ${STATE_WORDS[note.state]}` +
-    (note.state === 'sending' ? '' : ` (${attempts})`);
+    (note.state === 'sending' ? '' : ` (${attempts}${resumes})`);
   const parts = [meta];
   if (note.text) {
     const text = document.createElement('q');

@@ -62,14 +62,19 @@ export function parseRetryAfter(value, nowMs) {
 
 /**
  * Whether a resend may succeed where this attempt failed: a link failure (the request never got an
- * answer: connection refused or dropped, timeout), a transient status, or a Retry-After status that
- * says how long to wait. Not other statuses: the request itself is wrong, or the gateway will never
- * do it.
+ * answer: connection refused or dropped, timeout), a transient status, a Retry-After status that
+ * says how long to wait, or a 202 saying the note's work still runs (a lookup's or an upload's
+ * wait ended first). Not other statuses: the request itself is wrong, or the gateway will never do
+ * it.
  *
  * @param failure {kind: 'link', reason} or {kind: 'http', status, code, message, retryAfterMs}
  */
 export function isTransient(policy, failure) {
   if (failure.kind === 'link') {
+    return true;
+  }
+  // The work still runs: asking again after the pause finds it finished, as the SDK does.
+  if (failure.status === 202 && failure.code === 'running') {
     return true;
   }
   if (policy.retryAfterStatuses.includes(failure.status)) {

@@ -158,7 +158,10 @@ class WebPagesTest {
             "/assets/recorder.mjs",
             "/assets/recorder-worklet.mjs",
             "/assets/wav.mjs",
-            "/assets/gateway.mjs");
+            "/assets/gateway.mjs",
+            "/assets/answers.mjs",
+            "/assets/tus.mjs",
+            "/assets/xhr.mjs");
   }
 
   /** Adds each reference, made absolute: the modules import each other as {@code ./NAME}. */

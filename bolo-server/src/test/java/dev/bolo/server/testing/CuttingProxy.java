@@ -10,14 +10,17 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP proxy on loopback in front of a gateway that breaks connections the way a phone's link
  * does: the n-th connection it accepts is cut (both ways) after forwarding the n-th scripted number
- * of bytes from the client; connections beyond the script pass through. Counts the bytes clients
- * sent. Thread safe.
+ * of bytes from the client; connections beyond the script pass through ({@link #start}). A browser
+ * opens connections in no fixed order (pages, scripts, keep-alive pools), so {@link
+ * #cuttingTheFirstConnectionPast} instead cuts whichever connection first carries that many bytes
+ * from the client, once. Counts the bytes clients sent. Thread safe.
  */
 public final class CuttingProxy implements AutoCloseable {
 
@@ -28,8 +31,19 @@ public final class CuttingProxy implements AutoCloseable {
   private final AtomicInteger cutsDone = new AtomicInteger();
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
 
-  private CuttingProxy(int targetPort, long[] cutsAfterBytes) throws IOException {
+  /** Bytes after which the first connection to carry them is cut; 0 when cuts are scripted. */
+  private final long firstPast;
+
+  /** The pace of each connection's client bytes; 0 for as fast as loopback goes. */
+  private final long bytesPerSecond;
+
+  private final AtomicBoolean firstPastCut = new AtomicBoolean();
+
+  private CuttingProxy(int targetPort, long[] cutsAfterBytes, long firstPast, long bytesPerSecond)
+      throws IOException {
     this.targetPort = targetPort;
+    this.firstPast = firstPast;
+    this.bytesPerSecond = bytesPerSecond;
     for (long cut : cutsAfterBytes) {
       cuts.add(cut);
     }
@@ -39,7 +53,25 @@ public final class CuttingProxy implements AutoCloseable {
 
   /** A proxy to {@code targetPort} that cuts its first connections after these many bytes. */
   public static CuttingProxy start(int targetPort, long... cutsAfterBytes) throws IOException {
-    return new CuttingProxy(targetPort, cutsAfterBytes);
+    return new CuttingProxy(targetPort, cutsAfterBytes, 0, 0);
+  }
+
+  /**
+   * A proxy to {@code targetPort} that cuts the first connection, whichever it is, on which the
+   * client has sent {@code bytes} bytes; every other connection, and every later one, passes.
+   * Client bytes go at most {@code bytesPerSecond} on each connection, as over a phone's link: on
+   * loopback a client's whole body sits in the socket buffers before the server has read its
+   * headers, so what a server refuses early would count as sent.
+   */
+  public static CuttingProxy cuttingTheFirstConnectionPast(
+      int targetPort, long bytes, long bytesPerSecond) throws IOException {
+    if (bytes < 1) {
+      throw new IllegalArgumentException("bytes must be >= 1: " + bytes);
+    }
+    if (bytesPerSecond < 1) {
+      throw new IllegalArgumentException("bytesPerSecond must be >= 1: " + bytesPerSecond);
+    }
+    return new CuttingProxy(targetPort, new long[0], bytes, bytesPerSecond);
   }
 
   public int port() {
@@ -68,7 +100,7 @@ public final class CuttingProxy implements AutoCloseable {
         synchronized (cuts) {
           cut = cuts.pollFirst();
         }
-        long limit = cut == null ? Long.MAX_VALUE : cut;
+        long limit = cut != null ? cut : firstPast > 0 ? firstPast : Long.MAX_VALUE;
         Socket target = new Socket(InetAddress.getLoopbackAddress(), targetPort);
         threads.execute(() -> pump(client, target, limit, true));
         threads.execute(() -> pump(target, client, Long.MAX_VALUE, false));
@@ -79,25 +111,47 @@ public final class CuttingProxy implements AutoCloseable {
   }
 
   private void pump(Socket from, Socket to, long limit, boolean upstream) {
-    byte[] buffer = new byte[16 * 1024];
+    boolean paced = upstream && bytesPerSecond > 0;
+    // Small reads when paced, so that the pace holds within a request.
+    byte[] buffer = new byte[paced ? 4 * 1024 : 16 * 1024];
     long forwarded = 0;
+    long cutAt = limit;
+    long started = System.nanoTime();
     try (InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream()) {
       int n;
-      while ((n = in.read(buffer, 0, (int) Math.min(buffer.length, limit - forwarded))) > 0) {
+      while ((n = in.read(buffer, 0, (int) Math.min(buffer.length, cutAt - forwarded))) > 0) {
+        if (paced) {
+          long due = started + forwarded * 1_000_000_000L / bytesPerSecond;
+          long early = due - System.nanoTime();
+          if (early > 0) {
+            Thread.sleep(early / 1_000_000, (int) (early % 1_000_000));
+          } else {
+            // An idle connection starts its next request at full pace, not in a burst.
+            started -= early;
+          }
+        }
         out.write(buffer, 0, n);
         out.flush();
         forwarded += n;
         if (upstream) {
           upstreamBytes.addAndGet(n);
         }
-        if (forwarded >= limit) {
+        if (forwarded >= cutAt) {
+          // In the first-past mode only one connection is cut; the others go on unlimited.
+          if (firstPast > 0 && !firstPastCut.compareAndSet(false, true)) {
+            cutAt = Long.MAX_VALUE;
+            continue;
+          }
           cutsDone.incrementAndGet();
           break;
         }
       }
     } catch (IOException e) {
       // The other side closed; close both below.
+    } catch (InterruptedException e) {
+      // The proxy is closing.
+      Thread.currentThread().interrupt();
     } finally {
       closeQuietly(from);
       closeQuietly(to);

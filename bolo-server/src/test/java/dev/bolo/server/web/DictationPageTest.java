@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Browser;
+import dev.bolo.server.testing.CuttingProxy;
 import dev.bolo.server.testing.FrontProxy;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.NpmPackages;
@@ -17,6 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.AfterAll;
@@ -53,6 +56,21 @@ class DictationPageTest {
 
   /** How often the replay test records the note before it gives up on a repeated file. */
   private static final int RECORDINGS = 4;
+
+  /**
+   * When Stop is pressed for a long note: the loop has played the note twice (about 11 s of 16 kHz
+   * 16-bit samples are kept, some 360 KB), past the page's 256 KiB threshold for resumable uploads.
+   */
+  private static final String LONG_STOP_AT = "0:12";
+
+  /** Where the link breaks during the long note's upload: about the middle of its bytes. */
+  private static final long CUT_AFTER_BYTES = 160_000;
+
+  /** The pace of the link the long note goes over: 1 MB/s, a good phone link. */
+  private static final long LINK_BYTES_PER_SECOND = 1_000_000;
+
+  /** The page's note list: "Note 3, 10:41:07, 11.2 s: done (…)". */
+  private static final Pattern NOTE_SECONDS = Pattern.compile("(\\d+\\.\\d) s: ");
 
   @TempDir static Path dataDir;
 
@@ -158,6 +176,9 @@ class DictationPageTest {
 
   @Test
   void twoServerFailuresAreResentWithTheSameKeyAndTheTranscriptStillArrives() {
+    // A setting no other test uses, so that this note is new to the gateway: the lookup before
+    // each resend would otherwise find an earlier test's transcript of the same recording.
+    new Select(browser.byId("language")).selectByValue("en");
     proxy.failNextUploads(2, 503);
     int before = proxy.uploads().size();
 
@@ -180,6 +201,48 @@ class DictationPageTest {
         .extracting(FrontProxy.Upload::audioSha256)
         .doesNotContainNull()
         .containsOnly(attempts.get(0).audioSha256());
+  }
+
+  /**
+   * A long note goes as a tus upload; the link breaks in the middle of it (a TCP proxy between the
+   * browser and the gateway cuts the connection carrying it), and the page sends only the rest from
+   * the gateway's offset, in the same attempt. Which way it learns the offset depends on Chromium:
+   * a request on a fresh connection fails to the page, which asks with HEAD; one on a reused
+   * keep-alive connection Chromium resends by itself, and the gateway refuses that stale append
+   * with 409 and its offset, which the page follows. Either way the bytes that crossed the link are
+   * the note's about once (starting over would add the 160 KB sent before the break), and the
+   * engine ran once.
+   */
+  @Test
+  void aLongNoteCutMidUploadResumesFromTheGatewaysOffsetAndIsTranscribedOnce() throws Exception {
+    try (CuttingProxy link =
+        CuttingProxy.cuttingTheFirstConnectionPast(
+            gateway.app().port(), CUT_AFTER_BYTES, LINK_BYTES_PER_SECOND)) {
+      // Its own origin: the page and its API both go through the breaking link.
+      browser.open(link.url("/"));
+      browser.byId("token").sendKeys(Gateway.TOKEN_A + Keys.TAB);
+      browser.await().until(d -> browser.text("status").startsWith("Ready"));
+      double runsBefore = engineRuns();
+      long bytesBefore = link.upstreamBytes();
+
+      record(LONG_STOP_AT);
+      browser.await().until(d -> isFinished(state()));
+
+      assertThat(state()).as(browser.text("status")).isEqualTo("done");
+      assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+      assertThat(link.cutsDone()).isEqualTo(1);
+      String listed = browser.text("notes");
+      assertThat(listed).contains("done (1 attempt, resumed once)");
+      Matcher seconds = NOTE_SECONDS.matcher(listed);
+      assertThat(seconds.find()).as(listed).isTrue();
+      long noteBytes = 44 + Math.round(Double.parseDouble(seconds.group(1)) * 16_000) * 2;
+      assertThat(noteBytes).isGreaterThan(256 * 1024);
+      long sent = link.upstreamBytes() - bytesBefore;
+      // The note (±0.05 s of rounding in the list), the requests' headers and what was in flight
+      // when the gateway refused a stale append; starting over would add the 160 KB again.
+      assertThat(sent).isBetween(noteBytes - 1_600, noteBytes + CUT_AFTER_BYTES / 2);
+      assertThat(engineRuns() - runsBefore).isEqualTo(1.0);
+    }
   }
 
   @Test
@@ -269,12 +332,26 @@ class DictationPageTest {
   }
 
   private void record() {
+    record(STOP_AT);
+  }
+
+  private void record(String stopAt) {
     browser.byId("record").click();
     browser.await().until(d -> "recording".equals(state()));
     browser
         .await()
-        .until(ExpectedConditions.textToBe(org.openqa.selenium.By.id("elapsed"), STOP_AT));
+        .until(ExpectedConditions.textToBe(org.openqa.selenium.By.id("elapsed"), stopAt));
     browser.byId("stop").click();
+  }
+
+  /** The offline engine's transcriptions so far, from the gateway's metrics. */
+  private static double engineRuns() {
+    Matcher runs =
+        Pattern.compile(
+                "^bolo_upstream_calls_total\\{engine=\"offline\",result=\"transcribed\"} (\\S+)$",
+                Pattern.MULTILINE)
+            .matcher(gateway.app().metrics().scrape());
+    return runs.find() ? Double.parseDouble(runs.group(1)) : 0;
   }
 
   private static String state() {
@@ -297,7 +374,7 @@ class DictationPageTest {
     return out.array();
   }
 
-  private static void awaitReady(Gateway gateway) throws Exception {
+  static void awaitReady(Gateway gateway) throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (true) {
       try (Response response =

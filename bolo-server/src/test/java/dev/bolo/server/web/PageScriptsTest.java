@@ -13,8 +13,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pages' scripts that hold rules (the resend policy, the recorder's resampling, the WAV file)
- * tested on their own with Node's test runner, on a fake clock: {@code src/test/node/page}. Node.js
+ * The pages' scripts that hold rules (the resend policy, the uploads: resumable for long notes, the
+ * lookup before a resend; the recorder's resampling, the WAV file) tested on their own with Node's
+ * test runner, on a fake clock and against a stand-in gateway: {@code src/test/node/page}. Node.js
  * must be on the PATH ({@code .ci/run} installs it); without it this test fails and says so.
  */
 class PageScriptsTest {
@@ -24,12 +25,13 @@ class PageScriptsTest {
   private static final Pattern COUNT = Pattern.compile("^# (pass|fail) (\\d+)$", Pattern.MULTILINE);
 
   @Test
-  void theResendPolicyTheRecorderAndTheWavEncoderPassTheirNodeTests() throws Exception {
+  void theResendPolicyTheUploadsTheRecorderAndTheWavEncoderPassTheirNodeTests() throws Exception {
     List<String> command =
         List.of(
             "node",
             "--test",
             TESTS.resolve("resend-policy.test.mjs").toString(),
+            TESTS.resolve("uploads.test.mjs").toString(),
             TESTS.resolve("recorder.test.mjs").toString());
     Process node;
     try {
@@ -59,6 +61,6 @@ class PageScriptsTest {
       }
     }
     assertThat(failed).as(output).isZero();
-    assertThat(passed).as(output).isGreaterThanOrEqualTo(18);
+    assertThat(passed).as(output).isGreaterThanOrEqualTo(34);
   }
 }
