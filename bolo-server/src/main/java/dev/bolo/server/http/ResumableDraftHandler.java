@@ -156,30 +156,10 @@ final class ResumableDraftHandler {
     ResumableUploads.Creation creation =
         exchange.uploads.create(
             device, ResumableUploads.Protocol.IETF, length, fields, sha256, idempotencyKey);
-    StoredUpload upload;
-    switch (creation) {
-      case ResumableUploads.Creation.TooMany tooMany -> {
-        return UploadExchange.refuseBody(
-            ctx,
-            new ApiError(
-                429,
-                "rate_limited",
-                "this device has "
-                    + tooMany.max()
-                    + " unfinished uploads; finish or delete one first",
-                null,
-                Duration.ofSeconds(5)),
-            requestId);
-      }
-      case ResumableUploads.Creation.SpoolFull full -> {
-        return UploadExchange.refuseBody(
-            ctx,
-            Errors.serverUnavailable(
-                "the gateway is holding too many uploads; retry shortly", null),
-            requestId);
-      }
-      case ResumableUploads.Creation.Created created -> upload = created.upload();
+    if (!(creation instanceof ResumableUploads.Creation.Created created)) {
+      return UploadExchange.refuseCreation(ctx, requestId, creation);
     }
+    StoredUpload upload = created.upload();
     String location = TusHandler.COLLECTION + "/" + upload.id();
     // No 104 Upload Resumption Supported: Jetty 12's HTTP/1.1 generator writes header fields only
     // for the interim statuses 101 and 103, so a 104 would go out without the Location the draft

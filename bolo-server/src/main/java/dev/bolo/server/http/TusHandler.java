@@ -146,30 +146,10 @@ final class TusHandler {
             fields,
             sha256 == null ? null : sha256.trim(),
             idempotencyKey);
-    StoredUpload upload;
-    switch (creation) {
-      case ResumableUploads.Creation.TooMany tooMany -> {
-        return UploadExchange.refuseBody(
-            ctx,
-            new ApiError(
-                429,
-                "rate_limited",
-                "this device has "
-                    + tooMany.max()
-                    + " unfinished uploads; finish or delete one first",
-                null,
-                Duration.ofSeconds(5)),
-            requestId);
-      }
-      case ResumableUploads.Creation.SpoolFull full -> {
-        return UploadExchange.refuseBody(
-            ctx,
-            Errors.serverUnavailable(
-                "the gateway is holding too many uploads; retry shortly", null),
-            requestId);
-      }
-      case ResumableUploads.Creation.Created created -> upload = created.upload();
+    if (!(creation instanceof ResumableUploads.Creation.Created created)) {
+      return UploadExchange.refuseCreation(ctx, requestId, creation);
     }
+    StoredUpload upload = created.upload();
     ctx.header("Location", COLLECTION + "/" + upload.id());
     ctx.header("Upload-Expires", UploadExchange.httpDate(upload.expiresAt()));
     if (!isOctetStream(ctx) || ctx.req().getContentLengthLong() == 0) {

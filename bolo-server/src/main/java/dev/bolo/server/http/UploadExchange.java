@@ -161,6 +161,33 @@ final class UploadExchange {
     };
   }
 
+  /** Answers a creation that made no upload: 429 for too many unfinished ones, 503 when full. */
+  static int refuseCreation(Context ctx, String requestId, ResumableUploads.Creation creation)
+      throws IOException {
+    return switch (creation) {
+      case ResumableUploads.Creation.TooMany tooMany ->
+          refuseBody(
+              ctx,
+              new ApiError(
+                  429,
+                  "rate_limited",
+                  "this device has "
+                      + tooMany.max()
+                      + " unfinished uploads; finish or delete one first",
+                  null,
+                  Duration.ofSeconds(5)),
+              requestId);
+      case ResumableUploads.Creation.SpoolFull full ->
+          refuseBody(
+              ctx,
+              Errors.serverUnavailable(
+                  "the gateway is holding too many uploads; retry shortly", null),
+              requestId);
+      case ResumableUploads.Creation.Created created ->
+          throw new IllegalArgumentException("an upload was created: nothing to refuse");
+    };
+  }
+
   /** The native upload's 200 body. */
   static int sendTranscript(Context ctx, String requestId, Transcript transcript, boolean replayed)
       throws IOException {
