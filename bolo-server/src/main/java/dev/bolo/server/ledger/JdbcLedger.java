@@ -268,18 +268,24 @@ final class JdbcLedger implements DurableLedger {
           if (!reservation.id().startsWith(UNHELD)) {
             update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
           }
-          if (isCharged(c, reservation.device(), reservation.workKey(), now)) {
+          // Charged within the window already: the insert adds nothing (one statement for the
+          // check and the insert, under the lock above).
+          if (update(
+                  c,
+                  "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
+                      + " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM work_charges"
+                      + " WHERE device_name = ? AND work_key = ? AND charged_at > ?)",
+                  UUID.randomUUID().toString(),
+                  reservation.device(),
+                  reservation.workKey(),
+                  audioMillis,
+                  now,
+                  reservation.device(),
+                  reservation.workKey(),
+                  now - chargeWindowMillis)
+              == 0) {
             return Charge.ALREADY_CHARGED;
           }
-          update(
-              c,
-              "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
-                  + " VALUES (?, ?, ?, ?, ?)",
-              UUID.randomUUID().toString(),
-              reservation.device(),
-              reservation.workKey(),
-              audioMillis,
-              now);
           if (update(
                   c,
                   "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
