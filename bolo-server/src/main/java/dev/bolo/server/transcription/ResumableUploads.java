@@ -156,10 +156,6 @@ public final class ResumableUploads {
       @Nullable String declaredSha256,
       @Nullable String idempotencyKey) {
     Instant now = clock.instant();
-    // A hostile or broken client must not pile up open uploads, each holding spool.
-    if (registry.countUnfinished(device.name(), now) >= maxUnfinishedPerDevice) {
-      return new Creation.TooMany(maxUnfinishedPerDevice);
-    }
     long held = spoolHoldOf(length);
     if (!reader.holdSpool(held)) {
       return new Creation.SpoolFull();
@@ -182,11 +178,19 @@ public final class ResumableUploads {
             null,
             now,
             now.plus(ttl));
+    boolean created = false;
     try {
-      registry.create(upload);
-    } catch (RuntimeException e) {
-      reader.releaseSpool(held);
-      throw e;
+      // A hostile or broken client must not pile up open uploads, each holding spool: the bound
+      // is checked in the same transaction that adds the upload, so concurrent creations (on any
+      // instance) cannot pass it together.
+      created = registry.create(upload, maxUnfinishedPerDevice);
+    } finally {
+      if (!created) {
+        reader.releaseSpool(held);
+      }
+    }
+    if (!created) {
+      return new Creation.TooMany(maxUnfinishedPerDevice);
     }
     return new Creation.Created(upload);
   }
