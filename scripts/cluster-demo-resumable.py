@@ -26,14 +26,12 @@ import wave
 
 work, lb_port, provider_port, token = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 instance_ports = [int(p) for p in sys.argv[5:]]
-failures = 0
 
 
 def check(ok, what):
-    global failures
+    """Prints the check; the first that fails ends the demo with its description."""
     print("   %s %s" % ("ok  " if ok else "FAIL", what))
     if not ok:
-        failures += 1
         raise SystemExit("!! " + what)
 
 
@@ -75,7 +73,9 @@ def holder_of(upload_id):
     """The instance (1-based) whose spool holds the upload's bytes; None when none does."""
     found = glob.glob(os.path.join(work, "instance-*", "spool", "slot-*", "resumable",
                                    upload_id + ".part"))
-    check(len(found) <= 1, "the bytes of upload %s are in at most one spool: %s" % (upload_id, found))
+    if len(found) > 1:
+        check(False, "the bytes of upload %s are in one spool, not %d: %s" % (upload_id, len(found),
+                                                                             found))
     if not found:
         return None, None
     instance = int(found[0].split(os.sep + "instance-")[1].split(os.sep)[0])
@@ -131,7 +131,8 @@ check(status == 201 and headers.get("upload-offset") == "20000",
 location = headers["location"]
 upload_id = location.rsplit("/", 1)[1]
 holder, spool_file = holder_of(upload_id)
-check(holder is not None, "upload %s has its bytes on instance #%s" % (upload_id, holder))
+check(holder is not None, "upload %s has its bytes in the spool of instance #%s, and no other"
+      % (upload_id, holder))
 
 offset, patches = 20000, 0
 while offset < len(audio):
@@ -193,7 +194,8 @@ check(status == 201 and headers.get("upload-offset") == "30000",
 location = headers["location"]
 upload_id = location.rsplit("/", 1)[1]
 holder, spool_file = holder_of(upload_id)
-check(holder is not None, "upload %s has its bytes on instance #%s" % (upload_id, holder))
+check(holder is not None, "upload %s has its bytes in the spool of instance #%s, and no other"
+      % (upload_id, holder))
 status, headers, body = request(lb_port, "HEAD", location, "ietf-head", DRAFT)
 check(status == 204 and headers.get("upload-offset") == "30000",
       "HEAD: HTTP %d, Upload-Offset %s" % (status, headers.get("upload-offset")))
