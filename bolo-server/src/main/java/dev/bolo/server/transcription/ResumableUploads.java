@@ -50,6 +50,9 @@ public final class ResumableUploads {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final SecureRandom IDS = new SecureRandom();
 
+  /** How often a wait for work run elsewhere reads the upload's record again. */
+  private static final Duration RECHECK = Duration.ofMillis(250);
+
   /** The protocol an upload was created with; its appends speak the same one. */
   public enum Protocol {
     TUS,
@@ -553,16 +556,27 @@ public final class ResumableUploads {
         throw new IllegalStateException("an upload's ending never fails", e);
       }
     }
-    // Transcribed on another instance, or just finished here: the record and the store know.
-    Optional<StoredUpload> now = find(device, upload.id());
-    if (now.isPresent() && now.get().state() != StoredUpload.State.TRANSCRIBING) {
-      return transcription(device, now.get(), settings, Duration.ZERO, requestId);
-    }
+    // Transcribed on another instance, or just finished here: the record and the store know. The
+    // store waits for work it sees running; work not claimed yet (the holder has only just queued
+    // it) is vacant there, so the record is read again until the wait is over.
     String sha = Objects.requireNonNull(upload.audioSha256(), "hash of a transcribing upload");
-    return lookups
-        .stored(device, settings, sha, wait)
-        .<Progress>map(t -> new Progress.Ended(new Ending.Transcribed(t, false)))
-        .orElseGet(Progress.Running::new);
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      Optional<StoredUpload> now = find(device, upload.id());
+      if (now.isPresent() && now.get().state() != StoredUpload.State.TRANSCRIBING) {
+        return transcription(device, now.get(), settings, Duration.ZERO, requestId);
+      }
+      long left = Math.max(0, deadline - System.nanoTime());
+      Optional<Transcript> stored = lookups.stored(device, settings, sha, Duration.ofNanos(left));
+      if (stored.isPresent()) {
+        return new Progress.Ended(new Ending.Transcribed(stored.get(), false));
+      }
+      left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return new Progress.Running();
+      }
+      Thread.sleep(Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, RECHECK.toMillis()));
+    }
   }
 
   private static JsonNode outcomeOf(StoredUpload upload) {
