@@ -1,33 +1,45 @@
 #!/usr/bin/env bash
-# Three Bolo instances behind nginx, sharing one Redis (de-duplication) and one PostgreSQL ledger,
-# all on loopback and all stopped again at the end. The engine is the OpenAI-compatible one pointed
-# at scripts/fake-provider.py, which counts its calls. The same note is sent six times through
-# nginx: four copies at once, then two resends. Expected: six identical texts, one provider call,
-# the note's seconds charged once.
+# Three Bolo instances behind nginx (docs/nginx/bolo.conf), sharing one Redis (de-duplication) and
+# one PostgreSQL ledger, all on loopback and all stopped again at the end. The engine is the
+# OpenAI-compatible one pointed at scripts/fake-provider.py, which counts its calls.
 #
-# Needs: a JDK (./bolo finds one), python3, curl, and the Debian packages redis-server, nginx and
-# postgresql (installed with apt-get when missing, which needs root). Run as root, PostgreSQL runs
-# as the postgres user. Set KEEP=1 to keep the work directory with every log.
+# 1. The same note is sent six times through nginx: four copies at once, then two resends.
+#    Expected: six identical texts, one provider call, the note's seconds charged once.
+# 2. Resumable uploads through nginx (scripts/cluster-demo-resumable.py): a tus upload created with
+#    part of a note and appended in several PATCHes, and an IETF draft upload, each request on a
+#    new connection. Expected: nginx's access log shows every request of an upload reaching the
+#    one instance whose spool holds its bytes; an append sent straight to another instance is 421
+#    wrong_instance and stores nothing; each transcript is of the whole note, one provider call each.
+#
+# Exits non-zero when any of that does not hold. Needs: a JDK (./bolo finds one), python3, curl, and
+# the Debian packages redis-server, nginx and postgresql, installed with apt-get when missing (needs
+# root; INSTALL=0 fails instead). Run as root, PostgreSQL runs as the postgres user. KEEP=1 keeps
+# the work directory with every log. BOLO_CLI names another command to run instead of ./bolo (the
+# build's test runs the jar it just built).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 instances=3
+bolo=${BOLO_CLI:-$root/bolo}
 
 # --- tools -----------------------------------------------------------------------------------
 
-install_if_missing() { # command package
-  if ! command -v "$1" >/dev/null 2>&1; then
+install_if_missing() { # command-or-file package
+  if ! command -v "$1" >/dev/null 2>&1 && ! ls $1 >/dev/null 2>&1; then
+    if [ "${INSTALL:-1}" = 0 ]; then
+      echo "!! $1 is missing: apt-get install $2 (.ci/run installs it)" >&2
+      exit 1
+    fi
     echo "== installing $2"
     apt-get install -y "$2" >/dev/null
   fi
 }
 install_if_missing redis-server redis-server
+install_if_missing redis-cli redis-tools
 install_if_missing nginx nginx
 install_if_missing curl curl
-if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  echo "== installing postgresql"
-  apt-get install -y postgresql >/dev/null
-fi
+install_if_missing python3 python3
+install_if_missing '/usr/lib/postgresql/*/bin/initdb' postgresql
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 
 as_postgres() {
@@ -111,7 +123,7 @@ as_postgres "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres bolo
 # --- gateway instances -------------------------------------------------------------------------
 
 echo "== building ./bolo (once, if needed)"
-"$root/bolo" --help >/dev/null
+"$bolo" --help >/dev/null
 
 token=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
 export BOLO_ENGINE=openai
@@ -129,7 +141,7 @@ for i in 0 1 2; do
   port=${instance_ports[$i]}
   echo "== bolo serve #$((i + 1)) on 127.0.0.1:$port (spool under its own data dir)"
   BOLO_PORT=$port BOLO_DATA_DIR="$work/instance-$((i + 1))" \
-    "$root/bolo" serve >"$work/instance-$((i + 1)).log" 2>&1 &
+    "$bolo" serve >"$work/instance-$((i + 1)).log" 2>&1 &
   bolo_pids+=("$!")
 done
 for i in 0 1 2; do
@@ -154,13 +166,22 @@ if grep -qE '127\.0\.0\.1:808[0-3]' "$work/nginx/bolo.conf"; then
   echo "!! docs/nginx/bolo.conf no longer has the ports 8080-8083 this script replaces" >&2
   exit 1
 fi
+# The recipe printed in docs/running-several-instances.md must be this file, comments aside.
+directives() { grep -vE '^[[:space:]]*(#|$)'; }
+if ! diff <(directives <"$root/docs/nginx/bolo.conf") \
+  <(awk '/^```nginx$/ {on = 1; next} /^```$/ {on = 0} on' \
+    "$root/docs/running-several-instances.md" | directives) >"$work/nginx/docs.diff"; then
+  echo "!! the nginx block in docs/running-several-instances.md differs from docs/nginx/bolo.conf:" >&2
+  cat "$work/nginx/docs.diff" >&2
+  exit 1
+fi
 cat >"$work/nginx/nginx.conf" <<EOF
 worker_processes 1;
 pid nginx.pid;
 error_log error.log warn;
 events { worker_connections 256; }
 http {
-    log_format bolo '\$http_x_bolo_request_id \$upstream_addr \$status';
+    log_format bolo '\$http_x_bolo_request_id \$upstream_addr \$status \$request_method \$uri';
     access_log access.log bolo;
     client_body_temp_path tmp/body;
     proxy_temp_path tmp/proxy;
@@ -203,7 +224,7 @@ send 5
 send 6
 
 for n in 1 2 3 4 5 6; do
-  read -r _ upstream status < <(grep "^copy-$n " "$work/nginx/access.log")
+  read -r _ upstream status _ < <(grep "^copy-$n " "$work/nginx/access.log")
   instance="?"
   for i in 0 1 2; do
     [ "$upstream" = "127.0.0.1:${instance_ports[$i]}" ] && instance="#$((i + 1))"
@@ -221,9 +242,13 @@ texts=$(for n in 1 2 3 4 5 6; do python3 -c 'import json,sys; print(json.load(op
 calls=$(curl -fsS "http://127.0.0.1:$provider_port/calls" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls"])')
 echo "== distinct texts: $texts; provider calls: $calls; instances used: $(awk '{print $2}' "$work/nginx/access.log" | sort -u | wc -l)"
 echo "== ./bolo usage (the shared ledger)"
-"$root/bolo" usage
+"$bolo" usage
 if [ "$texts" != 1 ] || [ "$calls" != 1 ]; then
   echo "!! expected one text from one provider call" >&2
   exit 1
 fi
 echo "== OK: one transcription for six copies across $instances instances"
+
+python3 "$root/scripts/cluster-demo-resumable.py" "$work" "$lb_port" "$provider_port" "$token" \
+  "${instance_ports[@]}"
+echo "== OK: the whole demo in ${SECONDS}s"

@@ -2,9 +2,12 @@
 """A stand-in for an OpenAI-compatible speech-to-text service, for demos on loopback.
 
 POST /v1/audio/transcriptions answers {"text": "..."} after an optional delay and counts the call;
-GET /calls answers {"calls": N}. Usage: fake-provider.py PORT [DELAY_SECONDS]
+the text names the call's number, the upload's size and the SHA-256 of its file part (the note as
+the provider received it). GET /calls answers {"calls": N}. Usage: fake-provider.py PORT [DELAY_SECONDS]
 """
+import hashlib
 import json
+import re
 import sys
 import threading
 import time
@@ -13,6 +16,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 calls = 0
 lock = threading.Lock()
 delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+
+
+def file_part(content_type, body):
+    """The bytes of the multipart form's part named "file", or None."""
+    boundary = re.search(r'boundary="?([^";]+)"?', content_type)
+    if not boundary:
+        return None
+    for part in body.split(b"--" + boundary.group(1).encode()):
+        head, separator, content = part.partition(b"\r\n\r\n")
+        if separator and re.search(rb'name="file"', head):
+            return content[:-2] if content.endswith(b"\r\n") else content
+    return None
 
 
 class Provider(BaseHTTPRequestHandler):
@@ -28,7 +43,9 @@ class Provider(BaseHTTPRequestHandler):
             calls += 1
             number = calls
         time.sleep(delay)
-        text = "fake transcription #%d of a %d-byte upload" % (number, len(body))
+        note = file_part(self.headers.get("Content-Type", ""), body)
+        text = "fake transcription #%d of a %d-byte upload, note sha256 %s" % (
+            number, len(body), hashlib.sha256(note).hexdigest()[:16] if note is not None else "?")
         self.answer(200, {"text": text})
 
     def do_GET(self):

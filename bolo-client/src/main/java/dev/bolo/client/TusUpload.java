@@ -118,6 +118,7 @@ final class TusUpload {
     private final Runnable fallBack;
     private int resumes;
     private boolean created;
+    private boolean restartedAfterMisroute;
 
     Step(Attempt attempt, Consumer<Resender.AttemptResult> done, Runnable fallBack) {
       this.attempt = attempt;
@@ -243,6 +244,8 @@ final class TusUpload {
             long now = offsetOf(response);
             if (status == 404) {
               gone();
+            } else if (status == 421) {
+              misrouted(response);
             } else if (status == 409 && now >= 0) {
               conflicted(url, now, response);
             } else if (status != 204 || now < 0) {
@@ -397,6 +400,23 @@ final class TusUpload {
             end(uploader.answer(response, null));
           },
           this::end);
+    }
+
+    /**
+     * 421 wrong_instance: the append reached a gateway instance other than the one holding the
+     * upload's bytes (a balancer that moved the device, as when an instance joins or leaves). They
+     * cannot be appended to from here: the note starts over as a new upload, which the balancer
+     * sends where its appends will go. Once per attempt; a second 421 (a balancer that does not
+     * keep an upload's requests together) ends the note with the gateway's error.
+     */
+    private void misrouted(Response response) throws IOException {
+      location = null;
+      if (restartedAfterMisroute) {
+        end(uploader.answer(response, null));
+        return;
+      }
+      restartedAfterMisroute = true;
+      create();
     }
 
     /** The upload expired or was swept: start one afresh, once per attempt. */

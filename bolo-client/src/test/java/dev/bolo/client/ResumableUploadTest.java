@@ -381,6 +381,43 @@ class ResumableUploadTest {
         .containsExactly("create", "patch", "lookup", "head", "create", "patch", "transcription");
   }
 
+  @Test
+  void anAppendThatReachesAnotherInstanceStartsTheNoteOverAsANewUpload() {
+    answer("create", created(0), created(0));
+    answer(
+        "patch",
+        json(
+            421,
+            "{\"error\":\"this upload's bytes are held by another gateway instance\","
+                + "\"code\":\"wrong_instance\"}"),
+        appended(audio.length));
+    answer("transcription", ok());
+
+    Outcome outcome = client().build().transcribe(note, TranscriptionOptions.defaults());
+
+    assertThat(outcome).isEqualTo(new Outcome.Transcribed(OK, 1));
+    assertThat(kinds()).containsExactly("create", "patch", "create", "patch", "transcription");
+    // The second upload is a new one, appended from its start.
+    assertThat(received.get(3).getHeaders().get("Upload-Offset")).isEqualTo("0");
+  }
+
+  @Test
+  void aBalancerThatMisroutesEveryUploadEndsTheNoteWithTheGatewaysErrorAfterOneRestart() {
+    MockResponse misrouted =
+        json(
+            421,
+            "{\"error\":\"this upload's bytes are held by another gateway instance\","
+                + "\"code\":\"wrong_instance\"}");
+    answer("create", created(0), created(0));
+    answer("patch", misrouted, misrouted);
+
+    Outcome outcome = client().build().transcribe(note, TranscriptionOptions.defaults());
+
+    assertThat(outcome).isInstanceOf(Outcome.Refused.class);
+    assertThat(((Outcome.Refused) outcome).error().code()).isEqualTo("wrong_instance");
+    assertThat(kinds()).containsExactly("create", "patch", "create", "patch");
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {404, 405})
   void aGatewayWithoutUploadsGetsThePlainPostAndTheClientRemembers(int status) {

@@ -271,7 +271,7 @@ final class TusHandler {
     exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle().plus(wait));
     ResumableUploads.Progress progress;
     try {
-      progress = exchange.uploads.transcription(device, upload.get(), settings, wait);
+      progress = exchange.uploads.transcription(device, upload.get(), settings, wait, requestId);
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }

@@ -252,8 +252,9 @@ final class UploadExchange {
     return new ApiError(
         421,
         "wrong_instance",
-        "this upload's bytes are held by another gateway instance; route appends by the upload's"
-            + " path (see running several instances), or start a new upload");
+        "this upload's bytes are held by another gateway instance; route every request of an"
+            + " upload to one instance, by the device's token (see running several instances), or"
+            + " start a new upload");
   }
 
   static ApiError locked() {

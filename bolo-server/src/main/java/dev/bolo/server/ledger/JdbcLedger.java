@@ -470,7 +470,7 @@ final class JdbcLedger implements DurableLedger {
    * database's write lock, already held by an IMMEDIATE transaction). A no-op UPDATE, because
    * SQLite has no {@code SELECT ... FOR UPDATE}.
    */
-  private static void lockDevice(Connection c, String name) throws SQLException {
+  static void lockDevice(Connection c, String name) throws SQLException {
     if (update(c, "UPDATE devices SET charged_ms = charged_ms WHERE name = ?", name) == 0) {
       throw new IllegalArgumentException("no such device in the ledger: " + name);
     }

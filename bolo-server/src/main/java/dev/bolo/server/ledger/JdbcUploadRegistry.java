@@ -27,29 +27,38 @@ final class JdbcUploadRegistry implements UploadRegistry {
   }
 
   @Override
-  public void create(StoredUpload upload) {
-    jdbc.autoCommit(
+  public boolean create(StoredUpload upload, int maxUnfinished) {
+    return jdbc.inTransaction(
         "create upload",
-        c ->
-            update(
-                c,
-                "INSERT INTO resumable_uploads ("
-                    + COLUMNS
-                    + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                upload.id(),
-                upload.device(),
-                upload.instanceId(),
-                upload.protocol(),
-                upload.length(),
-                upload.offset(),
-                upload.fields(),
-                upload.declaredSha256(),
-                upload.idempotencyKey(),
-                upload.state().name(),
-                upload.audioSha256(),
-                upload.outcome(),
-                upload.createdAt().toEpochMilli(),
-                upload.expiresAt().toEpochMilli()));
+        c -> {
+          // Creations of one device take turns, so two of them can never both pass the bound:
+          // PostgreSQL locks the device's row until the commit; SQLite's IMMEDIATE transaction
+          // holds the database's write lock from its start.
+          JdbcLedger.lockDevice(c, upload.device());
+          if (countUnfinished(c, upload.device(), upload.createdAt()) >= maxUnfinished) {
+            return false;
+          }
+          update(
+              c,
+              "INSERT INTO resumable_uploads ("
+                  + COLUMNS
+                  + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+              upload.id(),
+              upload.device(),
+              upload.instanceId(),
+              upload.protocol(),
+              upload.length(),
+              upload.offset(),
+              upload.fields(),
+              upload.declaredSha256(),
+              upload.idempotencyKey(),
+              upload.state().name(),
+              upload.audioSha256(),
+              upload.outcome(),
+              upload.createdAt().toEpochMilli(),
+              upload.expiresAt().toEpochMilli());
+          return true;
+        });
   }
 
   @Override
@@ -65,21 +74,21 @@ final class JdbcUploadRegistry implements UploadRegistry {
 
   @Override
   public int countUnfinished(String device, Instant now) {
-    return jdbc.autoCommit(
-        "count uploads",
-        c -> {
-          try (PreparedStatement s =
-              c.prepareStatement(
-                  "SELECT COUNT(*) FROM resumable_uploads WHERE device_name = ?"
-                      + " AND state IN ('OPEN', 'TRANSCRIBING') AND expires_at > ?")) {
-            s.setString(1, device);
-            s.setLong(2, now.toEpochMilli());
-            try (ResultSet r = s.executeQuery()) {
-              r.next();
-              return r.getInt(1);
-            }
-          }
-        });
+    return jdbc.autoCommit("count uploads", c -> countUnfinished(c, device, now));
+  }
+
+  private static int countUnfinished(Connection c, String device, Instant now) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT COUNT(*) FROM resumable_uploads WHERE device_name = ?"
+                + " AND state IN ('OPEN', 'TRANSCRIBING') AND expires_at > ?")) {
+      s.setString(1, device);
+      s.setLong(2, now.toEpochMilli());
+      try (ResultSet r = s.executeQuery()) {
+        r.next();
+        return r.getInt(1);
+      }
+    }
   }
 
   @Override

@@ -12,11 +12,15 @@ import java.util.Optional;
 public interface UploadRegistry {
 
   /**
-   * Adds a new upload.
+   * Adds a new upload unless its device already has {@code maxUnfinished} unfinished ones (open or
+   * transcribing, not expired at the upload's creation): the count and the insert are one
+   * transaction that creations of the same device take in turn, on every instance sharing the
+   * database.
    *
+   * @return false when the device is at its bound; nothing was added
    * @throws LedgerException when the database cannot be used
    */
-  void create(StoredUpload upload);
+  boolean create(StoredUpload upload, int maxUnfinished);
 
   /** The upload with this id, whoever owns it and whether or not it has expired. */
   Optional<StoredUpload> find(String id);

@@ -50,6 +50,9 @@ public final class ResumableUploads {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final SecureRandom IDS = new SecureRandom();
 
+  /** How often a wait for work run elsewhere reads the upload's record again. */
+  private static final Duration RECHECK = Duration.ofMillis(250);
+
   /** The protocol an upload was created with; its appends speak the same one. */
   public enum Protocol {
     TUS,
@@ -74,6 +77,13 @@ public final class ResumableUploads {
   private final ConcurrentHashMap<String, PartialNote> notes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, CompletableFuture<Ending>> running =
       new ConcurrentHashMap<>();
+
+  /**
+   * Uploads of this instance whose note an earlier run was transcribing when it stopped (killed,
+   * crashed): their bytes are still in the spool, and the next request for the answer runs the work
+   * again. Guarded by itself for taking one out and starting its run.
+   */
+  private final java.util.Set<String> orphans = ConcurrentHashMap.newKeySet();
 
   /**
    * @param spoolDir this instance's folder for upload files (kept across restarts)
@@ -156,10 +166,6 @@ public final class ResumableUploads {
       @Nullable String declaredSha256,
       @Nullable String idempotencyKey) {
     Instant now = clock.instant();
-    // A hostile or broken client must not pile up open uploads, each holding spool.
-    if (registry.countUnfinished(device.name(), now) >= maxUnfinishedPerDevice) {
-      return new Creation.TooMany(maxUnfinishedPerDevice);
-    }
     long held = spoolHoldOf(length);
     if (!reader.holdSpool(held)) {
       return new Creation.SpoolFull();
@@ -182,11 +188,19 @@ public final class ResumableUploads {
             null,
             now,
             now.plus(ttl));
+    boolean created = false;
     try {
-      registry.create(upload);
-    } catch (RuntimeException e) {
-      reader.releaseSpool(held);
-      throw e;
+      // A hostile or broken client must not pile up open uploads, each holding spool: the bound
+      // is checked in the same transaction that adds the upload, so concurrent creations (on any
+      // instance) cannot pass it together.
+      created = registry.create(upload, maxUnfinishedPerDevice);
+    } finally {
+      if (!created) {
+        reader.releaseSpool(held);
+      }
+    }
+    if (!created) {
+      return new Creation.TooMany(maxUnfinishedPerDevice);
     }
     return new Creation.Created(upload);
   }
@@ -496,16 +510,24 @@ public final class ResumableUploads {
   }
 
   /**
-   * Where the upload's transcription is, waiting up to {@code wait} for running work.
+   * Where the upload's transcription is, waiting up to {@code wait} for running work. The note of
+   * an upload whose transcription died with an earlier run of this instance is transcribed again
+   * (or joined to the work a copy of it runs), from the bytes still in the spool.
    *
+   * @param requestId the asking request's id, for the work run again on its behalf
    * @throws InterruptedException if the request thread is interrupted; the work goes on
    */
   public Progress transcription(
-      Device device, StoredUpload upload, Settings settings, Duration wait)
+      Device device, StoredUpload upload, Settings settings, Duration wait, String requestId)
       throws InterruptedException {
     return switch (upload.state()) {
       case OPEN -> new Progress.Incomplete();
-      case TRANSCRIBING -> awaitRunning(device, upload, settings, wait);
+      case TRANSCRIBING -> {
+        if (orphans.contains(upload.id())) {
+          runAgain(device, upload, settings, requestId);
+        }
+        yield awaitRunning(device, upload, settings, wait, requestId);
+      }
       case DONE -> {
         JsonNode outcome = outcomeOf(upload);
         String sha = Objects.requireNonNull(upload.audioSha256(), "hash of a finished upload");
@@ -522,7 +544,7 @@ public final class ResumableUploads {
   }
 
   private Progress awaitRunning(
-      Device device, StoredUpload upload, Settings settings, Duration wait)
+      Device device, StoredUpload upload, Settings settings, Duration wait, String requestId)
       throws InterruptedException {
     CompletableFuture<Ending> local = running.get(upload.id());
     if (local != null) {
@@ -534,16 +556,27 @@ public final class ResumableUploads {
         throw new IllegalStateException("an upload's ending never fails", e);
       }
     }
-    // Transcribed on another instance, or just finished here: the record and the store know.
-    Optional<StoredUpload> now = find(device, upload.id());
-    if (now.isPresent() && now.get().state() != StoredUpload.State.TRANSCRIBING) {
-      return transcription(device, now.get(), settings, Duration.ZERO);
-    }
+    // Transcribed on another instance, or just finished here: the record and the store know. The
+    // store waits for work it sees running; work not claimed yet (the holder has only just queued
+    // it) is vacant there, so the record is read again until the wait is over.
     String sha = Objects.requireNonNull(upload.audioSha256(), "hash of a transcribing upload");
-    return lookups
-        .stored(device, settings, sha, wait)
-        .<Progress>map(t -> new Progress.Ended(new Ending.Transcribed(t, false)))
-        .orElseGet(Progress.Running::new);
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      Optional<StoredUpload> now = find(device, upload.id());
+      if (now.isPresent() && now.get().state() != StoredUpload.State.TRANSCRIBING) {
+        return transcription(device, now.get(), settings, Duration.ZERO, requestId);
+      }
+      long left = Math.max(0, deadline - System.nanoTime());
+      Optional<Transcript> stored = lookups.stored(device, settings, sha, Duration.ofNanos(left));
+      if (stored.isPresent()) {
+        return new Progress.Ended(new Ending.Transcribed(stored.get(), false));
+      }
+      left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return new Progress.Running();
+      }
+      Thread.sleep(Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, RECHECK.toMillis()));
+    }
   }
 
   private static JsonNode outcomeOf(StoredUpload upload) {
@@ -574,6 +607,88 @@ public final class ResumableUploads {
           new Ending.HashMismatch(json.path("declared").asText(), json.path("computed").asText());
       default -> throw new IllegalStateException("unknown stored outcome: " + json);
     };
+  }
+
+  /**
+   * Runs the transcription of an orphaned upload again, once however many requests ask at the same
+   * time: from the spool file, which must still hash to what the first run computed. The work key
+   * is the same as the first run's, so a copy of the note running elsewhere is joined and a
+   * transcript already stored is replayed; the device is charged at most once.
+   */
+  private void runAgain(Device device, StoredUpload upload, Settings settings, String requestId) {
+    CompletableFuture<Ending> ending = new CompletableFuture<>();
+    synchronized (orphans) {
+      if (!orphans.remove(upload.id())) {
+        return;
+      }
+      running.put(upload.id(), ending);
+    }
+    String id = upload.id();
+    long held = spoolHoldOf(upload.length());
+    SpooledAudio audio;
+    try {
+      PartialNote note = PartialNote.open(fileOf(id), upload.offset());
+      switch (note.finish(() -> reader.releaseSpool(held))) {
+        case PartialNote.Finished.Refused refused -> {
+          note.delete();
+          reader.releaseSpool(held);
+          end(id, ending, new Ending.Unusable(refused.why()));
+          return;
+        }
+        case PartialNote.Finished.Note ready -> audio = ready.audio();
+      }
+    } catch (IOException | RuntimeException e) {
+      log.warn("cannot transcribe upload {} again from the spool: {}", id, e.toString());
+      dropFile(id, held);
+      end(id, ending, lost());
+      return;
+    }
+    if (!audio.sha256().equals(upload.audioSha256())) {
+      log.warn("the spool file of upload {} changed across the restart; not transcribed", id);
+      audio.close();
+      end(id, ending, lost());
+      return;
+    }
+    log.info("transcribing upload {} again: an earlier run stopped while transcribing it", id);
+    Transcriber.Note call =
+        new Transcriber.Note(
+            device, audio, settings, OptionalLong.empty(), upload.idempotencyKey(), requestId);
+    try {
+      work.execute(() -> transcribe(id, call, ending));
+    } catch (RuntimeException rejected) {
+      audio.close();
+      end(id, ending, lost());
+    }
+  }
+
+  private static Ending lost() {
+    return new Ending.Refused(
+        new Outcome.Refused(
+            Problem.SERVER_UNAVAILABLE,
+            "the gateway restarted while transcribing this note and lost its bytes; send it"
+                + " again"));
+  }
+
+  /** Records an ending reached without running the work, and answers whoever waits for it. */
+  private void end(String id, CompletableFuture<Ending> ending, Ending ended) {
+    try {
+      record(id, ended);
+    } catch (RuntimeException e) {
+      log.warn("could not record how upload {} ended: {}", id, e.toString());
+    } finally {
+      ending.complete(ended);
+      running.remove(id, ending);
+    }
+  }
+
+  private void dropFile(String id, long held) {
+    try {
+      if (java.nio.file.Files.deleteIfExists(fileOf(id))) {
+        reader.releaseSpool(held);
+      }
+    } catch (IOException e) {
+      log.warn("could not delete the bytes of upload {}: {}", id, e.toString());
+    }
   }
 
   /** How a termination ended. */
@@ -637,8 +752,10 @@ public final class ResumableUploads {
     int swept = 0;
     for (StoredUpload upload : registry.expired(instanceId, clock.instant())) {
       if (upload.instanceId().equals(instanceId) && registry.delete(upload.id())) {
-        if (upload.instanceId().equals(instanceId)) {
-          dropBytes(upload);
+        dropBytes(upload);
+        // The bytes of an orphan nobody asked for again are its own to delete.
+        if (orphans.remove(upload.id())) {
+          dropFile(upload.id(), spoolHoldOf(upload.length()));
         }
         swept++;
       }
@@ -650,21 +767,23 @@ public final class ResumableUploads {
   }
 
   /**
-   * After a start: holds the spool budget for this instance's open uploads again, and ends those a
-   * previous run was transcribing when it stopped (their notes are gone with it; the phone
-   * resends).
+   * After a start: holds the spool budget for this instance's open uploads again, and keeps those a
+   * previous run was transcribing when it stopped (killed, crashed) for the next request for their
+   * answer, which transcribes them again from the spool; one whose bytes are gone ends 503 (the
+   * phone sends the note again).
    */
   public void recover() {
     for (StoredUpload upload : registry.live(instanceId, clock.instant())) {
       switch (upload.state()) {
         case OPEN -> reader.holdSpool(spoolHoldOf(upload.length()));
-        case TRANSCRIBING ->
-            record(
-                upload.id(),
-                new Ending.Refused(
-                    new Outcome.Refused(
-                        Problem.SERVER_UNAVAILABLE,
-                        "the gateway restarted while transcribing this note; send it again")));
+        case TRANSCRIBING -> {
+          if (java.nio.file.Files.isRegularFile(fileOf(upload.id()))) {
+            reader.holdSpool(spoolHoldOf(upload.length()));
+            orphans.add(upload.id());
+          } else {
+            record(upload.id(), lost());
+          }
+        }
         case DONE, FAILED -> {}
       }
     }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;
+import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -98,6 +100,92 @@ class TusProcessRestartTest {
       }
     }
     assertThat(provider.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void aNoteWhoseGatewayWasKilledWhileTranscribingItIsTranscribedAgainWhenItsAnswerIsAsked()
+      throws Exception {
+    Map<String, String> env = Gateway.openAiEnvironment(provider, dir.resolve("data"));
+    byte[] note = TestAudio.wav(3000, 62);
+    String sha256 = TusUploadTest.sha256(note);
+    String location;
+    provider.hold();
+    try (GatewayProcess first = GatewayProcess.start(env, dir.resolve("first.log"))) {
+      Request whole =
+          tus(first.url("/v1/uploads"))
+              .header("Upload-Length", Integer.toString(note.length))
+              .header("Upload-Metadata", "sha256 " + base64(sha256))
+              .post(RequestBody.create(note, OCTETS))
+              .build();
+      try (Response response = client.newCall(whole).execute()) {
+        assertThat(response.code()).isEqualTo(201);
+        assertThat(response.header("Upload-Offset")).isEqualTo(Integer.toString(note.length));
+        location = Objects.requireNonNull(response.header("Location"));
+      }
+      // The note is at the provider when the gateway dies.
+      Await.until(() -> provider.calls() == 1, () -> "provider calls: " + provider.calls());
+      try (Response running = client.newCall(answer(first, location, 0)).execute()) {
+        assertThat(running.code()).isEqualTo(202);
+      }
+      first.kill();
+    }
+    provider.release();
+
+    try (GatewayProcess second = GatewayProcess.start(env, dir.resolve("second.log"))) {
+      // Two asking at once: the work runs again once, and both get its answer.
+      java.util.concurrent.CompletableFuture<String> other =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
+                try (Response r = client.newCall(answer(second, location, 30)).execute()) {
+                  return r.code() + " " + r.body().string();
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              });
+      try (Response response = client.newCall(answer(second, location, 30)).execute()) {
+        String body = response.body().string();
+        assertThat(response.code()).as(body).isEqualTo(200);
+        JsonNode json = JSON.readTree(body);
+        assertThat(json.get("audio_sha256").asText()).isEqualTo(sha256);
+        assertThat(json.get("duration_ms").asLong()).isEqualTo(3000);
+        assertThat(json.get("text").asText())
+            .isEqualTo("transcript of " + providerBytes() + " bytes");
+      }
+      assertThat(other.get(60, java.util.concurrent.TimeUnit.SECONDS)).startsWith("200 ");
+      // Asked again later: the stored answer, without another run.
+      try (Response again = client.newCall(answer(second, location, 0)).execute()) {
+        assertThat(again.code()).isEqualTo(200);
+      }
+      assertThat(provider.calls()).isEqualTo(2);
+      second.terminate();
+      assertThat(second.awaitExit(Duration.ofSeconds(60))).isZero();
+    }
+    // The killed run was never charged; the run again was, once.
+    try (LedgerProbe ledger = LedgerProbe.open(dir.resolve("data"))) {
+      assertThat(ledger.chargedMillis("alpha")).isEqualTo(3000);
+    }
+    try (java.util.stream.Stream<Path> files =
+        java.nio.file.Files.walk(dir.resolve("data").resolve("spool"))) {
+      assertThat(files.filter(java.nio.file.Files::isRegularFile).toList())
+          .as("the note's spool file, deleted once transcribed")
+          .isEmpty();
+    }
+  }
+
+  /** The size of the multipart request the gateway sent for the last call. */
+  private long providerBytes() throws InterruptedException {
+    long size = 0;
+    for (int i = 0; i < 2; i++) {
+      size = provider.takeRequest().getBodySize();
+    }
+    return size;
+  }
+
+  private static Request answer(GatewayProcess gateway, String location, int wait) {
+    return new Request.Builder()
+        .url(gateway.url(location + "/transcription?wait=" + wait))
+        .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+        .build();
   }
 
   private static Request.Builder tus(String url) {

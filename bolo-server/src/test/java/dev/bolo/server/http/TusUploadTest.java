@@ -303,6 +303,31 @@ class TusUploadTest {
   }
 
   @Test
+  void concurrentCreationsCannotPassTheDevicesLimitTogether() throws Exception {
+    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+    java.util.List<java.util.concurrent.Future<Integer>> statuses = new java.util.ArrayList<>();
+    try (java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(20)) {
+      for (int i = 0; i < 20; i++) {
+        statuses.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return createStatus(Gateway.TOKEN_A, "1000");
+                }));
+      }
+      start.countDown();
+      java.util.Map<Integer, Integer> counts = new java.util.TreeMap<>();
+      for (java.util.concurrent.Future<Integer> status : statuses) {
+        counts.merge(status.get(30, java.util.concurrent.TimeUnit.SECONDS), 1, Integer::sum);
+      }
+      // BOLO_MAX_UPLOADS_PER_DEVICE's default of 8.
+      assertThat(counts).isEqualTo(Map.of(201, 8, 429, 12));
+    }
+    assertThat(createStatus(Gateway.TOKEN_A, "1000")).isEqualTo(429);
+  }
+
+  @Test
   void aNoteTheProviderFailsIsAnsweredWithThePostsErrorAndNothingIsCharged() throws Exception {
     provider.enqueue(new MockResponse.Builder().code(500).body("{}").build());
     byte[] note = TestAudio.wav(1000, 10);

@@ -230,6 +230,60 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void concurrentUploadCreationsOfOneDeviceNeverPassItsBound() throws Exception {
+    DurableLedger ledger = open(config);
+    ledger.add(new Device("phone"));
+    ledger.add(new Device("tablet"));
+    Instant now = clock.instant();
+    // One finished upload does not count; one of another device neither.
+    ledger.uploads().create(upload("done", "phone", now), 3);
+    ledger.uploads().finish("done", StoredUpload.State.DONE, "{}");
+    assertThat(ledger.uploads().create(upload("other", "tablet", now), 3)).isTrue();
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<Boolean>> answers = new ArrayList<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
+      for (int i = 0; i < 16; i++) {
+        String id = "upload-" + i;
+        answers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return ledger.uploads().create(upload(id, "phone", now), 3);
+                }));
+      }
+      start.countDown();
+      int created = 0;
+      for (Future<Boolean> answer : answers) {
+        created += answer.get(30, TimeUnit.SECONDS) ? 1 : 0;
+      }
+      assertThat(created).isEqualTo(3);
+    }
+    assertThat(ledger.uploads().countUnfinished("phone", now)).isEqualTo(3);
+    assertThat(ledger.uploads().countUnfinished("tablet", now)).isEqualTo(1);
+    // Once they expire the device may open new ones.
+    Instant later = now.plus(Duration.ofHours(2));
+    assertThat(ledger.uploads().create(upload("fresh", "phone", later), 3)).isTrue();
+  }
+
+  private static StoredUpload upload(String id, String device, Instant createdAt) {
+    return new StoredUpload(
+        id,
+        device,
+        ID_A,
+        "tus",
+        1000,
+        0,
+        "{}",
+        null,
+        null,
+        StoredUpload.State.OPEN,
+        null,
+        null,
+        createdAt,
+        createdAt.plus(Duration.ofHours(1)));
+  }
+
+  @Test
   void concurrentDistinctNotesAreGrantedOnlyWhatTheQuotaCovers() throws Exception {
     DurableLedger ledger = open(config.withTrialSeconds(50));
     ledger.add(new Device("phone"));
