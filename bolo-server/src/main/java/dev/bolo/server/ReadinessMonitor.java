@@ -123,8 +123,9 @@ public final class ReadinessMonitor implements AutoCloseable {
     if (!answer.equals(check.last)) {
       log.info("readiness of {}: {} ({})", check.name, answer.state(), answer.detail());
     }
-    check.last = answer;
+    // Ended before its answer is published: whoever sees the answer can start the next check.
     check.running = false;
+    check.last = answer;
   }
 
   /** The kept state of every component, in the order given; never blocks. */
