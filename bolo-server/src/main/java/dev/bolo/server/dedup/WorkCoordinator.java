@@ -81,6 +81,16 @@ public final class WorkCoordinator {
 
   private volatile long watchedGeneration;
 
+  /** When the watch last saw the store's generation change (the ticker's nanoseconds). */
+  private volatile long generationChangedAt;
+
+  /**
+   * How long after the store changed (Redis back after a restart, a reconnect) a resolution waits
+   * before its first claim: the owners on every instance take their forgotten claims back within
+   * one watch period of noticing, so a claim made sooner could win a key whose work is running.
+   */
+  private static final Duration SETTLE_AFTER_CHANGE = GENERATION_WATCH.multipliedBy(2);
+
   /** One resolution on this instance and how many copies wait for it. */
   private record InFlight(CompletableFuture<Served> outcome, AtomicInteger copies) {}
 
@@ -108,6 +118,7 @@ public final class WorkCoordinator {
     }
     this.lease = lease;
     this.watchedGeneration = store.generation();
+    this.generationChangedAt = ticker.getAsLong() - SETTLE_AFTER_CHANGE.toNanos();
     long every = GENERATION_WATCH.toMillis();
     try {
       renewals.scheduleWithFixedDelay(
@@ -236,6 +247,7 @@ public final class WorkCoordinator {
     long seenLive = 0;
     long generationThen = 0;
     boolean sawClaim = false;
+    settleAfterStoreChange(deadline);
     while (true) {
       long generation = store.generation();
       switch (store.claim(key, lease)) {
@@ -281,6 +293,23 @@ public final class WorkCoordinator {
         // The store lost sight of a claim that may still be running elsewhere: look again soon.
         Thread.sleep(HOLD_OFF_POLL);
       }
+    }
+  }
+
+  /**
+   * Waits, once and at most {@link #SETTLE_AFTER_CHANGE}, when the store changed a moment ago (or
+   * has changed and the watch has not noticed yet): a resolution that claimed now could find a key
+   * free whose owner on another instance has not yet taken its claim back after a Redis restart,
+   * and run the work a second time. Rare (only right after a reconnect) and short.
+   */
+  private void settleAfterStoreChange(long deadline) throws InterruptedException {
+    long now = ticker.getAsLong();
+    long changedAt = store.generation() != watchedGeneration ? now : generationChangedAt;
+    long wait =
+        Math.min(changedAt + SETTLE_AFTER_CHANGE.toNanos() - now, SETTLE_AFTER_CHANGE.toNanos());
+    wait = Math.min(wait, deadline - now);
+    if (wait > 0) {
+      Thread.sleep(Duration.ofNanos(wait));
     }
   }
 
@@ -341,6 +370,7 @@ public final class WorkCoordinator {
     long generation = store.generation();
     if (generation != watchedGeneration) {
       watchedGeneration = generation;
+      generationChangedAt = ticker.getAsLong();
       // Non-blocking: each renewal runs on its own detached thread.
       renewing.forEach(Renewal::due);
     }

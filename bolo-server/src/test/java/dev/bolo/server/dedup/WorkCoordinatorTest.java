@@ -291,6 +291,112 @@ class WorkCoordinatorTest {
     assertThat(runs).hasValue(0);
   }
 
+  @Test
+  void aCopyArrivingJustAfterTheSharedStoreForgotItsClaimsWaitsForTheOwnerToTakeItBack()
+      throws Exception {
+    RestartingStore store = new RestartingStore();
+    // Two instances on one shared store.
+    WorkCoordinator owner = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
+    WorkCoordinator other = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
+    WorkKey key = newKey();
+    Transcript transcript = transcriptFor(key, "the owner's run");
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    Future<WorkCoordinator.Served> first =
+        threads.submit(
+            () ->
+                owner.serve(
+                    key,
+                    PATIENCE,
+                    () -> {
+                      running.countDown();
+                      await(finish);
+                      return new Outcome.Success(transcript);
+                    }));
+    await(running);
+
+    // Redis restarts: every claim is forgotten. A copy arrives on the other instance at once,
+    // before the owner's watch (every 200 ms) has taken the claim back.
+    store.restart();
+    AtomicInteger secondRuns = new AtomicInteger();
+    Future<WorkCoordinator.Served> copy =
+        threads.submit(
+            () ->
+                other.serve(
+                    key,
+                    PATIENCE,
+                    () -> {
+                      secondRuns.incrementAndGet();
+                      return new Outcome.Success(transcriptFor(key, "a second run"));
+                    }));
+    eventually("the owner takes its claim back", () -> store.claimedAgain.get() > 0);
+    Thread.sleep(600);
+    finish.countDown();
+
+    assertThat(first.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
+        .isEqualTo(new Outcome.Success(transcript));
+    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
+        .isEqualTo(new Outcome.Success(transcript));
+    assertThat(secondRuns).as("runs on the other instance").hasValue(0);
+  }
+
+  /** A shared store that a restart empties, with a new generation, as Redis without persistence. */
+  private static final class RestartingStore implements DedupStore {
+    private volatile DedupStore current = fresh();
+    private final AtomicLong generation = new AtomicLong();
+    final AtomicInteger claimedAgain = new AtomicInteger();
+    private volatile boolean restarted;
+
+    private static DedupStore fresh() {
+      return DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
+    }
+
+    void restart() {
+      current = fresh();
+      restarted = true;
+      generation.incrementAndGet();
+    }
+
+    @Override
+    public long generation() {
+      return generation.get();
+    }
+
+    @Override
+    public Claim claim(WorkKey key, Duration lease) {
+      return current.claim(key, lease);
+    }
+
+    @Override
+    public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+      boolean renewed = current.renew(key, owner, lease);
+      if (renewed && restarted) {
+        claimedAgain.incrementAndGet();
+      }
+      return renewed;
+    }
+
+    @Override
+    public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+      return current.complete(key, owner, transcript);
+    }
+
+    @Override
+    public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
+      current.fail(key, owner, refusal);
+    }
+
+    @Override
+    public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
+      return current.await(key, timeout);
+    }
+
+    @Override
+    public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
+      return current.bindIdempotencyKey(device, idempotencyKey, key);
+    }
+  }
+
   /**
    * A shared store as one instance sees it across a restart: the first claim finds another
    * instance's claim; then the store has forgotten it (a new generation) and answers vacant, or the
