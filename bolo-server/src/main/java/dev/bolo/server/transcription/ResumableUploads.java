@@ -449,14 +449,7 @@ public final class ResumableUploads {
               new Outcome.Refused(
                   Problem.INTERNAL, "internal error; the note was not transcribed"));
     }
-    try {
-      record(id, ended);
-    } catch (RuntimeException e) {
-      log.warn("could not record how upload {} ended: {}", id, e.toString());
-    } finally {
-      ending.complete(ended);
-      running.remove(id);
-    }
+    end(id, ending, ended);
   }
 
   private Ending record(String id, Ending ending) {
@@ -669,7 +662,7 @@ public final class ResumableUploads {
                 + " again"));
   }
 
-  /** Records an ending reached without running the work, and answers whoever waits for it. */
+  /** Records how an upload's transcription ended, and answers whoever waits for it. */
   private void end(String id, CompletableFuture<Ending> ending, Ending ended) {
     try {
       record(id, ended);
