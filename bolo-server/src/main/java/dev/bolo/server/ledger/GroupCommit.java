@@ -21,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * connections). Writes that arrive while a batch commits form the next batch, so a write waits for
  * at most the batch in progress and its own.
  *
+ * <p>A write nobody waits for ({@link #submit}: a usage row) may wait up to {@link #LINGER} for
+ * company, so that it rides in the next charge's transaction instead of paying a commit (a disk
+ * flush and the pages it changed) of its own; a write somebody waits for ({@link #await}) commits
+ * at once, with whatever is queued.
+ *
  * <p>Bounded: at most {@link #CAPACITY} writes wait; beyond that {@link #submit} fails at once. If
  * a batch's transaction fails, each of its writes is tried again alone, so one bad write never
  * takes the others with it.
@@ -33,13 +38,17 @@ final class GroupCommit implements AutoCloseable {
 
   private static final int MAX_BATCH = 512;
 
+  /** Longest a write nobody waits for is held back to share a commit. */
+  static final Duration LINGER = Duration.ofMillis(50);
+
   /** One write, run inside the batch's transaction. */
   @FunctionalInterface
   interface Write<T> {
     T run(Connection connection) throws SQLException;
   }
 
-  private record Pending<T>(String what, Write<T> write, CompletableFuture<T> done) {
+  private record Pending<T>(
+      String what, Write<T> write, boolean urgent, CompletableFuture<T> done) {
     void runAlone(Jdbc jdbc) {
       try {
         done.complete(jdbc.inTransaction(what, write::run));
@@ -55,7 +64,7 @@ final class GroupCommit implements AutoCloseable {
   }
 
   private static final Pending<Boolean> STOP =
-      new Pending<>("stop", c -> true, new CompletableFuture<>());
+      new Pending<>("stop", c -> true, true, new CompletableFuture<>());
 
   private final Jdbc jdbc;
   private final BlockingQueue<Pending<?>> queue = new ArrayBlockingQueue<>(CAPACITY);
@@ -67,9 +76,16 @@ final class GroupCommit implements AutoCloseable {
     this.writer = Thread.ofPlatform().name("bolo-ledger-writer").daemon().start(this::writeLoop);
   }
 
-  /** Queues {@code write}; the future completes once its transaction has committed. */
+  /**
+   * Queues {@code write}, which nobody waits for: it may wait up to {@link #LINGER} for company.
+   * The future completes once its transaction has committed.
+   */
   <T> CompletableFuture<T> submit(String what, Write<T> write) {
-    Pending<T> pending = new Pending<>(what, write, new CompletableFuture<>());
+    return enqueue(new Pending<>(what, write, false, new CompletableFuture<>()));
+  }
+
+  private <T> CompletableFuture<T> enqueue(Pending<T> pending) {
+    String what = pending.what();
     if (closed || !queue.offer(pending)) {
       String reason = closed ? "ledger closed" : "ledger write queue full";
       pending
@@ -82,7 +98,8 @@ final class GroupCommit implements AutoCloseable {
 
   /** Runs {@code write} in the next batch and waits for its commit, at most {@code timeout}. */
   <T> T await(String what, Write<T> write, Duration timeout) {
-    CompletableFuture<T> done = submit(what, write);
+    CompletableFuture<T> done =
+        enqueue(new Pending<>(what, write, true, new CompletableFuture<>()));
     try {
       return done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
@@ -109,7 +126,8 @@ final class GroupCommit implements AutoCloseable {
         return;
       }
       queue.drainTo(batch, MAX_BATCH - 1);
-      boolean stop = batch.remove(STOP);
+      boolean interrupted = !lingerForCompany(batch);
+      boolean stop = batch.remove(STOP) | interrupted;
       if (!batch.isEmpty()) {
         commit(batch);
       }
@@ -123,6 +141,32 @@ final class GroupCommit implements AutoCloseable {
         return;
       }
     }
+  }
+
+  /**
+   * While {@code batch} holds only writes nobody waits for, waits for more until {@link #LINGER}
+   * after it began or the batch is full; false if interrupted.
+   */
+  private boolean lingerForCompany(List<Pending<?>> batch) {
+    boolean urgent = batch.stream().anyMatch(Pending::urgent);
+    long until = System.nanoTime() + LINGER.toNanos();
+    while (!urgent && batch.size() < MAX_BATCH) {
+      long left = until - System.nanoTime();
+      Pending<?> next;
+      try {
+        next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
+      } catch (InterruptedException e) {
+        return false;
+      }
+      if (next == null) {
+        return true;
+      }
+      int from = batch.size();
+      batch.add(next);
+      queue.drainTo(batch, MAX_BATCH - batch.size());
+      urgent = batch.subList(from, batch.size()).stream().anyMatch(Pending::urgent);
+    }
+    return true;
   }
 
   private void commit(List<Pending<?>> batch) {

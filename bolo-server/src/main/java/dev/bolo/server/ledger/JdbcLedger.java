@@ -488,19 +488,28 @@ final class JdbcLedger implements DurableLedger {
 
   /** Runs an INSERT, UPDATE or DELETE binding Strings, Integers and Longs; returns rows changed. */
   static int update(Connection c, String sql, @Nullable Object... parameters) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(sql)) {
-      for (int i = 0; i < parameters.length; i++) {
-        switch (parameters[i]) {
-          case String text -> s.setString(i + 1, text);
-          case Integer number -> s.setInt(i + 1, number);
-          case Long number -> s.setLong(i + 1, number);
-          case null -> s.setNull(i + 1, java.sql.Types.VARCHAR);
-          default ->
-              throw new IllegalArgumentException(
-                  "unsupported parameter type: " + parameters[i].getClass());
-        }
-      }
-      return s.executeUpdate();
+    PreparedStatement kept = KeptStatements.forUpdate(c, sql);
+    if (kept != null) {
+      return executeUpdate(kept, parameters);
     }
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      return executeUpdate(s, parameters);
+    }
+  }
+
+  private static int executeUpdate(PreparedStatement s, @Nullable Object... parameters)
+      throws SQLException {
+    for (int i = 0; i < parameters.length; i++) {
+      switch (parameters[i]) {
+        case String text -> s.setString(i + 1, text);
+        case Integer number -> s.setInt(i + 1, number);
+        case Long number -> s.setLong(i + 1, number);
+        case null -> s.setNull(i + 1, java.sql.Types.VARCHAR);
+        default ->
+            throw new IllegalArgumentException(
+                "unsupported parameter type: " + parameters[i].getClass());
+      }
+    }
+    return s.executeUpdate();
   }
 }

@@ -1,0 +1,169 @@
+package dev.bolo.server.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+
+/**
+ * The ledger's write path on a real SQLite file: writes nobody waits for share the next commit, and
+ * write statements are prepared once per connection and hold no lock between uses.
+ */
+class GroupCommitTest {
+
+  @TempDir Path dir;
+
+  private HikariDataSource pool;
+  private final AtomicInteger transactions = new AtomicInteger();
+  private GroupCommit writes;
+
+  @BeforeEach
+  void openPool() throws SQLException {
+    SQLiteConfig sqlite = new SQLiteConfig();
+    sqlite.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    sqlite.setBusyTimeout(0);
+    HikariConfig hikari = new HikariConfig();
+    hikari.setJdbcUrl(url());
+    hikari.setDataSourceProperties(sqlite.toProperties());
+    hikari.setMaximumPoolSize(1);
+    pool = new HikariDataSource(hikari);
+    try (Connection c = pool.getConnection()) {
+      c.createStatement().execute("CREATE TABLE rows (id INTEGER, what TEXT)");
+    }
+    writes = new GroupCommit(new Jdbc(counting(pool)));
+  }
+
+  @AfterEach
+  void closePool() {
+    writes.close();
+    pool.close();
+  }
+
+  @Test
+  void writesNobodyWaitsForRideInTheTransactionOfTheNextWriteSomebodyWaitsFor() throws Exception {
+    List<CompletableFuture<Integer>> rows = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      int id = i;
+      rows.add(writes.submit("row", c -> JdbcLedger.update(c, insert(), id, "usage")));
+    }
+    writes.await(
+        "charge", c -> JdbcLedger.update(c, insert(), 99, "charge"), Duration.ofSeconds(5));
+
+    assertThat(rows).allMatch(CompletableFuture::isDone);
+    assertThat(transactions).hasValue(1);
+    assertThat(count()).isEqualTo(6);
+  }
+
+  @Test
+  void aWriteNobodyWaitsForIsCommittedWithinItsLingerWhenNothingElseComes() throws Exception {
+    long started = System.nanoTime();
+    writes.submit("row", c -> JdbcLedger.update(c, insert(), 1, "usage")).get(5, TimeUnit.SECONDS);
+
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .isGreaterThanOrEqualTo(GroupCommit.LINGER.minusMillis(5));
+    assertThat(count()).isEqualTo(1);
+    assertThat(transactions).hasValue(1);
+  }
+
+  @Test
+  void aWriteStatementIsPreparedOncePerConnectionAndHoldsNoLockBetweenUses() throws Exception {
+    PreparedStatement first;
+    org.sqlite.SQLiteConnection physical;
+    @Nullable PreparedStatement second;
+    try (Connection c = pool.getConnection()) {
+      JdbcLedger.update(c, insert(), 1, "a");
+      first = java.util.Objects.requireNonNull(KeptStatements.forUpdate(c, insert()));
+      physical = c.unwrap(org.sqlite.SQLiteConnection.class);
+    }
+    try (Connection c = pool.getConnection()) {
+      JdbcLedger.update(c, insert(), 2, "b");
+      second = KeptStatements.forUpdate(c, insert());
+    }
+    assertThat(second).isSameAs(first);
+    assertThat(KeptStatements.keepsFor(physical)).isTrue();
+
+    // Another connection (busy timeout 0) writes at once: the kept statement holds no lock.
+    SQLiteDataSource direct = new SQLiteDataSource(config());
+    direct.setUrl(url());
+    try (Connection other = direct.getConnection()) {
+      other.createStatement().execute("INSERT INTO rows VALUES (3, 'c')");
+    }
+    assertThat(count()).isEqualTo(3);
+
+    // The pool retires its connection: the next one prepares its own.
+    pool.getHikariPoolMXBean().softEvictConnections();
+    try (Connection c = pool.getConnection()) {
+      JdbcLedger.update(c, insert(), 4, "d");
+      assertThat(KeptStatements.forUpdate(c, insert())).isNotSameAs(first);
+    }
+    // The pool closed the retired connection in the background: its statements are forgotten.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!physical.isClosed() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    try (Connection c = pool.getConnection()) {
+      JdbcLedger.update(c, insert(), 5, "e");
+    }
+    assertThat(KeptStatements.keepsFor(physical)).isFalse();
+    assertThat(count()).isEqualTo(5);
+  }
+
+  private String url() {
+    return "jdbc:sqlite:" + dir.resolve("ledger.db");
+  }
+
+  private SQLiteConfig config() {
+    SQLiteConfig sqlite = new SQLiteConfig();
+    sqlite.setBusyTimeout(0);
+    return sqlite;
+  }
+
+  private static String insert() {
+    return "INSERT INTO rows (id, what) VALUES (?, ?)";
+  }
+
+  private int count() throws SQLException {
+    try (Connection c = pool.getConnection();
+        ResultSet r = c.createStatement().executeQuery("SELECT COUNT(*) FROM rows")) {
+      r.next();
+      return r.getInt(1);
+    }
+  }
+
+  /** {@code pool}, counting the connections taken: one per transaction the writer runs. */
+  private DataSource counting(HikariDataSource pool) {
+    return (DataSource)
+        java.lang.reflect.Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("getConnection")) {
+                transactions.incrementAndGet();
+              }
+              try {
+                return method.invoke(pool, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+}
