@@ -4,6 +4,7 @@ import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.AnswerLimit;
+import dev.bolo.server.engine.ProviderSockets;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.engine.gemini.GeminiEngines;
@@ -140,6 +141,7 @@ public final class App implements AutoCloseable {
         new OkHttpClient.Builder()
             .connectTimeout(Duration.ofSeconds(10))
             .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES))
+            .socketFactory(new ProviderSockets())
             .build();
     this.detached = Executors.newVirtualThreadPerTaskExecutor();
     this.renewals =

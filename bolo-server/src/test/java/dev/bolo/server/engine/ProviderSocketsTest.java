@@ -1,0 +1,106 @@
+package dev.bolo.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Arrays;
+import java.util.Objects;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.tls.HandshakeCertificates;
+import okhttp3.tls.HeldCertificate;
+import org.junit.jupiter.api.Test;
+
+class ProviderSocketsTest {
+
+  @Test
+  void smallWritesReachThePeerTogetherAtTheFlushAndIntact() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Socket client =
+            new ProviderSockets()
+                .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+        Socket peer = server.accept()) {
+      OutputStream out = client.getOutputStream();
+      InputStream in = peer.getInputStream();
+      byte[] note = new byte[200_000];
+      for (int i = 0; i < note.length; i++) {
+        note[i] = (byte) (i * 31);
+      }
+
+      // Seven 8 KiB writes, as Okio makes them: gathered, none has reached the peer yet.
+      for (int i = 0; i < 7; i++) {
+        out.write(note, i * 8192, 8192);
+      }
+      Thread.sleep(100);
+      assertThat(in.available()).isZero();
+
+      out.write(note, 7 * 8192, note.length - 7 * 8192);
+      out.flush();
+      byte[] received = in.readNBytes(note.length);
+      assertThat(Arrays.equals(received, note)).isTrue();
+    }
+  }
+
+  @Test
+  void aConnectedSocketWritesThroughTheSameGathering() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Socket client = new ProviderSockets().createSocket("127.0.0.1", server.getLocalPort());
+        Socket peer = server.accept()) {
+      assertThat(client.getOutputStream()).isSameAs(client.getOutputStream());
+      client.getOutputStream().write(new byte[] {1, 2, 3});
+      Thread.sleep(50);
+      assertThat(peer.getInputStream().available()).isZero();
+      client.getOutputStream().flush();
+      assertThat(peer.getInputStream().readNBytes(3)).containsExactly(1, 2, 3);
+    }
+  }
+
+  @Test
+  void aTlsProviderGetsTheWholeBodyThroughGatheredSockets() throws Exception {
+    HeldCertificate certificate =
+        new HeldCertificate.Builder().addSubjectAlternativeName("localhost").build();
+    HandshakeCertificates serverCertificates =
+        new HandshakeCertificates.Builder().heldCertificate(certificate).build();
+    HandshakeCertificates clientCertificates =
+        new HandshakeCertificates.Builder()
+            .addTrustedCertificate(certificate.certificate())
+            .build();
+    try (MockWebServer provider = new MockWebServer()) {
+      provider.useHttps(serverCertificates.sslSocketFactory());
+      provider.enqueue(new MockResponse.Builder().body("{\"text\":\"hello\"}").build());
+      provider.start();
+      OkHttpClient client =
+          new OkHttpClient.Builder()
+              .socketFactory(new ProviderSockets())
+              .sslSocketFactory(
+                  clientCertificates.sslSocketFactory(), clientCertificates.trustManager())
+              .build();
+      byte[] note = new byte[200_000];
+      new java.util.Random(7).nextBytes(note);
+
+      try (Response answer =
+          client
+              .newCall(
+                  new Request.Builder()
+                      .url(provider.url("/v1/audio/transcriptions"))
+                      .post(RequestBody.create(note, MediaType.get("audio/wav")))
+                      .build())
+              .execute()) {
+        assertThat(answer.body().string()).isEqualTo("{\"text\":\"hello\"}");
+      }
+      RecordedRequest received = provider.takeRequest();
+      assertThat(received.getHandshake()).isNotNull();
+      assertThat(Objects.requireNonNull(received.getBody()).toByteArray()).isEqualTo(note);
+    }
+  }
+}
