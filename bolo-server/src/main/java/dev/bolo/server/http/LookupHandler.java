@@ -23,7 +23,6 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
  * Handles {@code GET /v1/transcriptions/{sha256}} (PROTOCOL.md "Resends without the audio"): a
@@ -65,59 +64,57 @@ final class LookupHandler implements Handler {
 
   @Override
   public void handle(Context ctx) throws Exception {
-    String requestId = TranscriptionHandler.requestIdOf(ctx);
-    MDC.put("request_id", requestId);
+    String requestId = RequestLog.requestIdOf(ctx);
+    // Draining for shutdown: a lookup may wait up to a minute, which a drain does not grant.
+    if (!inFlight.tryEnter()) {
+      send(
+          ctx,
+          Errors.serverUnavailable(
+              "the gateway is shutting down; ask again shortly", Duration.ofSeconds(2)),
+          requestId);
+      return;
+    }
     try {
-      ctx.header(TranscriptionHandler.REQUEST_ID, requestId);
-      // Draining for shutdown: a lookup may wait up to a minute, which a drain does not grant.
-      if (!inFlight.tryEnter()) {
-        send(
-            ctx,
-            Errors.serverUnavailable(
-                "the gateway is shutting down; ask again shortly", Duration.ofSeconds(2)),
-            requestId);
-        return;
-      }
-      try {
-        int status = serve(ctx, requestId);
-        log.info("{} {} -> {}", ctx.method(), ctx.path(), status);
-      } finally {
-        inFlight.exit();
-      }
+      serve(ctx, requestId);
     } finally {
-      MDC.remove("request_id");
+      inFlight.exit();
     }
   }
 
-  private int serve(Context ctx, String requestId) throws IOException, InterruptedException {
+  private void serve(Context ctx, String requestId) throws IOException, InterruptedException {
     Optional<Device> device;
     try {
       device = authenticate(ctx);
     } catch (LedgerException e) {
       log.warn("cannot authenticate: {}", e.getMessage());
-      return send(
+      send(
           ctx,
           Errors.serverUnavailable("the device ledger is unavailable; ask again shortly", null),
           requestId);
+      return;
     }
     // Checked before anything else, so an unknown token learns nothing about hashes or settings.
     if (device.isEmpty()) {
-      return send(ctx, Errors.unauthorized(), requestId);
+      send(ctx, Errors.unauthorized(), requestId);
+      return;
     }
     // A lookup is a request like any other: a device flooding hashes is limited as uploads are.
     if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
-      return send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
+      send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
+      return;
     }
     String hash = ctx.pathParam("sha256");
     if (!HEX_SHA256.matcher(hash).matches()) {
-      return send(
+      send(
           ctx,
           Errors.invalid("sha256", "the audio hash must be 64 hex digits: " + cut(hash)),
           requestId);
+      return;
     }
     for (String name : SINGLE_VALUED) {
       if (ctx.queryParams(name).size() > 1) {
-        return send(ctx, Errors.invalid(name, name + " must be given at most once"), requestId);
+        send(ctx, Errors.invalid(name, name + " must be given at most once"), requestId);
+        return;
       }
     }
     Duration wait;
@@ -127,7 +124,8 @@ final class LookupHandler implements Handler {
       settings = settingsOf(ctx);
       settings.requireModelIn(transcriber.allowedModels());
     } catch (InvalidSettingException e) {
-      return send(ctx, Errors.invalid(e), requestId);
+      send(ctx, Errors.invalid(e), requestId);
+      return;
     }
     // Waiting for running work is not idleness: keep the connection for the wait.
     timeouts.setIdleTimeout(ctx, timeouts.idle().plus(wait));
@@ -137,14 +135,13 @@ final class LookupHandler implements Handler {
     } finally {
       timeouts.setIdleTimeout(ctx, timeouts.idle());
     }
-    return switch (found) {
+    switch (found) {
       case NoteLookup.Found.Finished finished ->
           sendTranscript(ctx, requestId, finished.transcript());
       case NoteLookup.Found.Running running -> {
         // RFC 9110 Retry-After in seconds: running work usually ends within a few.
         ctx.header("Retry-After", "1");
-        yield write(
-            ctx, 202, JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
+        write(ctx, 202, JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
       }
       case NoteLookup.Found.Absent absent ->
           send(
@@ -155,7 +152,7 @@ final class LookupHandler implements Handler {
                   "no finished transcript of this note with these settings for this device; upload"
                       + " it"),
               requestId);
-    };
+    }
   }
 
   /** {@code wait} in whole seconds, 0 to 60; absent is 0. */
@@ -183,29 +180,28 @@ final class LookupHandler implements Handler {
   }
 
   /** The native upload's 200 body for a replay, with this request's id. */
-  private static int sendTranscript(Context ctx, String requestId, Transcript transcript)
+  private static void sendTranscript(Context ctx, String requestId, Transcript transcript)
       throws IOException {
     ctx.header("Idempotent-Replayed", "true");
-    return write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
+    write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
   }
 
   private Optional<Device> authenticate(Context ctx) {
     return TranscriptionHandler.deviceOf(ledger, ctx);
   }
 
-  private static int send(Context ctx, ApiError error, String requestId) {
+  private static void send(Context ctx, ApiError error, String requestId) {
     if (error.retryAfter() != null) {
       ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
-    return write(
+    write(
         ctx,
         error.status(),
         ErrorWriter.body(TranscriptionHandler.Dialect.NATIVE, error, requestId));
   }
 
-  private static int write(Context ctx, int status, byte[] body) {
+  private static void write(Context ctx, int status, byte[] body) {
     ctx.status(status).contentType("application/json").result(body);
-    return status;
   }
 
   /** Echoes at most a short prefix of a bad value: the message is for a human, not a mirror. */

@@ -43,34 +43,41 @@ public final class Routes {
             services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
+    // Every device route is named, logged and timed alike by RequestLog around its handler.
     routes.post(
         "/v1/transcriptions",
-        ResumableDraftHandler.or(
-            draft::create,
-            new TranscriptionHandler(
-                TranscriptionHandler.Dialect.NATIVE,
-                Task.TRANSCRIBE,
-                services.ledger(),
-                services.uploads(),
-                services.transcriber(),
-                services.inFlight(),
-                services.timeouts())));
+        RequestLog.around(
+            ResumableDraftHandler.or(
+                draft::create,
+                new TranscriptionHandler(
+                    TranscriptionHandler.Dialect.NATIVE,
+                    Task.TRANSCRIBE,
+                    services.ledger(),
+                    services.uploads(),
+                    services.transcriber(),
+                    services.inFlight(),
+                    services.timeouts()))));
     registerResumable(routes, exchange, draft);
     routes.get(
         LookupHandler.PATH,
-        new LookupHandler(
-            services.ledger(), services.transcriber(), services.inFlight(), services.timeouts()));
+        RequestLog.around(
+            new LookupHandler(
+                services.ledger(),
+                services.transcriber(),
+                services.inFlight(),
+                services.timeouts())));
     for (Task task : Task.values()) {
       routes.post(
           task == Task.TRANSCRIBE ? "/v1/audio/transcriptions" : "/v1/audio/translations",
-          new TranscriptionHandler(
-              TranscriptionHandler.Dialect.OPENAI,
-              task,
-              services.ledger(),
-              services.uploads(),
-              services.transcriber(),
-              services.inFlight(),
-              services.timeouts()));
+          RequestLog.around(
+              new TranscriptionHandler(
+                  TranscriptionHandler.Dialect.OPENAI,
+                  task,
+                  services.ledger(),
+                  services.uploads(),
+                  services.transcriber(),
+                  services.inFlight(),
+                  services.timeouts())));
     }
     ModelsHandler models = new ModelsHandler(services.ledger(), services.transcriber());
     routes.get("/v1/models", models::list);
@@ -108,10 +115,16 @@ public final class Routes {
       RoutesConfig routes, UploadExchange exchange, ResumableDraftHandler draft) {
     TusHandler tus = new TusHandler(exchange);
     routes.options(TusHandler.COLLECTION, tus::options);
-    routes.post(TusHandler.COLLECTION, tus::create);
-    routes.head(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::head, tus::head));
-    routes.patch(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::patch, tus::patch));
-    routes.delete(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::delete, tus::delete));
-    routes.get(TusHandler.TRANSCRIPTION, tus::transcription);
+    routes.post(TusHandler.COLLECTION, RequestLog.around(tus::create));
+    routes.head(
+        UploadExchange.UPLOAD_PATH,
+        RequestLog.around(ResumableDraftHandler.or(draft::head, tus::head)));
+    routes.patch(
+        UploadExchange.UPLOAD_PATH,
+        RequestLog.around(ResumableDraftHandler.or(draft::patch, tus::patch)));
+    routes.delete(
+        UploadExchange.UPLOAD_PATH,
+        RequestLog.around(ResumableDraftHandler.or(draft::delete, tus::delete)));
+    routes.get(TusHandler.TRANSCRIPTION, RequestLog.around(tus::transcription));
   }
 }

@@ -34,7 +34,6 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
  * Handles {@code POST /v1/transcriptions} (Bolo's native shape), {@code POST
@@ -53,7 +52,6 @@ final class TranscriptionHandler implements Handler {
     OPENAI
   }
 
-  static final String REQUEST_ID = "X-Bolo-Request-Id";
   private static final String AUDIO_SHA256 = "X-Bolo-Audio-Sha256";
 
   /** Room for multipart boundaries and text parts on top of the audio limit. */
@@ -88,69 +86,56 @@ final class TranscriptionHandler implements Handler {
 
   @Override
   public void handle(Context ctx) throws Exception {
-    String requestId = requestIdOf(ctx);
-    MDC.put("request_id", requestId);
-    long started = System.nanoTime();
+    String requestId = RequestLog.requestIdOf(ctx);
+    if (!inFlight.tryEnter()) {
+      // Draining for shutdown: this instance takes nothing new; another one (or this one after
+      // its restart) will.
+      refuseAndDrain(
+          ctx,
+          Errors.serverUnavailable(
+              "the gateway is shutting down; resend shortly", Duration.ofSeconds(2)),
+          requestId);
+      return;
+    }
     try {
-      ctx.res().setHeader(REQUEST_ID, requestId);
-      int status;
-      if (inFlight.tryEnter()) {
-        try {
-          status = serve(ctx, requestId);
-        } finally {
-          inFlight.exit();
-        }
-      } else {
-        // Draining for shutdown: this instance takes nothing new; another one (or this one after
-        // its restart) will.
-        status =
-            refuseAndDrain(
-                ctx,
-                Errors.serverUnavailable(
-                    "the gateway is shutting down; resend shortly", Duration.ofSeconds(2)),
-                requestId);
-      }
-      long tookMs = (System.nanoTime() - started) / 1_000_000;
-      // Status and duration as fields too, for BOLO_LOG_FORMAT=json.
-      log.atInfo()
-          .addKeyValue("status", status)
-          .addKeyValue("duration_ms", tookMs)
-          .log("{} {} -> {} in {} ms", ctx.method(), ctx.path(), status, tookMs);
+      serve(ctx, requestId);
     } finally {
-      MDC.remove("device");
-      MDC.remove("request_id");
+      inFlight.exit();
     }
   }
 
-  private int serve(Context ctx, String requestId) throws IOException, InterruptedException {
+  private void serve(Context ctx, String requestId) throws IOException, InterruptedException {
     Optional<Device> device;
     try {
       device = authenticate(ctx);
     } catch (LedgerException e) {
       log.warn("cannot authenticate: {}", e.getMessage());
-      return refuseAndDrain(
+      refuseAndDrain(
           ctx,
           Errors.serverUnavailable("the device ledger is unavailable; resend shortly", null),
           requestId);
+      return;
     }
     if (device.isEmpty()) {
-      return refuseAndDrain(ctx, Errors.unauthorized(), requestId);
+      refuseAndDrain(ctx, Errors.unauthorized(), requestId);
+      return;
     }
-    // Kept until the request's last log line (handle's finally removes it).
-    MDC.put("device", device.get().name());
-    return serve(ctx, requestId, device.get());
+    RequestLog.nameDevice(device.get().name());
+    serve(ctx, requestId, device.get());
   }
 
-  private int serve(Context ctx, String requestId, Device device)
+  private void serve(Context ctx, String requestId, Device device)
       throws IOException, InterruptedException {
     if (ledger.admit(device) instanceof RateDecision.Limited limited) {
-      return refuseAndDrain(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
+      refuseAndDrain(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
+      return;
     }
     long contentLength = ctx.req().getContentLengthLong();
     // Refuse a declared oversize body at once, before reading any of it.
     if (contentLength > uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES) {
       ctx.res().setHeader("Connection", "close");
-      return send(ctx, Errors.tooLarge(uploads.maxAudioBytes()), requestId);
+      send(ctx, Errors.tooLarge(uploads.maxAudioBytes()), requestId);
+      return;
     }
     // A body that falls silent for a whole rate window is too slow; the rate itself is checked
     // as it arrives.
@@ -158,42 +143,43 @@ final class TranscriptionHandler implements Handler {
     UploadResult result =
         uploads.read(
             device.name(), ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
-    return switch (result) {
+    switch (result) {
       case UploadResult.Invalid invalid -> {
         ApiError error = Errors.of(invalid, audioField());
         log.info("upload refused: {}", invalid.message());
-        yield switch (invalid.reason()) {
+        switch (invalid.reason()) {
           case MALFORMED, TOO_SLOW, SERVER_BUSY, DEVICE_BUSY -> {
             ctx.res().setHeader("Connection", "close");
-            yield send(ctx, error, requestId);
+            send(ctx, error, requestId);
           }
           default -> refuseAndDrain(ctx, error, requestId);
-        };
+        }
       }
       case UploadResult.Received received -> {
         // Waiting for the transcript is not idleness: the connection lives until the engine's
         // deadline, then goes back to the keep-alive idle timeout once answered.
         timeouts.setIdleTimeout(ctx, timeouts.answer());
         try (Upload upload = received.upload()) {
-          yield transcribe(ctx, requestId, device, upload);
+          transcribe(ctx, requestId, device, upload);
         } finally {
           timeouts.setIdleTimeout(ctx, timeouts.idle());
         }
       }
-    };
+    }
   }
 
-  private int transcribe(Context ctx, String requestId, Device device, Upload upload)
+  private void transcribe(Context ctx, String requestId, Device device, Upload upload)
       throws IOException, InterruptedException {
     String claimedHash = ctx.header(AUDIO_SHA256);
     if (claimedHash != null && !claimedHash.isBlank()) {
       String trimmed = claimedHash.trim();
       if (!HEX_SHA256.matcher(trimmed).matches()) {
-        return send(
-            ctx, Errors.invalid(AUDIO_SHA256, AUDIO_SHA256 + " must be 64 hex digits"), requestId);
+        send(ctx, Errors.invalid(AUDIO_SHA256, AUDIO_SHA256 + " must be 64 hex digits"), requestId);
+        return;
       }
       if (!trimmed.toLowerCase(Locale.ROOT).equals(upload.audio().sha256())) {
-        return send(ctx, Errors.hashMismatch(trimmed, upload.audio().sha256()), requestId);
+        send(ctx, Errors.hashMismatch(trimmed, upload.audio().sha256()), requestId);
+        return;
       }
     }
     OptionalLong claimedDuration;
@@ -207,30 +193,33 @@ final class TranscriptionHandler implements Handler {
       settings.requireModelIn(transcriber.allowedModels());
       stream = isStreamAsked(upload);
     } catch (InvalidSettingException e) {
-      return send(ctx, Errors.invalid(e), requestId);
+      send(ctx, Errors.invalid(e), requestId);
+      return;
     }
     // Refused before any work: no upstream call, no charge.
     if (task == Task.TRANSLATE && !transcriber.engine().canTranslate()) {
-      return send(ctx, Errors.translationUnsupported(transcriber.engine().name()), requestId);
+      send(ctx, Errors.translationUnsupported(transcriber.engine().name()), requestId);
+      return;
     }
     Transcriber.Note call =
         new Transcriber.Note(
             device, upload.audio(), settings, claimedDuration, idempotencyKey, requestId);
     if (stream) {
-      return TranscriptStream.answer(
+      TranscriptStream.answer(
           ctx, requestId, transcriber, call, error -> send(ctx, error, requestId));
+      return;
     }
     Transcriber.Answer answer = transcriber.transcribe(call);
-    return switch (answer.outcome()) {
+    switch (answer.outcome()) {
       case Outcome.Success success ->
           sendTranscript(ctx, requestId, success.transcript(), answer, settings.responseFormat());
       case Outcome.Refused refused -> {
         if (answer.replayed()) {
           ctx.res().setHeader("Idempotent-Replayed", "true");
         }
-        yield send(ctx, Errors.of(refused), requestId);
+        send(ctx, Errors.of(refused), requestId);
       }
-    };
+    }
   }
 
   private Settings settingsOf(Upload upload) {
@@ -281,7 +270,7 @@ final class TranscriptionHandler implements Handler {
     };
   }
 
-  private int sendTranscript(
+  private void sendTranscript(
       Context ctx,
       String requestId,
       Transcript transcript,
@@ -292,24 +281,25 @@ final class TranscriptionHandler implements Handler {
       ctx.res().setHeader("Idempotent-Replayed", "true");
     }
     if (dialect == Dialect.NATIVE) {
-      return write(
+      write(
           ctx,
           200,
           "application/json",
           NativeAnswer.body(transcript, answer.replayed(), requestId));
+      return;
     }
-    return switch (format) {
+    switch (format) {
       case JSON -> {
         ObjectNode body = JSON.createObjectNode().put("text", transcript.text());
         putUsage(body, transcript);
-        yield write(ctx, 200, "application/json", JSON.writeValueAsBytes(body));
+        write(ctx, 200, "application/json", JSON.writeValueAsBytes(body));
       }
       case TEXT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(transcript.text()));
       case VERBOSE_JSON ->
           write(ctx, 200, "application/json", utf8(bodyOr(transcript, transcript.text())));
       case SRT, VTT ->
           write(ctx, 200, "text/plain; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
-    };
+    }
   }
 
   /**
@@ -346,18 +336,14 @@ final class TranscriptionHandler implements Handler {
     return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
   }
 
-  static String requestIdOf(Context ctx) {
-    return ErrorWriter.requestId(ctx.header(REQUEST_ID));
-  }
-
   /**
    * Answers an error while the client may still be sending its body, then reads and discards what
    * is still arriving (bounded): a phone that sees a reset instead of the answer would resend the
    * same doomed upload.
    */
-  private int refuseAndDrain(Context ctx, ApiError error, String requestId) throws IOException {
+  private void refuseAndDrain(Context ctx, ApiError error, String requestId) throws IOException {
     ctx.res().setHeader("Connection", "close");
-    int status = send(ctx, error, requestId);
+    send(ctx, error, requestId);
     ctx.res().flushBuffer();
     long limit = uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES;
     try (InputStream in = ctx.req().getInputStream()) {
@@ -370,20 +356,18 @@ final class TranscriptionHandler implements Handler {
     } catch (IOException e) {
       // The client stopped sending; it has its answer or is gone.
     }
-    return status;
   }
 
-  private int send(Context ctx, ApiError error, String requestId) throws IOException {
+  private void send(Context ctx, ApiError error, String requestId) throws IOException {
     RequestMetrics.noteOutcome(ctx.req(), error.code());
     if (error.retryAfter() != null) {
       ctx.res()
           .setHeader("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
-    return write(
-        ctx, error.status(), "application/json", ErrorWriter.body(dialect, error, requestId));
+    write(ctx, error.status(), "application/json", ErrorWriter.body(dialect, error, requestId));
   }
 
-  private static int write(Context ctx, int status, String contentType, byte[] body)
+  private static void write(Context ctx, int status, String contentType, byte[] body)
       throws IOException {
     HttpServletResponse res = ctx.res();
     res.setStatus(status);
@@ -396,7 +380,6 @@ final class TranscriptionHandler implements Handler {
       // The client hung up; the work it started goes on and a resend will get the result.
       log.info("client gone before the answer ({}): {}", status, e.toString());
     }
-    return status;
   }
 
   private static byte[] utf8(String text) {
