@@ -5,9 +5,6 @@ import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
-import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerException;
-import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.transcription.NoteLookup;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.work.Transcript;
@@ -18,11 +15,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Handles {@code GET /v1/transcriptions/{sha256}} (PROTOCOL.md "Resends without the audio"): a
@@ -32,7 +26,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LookupHandler implements Handler {
 
-  private static final Logger log = LoggerFactory.getLogger(LookupHandler.class);
   private static final ObjectMapper JSON = Json.MAPPER;
 
   static final String PATH = "/v1/transcriptions/{sha256}";
@@ -44,65 +37,26 @@ final class LookupHandler implements Handler {
   private static final List<String> SINGLE_VALUED =
       List.of("language", "model", "prompt", "temperature", "response_format", "wait");
 
-  private final Ledger ledger;
+  private final DeviceGate gate;
   private final Transcriber transcriber;
   private final NoteLookup lookups;
-  private final InFlightRequests inFlight;
   private final ConnectionTimeouts timeouts;
 
-  LookupHandler(
-      Ledger ledger,
-      Transcriber transcriber,
-      InFlightRequests inFlight,
-      ConnectionTimeouts timeouts) {
-    this.ledger = Objects.requireNonNull(ledger, "ledger");
+  LookupHandler(DeviceGate gate, Transcriber transcriber, ConnectionTimeouts timeouts) {
+    this.gate = Objects.requireNonNull(gate, "gate");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
     this.lookups = transcriber.lookups();
-    this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
   }
 
   @Override
   public void handle(Context ctx) throws Exception {
-    String requestId = RequestLog.requestIdOf(ctx);
-    // Draining for shutdown: a lookup may wait up to a minute, which a drain does not grant.
-    if (!inFlight.tryEnter()) {
-      send(
-          ctx,
-          Errors.serverUnavailable(
-              "the gateway is shutting down; ask again shortly", Duration.ofSeconds(2)),
-          requestId);
-      return;
-    }
-    try {
-      serve(ctx, requestId);
-    } finally {
-      inFlight.exit();
-    }
+    // Draining for shutdown, too: a lookup may wait up to a minute, which a drain does not grant.
+    gate.pass(ctx, "ask again shortly", LookupHandler::send, this::serve);
   }
 
-  private void serve(Context ctx, String requestId) throws IOException, InterruptedException {
-    Optional<Device> device;
-    try {
-      device = authenticate(ctx);
-    } catch (LedgerException e) {
-      log.warn("cannot authenticate: {}", e.getMessage());
-      send(
-          ctx,
-          Errors.serverUnavailable("the device ledger is unavailable; ask again shortly", null),
-          requestId);
-      return;
-    }
-    // Checked before anything else, so an unknown token learns nothing about hashes or settings.
-    if (device.isEmpty()) {
-      send(ctx, Errors.unauthorized(), requestId);
-      return;
-    }
-    // A lookup is a request like any other: a device flooding hashes is limited as uploads are.
-    if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
-      send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
-      return;
-    }
+  private void serve(Context ctx, String requestId, Device device)
+      throws IOException, InterruptedException {
     String hash = ctx.pathParam("sha256");
     if (!HEX_SHA256.matcher(hash).matches()) {
       send(
@@ -131,7 +85,7 @@ final class LookupHandler implements Handler {
     timeouts.setIdleTimeout(ctx, timeouts.idle().plus(wait));
     NoteLookup.Found found;
     try {
-      found = lookups.find(device.get(), settings, hash.toLowerCase(Locale.ROOT), wait, requestId);
+      found = lookups.find(device, settings, hash.toLowerCase(Locale.ROOT), wait, requestId);
     } finally {
       timeouts.setIdleTimeout(ctx, timeouts.idle());
     }
@@ -184,10 +138,6 @@ final class LookupHandler implements Handler {
       throws IOException {
     ctx.header("Idempotent-Replayed", "true");
     write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
-  }
-
-  private Optional<Device> authenticate(Context ctx) {
-    return TranscriptionHandler.deviceOf(ledger, ctx);
   }
 
   private static void send(Context ctx, ApiError error, String requestId) {

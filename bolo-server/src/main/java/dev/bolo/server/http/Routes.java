@@ -34,13 +34,9 @@ public final class Routes {
       ResumableUploads resumable) {}
 
   public static void register(RoutesConfig routes, Services services) {
+    DeviceGate gate = new DeviceGate(services.ledger(), services.inFlight());
     UploadExchange exchange =
-        new UploadExchange(
-            services.ledger(),
-            services.transcriber(),
-            services.resumable(),
-            services.inFlight(),
-            services.timeouts());
+        new UploadExchange(gate, services.transcriber(), services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
     // Every device route is named, logged and timed alike by RequestLog around its handler.
@@ -52,20 +48,14 @@ public final class Routes {
                 new TranscriptionHandler(
                     TranscriptionHandler.Dialect.NATIVE,
                     Task.TRANSCRIBE,
-                    services.ledger(),
+                    gate,
                     services.uploads(),
                     services.transcriber(),
-                    services.inFlight(),
                     services.timeouts()))));
     registerResumable(routes, exchange, draft);
     routes.get(
         LookupHandler.PATH,
-        RequestLog.around(
-            new LookupHandler(
-                services.ledger(),
-                services.transcriber(),
-                services.inFlight(),
-                services.timeouts())));
+        RequestLog.around(new LookupHandler(gate, services.transcriber(), services.timeouts())));
     for (Task task : Task.values()) {
       routes.post(
           task == Task.TRANSCRIBE ? "/v1/audio/transcriptions" : "/v1/audio/translations",
@@ -73,13 +63,12 @@ public final class Routes {
               new TranscriptionHandler(
                   TranscriptionHandler.Dialect.OPENAI,
                   task,
-                  services.ledger(),
+                  gate,
                   services.uploads(),
                   services.transcriber(),
-                  services.inFlight(),
                   services.timeouts())));
     }
-    ModelsHandler models = new ModelsHandler(services.ledger(), services.transcriber());
+    ModelsHandler models = new ModelsHandler(gate, services.transcriber());
     routes.get("/v1/models", models::list);
     routes.get("/v1/models/{model}", models::one);
     // 404, 405 and Javalin's other HTTP errors; an unwanted upload is drained like a refused one.

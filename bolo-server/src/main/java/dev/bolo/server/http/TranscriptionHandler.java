@@ -10,9 +10,6 @@ import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
-import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerException;
-import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.work.Outcome;
 import dev.bolo.server.work.Transcript;
@@ -22,12 +19,10 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -38,8 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Handles {@code POST /v1/transcriptions} (Bolo's native shape), {@code POST
  * /v1/audio/transcriptions} and {@code POST /v1/audio/translations} (OpenAI's shape, streamed with
- * {@code stream=true}, see {@link TranscriptStream}): authenticate, read and hash the upload, build
- * the work key, transcribe once, answer. Thread safe.
+ * {@code stream=true}, see {@link TranscriptStream}): once the {@link DeviceGate} let the device
+ * in, read and hash the upload, transcribe once, answer. Thread safe.
  */
 final class TranscriptionHandler implements Handler {
 
@@ -61,75 +56,33 @@ final class TranscriptionHandler implements Handler {
 
   private final Dialect dialect;
   private final Task task;
-  private final Ledger ledger;
+  private final DeviceGate gate;
   private final UploadReader uploads;
   private final Transcriber transcriber;
-  private final InFlightRequests inFlight;
   private final ConnectionTimeouts timeouts;
 
   TranscriptionHandler(
       Dialect dialect,
       Task task,
-      Ledger ledger,
+      DeviceGate gate,
       UploadReader uploads,
       Transcriber transcriber,
-      InFlightRequests inFlight,
       ConnectionTimeouts timeouts) {
     this.dialect = dialect;
     this.task = task;
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
-    this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
-    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.gate = Objects.requireNonNull(gate, "gate");
     this.uploads = Objects.requireNonNull(uploads, "uploads");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
   }
 
   @Override
   public void handle(Context ctx) throws Exception {
-    String requestId = RequestLog.requestIdOf(ctx);
-    if (!inFlight.tryEnter()) {
-      // Draining for shutdown: this instance takes nothing new; another one (or this one after
-      // its restart) will.
-      refuseAndDrain(
-          ctx,
-          Errors.serverUnavailable(
-              "the gateway is shutting down; resend shortly", Duration.ofSeconds(2)),
-          requestId);
-      return;
-    }
-    try {
-      serve(ctx, requestId);
-    } finally {
-      inFlight.exit();
-    }
-  }
-
-  private void serve(Context ctx, String requestId) throws IOException, InterruptedException {
-    Optional<Device> device;
-    try {
-      device = authenticate(ctx);
-    } catch (LedgerException e) {
-      log.warn("cannot authenticate: {}", e.getMessage());
-      refuseAndDrain(
-          ctx,
-          Errors.serverUnavailable("the device ledger is unavailable; resend shortly", null),
-          requestId);
-      return;
-    }
-    if (device.isEmpty()) {
-      refuseAndDrain(ctx, Errors.unauthorized(), requestId);
-      return;
-    }
-    RequestLog.nameDevice(device.get().name());
-    serve(ctx, requestId, device.get());
+    gate.pass(ctx, "resend shortly", this::refuseAndDrain, this::serve);
   }
 
   private void serve(Context ctx, String requestId, Device device)
       throws IOException, InterruptedException {
-    if (ledger.admit(device) instanceof RateDecision.Limited limited) {
-      refuseAndDrain(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
-      return;
-    }
     long contentLength = ctx.req().getContentLengthLong();
     // Refuse a declared oversize body at once, before reading any of it.
     if (contentLength > uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES) {
@@ -320,20 +273,6 @@ final class TranscriptionHandler implements Handler {
 
   private String audioField() {
     return dialect == Dialect.NATIVE ? "audio" : "file";
-  }
-
-  private Optional<Device> authenticate(Context ctx) {
-    return deviceOf(ledger, ctx);
-  }
-
-  /** The device whose bearer token the request carries, if any; the one rule for every route. */
-  static Optional<Device> deviceOf(Ledger ledger, Context ctx) {
-    String header = ctx.header("Authorization");
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
-    }
-    String token = header.substring(7).trim();
-    return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
   }
 
   /**

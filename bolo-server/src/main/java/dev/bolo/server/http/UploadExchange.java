@@ -5,9 +5,6 @@ import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
-import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerException;
-import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
@@ -23,87 +20,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * What the handlers of both resumable protocols share: authentication, the request's id and log
- * line, the settings of a stored upload, and the answers (native JSON errors, the transcript).
- * Thread safe.
+ * What the handlers of both resumable protocols share: the way in through the {@link DeviceGate},
+ * the settings of a stored upload, and the answers (native JSON errors, the transcript). Thread
+ * safe.
  */
 final class UploadExchange {
 
-  private static final Logger log = LoggerFactory.getLogger(UploadExchange.class);
   private static final ObjectMapper JSON = Json.MAPPER;
 
   /** The upload resource both protocols append to. */
   static final String UPLOAD_PATH = "/v1/uploads/{id}";
 
-  final Ledger ledger;
   final Transcriber transcriber;
   final ResumableUploads uploads;
-  final InFlightRequests inFlight;
   final ConnectionTimeouts timeouts;
+  private final DeviceGate gate;
 
   UploadExchange(
-      Ledger ledger,
+      DeviceGate gate,
       Transcriber transcriber,
       ResumableUploads uploads,
-      InFlightRequests inFlight,
       ConnectionTimeouts timeouts) {
-    this.ledger = ledger;
+    this.gate = gate;
     this.transcriber = transcriber;
     this.uploads = uploads;
-    this.inFlight = inFlight;
     this.timeouts = timeouts;
   }
 
-  /** One step of a protocol, for an authenticated device. */
-  @FunctionalInterface
-  interface Step {
-    void serve(Context ctx, String requestId, Device device) throws Exception;
-  }
-
-  /** Runs {@code step} for the request's device, with the checks every request passes first. */
-  void handle(Context ctx, Step step) throws Exception {
-    String requestId = RequestLog.requestIdOf(ctx);
-    if (!inFlight.tryEnter()) {
-      send(
-          ctx,
-          Errors.serverUnavailable(
-              "the gateway is shutting down; resume shortly", Duration.ofSeconds(2)),
-          requestId);
-      return;
-    }
-    try {
-      authenticated(ctx, requestId, step);
-    } finally {
-      inFlight.exit();
-    }
-  }
-
-  private void authenticated(Context ctx, String requestId, Step step) throws Exception {
-    Optional<Device> device;
-    try {
-      device = TranscriptionHandler.deviceOf(ledger, ctx);
-    } catch (LedgerException e) {
-      log.warn("cannot authenticate: {}", e.getMessage());
-      send(
-          ctx,
-          Errors.serverUnavailable("the device ledger is unavailable; resume shortly", null),
-          requestId);
-      return;
-    }
-    if (device.isEmpty()) {
-      send(ctx, Errors.unauthorized(), requestId);
-      return;
-    }
-    RequestLog.nameDevice(device.get().name());
-    if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
-      send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
-      return;
-    }
-    step.serve(ctx, requestId, device.get());
+  /** Runs {@code step} for the request's device, once it passed the gate every request passes. */
+  void handle(Context ctx, DeviceGate.Admitted step) throws Exception {
+    gate.pass(ctx, "resume shortly", UploadExchange::send, step);
   }
 
   /** The device's upload named in the path, if it exists, is theirs and has not expired. */
