@@ -1,12 +1,9 @@
 package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.engine.InvalidSettingException;
-import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.transcription.NoteLookup;
-import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.transcription.SettingFields;
 import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -30,7 +27,6 @@ final class LookupHandler implements Handler {
 
   static final String PATH = "/v1/transcriptions/{sha256}";
 
-  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
   private static final Pattern WHOLE_SECONDS = Pattern.compile("[0-9]{1,2}");
 
   /** The query parameters that carry one value each: the upload's text form fields. */
@@ -38,14 +34,12 @@ final class LookupHandler implements Handler {
       List.of("language", "model", "prompt", "temperature", "response_format", "wait");
 
   private final DeviceGate gate;
-  private final Transcriber transcriber;
   private final NoteLookup lookups;
   private final ConnectionTimeouts timeouts;
 
-  LookupHandler(DeviceGate gate, Transcriber transcriber, ConnectionTimeouts timeouts) {
+  LookupHandler(DeviceGate gate, NoteLookup lookups, ConnectionTimeouts timeouts) {
     this.gate = Objects.requireNonNull(gate, "gate");
-    this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
-    this.lookups = transcriber.lookups();
+    this.lookups = Objects.requireNonNull(lookups, "lookups");
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
   }
 
@@ -58,7 +52,7 @@ final class LookupHandler implements Handler {
   private void serve(Context ctx, String requestId, Device device)
       throws IOException, InterruptedException {
     String hash = ctx.pathParam("sha256");
-    if (!HEX_SHA256.matcher(hash).matches()) {
+    if (!RequestHeaders.HEX_SHA256.matcher(hash).matches()) {
       send(
           ctx,
           Errors.invalid("sha256", "the audio hash must be 64 hex digits: " + cut(hash)),
@@ -72,12 +66,9 @@ final class LookupHandler implements Handler {
       }
     }
     Duration wait;
-    Settings settings;
     try {
       wait = waitOf(ctx.queryParam("wait"));
-      settings = settingsOf(ctx);
-      settings.requireModelIn(transcriber.allowedModels());
-    } catch (InvalidSettingException e) {
+    } catch (MalformedParameterException e) {
       send(ctx, Errors.invalid(e), requestId);
       return;
     }
@@ -85,7 +76,14 @@ final class LookupHandler implements Handler {
     timeouts.setIdleTimeout(ctx, timeouts.idle().plus(wait));
     NoteLookup.Found found;
     try {
-      found = lookups.find(device, settings, hash.toLowerCase(Locale.ROOT), wait, requestId);
+      // The same fields an upload sends, made canonical by the upload's rule.
+      found =
+          lookups.find(
+              device,
+              SettingFields.of(ctx::queryParam, ctx::queryParams),
+              hash.toLowerCase(Locale.ROOT),
+              wait,
+              requestId);
     } finally {
       timeouts.setIdleTimeout(ctx, timeouts.idle());
     }
@@ -97,6 +95,7 @@ final class LookupHandler implements Handler {
         ctx.header("Retry-After", "1");
         write(ctx, 202, JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
       }
+      case NoteLookup.Found.Refused refused -> send(ctx, Errors.of(refused.refusal()), requestId);
       case NoteLookup.Found.Absent absent ->
           send(
               ctx,
@@ -117,7 +116,7 @@ final class LookupHandler implements Handler {
     String trimmed = wait.trim();
     if (!WHOLE_SECONDS.matcher(trimmed).matches()
         || Integer.parseInt(trimmed) > NoteLookup.MAX_WAIT.toSeconds()) {
-      throw new InvalidSettingException(
+      throw new MalformedParameterException(
           "wait",
           "wait must be whole seconds from 0 to "
               + NoteLookup.MAX_WAIT.toSeconds()
@@ -125,12 +124,6 @@ final class LookupHandler implements Handler {
               + cut(trimmed));
     }
     return Duration.ofSeconds(Integer.parseInt(trimmed));
-  }
-
-  /** The same canonical settings an upload with these form fields would have. */
-  private Settings settingsOf(Context ctx) {
-    return TranscriptionHandler.settingsOf(
-        transcriber, Task.TRANSCRIBE, ctx::queryParam, ctx::queryParams);
   }
 
   /** The native upload's 200 body for a replay, with this request's id. */

@@ -1,7 +1,5 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.engine.InvalidSettingException;
-import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
@@ -12,14 +10,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +37,6 @@ final class ResumableDraftHandler {
   static final String INTEROP_VERSION = "Upload-Draft-Interop-Version";
   private static final String VERSION = "6";
 
-  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
   private static final List<String> SINGLE_VALUED =
       List.of("language", "model", "prompt", "temperature", "response_format");
 
@@ -107,19 +102,27 @@ final class ResumableDraftHandler {
     };
   }
 
-  private static ApiError completeRequired() {
-    return Errors.invalid("Upload-Complete", "Upload-Complete must be ?1 or ?0");
-  }
-
-  private void create(Context ctx, String requestId, Device device) throws Exception {
+  /**
+   * Whether a request that carries a body (creation, append) says it ends the note, after checking
+   * it speaks the draft; null when it was refused, before its body was read.
+   */
+  private static @Nullable Boolean appendable(Context ctx, String requestId) {
     ApiError wrongVersion = versionError(ctx);
     if (wrongVersion != null) {
       UploadExchange.refuseBody(ctx, wrongVersion, requestId);
-      return;
+      return null;
     }
     Boolean complete = uploadComplete(ctx);
     if (complete == null) {
-      UploadExchange.refuseBody(ctx, completeRequired(), requestId);
+      UploadExchange.refuseBody(
+          ctx, Errors.invalid("Upload-Complete", "Upload-Complete must be ?1 or ?0"), requestId);
+    }
+    return complete;
+  }
+
+  private void create(Context ctx, String requestId, Device device) throws Exception {
+    Boolean complete = appendable(ctx, requestId);
+    if (complete == null) {
       return;
     }
     long max = exchange.uploads.maxBytes();
@@ -151,11 +154,9 @@ final class ResumableDraftHandler {
     @Nullable String idempotencyKey;
     try {
       fields = fieldsOf(ctx);
-      Settings settings = exchange.settingsOf(fields);
-      settings.requireModelIn(exchange.transcriber.allowedModels());
-      sha256 = declaredHash(ctx.header("X-Bolo-Audio-Sha256"));
+      sha256 = RequestHeaders.audioSha256(ctx.header(RequestHeaders.AUDIO_SHA256));
       idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
-    } catch (InvalidSettingException e) {
+    } catch (MalformedParameterException e) {
       UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
       return;
     }
@@ -182,14 +183,8 @@ final class ResumableDraftHandler {
       UploadExchange.send(ctx, wrongVersion, requestId);
       return;
     }
-    Optional<StoredUpload> found = exchange.uploadOf(ctx, device);
-    if (found.isEmpty()) {
-      UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
-      return;
-    }
-    Optional<StoredUpload> upload = exchange.uploads.settled(device, found.get());
+    Optional<StoredUpload> upload = exchange.settledUploadOf(ctx, device, requestId);
     if (upload.isEmpty()) {
-      UploadExchange.send(ctx, UploadExchange.locked(), requestId);
       return;
     }
     describe(ctx, upload.get());
@@ -205,14 +200,8 @@ final class ResumableDraftHandler {
   }
 
   private void patch(Context ctx, String requestId, Device device) throws Exception {
-    ApiError wrongVersion = versionError(ctx);
-    if (wrongVersion != null) {
-      UploadExchange.refuseBody(ctx, wrongVersion, requestId);
-      return;
-    }
-    Boolean complete = uploadComplete(ctx);
+    Boolean complete = appendable(ctx, requestId);
     if (complete == null) {
-      UploadExchange.refuseBody(ctx, completeRequired(), requestId);
       return;
     }
     Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
@@ -242,14 +231,12 @@ final class ResumableDraftHandler {
       boolean complete,
       boolean created)
       throws IOException {
-    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload));
     ResumableUploads.Append append;
     try {
       append =
           exchange.uploads.append(
               device,
               upload,
-              settings,
               offset,
               ctx.req().getContentLengthLong(),
               exchange.body(ctx),
@@ -299,7 +286,7 @@ final class ResumableDraftHandler {
     for (String name : SINGLE_VALUED) {
       List<String> values = ctx.queryParams(name);
       if (values.size() > 1) {
-        throw new InvalidSettingException(name, name + " must be given at most once");
+        throw new MalformedParameterException(name, name + " must be given at most once");
       }
       if (!values.isEmpty()) {
         fields.put(name, values.get(0));
@@ -311,17 +298,5 @@ final class ResumableDraftHandler {
       fields.put("timestamp_granularities", String.join(",", granularities));
     }
     return fields;
-  }
-
-  private static @Nullable String declaredHash(@Nullable String header) {
-    if (header == null || header.isBlank()) {
-      return null;
-    }
-    String trimmed = header.trim();
-    if (!HEX_SHA256.matcher(trimmed).matches()) {
-      throw new InvalidSettingException(
-          "X-Bolo-Audio-Sha256", "X-Bolo-Audio-Sha256 must be 64 hex digits");
-    }
-    return trimmed.toLowerCase(Locale.ROOT);
   }
 }

@@ -1,10 +1,10 @@
 package dev.bolo.server.http;
 
 import dev.bolo.server.audio.UploadReader;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.transcription.Intake;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
 import io.javalin.config.RoutesConfig;
@@ -35,8 +35,7 @@ public final class Routes {
 
   public static void register(RoutesConfig routes, Services services) {
     DeviceGate gate = new DeviceGate(services.ledger(), services.inFlight());
-    UploadExchange exchange =
-        new UploadExchange(gate, services.transcriber(), services.resumable(), services.timeouts());
+    UploadExchange exchange = new UploadExchange(gate, services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
     // Every device route is named, logged and timed alike by RequestLog around its handler.
@@ -47,7 +46,7 @@ public final class Routes {
                 draft::create,
                 new TranscriptionHandler(
                     TranscriptionHandler.Dialect.NATIVE,
-                    Task.TRANSCRIBE,
+                    services.transcriber().transcriptions(),
                     gate,
                     services.uploads(),
                     services.transcriber(),
@@ -55,19 +54,24 @@ public final class Routes {
     registerResumable(routes, exchange, draft);
     routes.get(
         LookupHandler.PATH,
-        RequestLog.around(new LookupHandler(gate, services.transcriber(), services.timeouts())));
-    for (Task task : Task.values()) {
-      routes.post(
-          task == Task.TRANSCRIBE ? "/v1/audio/transcriptions" : "/v1/audio/translations",
-          RequestLog.around(
-              new TranscriptionHandler(
-                  TranscriptionHandler.Dialect.OPENAI,
-                  task,
-                  gate,
-                  services.uploads(),
-                  services.transcriber(),
-                  services.timeouts())));
-    }
+        RequestLog.around(
+            new LookupHandler(gate, services.transcriber().lookups(), services.timeouts())));
+    Map<String, Intake> openAi =
+        Map.of(
+            "/v1/audio/transcriptions", services.transcriber().transcriptions(),
+            "/v1/audio/translations", services.transcriber().translations());
+    openAi.forEach(
+        (path, intake) ->
+            routes.post(
+                path,
+                RequestLog.around(
+                    new TranscriptionHandler(
+                        TranscriptionHandler.Dialect.OPENAI,
+                        intake,
+                        gate,
+                        services.uploads(),
+                        services.transcriber(),
+                        services.timeouts()))));
     ModelsHandler models = new ModelsHandler(gate, services.transcriber());
     routes.get("/v1/models", models::list);
     routes.get("/v1/models/{model}", models::one);

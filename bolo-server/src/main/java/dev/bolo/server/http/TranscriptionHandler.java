@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.audio.Upload;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.ResponseFormat;
-import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
+import dev.bolo.server.transcription.Intake;
+import dev.bolo.server.transcription.NoteRequest;
+import dev.bolo.server.transcription.SettingFields;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.work.Outcome;
 import dev.bolo.server.work.Transcript;
@@ -19,14 +19,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.OptionalLong;
-import java.util.function.Function;
-import java.util.regex.Pattern;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,15 +41,11 @@ final class TranscriptionHandler implements Handler {
     OPENAI
   }
 
-  private static final String AUDIO_SHA256 = "X-Bolo-Audio-Sha256";
-
   /** Room for multipart boundaries and text parts on top of the audio limit. */
   private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
 
-  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
-
   private final Dialect dialect;
-  private final Task task;
+  private final Intake intake;
   private final DeviceGate gate;
   private final UploadReader uploads;
   private final Transcriber transcriber;
@@ -63,13 +53,13 @@ final class TranscriptionHandler implements Handler {
 
   TranscriptionHandler(
       Dialect dialect,
-      Task task,
+      Intake intake,
       DeviceGate gate,
       UploadReader uploads,
       Transcriber transcriber,
       ConnectionTimeouts timeouts) {
     this.dialect = dialect;
-    this.task = task;
+    this.intake = Objects.requireNonNull(intake, "intake");
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
     this.gate = Objects.requireNonNull(gate, "gate");
     this.uploads = Objects.requireNonNull(uploads, "uploads");
@@ -123,49 +113,40 @@ final class TranscriptionHandler implements Handler {
 
   private void transcribe(Context ctx, String requestId, Device device, Upload upload)
       throws IOException, InterruptedException {
-    String claimedHash = ctx.header(AUDIO_SHA256);
-    if (claimedHash != null && !claimedHash.isBlank()) {
-      String trimmed = claimedHash.trim();
-      if (!HEX_SHA256.matcher(trimmed).matches()) {
-        send(ctx, Errors.invalid(AUDIO_SHA256, AUDIO_SHA256 + " must be 64 hex digits"), requestId);
-        return;
-      }
-      if (!trimmed.toLowerCase(Locale.ROOT).equals(upload.audio().sha256())) {
-        send(ctx, Errors.hashMismatch(trimmed, upload.audio().sha256()), requestId);
-        return;
-      }
-    }
-    OptionalLong claimedDuration;
-    @Nullable String idempotencyKey;
-    Settings settings;
+    NoteRequest request;
     boolean stream;
     try {
-      claimedDuration = RequestHeaders.claimedDurationMs(ctx.header(RequestHeaders.AUDIO_DURATION));
-      idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
-      settings = settingsOf(upload);
-      settings.requireModelIn(transcriber.allowedModels());
+      request =
+          new NoteRequest(
+              device,
+              upload.audio(),
+              SettingFields.of(upload::field, upload::fieldValues),
+              RequestHeaders.audioSha256(ctx.header(RequestHeaders.AUDIO_SHA256)),
+              RequestHeaders.claimedDurationMs(ctx.header(RequestHeaders.AUDIO_DURATION)),
+              RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY)),
+              requestId);
       stream = isStreamAsked(upload);
-    } catch (InvalidSettingException e) {
+    } catch (MalformedParameterException e) {
       send(ctx, Errors.invalid(e), requestId);
       return;
     }
-    // Refused before any work: no upstream call, no charge.
-    if (task == Task.TRANSLATE && !transcriber.engine().canTranslate()) {
-      send(ctx, Errors.translationUnsupported(transcriber.engine().name()), requestId);
-      return;
+    Transcriber.Note note;
+    switch (intake.accept(request)) {
+      case Intake.Acceptance.Refused refused -> {
+        send(ctx, Errors.of(refused.refusal()), requestId);
+        return;
+      }
+      case Intake.Acceptance.Accepted accepted -> note = accepted.note();
     }
-    Transcriber.Note call =
-        new Transcriber.Note(
-            device, upload.audio(), settings, claimedDuration, idempotencyKey, requestId);
     if (stream) {
       TranscriptStream.answer(
-          ctx, requestId, transcriber, call, error -> send(ctx, error, requestId));
+          ctx, requestId, transcriber, note, error -> send(ctx, error, requestId));
       return;
     }
-    Transcriber.Answer answer = transcriber.transcribe(call);
+    Transcriber.Answer answer = transcriber.transcribe(note);
     switch (answer.outcome()) {
       case Outcome.Success success ->
-          sendTranscript(ctx, requestId, success.transcript(), answer, settings.responseFormat());
+          sendTranscript(ctx, requestId, success.transcript(), answer, note.responseFormat());
       case Outcome.Refused refused -> {
         if (answer.replayed()) {
           ctx.res().setHeader("Idempotent-Replayed", "true");
@@ -173,38 +154,6 @@ final class TranscriptionHandler implements Handler {
         send(ctx, Errors.of(refused), requestId);
       }
     }
-  }
-
-  private Settings settingsOf(Upload upload) {
-    return settingsOf(transcriber, task, upload::field, upload::fieldValues);
-  }
-
-  /**
-   * The canonical settings of a note from its fields, by the form fields' names: the one rule for
-   * the upload and for the lookup that must find the upload's work, wherever the fields come from.
-   *
-   * @param one a field's value, or null when absent
-   * @param all every value of a repeatable field
-   */
-  static Settings settingsOf(
-      Transcriber transcriber,
-      Task task,
-      Function<String, @Nullable String> one,
-      Function<String, List<String>> all) {
-    List<String> granularities = new ArrayList<>(all.apply("timestamp_granularities[]"));
-    granularities.addAll(all.apply("timestamp_granularities"));
-    return Settings.canonical(
-            transcriber.engine().name(),
-            transcriber.engine().defaultModel(),
-            one.apply("model"),
-            // A translation is always into English: OpenAI's endpoint takes no language, and one
-            // sent anyway must not make a second piece of work of the same translation.
-            task == Task.TRANSLATE ? null : one.apply("language"),
-            one.apply("prompt"),
-            one.apply("temperature"),
-            one.apply("response_format"),
-            granularities)
-        .withTask(task);
   }
 
   /**
@@ -219,7 +168,7 @@ final class TranscriptionHandler implements Handler {
     return switch (value.trim().toLowerCase(Locale.ROOT)) {
       case "true" -> true;
       case "false" -> false;
-      default -> throw new InvalidSettingException("stream", "stream must be true or false");
+      default -> throw new MalformedParameterException("stream", "stream must be true or false");
     };
   }
 

@@ -1,7 +1,5 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.engine.InvalidSettingException;
-import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.NoteLookup;
@@ -16,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,8 +39,6 @@ final class TusHandler {
           "temperature",
           "response_format",
           "timestamp_granularities");
-
-  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
 
   /** tus metadata is a header: a few settings and a prompt fit well within this. */
   private static final int MAX_METADATA_CHARS = 32 * 1024;
@@ -133,13 +128,11 @@ final class TusHandler {
     try {
       fields = metadataOf(ctx.header("Upload-Metadata"));
       sha256 = fields.remove("sha256");
-      if (sha256 != null && !HEX_SHA256.matcher(sha256.trim()).matches()) {
-        throw new InvalidSettingException("sha256", "metadata sha256 must be 64 hex digits");
+      if (sha256 != null && !RequestHeaders.HEX_SHA256.matcher(sha256.trim()).matches()) {
+        throw new MalformedParameterException("sha256", "metadata sha256 must be 64 hex digits");
       }
-      Settings settings = exchange.settingsOf(fields);
-      settings.requireModelIn(exchange.transcriber.allowedModels());
       idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
-    } catch (InvalidSettingException e) {
+    } catch (MalformedParameterException e) {
       UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
       return;
     }
@@ -185,14 +178,8 @@ final class TusHandler {
       UploadExchange.send(ctx, versionRequired(), requestId);
       return;
     }
-    Optional<StoredUpload> found = exchange.uploadOf(ctx, device);
-    if (found.isEmpty()) {
-      UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
-      return;
-    }
-    Optional<StoredUpload> upload = exchange.uploads.settled(device, found.get());
+    Optional<StoredUpload> upload = exchange.settledUploadOf(ctx, device, requestId);
     if (upload.isEmpty()) {
-      UploadExchange.send(ctx, UploadExchange.locked(), requestId);
       return;
     }
     ctx.header("Upload-Offset", Long.toString(upload.get().offset()));
@@ -238,12 +225,10 @@ final class TusHandler {
   private ResumableUploads.Append appendBody(
       Context ctx, String requestId, Device device, StoredUpload upload, long offset)
       throws IOException {
-    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload));
     try {
       return exchange.uploads.append(
           device,
           upload,
-          settings,
           offset,
           ctx.req().getContentLengthLong(),
           exchange.body(ctx),
@@ -276,16 +261,15 @@ final class TusHandler {
     Duration wait;
     try {
       wait = LookupHandler.waitOf(ctx.queryParam("wait"));
-    } catch (InvalidSettingException e) {
+    } catch (MalformedParameterException e) {
       UploadExchange.send(ctx, Errors.invalid(e), requestId);
       return;
     }
-    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload.get()));
     // Waiting for running work is not idleness: keep the connection for the wait.
     exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle().plus(wait));
     ResumableUploads.Progress progress;
     try {
-      progress = exchange.uploads.transcription(device, upload.get(), settings, wait, requestId);
+      progress = exchange.uploads.transcription(device, upload.get(), wait, requestId);
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
@@ -316,7 +300,7 @@ final class TusHandler {
       return fields;
     }
     if (header.length() > MAX_METADATA_CHARS) {
-      throw new InvalidSettingException(
+      throw new MalformedParameterException(
           "Upload-Metadata", "Upload-Metadata exceeds " + MAX_METADATA_CHARS + " characters");
     }
     for (String pair : header.split(",")) {
@@ -326,7 +310,7 @@ final class TusHandler {
       }
       String[] parts = trimmed.split(" ", -1);
       if (parts.length > 2 || parts[0].isEmpty()) {
-        throw new InvalidSettingException(
+        throw new MalformedParameterException(
             "Upload-Metadata", "Upload-Metadata pairs are 'key base64value': " + cut(trimmed));
       }
       String key = parts[0];
@@ -337,12 +321,12 @@ final class TusHandler {
                 ? ""
                 : new String(Base64.getDecoder().decode(parts[1]), StandardCharsets.UTF_8);
       } catch (IllegalArgumentException e) {
-        throw new InvalidSettingException(
+        throw new MalformedParameterException(
             "Upload-Metadata", "the value of metadata key " + cut(key) + " is not base64");
       }
       if (SETTING_KEYS.contains(key) || key.equals("sha256")) {
         if (fields.put(key, value) != null) {
-          throw new InvalidSettingException(key, key + " must be given at most once");
+          throw new MalformedParameterException(key, key + " must be given at most once");
         }
       }
     }

@@ -2,12 +2,9 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
-import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -15,9 +12,6 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -33,18 +27,12 @@ final class UploadExchange {
   /** The upload resource both protocols append to. */
   static final String UPLOAD_PATH = "/v1/uploads/{id}";
 
-  final Transcriber transcriber;
   final ResumableUploads uploads;
   final ConnectionTimeouts timeouts;
   private final DeviceGate gate;
 
-  UploadExchange(
-      DeviceGate gate,
-      Transcriber transcriber,
-      ResumableUploads uploads,
-      ConnectionTimeouts timeouts) {
+  UploadExchange(DeviceGate gate, ResumableUploads uploads, ConnectionTimeouts timeouts) {
     this.gate = gate;
-    this.transcriber = transcriber;
     this.uploads = uploads;
     this.timeouts = timeouts;
   }
@@ -59,18 +47,21 @@ final class UploadExchange {
     return uploads.find(device, ctx.pathParam("id"));
   }
 
-  /** The canonical settings of note fields by form field name, as a POST's would be. */
-  Settings settingsOf(Map<String, String> fields) {
-    return TranscriptionHandler.settingsOf(
-        transcriber,
-        Task.TRANSCRIBE,
-        fields::get,
-        name -> {
-          String joined = fields.get(name);
-          return name.equals("timestamp_granularities") && joined != null && !joined.isBlank()
-              ? Arrays.stream(joined.split(",")).map(String::trim).toList()
-              : List.of();
-        });
+  /**
+   * The device's upload named in the path once no append to it is arriving here, for a client
+   * asking where to resume; empty when it was answered instead (404 unknown, 423 still appending).
+   */
+  Optional<StoredUpload> settledUploadOf(Context ctx, Device device, String requestId) {
+    Optional<StoredUpload> found = uploadOf(ctx, device);
+    if (found.isEmpty()) {
+      send(ctx, notFound(), requestId);
+      return found;
+    }
+    Optional<StoredUpload> upload = uploads.settled(device, found.get());
+    if (upload.isEmpty()) {
+      send(ctx, locked(), requestId);
+    }
+    return upload;
   }
 
   /** {@code Upload-Expires} as tus asks: an RFC 9110 (RFC 7231) HTTP date. */
@@ -103,7 +94,10 @@ final class UploadExchange {
     }
   }
 
-  /** Answers a creation that made no upload: 429 for too many unfinished ones, 503 when full. */
+  /**
+   * Answers a creation that made no upload: its settings refused, 429 for too many unfinished ones,
+   * 503 when full.
+   */
   static void refuseCreation(Context ctx, String requestId, ResumableUploads.Creation creation)
       throws IOException {
     switch (creation) {
@@ -125,6 +119,8 @@ final class UploadExchange {
               Errors.serverUnavailable(
                   "the gateway is holding too many uploads; retry shortly", null),
               requestId);
+      case ResumableUploads.Creation.Refused refused ->
+          refuseBody(ctx, Errors.of(refused.refusal()), requestId);
       case ResumableUploads.Creation.Created created ->
           throw new IllegalArgumentException("an upload was created: nothing to refuse");
     }
