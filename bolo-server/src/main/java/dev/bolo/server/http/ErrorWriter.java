@@ -45,8 +45,8 @@ final class ErrorWriter {
    */
   static void write(io.javalin.http.Context ctx, ApiError error) {
     RequestMetrics.noteOutcome(ctx.req(), error.code());
-    String requestId = TranscriptionHandler.requestIdOf(ctx);
-    ctx.header(TranscriptionHandler.REQUEST_ID, requestId);
+    String requestId = RequestLog.requestIdOf(ctx);
+    ctx.header(RequestLog.REQUEST_ID, requestId);
     if (error.retryAfter() != null) {
       ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }

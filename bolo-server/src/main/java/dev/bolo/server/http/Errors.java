@@ -1,7 +1,7 @@
 package dev.bolo.server.http;
 
 import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.transcription.NoteRefusal;
 import dev.bolo.server.work.Outcome;
 import org.jspecify.annotations.Nullable;
 
@@ -80,12 +80,20 @@ final class Errors {
     return new ApiError(413, "audio_too_large", "upload exceeds " + limit + " bytes");
   }
 
-  static ApiError invalid(InvalidSettingException e) {
-    String message =
-        java.util.Objects.requireNonNullElse(e.getMessage(), "invalid " + e.parameter());
-    return switch (e.kind()) {
-      case MALFORMED -> invalid(e.parameter(), message);
-      case NOT_OFFERED -> new ApiError(422, "invalid_parameter", message, e.parameter(), null);
+  static ApiError invalid(MalformedParameterException e) {
+    return invalid(
+        e.parameter(),
+        java.util.Objects.requireNonNullElse(e.getMessage(), "invalid " + e.parameter()));
+  }
+
+  /** A note the use case turned away before any work. */
+  static ApiError of(NoteRefusal refusal) {
+    return switch (refusal) {
+      case NoteRefusal.Malformed m -> invalid(m.parameter(), m.message());
+      case NoteRefusal.NotOffered n ->
+          new ApiError(422, "invalid_parameter", n.message(), n.parameter(), null);
+      case NoteRefusal.HashMismatch h -> hashMismatch(h.claimed(), h.computed());
+      case NoteRefusal.TranslationUnsupported t -> translationUnsupported(t.engine());
     };
   }
 
@@ -102,7 +110,7 @@ final class Errors {
     return new ApiError(400, "invalid_parameter", message, param, null);
   }
 
-  static ApiError hashMismatch(String claimed, String computed) {
+  private static ApiError hashMismatch(String claimed, String computed) {
     return new ApiError(
         400,
         "audio_hash_mismatch",
@@ -162,7 +170,7 @@ final class Errors {
    * OpenAI-compatible engine can (the provider's {@code /audio/translations}) and so can Gemini (a
    * general model asked for English); the offline engine's model knows English speech only.
    */
-  static ApiError translationUnsupported(String engine) {
+  private static ApiError translationUnsupported(String engine) {
     return new ApiError(
         422,
         "translation_unsupported",

@@ -28,14 +28,13 @@ public final class JsonErrorHandler extends ErrorHandler {
     }
     ApiError error = Errors.ofHttpStatus(status);
     RequestMetrics.noteOutcome(request, error.code());
-    String requestId =
-        ErrorWriter.requestId(request.getHeaders().get(TranscriptionHandler.REQUEST_ID));
+    String requestId = ErrorWriter.requestId(request.getHeaders().get(RequestLog.REQUEST_ID));
     byte[] body =
         ErrorWriter.body(ErrorWriter.dialectOf(request.getHttpURI().getPath()), error, requestId);
     response.setStatus(status);
     HttpFields.Mutable headers = response.getHeaders();
     headers.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
-    headers.put(TranscriptionHandler.REQUEST_ID, requestId);
+    headers.put(RequestLog.REQUEST_ID, requestId);
     // Jetty's own errors bypass the routes' before-handler; they carry the same headers.
     SecurityHeaders.HEADERS.forEach(headers::put);
     if (error.retryAfter() != null) {

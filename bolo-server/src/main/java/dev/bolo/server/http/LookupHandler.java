@@ -1,15 +1,9 @@
 package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.engine.InvalidSettingException;
-import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
-import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerException;
-import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.transcription.NoteLookup;
-import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.transcription.SettingFields;
 import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -18,12 +12,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
  * Handles {@code GET /v1/transcriptions/{sha256}} (PROTOCOL.md "Resends without the audio"): a
@@ -33,119 +23,79 @@ import org.slf4j.MDC;
  */
 final class LookupHandler implements Handler {
 
-  private static final Logger log = LoggerFactory.getLogger(LookupHandler.class);
   private static final ObjectMapper JSON = Json.MAPPER;
 
   static final String PATH = "/v1/transcriptions/{sha256}";
 
-  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
   private static final Pattern WHOLE_SECONDS = Pattern.compile("[0-9]{1,2}");
 
   /** The query parameters that carry one value each: the upload's text form fields. */
   private static final List<String> SINGLE_VALUED =
       List.of("language", "model", "prompt", "temperature", "response_format", "wait");
 
-  private final Ledger ledger;
-  private final Transcriber transcriber;
+  private final DeviceGate gate;
   private final NoteLookup lookups;
-  private final InFlightRequests inFlight;
   private final ConnectionTimeouts timeouts;
 
-  LookupHandler(
-      Ledger ledger,
-      Transcriber transcriber,
-      InFlightRequests inFlight,
-      ConnectionTimeouts timeouts) {
-    this.ledger = Objects.requireNonNull(ledger, "ledger");
-    this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
-    this.lookups = transcriber.lookups();
-    this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
+  LookupHandler(DeviceGate gate, NoteLookup lookups, ConnectionTimeouts timeouts) {
+    this.gate = Objects.requireNonNull(gate, "gate");
+    this.lookups = Objects.requireNonNull(lookups, "lookups");
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
   }
 
   @Override
   public void handle(Context ctx) throws Exception {
-    String requestId = TranscriptionHandler.requestIdOf(ctx);
-    MDC.put("request_id", requestId);
-    try {
-      ctx.header(TranscriptionHandler.REQUEST_ID, requestId);
-      // Draining for shutdown: a lookup may wait up to a minute, which a drain does not grant.
-      if (!inFlight.tryEnter()) {
-        send(
-            ctx,
-            Errors.serverUnavailable(
-                "the gateway is shutting down; ask again shortly", Duration.ofSeconds(2)),
-            requestId);
-        return;
-      }
-      try {
-        int status = serve(ctx, requestId);
-        log.info("{} {} -> {}", ctx.method(), ctx.path(), status);
-      } finally {
-        inFlight.exit();
-      }
-    } finally {
-      MDC.remove("request_id");
-    }
+    // Draining for shutdown, too: a lookup may wait up to a minute, which a drain does not grant.
+    gate.pass(ctx, "ask again shortly", LookupHandler::send, this::serve);
   }
 
-  private int serve(Context ctx, String requestId) throws IOException, InterruptedException {
-    Optional<Device> device;
-    try {
-      device = authenticate(ctx);
-    } catch (LedgerException e) {
-      log.warn("cannot authenticate: {}", e.getMessage());
-      return send(
-          ctx,
-          Errors.serverUnavailable("the device ledger is unavailable; ask again shortly", null),
-          requestId);
-    }
-    // Checked before anything else, so an unknown token learns nothing about hashes or settings.
-    if (device.isEmpty()) {
-      return send(ctx, Errors.unauthorized(), requestId);
-    }
-    // A lookup is a request like any other: a device flooding hashes is limited as uploads are.
-    if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
-      return send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
-    }
+  private void serve(Context ctx, String requestId, Device device)
+      throws IOException, InterruptedException {
     String hash = ctx.pathParam("sha256");
-    if (!HEX_SHA256.matcher(hash).matches()) {
-      return send(
+    if (!RequestHeaders.HEX_SHA256.matcher(hash).matches()) {
+      send(
           ctx,
           Errors.invalid("sha256", "the audio hash must be 64 hex digits: " + cut(hash)),
           requestId);
+      return;
     }
     for (String name : SINGLE_VALUED) {
       if (ctx.queryParams(name).size() > 1) {
-        return send(ctx, Errors.invalid(name, name + " must be given at most once"), requestId);
+        send(ctx, Errors.invalid(name, name + " must be given at most once"), requestId);
+        return;
       }
     }
     Duration wait;
-    Settings settings;
     try {
       wait = waitOf(ctx.queryParam("wait"));
-      settings = settingsOf(ctx);
-      settings.requireModelIn(transcriber.allowedModels());
-    } catch (InvalidSettingException e) {
-      return send(ctx, Errors.invalid(e), requestId);
+    } catch (MalformedParameterException e) {
+      send(ctx, Errors.invalid(e), requestId);
+      return;
     }
     // Waiting for running work is not idleness: keep the connection for the wait.
     timeouts.setIdleTimeout(ctx, timeouts.idle().plus(wait));
     NoteLookup.Found found;
     try {
-      found = lookups.find(device.get(), settings, hash.toLowerCase(Locale.ROOT), wait, requestId);
+      // The same fields an upload sends, made canonical by the upload's rule.
+      found =
+          lookups.find(
+              device,
+              SettingFields.of(ctx::queryParam, ctx::queryParams),
+              hash.toLowerCase(Locale.ROOT),
+              wait,
+              requestId);
     } finally {
       timeouts.setIdleTimeout(ctx, timeouts.idle());
     }
-    return switch (found) {
+    switch (found) {
       case NoteLookup.Found.Finished finished ->
           sendTranscript(ctx, requestId, finished.transcript());
       case NoteLookup.Found.Running running -> {
         // RFC 9110 Retry-After in seconds: running work usually ends within a few.
         ctx.header("Retry-After", "1");
-        yield write(
-            ctx, 202, JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
+        write(ctx, 202, JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
       }
+      case NoteLookup.Found.Refused refused -> send(ctx, Errors.of(refused.refusal()), requestId);
       case NoteLookup.Found.Absent absent ->
           send(
               ctx,
@@ -155,7 +105,7 @@ final class LookupHandler implements Handler {
                   "no finished transcript of this note with these settings for this device; upload"
                       + " it"),
               requestId);
-    };
+    }
   }
 
   /** {@code wait} in whole seconds, 0 to 60; absent is 0. */
@@ -166,7 +116,7 @@ final class LookupHandler implements Handler {
     String trimmed = wait.trim();
     if (!WHOLE_SECONDS.matcher(trimmed).matches()
         || Integer.parseInt(trimmed) > NoteLookup.MAX_WAIT.toSeconds()) {
-      throw new InvalidSettingException(
+      throw new MalformedParameterException(
           "wait",
           "wait must be whole seconds from 0 to "
               + NoteLookup.MAX_WAIT.toSeconds()
@@ -176,36 +126,25 @@ final class LookupHandler implements Handler {
     return Duration.ofSeconds(Integer.parseInt(trimmed));
   }
 
-  /** The same canonical settings an upload with these form fields would have. */
-  private Settings settingsOf(Context ctx) {
-    return TranscriptionHandler.settingsOf(
-        transcriber, Task.TRANSCRIBE, ctx::queryParam, ctx::queryParams);
-  }
-
   /** The native upload's 200 body for a replay, with this request's id. */
-  private static int sendTranscript(Context ctx, String requestId, Transcript transcript)
+  private static void sendTranscript(Context ctx, String requestId, Transcript transcript)
       throws IOException {
     ctx.header("Idempotent-Replayed", "true");
-    return write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
+    write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
   }
 
-  private Optional<Device> authenticate(Context ctx) {
-    return TranscriptionHandler.deviceOf(ledger, ctx);
-  }
-
-  private static int send(Context ctx, ApiError error, String requestId) {
+  private static void send(Context ctx, ApiError error, String requestId) {
     if (error.retryAfter() != null) {
       ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
-    return write(
+    write(
         ctx,
         error.status(),
         ErrorWriter.body(TranscriptionHandler.Dialect.NATIVE, error, requestId));
   }
 
-  private static int write(Context ctx, int status, byte[] body) {
+  private static void write(Context ctx, int status, byte[] body) {
     ctx.status(status).contentType("application/json").result(body);
-    return status;
   }
 
   /** Echoes at most a short prefix of a bad value: the message is for a human, not a mirror. */

@@ -3,7 +3,6 @@ package dev.bolo.server.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.transcription.Transcriber;
 import io.javalin.http.Context;
 import java.util.List;
@@ -25,11 +24,11 @@ final class ModelsHandler {
    */
   private static final long CREATED_UNKNOWN = 0;
 
-  private final Ledger ledger;
+  private final DeviceGate gate;
   private final Transcriber transcriber;
 
-  ModelsHandler(Ledger ledger, Transcriber transcriber) {
-    this.ledger = Objects.requireNonNull(ledger, "ledger");
+  ModelsHandler(DeviceGate gate, Transcriber transcriber) {
+    this.gate = Objects.requireNonNull(gate, "gate");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
   }
 
@@ -79,7 +78,7 @@ final class ModelsHandler {
   }
 
   private boolean isAuthenticated(Context ctx) {
-    if (TranscriptionHandler.deviceOf(ledger, ctx).isPresent()) {
+    if (gate.deviceOf(ctx).isPresent()) {
       return true;
     }
     ErrorWriter.write(ctx, Errors.unauthorized());

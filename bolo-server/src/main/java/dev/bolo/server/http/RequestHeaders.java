@@ -1,15 +1,15 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.engine.InvalidSettingException;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The request headers a client sets and the gateway reads as values: the {@code Idempotency-Key}
- * and the claimed note length. Each either gives a bounded value or refuses the header with {@link
- * InvalidSettingException} (400 {@code invalid_parameter}); no other exception escapes.
+ * The request headers a client sets and the gateway reads as values: the {@code Idempotency-Key},
+ * the claimed note length and the claimed audio hash. Each either gives a bounded value or refuses
+ * the header with {@link MalformedParameterException} (400 {@code invalid_parameter}); no other
+ * exception escapes.
  *
  * <p>Stateless and thread safe.
  */
@@ -17,6 +17,10 @@ final class RequestHeaders {
 
   static final String IDEMPOTENCY_KEY = "Idempotency-Key";
   static final String AUDIO_DURATION = "X-Bolo-Audio-Duration-Ms";
+  static final String AUDIO_SHA256 = "X-Bolo-Audio-Sha256";
+
+  /** A SHA-256 as hex digits, in either case. */
+  static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
 
   /** IETF httpapi idempotency-key draft: a short opaque string; we bound it for storage. */
   static final int MAX_IDEMPOTENCY_KEY_CHARS = 255;
@@ -34,7 +38,7 @@ final class RequestHeaders {
    * absent. The IETF idempotency-key draft sends the key as a structured-field string ({@code
    * "abc"}); many clients send it bare. Both name the same key.
    *
-   * @throws InvalidSettingException when the header is present but not such a key
+   * @throws MalformedParameterException when the header is present but not such a key
    */
   static @Nullable String idempotencyKey(@Nullable String header) {
     if (header == null) {
@@ -45,7 +49,7 @@ final class RequestHeaders {
       value = value.substring(1, value.length() - 1);
     }
     if (!IDEMPOTENCY_KEY_FORMAT.matcher(value).matches()) {
-      throw new InvalidSettingException(
+      throw new MalformedParameterException(
           IDEMPOTENCY_KEY,
           "Idempotency-Key must be 1 to "
               + MAX_IDEMPOTENCY_KEY_CHARS
@@ -58,7 +62,7 @@ final class RequestHeaders {
    * The note's length the client claims, in whole milliseconds from 0 to a day; empty when the
    * header is absent or blank.
    *
-   * @throws InvalidSettingException when the header is present but not such a number
+   * @throws MalformedParameterException when the header is present but not such a number
    */
   static OptionalLong claimedDurationMs(@Nullable String header) {
     // trim() also drops control characters, which isBlank() does not count as blank.
@@ -73,10 +77,27 @@ final class RequestHeaders {
         return OptionalLong.of(value);
       }
     }
-    throw new InvalidSettingException(
+    throw new MalformedParameterException(
         AUDIO_DURATION,
         AUDIO_DURATION
             + " must be whole milliseconds from 0 to one day: "
             + (given.length() <= 24 ? given : given.substring(0, 24) + "…"));
+  }
+
+  /**
+   * The audio's SHA-256 the client claims, trimmed, in the case it was sent; null when the header
+   * is absent or blank. Whether it matches the audio is the use case's to say.
+   *
+   * @throws MalformedParameterException when the header is present but not 64 hex digits
+   */
+  static @Nullable String audioSha256(@Nullable String header) {
+    if (header == null || header.isBlank()) {
+      return null;
+    }
+    String trimmed = header.trim();
+    if (!HEX_SHA256.matcher(trimmed).matches()) {
+      throw new MalformedParameterException(AUDIO_SHA256, AUDIO_SHA256 + " must be 64 hex digits");
+    }
+    return trimmed;
   }
 }

@@ -1,7 +1,5 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.engine.InvalidSettingException;
-import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
@@ -12,14 +10,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +37,6 @@ final class ResumableDraftHandler {
   static final String INTEROP_VERSION = "Upload-Draft-Interop-Version";
   private static final String VERSION = "6";
 
-  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
   private static final List<String> SINGLE_VALUED =
       List.of("language", "model", "prompt", "temperature", "response_format");
 
@@ -107,18 +102,28 @@ final class ResumableDraftHandler {
     };
   }
 
-  private static ApiError completeRequired() {
-    return Errors.invalid("Upload-Complete", "Upload-Complete must be ?1 or ?0");
-  }
-
-  private int create(Context ctx, String requestId, Device device) throws Exception {
+  /**
+   * Whether a request that carries a body (creation, append) says it ends the note, after checking
+   * it speaks the draft; null when it was refused, before its body was read.
+   */
+  private static @Nullable Boolean appendable(Context ctx, String requestId) {
     ApiError wrongVersion = versionError(ctx);
     if (wrongVersion != null) {
-      return UploadExchange.refuseBody(ctx, wrongVersion, requestId);
+      UploadExchange.refuseBody(ctx, wrongVersion, requestId);
+      return null;
     }
     Boolean complete = uploadComplete(ctx);
     if (complete == null) {
-      return UploadExchange.refuseBody(ctx, completeRequired(), requestId);
+      UploadExchange.refuseBody(
+          ctx, Errors.invalid("Upload-Complete", "Upload-Complete must be ?1 or ?0"), requestId);
+    }
+    return complete;
+  }
+
+  private void create(Context ctx, String requestId, Device device) throws Exception {
+    Boolean complete = appendable(ctx, requestId);
+    if (complete == null) {
+      return;
     }
     long max = exchange.uploads.maxBytes();
     long contentLength = ctx.req().getContentLengthLong();
@@ -128,36 +133,39 @@ final class ResumableDraftHandler {
     }
     // The spool budget is held for the note's length from the start, so it must be known.
     if (length == null) {
-      return UploadExchange.refuseBody(
+      UploadExchange.refuseBody(
           ctx,
           Errors.invalid(
               "Upload-Length", "send Upload-Length: the note's size in bytes (1 to " + max + ")"),
           requestId);
+      return;
     }
     if (length > max || contentLength > max) {
-      return UploadExchange.refuseBody(ctx, Errors.tooLarge(max), requestId);
+      UploadExchange.refuseBody(ctx, Errors.tooLarge(max), requestId);
+      return;
     }
     if (length == 0) {
-      return UploadExchange.refuseBody(
+      UploadExchange.refuseBody(
           ctx, new ApiError(400, "empty_audio", "the note has no bytes", "audio", null), requestId);
+      return;
     }
     Map<String, String> fields;
     @Nullable String sha256;
     @Nullable String idempotencyKey;
     try {
       fields = fieldsOf(ctx);
-      Settings settings = exchange.settingsOf(fields);
-      settings.requireModelIn(exchange.transcriber.allowedModels());
-      sha256 = declaredHash(ctx.header("X-Bolo-Audio-Sha256"));
+      sha256 = RequestHeaders.audioSha256(ctx.header(RequestHeaders.AUDIO_SHA256));
       idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
-    } catch (InvalidSettingException e) {
-      return UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
+    } catch (MalformedParameterException e) {
+      UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
+      return;
     }
     ResumableUploads.Creation creation =
         exchange.uploads.create(
             device, ResumableUploads.Protocol.IETF, length, fields, sha256, idempotencyKey);
     if (!(creation instanceof ResumableUploads.Creation.Created created)) {
-      return UploadExchange.refuseCreation(ctx, requestId, creation);
+      UploadExchange.refuseCreation(ctx, requestId, creation);
+      return;
     }
     StoredUpload upload = created.upload();
     String location = TusHandler.COLLECTION + "/" + upload.id();
@@ -165,26 +173,22 @@ final class ResumableDraftHandler {
     // for the interim statuses 101 and 103, so a 104 would go out without the Location the draft
     // requires. Every final response to the POST carries it instead.
     ctx.header("Location", location);
-    return append(ctx, requestId, device, upload, 0, complete, true);
+    append(ctx, requestId, device, upload, 0, complete, true);
   }
 
-  private int head(Context ctx, String requestId, Device device) {
+  private void head(Context ctx, String requestId, Device device) {
     ctx.header("Cache-Control", "no-store");
     ApiError wrongVersion = versionError(ctx);
     if (wrongVersion != null) {
-      return UploadExchange.send(ctx, wrongVersion, requestId);
+      UploadExchange.send(ctx, wrongVersion, requestId);
+      return;
     }
-    Optional<StoredUpload> found = exchange.uploadOf(ctx, device);
-    if (found.isEmpty()) {
-      return UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
-    }
-    Optional<StoredUpload> upload = exchange.uploads.settled(device, found.get());
+    Optional<StoredUpload> upload = exchange.settledUploadOf(ctx, device, requestId);
     if (upload.isEmpty()) {
-      return UploadExchange.send(ctx, UploadExchange.locked(), requestId);
+      return;
     }
     describe(ctx, upload.get());
     ctx.status(204);
-    return 204;
   }
 
   private static void describe(Context ctx, StoredUpload upload) {
@@ -195,33 +199,30 @@ final class ResumableDraftHandler {
     }
   }
 
-  private int patch(Context ctx, String requestId, Device device) throws Exception {
-    ApiError wrongVersion = versionError(ctx);
-    if (wrongVersion != null) {
-      return UploadExchange.refuseBody(ctx, wrongVersion, requestId);
-    }
-    Boolean complete = uploadComplete(ctx);
+  private void patch(Context ctx, String requestId, Device device) throws Exception {
+    Boolean complete = appendable(ctx, requestId);
     if (complete == null) {
-      return UploadExchange.refuseBody(ctx, completeRequired(), requestId);
+      return;
     }
     Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
     if (upload.isEmpty()) {
-      return UploadExchange.refuseBody(ctx, UploadExchange.notFound(), requestId);
+      UploadExchange.refuseBody(ctx, UploadExchange.notFound(), requestId);
+      return;
     }
     @Nullable Long offset = UploadExchange.nonNegative(ctx.header("Upload-Offset"));
     if (offset == null || offset != upload.get().offset()) {
       describe(ctx, upload.get());
-      return UploadExchange.refuseBody(
-          ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
+      UploadExchange.refuseBody(ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
+      return;
     }
-    return append(ctx, requestId, device, upload.get(), offset, complete, false);
+    append(ctx, requestId, device, upload.get(), offset, complete, false);
   }
 
   /**
    * Appends the body; when it completes the note, waits for the transcription and answers it as the
    * POST would.
    */
-  private int append(
+  private void append(
       Context ctx,
       String requestId,
       Device device,
@@ -230,14 +231,12 @@ final class ResumableDraftHandler {
       boolean complete,
       boolean created)
       throws IOException {
-    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload));
     ResumableUploads.Append append;
     try {
       append =
           exchange.uploads.append(
               device,
               upload,
-              settings,
               offset,
               ctx.req().getContentLengthLong(),
               exchange.body(ctx),
@@ -247,34 +246,33 @@ final class ResumableDraftHandler {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
     if (!(append instanceof ResumableUploads.Append.Appended appended)) {
-      return UploadExchange.answerAppend(ctx, requestId, append);
+      UploadExchange.answerAppend(ctx, requestId, append);
+      return;
     }
     describe(ctx, appended.upload());
     CompletableFuture<ResumableUploads.Ending> ending = appended.ending();
     if (ending == null) {
-      int status = created ? 201 : 204;
-      ctx.status(status);
-      return status;
+      ctx.status(created ? 201 : 204);
+      return;
     }
     ctx.header("Upload-Complete", "?1");
-    return answer(ctx, requestId, ending);
+    answer(ctx, requestId, ending);
   }
 
   /** The transcription answer to the request that completed the upload. */
-  private int answer(
+  private void answer(
       Context ctx, String requestId, CompletableFuture<ResumableUploads.Ending> ending)
       throws IOException {
     Duration wait = exchange.timeouts.answer();
     exchange.timeouts.setIdleTimeout(ctx, wait);
     try {
-      return exchange.sendEnding(
-          ctx, requestId, ending.get(wait.toMillis(), TimeUnit.MILLISECONDS));
+      exchange.sendEnding(ctx, requestId, ending.get(wait.toMillis(), TimeUnit.MILLISECONDS));
     } catch (TimeoutException e) {
       // Not expected: the engine's deadline is shorter. The phone asks for the answer later.
-      return UploadExchange.sendRunning(ctx);
+      UploadExchange.sendRunning(ctx);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return UploadExchange.sendRunning(ctx);
+      UploadExchange.sendRunning(ctx);
     } catch (ExecutionException e) {
       throw new IllegalStateException("an upload's ending never fails", e);
     } finally {
@@ -288,7 +286,7 @@ final class ResumableDraftHandler {
     for (String name : SINGLE_VALUED) {
       List<String> values = ctx.queryParams(name);
       if (values.size() > 1) {
-        throw new InvalidSettingException(name, name + " must be given at most once");
+        throw new MalformedParameterException(name, name + " must be given at most once");
       }
       if (!values.isEmpty()) {
         fields.put(name, values.get(0));
@@ -300,17 +298,5 @@ final class ResumableDraftHandler {
       fields.put("timestamp_granularities", String.join(",", granularities));
     }
     return fields;
-  }
-
-  private static @Nullable String declaredHash(@Nullable String header) {
-    if (header == null || header.isBlank()) {
-      return null;
-    }
-    String trimmed = header.trim();
-    if (!HEX_SHA256.matcher(trimmed).matches()) {
-      throw new InvalidSettingException(
-          "X-Bolo-Audio-Sha256", "X-Bolo-Audio-Sha256 must be 64 hex digits");
-    }
-    return trimmed.toLowerCase(Locale.ROOT);
   }
 }

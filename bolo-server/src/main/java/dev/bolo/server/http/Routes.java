@@ -1,10 +1,10 @@
 package dev.bolo.server.http;
 
 import dev.bolo.server.audio.UploadReader;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.transcription.Intake;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
 import io.javalin.config.RoutesConfig;
@@ -34,45 +34,45 @@ public final class Routes {
       ResumableUploads resumable) {}
 
   public static void register(RoutesConfig routes, Services services) {
-    UploadExchange exchange =
-        new UploadExchange(
-            services.ledger(),
-            services.transcriber(),
-            services.resumable(),
-            services.inFlight(),
-            services.timeouts());
+    DeviceGate gate = new DeviceGate(services.ledger(), services.inFlight());
+    UploadExchange exchange = new UploadExchange(gate, services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
+    // Every device route is named, logged and timed alike by RequestLog around its handler.
     routes.post(
         "/v1/transcriptions",
-        ResumableDraftHandler.or(
-            draft::create,
-            new TranscriptionHandler(
-                TranscriptionHandler.Dialect.NATIVE,
-                Task.TRANSCRIBE,
-                services.ledger(),
-                services.uploads(),
-                services.transcriber(),
-                services.inFlight(),
-                services.timeouts())));
+        RequestLog.around(
+            ResumableDraftHandler.or(
+                draft::create,
+                new TranscriptionHandler(
+                    TranscriptionHandler.Dialect.NATIVE,
+                    services.transcriber().transcriptions(),
+                    gate,
+                    services.uploads(),
+                    services.transcriber(),
+                    services.timeouts()))));
     registerResumable(routes, exchange, draft);
     routes.get(
         LookupHandler.PATH,
-        new LookupHandler(
-            services.ledger(), services.transcriber(), services.inFlight(), services.timeouts()));
-    for (Task task : Task.values()) {
-      routes.post(
-          task == Task.TRANSCRIBE ? "/v1/audio/transcriptions" : "/v1/audio/translations",
-          new TranscriptionHandler(
-              TranscriptionHandler.Dialect.OPENAI,
-              task,
-              services.ledger(),
-              services.uploads(),
-              services.transcriber(),
-              services.inFlight(),
-              services.timeouts()));
-    }
-    ModelsHandler models = new ModelsHandler(services.ledger(), services.transcriber());
+        RequestLog.around(
+            new LookupHandler(gate, services.transcriber().lookups(), services.timeouts())));
+    Map<String, Intake> openAi =
+        Map.of(
+            "/v1/audio/transcriptions", services.transcriber().transcriptions(),
+            "/v1/audio/translations", services.transcriber().translations());
+    openAi.forEach(
+        (path, intake) ->
+            routes.post(
+                path,
+                RequestLog.around(
+                    new TranscriptionHandler(
+                        TranscriptionHandler.Dialect.OPENAI,
+                        intake,
+                        gate,
+                        services.uploads(),
+                        services.transcriber(),
+                        services.timeouts()))));
+    ModelsHandler models = new ModelsHandler(gate, services.transcriber());
     routes.get("/v1/models", models::list);
     routes.get("/v1/models/{model}", models::one);
     // 404, 405 and Javalin's other HTTP errors; an unwanted upload is drained like a refused one.
@@ -108,10 +108,16 @@ public final class Routes {
       RoutesConfig routes, UploadExchange exchange, ResumableDraftHandler draft) {
     TusHandler tus = new TusHandler(exchange);
     routes.options(TusHandler.COLLECTION, tus::options);
-    routes.post(TusHandler.COLLECTION, tus::create);
-    routes.head(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::head, tus::head));
-    routes.patch(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::patch, tus::patch));
-    routes.delete(UploadExchange.UPLOAD_PATH, ResumableDraftHandler.or(draft::delete, tus::delete));
-    routes.get(TusHandler.TRANSCRIPTION, tus::transcription);
+    routes.post(TusHandler.COLLECTION, RequestLog.around(tus::create));
+    routes.head(
+        UploadExchange.UPLOAD_PATH,
+        RequestLog.around(ResumableDraftHandler.or(draft::head, tus::head)));
+    routes.patch(
+        UploadExchange.UPLOAD_PATH,
+        RequestLog.around(ResumableDraftHandler.or(draft::patch, tus::patch)));
+    routes.delete(
+        UploadExchange.UPLOAD_PATH,
+        RequestLog.around(ResumableDraftHandler.or(draft::delete, tus::delete)));
+    routes.get(TusHandler.TRANSCRIPTION, RequestLog.around(tus::transcription));
   }
 }

@@ -34,7 +34,7 @@ final class TranscriptStream {
   /** Sends an error the ordinary way, before the stream started. */
   @FunctionalInterface
   interface Refusal {
-    int send(ApiError error) throws IOException;
+    void send(ApiError error) throws IOException;
   }
 
   /** What the transcribing thread reports to the request thread, in order. */
@@ -62,10 +62,8 @@ final class TranscriptStream {
   /**
    * Transcribes {@code call} on a virtual thread and streams its text to the client; returns when
    * the work has answered, so the caller may then release the upload.
-   *
-   * @return the HTTP status sent
    */
-  static int answer(
+  static void answer(
       Context ctx,
       String requestId,
       Transcriber transcriber,
@@ -111,10 +109,12 @@ final class TranscriptStream {
         case Event.Joining joining -> joined = joining.joined();
         case Event.Delta delta -> stream.delta(delta.text(), joined);
         case Event.Finished finished -> {
-          return stream.finish(finished.answer(), refusal);
+          stream.finish(finished.answer(), refusal);
+          return;
         }
         case Event.Crashed crashed -> {
-          return stream.crash(crashed.cause(), refusal);
+          stream.crash(crashed.cause(), refusal);
+          return;
         }
       }
     }
@@ -129,8 +129,8 @@ final class TranscriptStream {
     send(null, event);
   }
 
-  private int finish(Transcriber.Answer answer, Refusal refusal) throws IOException {
-    return switch (answer.outcome()) {
+  private void finish(Transcriber.Answer answer, Refusal refusal) throws IOException {
+    switch (answer.outcome()) {
       case Outcome.Success success -> {
         String text = success.transcript().text();
         start(answer.replayed());
@@ -142,7 +142,6 @@ final class TranscriptStream {
         done.put("text", text);
         TranscriptionHandler.putUsage(done, success.transcript());
         send(null, done);
-        yield 200;
       }
       case Outcome.Refused refused -> {
         ApiError error = Errors.of(refused);
@@ -150,22 +149,22 @@ final class TranscriptStream {
           if (answer.replayed()) {
             ctx.res().setHeader("Idempotent-Replayed", "true");
           }
-          yield refusal.send(error);
+          refusal.send(error);
+          return;
         }
         log.warn("stream ended by {}: {}", error.code(), error.message());
         sendError(error);
-        yield 200;
       }
-    };
+    }
   }
 
-  private int crash(Throwable cause, Refusal refusal) throws IOException {
+  private void crash(Throwable cause, Refusal refusal) throws IOException {
     log.error("streaming transcription failed unexpectedly", cause);
     if (!started) {
-      return refusal.send(Errors.internal());
+      refusal.send(Errors.internal());
+      return;
     }
     sendError(Errors.internal());
-    return 200;
   }
 
   /** Commits the response as an event stream, once. */

@@ -5,14 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.audio.Upload;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.ResponseFormat;
-import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
-import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerException;
-import dev.bolo.server.ledger.RateDecision;
+import dev.bolo.server.transcription.Intake;
+import dev.bolo.server.transcription.NoteRequest;
+import dev.bolo.server.transcription.SettingFields;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.work.Outcome;
 import dev.bolo.server.work.Transcript;
@@ -22,25 +19,16 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.function.Function;
-import java.util.regex.Pattern;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
  * Handles {@code POST /v1/transcriptions} (Bolo's native shape), {@code POST
  * /v1/audio/transcriptions} and {@code POST /v1/audio/translations} (OpenAI's shape, streamed with
- * {@code stream=true}, see {@link TranscriptStream}): authenticate, read and hash the upload, build
- * the work key, transcribe once, answer. Thread safe.
+ * {@code stream=true}, see {@link TranscriptStream}): once the {@link DeviceGate} let the device
+ * in, read and hash the upload, transcribe once, answer. Thread safe.
  */
 final class TranscriptionHandler implements Handler {
 
@@ -53,104 +41,44 @@ final class TranscriptionHandler implements Handler {
     OPENAI
   }
 
-  static final String REQUEST_ID = "X-Bolo-Request-Id";
-  private static final String AUDIO_SHA256 = "X-Bolo-Audio-Sha256";
-
   /** Room for multipart boundaries and text parts on top of the audio limit. */
   private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
 
-  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
-
   private final Dialect dialect;
-  private final Task task;
-  private final Ledger ledger;
+  private final Intake intake;
+  private final DeviceGate gate;
   private final UploadReader uploads;
   private final Transcriber transcriber;
-  private final InFlightRequests inFlight;
   private final ConnectionTimeouts timeouts;
 
   TranscriptionHandler(
       Dialect dialect,
-      Task task,
-      Ledger ledger,
+      Intake intake,
+      DeviceGate gate,
       UploadReader uploads,
       Transcriber transcriber,
-      InFlightRequests inFlight,
       ConnectionTimeouts timeouts) {
     this.dialect = dialect;
-    this.task = task;
+    this.intake = Objects.requireNonNull(intake, "intake");
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
-    this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
-    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.gate = Objects.requireNonNull(gate, "gate");
     this.uploads = Objects.requireNonNull(uploads, "uploads");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
   }
 
   @Override
   public void handle(Context ctx) throws Exception {
-    String requestId = requestIdOf(ctx);
-    MDC.put("request_id", requestId);
-    long started = System.nanoTime();
-    try {
-      ctx.res().setHeader(REQUEST_ID, requestId);
-      int status;
-      if (inFlight.tryEnter()) {
-        try {
-          status = serve(ctx, requestId);
-        } finally {
-          inFlight.exit();
-        }
-      } else {
-        // Draining for shutdown: this instance takes nothing new; another one (or this one after
-        // its restart) will.
-        status =
-            refuseAndDrain(
-                ctx,
-                Errors.serverUnavailable(
-                    "the gateway is shutting down; resend shortly", Duration.ofSeconds(2)),
-                requestId);
-      }
-      long tookMs = (System.nanoTime() - started) / 1_000_000;
-      // Status and duration as fields too, for BOLO_LOG_FORMAT=json.
-      log.atInfo()
-          .addKeyValue("status", status)
-          .addKeyValue("duration_ms", tookMs)
-          .log("{} {} -> {} in {} ms", ctx.method(), ctx.path(), status, tookMs);
-    } finally {
-      MDC.remove("device");
-      MDC.remove("request_id");
-    }
+    gate.pass(ctx, "resend shortly", this::refuseAndDrain, this::serve);
   }
 
-  private int serve(Context ctx, String requestId) throws IOException, InterruptedException {
-    Optional<Device> device;
-    try {
-      device = authenticate(ctx);
-    } catch (LedgerException e) {
-      log.warn("cannot authenticate: {}", e.getMessage());
-      return refuseAndDrain(
-          ctx,
-          Errors.serverUnavailable("the device ledger is unavailable; resend shortly", null),
-          requestId);
-    }
-    if (device.isEmpty()) {
-      return refuseAndDrain(ctx, Errors.unauthorized(), requestId);
-    }
-    // Kept until the request's last log line (handle's finally removes it).
-    MDC.put("device", device.get().name());
-    return serve(ctx, requestId, device.get());
-  }
-
-  private int serve(Context ctx, String requestId, Device device)
+  private void serve(Context ctx, String requestId, Device device)
       throws IOException, InterruptedException {
-    if (ledger.admit(device) instanceof RateDecision.Limited limited) {
-      return refuseAndDrain(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
-    }
     long contentLength = ctx.req().getContentLengthLong();
     // Refuse a declared oversize body at once, before reading any of it.
     if (contentLength > uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES) {
       ctx.res().setHeader("Connection", "close");
-      return send(ctx, Errors.tooLarge(uploads.maxAudioBytes()), requestId);
+      send(ctx, Errors.tooLarge(uploads.maxAudioBytes()), requestId);
+      return;
     }
     // A body that falls silent for a whole rate window is too slow; the rate itself is checked
     // as it arrives.
@@ -158,111 +86,74 @@ final class TranscriptionHandler implements Handler {
     UploadResult result =
         uploads.read(
             device.name(), ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
-    return switch (result) {
+    switch (result) {
       case UploadResult.Invalid invalid -> {
         ApiError error = Errors.of(invalid, audioField());
         log.info("upload refused: {}", invalid.message());
-        yield switch (invalid.reason()) {
+        switch (invalid.reason()) {
           case MALFORMED, TOO_SLOW, SERVER_BUSY, DEVICE_BUSY -> {
             ctx.res().setHeader("Connection", "close");
-            yield send(ctx, error, requestId);
+            send(ctx, error, requestId);
           }
           default -> refuseAndDrain(ctx, error, requestId);
-        };
+        }
       }
       case UploadResult.Received received -> {
         // Waiting for the transcript is not idleness: the connection lives until the engine's
         // deadline, then goes back to the keep-alive idle timeout once answered.
         timeouts.setIdleTimeout(ctx, timeouts.answer());
         try (Upload upload = received.upload()) {
-          yield transcribe(ctx, requestId, device, upload);
+          transcribe(ctx, requestId, device, upload);
         } finally {
           timeouts.setIdleTimeout(ctx, timeouts.idle());
         }
       }
-    };
+    }
   }
 
-  private int transcribe(Context ctx, String requestId, Device device, Upload upload)
+  private void transcribe(Context ctx, String requestId, Device device, Upload upload)
       throws IOException, InterruptedException {
-    String claimedHash = ctx.header(AUDIO_SHA256);
-    if (claimedHash != null && !claimedHash.isBlank()) {
-      String trimmed = claimedHash.trim();
-      if (!HEX_SHA256.matcher(trimmed).matches()) {
-        return send(
-            ctx, Errors.invalid(AUDIO_SHA256, AUDIO_SHA256 + " must be 64 hex digits"), requestId);
-      }
-      if (!trimmed.toLowerCase(Locale.ROOT).equals(upload.audio().sha256())) {
-        return send(ctx, Errors.hashMismatch(trimmed, upload.audio().sha256()), requestId);
-      }
-    }
-    OptionalLong claimedDuration;
-    @Nullable String idempotencyKey;
-    Settings settings;
+    NoteRequest request;
     boolean stream;
     try {
-      claimedDuration = RequestHeaders.claimedDurationMs(ctx.header(RequestHeaders.AUDIO_DURATION));
-      idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
-      settings = settingsOf(upload);
-      settings.requireModelIn(transcriber.allowedModels());
+      request =
+          new NoteRequest(
+              device,
+              upload.audio(),
+              SettingFields.of(upload::field, upload::fieldValues),
+              RequestHeaders.audioSha256(ctx.header(RequestHeaders.AUDIO_SHA256)),
+              RequestHeaders.claimedDurationMs(ctx.header(RequestHeaders.AUDIO_DURATION)),
+              RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY)),
+              requestId);
       stream = isStreamAsked(upload);
-    } catch (InvalidSettingException e) {
-      return send(ctx, Errors.invalid(e), requestId);
+    } catch (MalformedParameterException e) {
+      send(ctx, Errors.invalid(e), requestId);
+      return;
     }
-    // Refused before any work: no upstream call, no charge.
-    if (task == Task.TRANSLATE && !transcriber.engine().canTranslate()) {
-      return send(ctx, Errors.translationUnsupported(transcriber.engine().name()), requestId);
+    Transcriber.Note note;
+    switch (intake.accept(request)) {
+      case Intake.Acceptance.Refused refused -> {
+        send(ctx, Errors.of(refused.refusal()), requestId);
+        return;
+      }
+      case Intake.Acceptance.Accepted accepted -> note = accepted.note();
     }
-    Transcriber.Note call =
-        new Transcriber.Note(
-            device, upload.audio(), settings, claimedDuration, idempotencyKey, requestId);
     if (stream) {
-      return TranscriptStream.answer(
-          ctx, requestId, transcriber, call, error -> send(ctx, error, requestId));
+      TranscriptStream.answer(
+          ctx, requestId, transcriber, note, error -> send(ctx, error, requestId));
+      return;
     }
-    Transcriber.Answer answer = transcriber.transcribe(call);
-    return switch (answer.outcome()) {
+    Transcriber.Answer answer = transcriber.transcribe(note);
+    switch (answer.outcome()) {
       case Outcome.Success success ->
-          sendTranscript(ctx, requestId, success.transcript(), answer, settings.responseFormat());
+          sendTranscript(ctx, requestId, success.transcript(), answer, note.responseFormat());
       case Outcome.Refused refused -> {
         if (answer.replayed()) {
           ctx.res().setHeader("Idempotent-Replayed", "true");
         }
-        yield send(ctx, Errors.of(refused), requestId);
+        send(ctx, Errors.of(refused), requestId);
       }
-    };
-  }
-
-  private Settings settingsOf(Upload upload) {
-    return settingsOf(transcriber, task, upload::field, upload::fieldValues);
-  }
-
-  /**
-   * The canonical settings of a note from its fields, by the form fields' names: the one rule for
-   * the upload and for the lookup that must find the upload's work, wherever the fields come from.
-   *
-   * @param one a field's value, or null when absent
-   * @param all every value of a repeatable field
-   */
-  static Settings settingsOf(
-      Transcriber transcriber,
-      Task task,
-      Function<String, @Nullable String> one,
-      Function<String, List<String>> all) {
-    List<String> granularities = new ArrayList<>(all.apply("timestamp_granularities[]"));
-    granularities.addAll(all.apply("timestamp_granularities"));
-    return Settings.canonical(
-            transcriber.engine().name(),
-            transcriber.engine().defaultModel(),
-            one.apply("model"),
-            // A translation is always into English: OpenAI's endpoint takes no language, and one
-            // sent anyway must not make a second piece of work of the same translation.
-            task == Task.TRANSLATE ? null : one.apply("language"),
-            one.apply("prompt"),
-            one.apply("temperature"),
-            one.apply("response_format"),
-            granularities)
-        .withTask(task);
+    }
   }
 
   /**
@@ -277,11 +168,11 @@ final class TranscriptionHandler implements Handler {
     return switch (value.trim().toLowerCase(Locale.ROOT)) {
       case "true" -> true;
       case "false" -> false;
-      default -> throw new InvalidSettingException("stream", "stream must be true or false");
+      default -> throw new MalformedParameterException("stream", "stream must be true or false");
     };
   }
 
-  private int sendTranscript(
+  private void sendTranscript(
       Context ctx,
       String requestId,
       Transcript transcript,
@@ -292,24 +183,25 @@ final class TranscriptionHandler implements Handler {
       ctx.res().setHeader("Idempotent-Replayed", "true");
     }
     if (dialect == Dialect.NATIVE) {
-      return write(
+      write(
           ctx,
           200,
           "application/json",
           NativeAnswer.body(transcript, answer.replayed(), requestId));
+      return;
     }
-    return switch (format) {
+    switch (format) {
       case JSON -> {
         ObjectNode body = JSON.createObjectNode().put("text", transcript.text());
         putUsage(body, transcript);
-        yield write(ctx, 200, "application/json", JSON.writeValueAsBytes(body));
+        write(ctx, 200, "application/json", JSON.writeValueAsBytes(body));
       }
       case TEXT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(transcript.text()));
       case VERBOSE_JSON ->
           write(ctx, 200, "application/json", utf8(bodyOr(transcript, transcript.text())));
       case SRT, VTT ->
           write(ctx, 200, "text/plain; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
-    };
+    }
   }
 
   /**
@@ -332,32 +224,14 @@ final class TranscriptionHandler implements Handler {
     return dialect == Dialect.NATIVE ? "audio" : "file";
   }
 
-  private Optional<Device> authenticate(Context ctx) {
-    return deviceOf(ledger, ctx);
-  }
-
-  /** The device whose bearer token the request carries, if any; the one rule for every route. */
-  static Optional<Device> deviceOf(Ledger ledger, Context ctx) {
-    String header = ctx.header("Authorization");
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
-    }
-    String token = header.substring(7).trim();
-    return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
-  }
-
-  static String requestIdOf(Context ctx) {
-    return ErrorWriter.requestId(ctx.header(REQUEST_ID));
-  }
-
   /**
    * Answers an error while the client may still be sending its body, then reads and discards what
    * is still arriving (bounded): a phone that sees a reset instead of the answer would resend the
    * same doomed upload.
    */
-  private int refuseAndDrain(Context ctx, ApiError error, String requestId) throws IOException {
+  private void refuseAndDrain(Context ctx, ApiError error, String requestId) throws IOException {
     ctx.res().setHeader("Connection", "close");
-    int status = send(ctx, error, requestId);
+    send(ctx, error, requestId);
     ctx.res().flushBuffer();
     long limit = uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES;
     try (InputStream in = ctx.req().getInputStream()) {
@@ -370,20 +244,18 @@ final class TranscriptionHandler implements Handler {
     } catch (IOException e) {
       // The client stopped sending; it has its answer or is gone.
     }
-    return status;
   }
 
-  private int send(Context ctx, ApiError error, String requestId) throws IOException {
+  private void send(Context ctx, ApiError error, String requestId) throws IOException {
     RequestMetrics.noteOutcome(ctx.req(), error.code());
     if (error.retryAfter() != null) {
       ctx.res()
           .setHeader("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
-    return write(
-        ctx, error.status(), "application/json", ErrorWriter.body(dialect, error, requestId));
+    write(ctx, error.status(), "application/json", ErrorWriter.body(dialect, error, requestId));
   }
 
-  private static int write(Context ctx, int status, String contentType, byte[] body)
+  private static void write(Context ctx, int status, String contentType, byte[] body)
       throws IOException {
     HttpServletResponse res = ctx.res();
     res.setStatus(status);
@@ -396,7 +268,6 @@ final class TranscriptionHandler implements Handler {
       // The client hung up; the work it started goes on and a resend will get the result.
       log.info("client gone before the answer ({}): {}", status, e.toString());
     }
-    return status;
   }
 
   private static byte[] utf8(String text) {

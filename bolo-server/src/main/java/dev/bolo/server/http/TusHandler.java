@@ -1,7 +1,5 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.engine.InvalidSettingException;
-import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.NoteLookup;
@@ -16,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,8 +39,6 @@ final class TusHandler {
           "temperature",
           "response_format",
           "timestamp_granularities");
-
-  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
 
   /** tus metadata is a header: a few settings and a prompt fit well within this. */
   private static final int MAX_METADATA_CHARS = 32 * 1024;
@@ -101,27 +96,31 @@ final class TusHandler {
         "send Tus-Resumable: " + VERSION + "; no other version is spoken");
   }
 
-  private int create(Context ctx, String requestId, Device device) throws Exception {
+  private void create(Context ctx, String requestId, Device device) throws Exception {
     if (!speaksTus(ctx)) {
-      return UploadExchange.refuseBody(ctx, versionRequired(), requestId);
+      UploadExchange.refuseBody(ctx, versionRequired(), requestId);
+      return;
     }
     long max = exchange.uploads.maxBytes();
     @Nullable Long length = UploadExchange.nonNegative(ctx.header("Upload-Length"));
     if (length == null) {
-      return UploadExchange.refuseBody(
+      UploadExchange.refuseBody(
           ctx,
           Errors.invalid(
               "Upload-Length", "Upload-Length must be the note's size in bytes (1 to " + max + ")"),
           requestId);
+      return;
     }
     if (length > max) {
-      return UploadExchange.refuseBody(ctx, Errors.tooLarge(max), requestId);
+      UploadExchange.refuseBody(ctx, Errors.tooLarge(max), requestId);
+      return;
     }
     if (length == 0) {
-      return UploadExchange.refuseBody(
+      UploadExchange.refuseBody(
           ctx,
           new ApiError(400, "empty_audio", "Upload-Length is 0: a note has bytes", "audio", null),
           requestId);
+      return;
     }
     Map<String, String> fields;
     @Nullable String sha256;
@@ -129,14 +128,13 @@ final class TusHandler {
     try {
       fields = metadataOf(ctx.header("Upload-Metadata"));
       sha256 = fields.remove("sha256");
-      if (sha256 != null && !HEX_SHA256.matcher(sha256.trim()).matches()) {
-        throw new InvalidSettingException("sha256", "metadata sha256 must be 64 hex digits");
+      if (sha256 != null && !RequestHeaders.HEX_SHA256.matcher(sha256.trim()).matches()) {
+        throw new MalformedParameterException("sha256", "metadata sha256 must be 64 hex digits");
       }
-      Settings settings = exchange.settingsOf(fields);
-      settings.requireModelIn(exchange.transcriber.allowedModels());
       idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
-    } catch (InvalidSettingException e) {
-      return UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
+    } catch (MalformedParameterException e) {
+      UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
+      return;
     }
     ResumableUploads.Creation creation =
         exchange.uploads.create(
@@ -147,7 +145,8 @@ final class TusHandler {
             sha256 == null ? null : sha256.trim(),
             idempotencyKey);
     if (!(creation instanceof ResumableUploads.Creation.Created created)) {
-      return UploadExchange.refuseCreation(ctx, requestId, creation);
+      UploadExchange.refuseCreation(ctx, requestId, creation);
+      return;
     }
     StoredUpload upload = created.upload();
     ctx.header("Location", COLLECTION + "/" + upload.id());
@@ -155,18 +154,17 @@ final class TusHandler {
     if (!isOctetStream(ctx) || ctx.req().getContentLengthLong() == 0) {
       ctx.header("Upload-Offset", "0");
       ctx.status(201);
-      return 201;
+      return;
     }
     // creation-with-upload: the body is the first append.
     ResumableUploads.Append append = appendBody(ctx, requestId, device, upload, 0);
-    return switch (append) {
+    switch (append) {
       case ResumableUploads.Append.Appended appended -> {
         ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
         ctx.status(201);
-        yield 201;
       }
       default -> UploadExchange.answerAppend(ctx, requestId, append);
-    };
+    }
   }
 
   private static boolean isOctetStream(Context ctx) {
@@ -174,66 +172,63 @@ final class TusHandler {
     return type != null && type.trim().toLowerCase(Locale.ROOT).startsWith(OCTET_STREAM);
   }
 
-  private int head(Context ctx, String requestId, Device device) {
+  private void head(Context ctx, String requestId, Device device) {
     ctx.header("Cache-Control", "no-store");
     if (!speaksTus(ctx)) {
-      return UploadExchange.send(ctx, versionRequired(), requestId);
+      UploadExchange.send(ctx, versionRequired(), requestId);
+      return;
     }
-    Optional<StoredUpload> found = exchange.uploadOf(ctx, device);
-    if (found.isEmpty()) {
-      return UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
-    }
-    Optional<StoredUpload> upload = exchange.uploads.settled(device, found.get());
+    Optional<StoredUpload> upload = exchange.settledUploadOf(ctx, device, requestId);
     if (upload.isEmpty()) {
-      return UploadExchange.send(ctx, UploadExchange.locked(), requestId);
+      return;
     }
     ctx.header("Upload-Offset", Long.toString(upload.get().offset()));
     ctx.header("Upload-Length", Long.toString(upload.get().length()));
     ctx.header("Upload-Expires", UploadExchange.httpDate(upload.get().expiresAt()));
     ctx.status(200);
-    return 200;
   }
 
-  private int patch(Context ctx, String requestId, Device device) throws Exception {
+  private void patch(Context ctx, String requestId, Device device) throws Exception {
     if (!speaksTus(ctx)) {
-      return UploadExchange.refuseBody(ctx, versionRequired(), requestId);
+      UploadExchange.refuseBody(ctx, versionRequired(), requestId);
+      return;
     }
     if (!isOctetStream(ctx)) {
-      return UploadExchange.refuseBody(
+      UploadExchange.refuseBody(
           ctx,
           new ApiError(
               415, "unsupported_audio", "an append's Content-Type must be " + OCTET_STREAM),
           requestId);
+      return;
     }
     Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
     if (upload.isEmpty()) {
-      return UploadExchange.refuseBody(ctx, UploadExchange.notFound(), requestId);
+      UploadExchange.refuseBody(ctx, UploadExchange.notFound(), requestId);
+      return;
     }
     @Nullable Long offset = UploadExchange.nonNegative(ctx.header("Upload-Offset"));
     if (offset == null || offset != upload.get().offset()) {
       ctx.header("Upload-Offset", Long.toString(upload.get().offset()));
-      return UploadExchange.refuseBody(
-          ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
+      UploadExchange.refuseBody(ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
+      return;
     }
     ResumableUploads.Append append = appendBody(ctx, requestId, device, upload.get(), offset);
     if (append instanceof ResumableUploads.Append.Appended appended) {
       ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
       ctx.header("Upload-Expires", UploadExchange.httpDate(appended.upload().expiresAt()));
       ctx.status(204);
-      return 204;
+      return;
     }
-    return UploadExchange.answerAppend(ctx, requestId, append);
+    UploadExchange.answerAppend(ctx, requestId, append);
   }
 
   private ResumableUploads.Append appendBody(
       Context ctx, String requestId, Device device, StoredUpload upload, long offset)
       throws IOException {
-    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload));
     try {
       return exchange.uploads.append(
           device,
           upload,
-          settings,
           offset,
           ctx.req().getContentLengthLong(),
           exchange.body(ctx),
@@ -244,38 +239,41 @@ final class TusHandler {
     }
   }
 
-  private int delete(Context ctx, String requestId, Device device) {
+  private void delete(Context ctx, String requestId, Device device) {
     if (!speaksTus(ctx)) {
-      return UploadExchange.send(ctx, versionRequired(), requestId);
+      UploadExchange.send(ctx, versionRequired(), requestId);
+      return;
     }
-    return exchange.terminate(ctx, requestId, device);
+    exchange.terminate(ctx, requestId, device);
   }
 
-  private int transcription(Context ctx, String requestId, Device device) throws Exception {
+  private void transcription(Context ctx, String requestId, Device device) throws Exception {
     Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
     if (upload.isEmpty()) {
-      return UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
+      UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
+      return;
     }
     if (ctx.queryParams("wait").size() > 1) {
-      return UploadExchange.send(
+      UploadExchange.send(
           ctx, Errors.invalid("wait", "wait must be given at most once"), requestId);
+      return;
     }
     Duration wait;
     try {
       wait = LookupHandler.waitOf(ctx.queryParam("wait"));
-    } catch (InvalidSettingException e) {
-      return UploadExchange.send(ctx, Errors.invalid(e), requestId);
+    } catch (MalformedParameterException e) {
+      UploadExchange.send(ctx, Errors.invalid(e), requestId);
+      return;
     }
-    Settings settings = exchange.settingsOf(ResumableUploads.fieldsOf(upload.get()));
     // Waiting for running work is not idleness: keep the connection for the wait.
     exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle().plus(wait));
     ResumableUploads.Progress progress;
     try {
-      progress = exchange.uploads.transcription(device, upload.get(), settings, wait, requestId);
+      progress = exchange.uploads.transcription(device, upload.get(), wait, requestId);
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
-    return switch (progress) {
+    switch (progress) {
       case ResumableUploads.Progress.Incomplete incomplete -> UploadExchange.sendRunning(ctx);
       case ResumableUploads.Progress.Running running -> UploadExchange.sendRunning(ctx);
       case ResumableUploads.Progress.Ended ended ->
@@ -288,7 +286,7 @@ final class TusHandler {
                   "not_found",
                   "the transcript is no longer kept (BOLO_IDEMPOTENCY_TTL); upload the note again"),
               requestId);
-    };
+    }
   }
 
   /**
@@ -302,7 +300,7 @@ final class TusHandler {
       return fields;
     }
     if (header.length() > MAX_METADATA_CHARS) {
-      throw new InvalidSettingException(
+      throw new MalformedParameterException(
           "Upload-Metadata", "Upload-Metadata exceeds " + MAX_METADATA_CHARS + " characters");
     }
     for (String pair : header.split(",")) {
@@ -312,7 +310,7 @@ final class TusHandler {
       }
       String[] parts = trimmed.split(" ", -1);
       if (parts.length > 2 || parts[0].isEmpty()) {
-        throw new InvalidSettingException(
+        throw new MalformedParameterException(
             "Upload-Metadata", "Upload-Metadata pairs are 'key base64value': " + cut(trimmed));
       }
       String key = parts[0];
@@ -323,12 +321,12 @@ final class TusHandler {
                 ? ""
                 : new String(Base64.getDecoder().decode(parts[1]), StandardCharsets.UTF_8);
       } catch (IllegalArgumentException e) {
-        throw new InvalidSettingException(
+        throw new MalformedParameterException(
             "Upload-Metadata", "the value of metadata key " + cut(key) + " is not base64");
       }
       if (SETTING_KEYS.contains(key) || key.equals("sha256")) {
         if (fields.put(key, value) != null) {
-          throw new InvalidSettingException(key, key + " must be given at most once");
+          throw new MalformedParameterException(key, key + " must be given at most once");
         }
       }
     }

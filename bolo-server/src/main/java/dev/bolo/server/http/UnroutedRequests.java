@@ -47,12 +47,12 @@ final class UnroutedRequests {
       return;
     }
     HttpServletResponse res = ctx.res();
-    String requestId = TranscriptionHandler.requestIdOf(ctx);
+    String requestId = RequestLog.requestIdOf(ctx);
     byte[] body = ErrorWriter.body(ErrorWriter.dialectOf(ctx.path()), error, requestId);
     try {
       // The body is not wanted: answer, then swallow what is still arriving (bounded) and close.
       res.setHeader("Connection", "close");
-      res.setHeader(TranscriptionHandler.REQUEST_ID, requestId);
+      res.setHeader(RequestLog.REQUEST_ID, requestId);
       res.setStatus(error.status());
       res.setContentType("application/json");
       res.setContentLength(body.length);

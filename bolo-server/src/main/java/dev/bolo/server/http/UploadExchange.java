@@ -2,15 +2,9 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
-import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerException;
-import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
-import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -18,99 +12,34 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
- * What the handlers of both resumable protocols share: authentication, the request's id and log
- * line, the settings of a stored upload, and the answers (native JSON errors, the transcript).
- * Thread safe.
+ * What the handlers of both resumable protocols share: the way in through the {@link DeviceGate},
+ * the settings of a stored upload, and the answers (native JSON errors, the transcript). Thread
+ * safe.
  */
 final class UploadExchange {
 
-  private static final Logger log = LoggerFactory.getLogger(UploadExchange.class);
   private static final ObjectMapper JSON = Json.MAPPER;
 
   /** The upload resource both protocols append to. */
   static final String UPLOAD_PATH = "/v1/uploads/{id}";
 
-  final Ledger ledger;
-  final Transcriber transcriber;
   final ResumableUploads uploads;
-  final InFlightRequests inFlight;
   final ConnectionTimeouts timeouts;
+  private final DeviceGate gate;
 
-  UploadExchange(
-      Ledger ledger,
-      Transcriber transcriber,
-      ResumableUploads uploads,
-      InFlightRequests inFlight,
-      ConnectionTimeouts timeouts) {
-    this.ledger = ledger;
-    this.transcriber = transcriber;
+  UploadExchange(DeviceGate gate, ResumableUploads uploads, ConnectionTimeouts timeouts) {
+    this.gate = gate;
     this.uploads = uploads;
-    this.inFlight = inFlight;
     this.timeouts = timeouts;
   }
 
-  /** One step of a protocol, for an authenticated device. */
-  @FunctionalInterface
-  interface Step {
-    int serve(Context ctx, String requestId, Device device) throws Exception;
-  }
-
-  /** Runs {@code step} for the request's device, with the checks every request passes first. */
-  void handle(Context ctx, Step step) throws Exception {
-    String requestId = TranscriptionHandler.requestIdOf(ctx);
-    MDC.put("request_id", requestId);
-    try {
-      ctx.header(TranscriptionHandler.REQUEST_ID, requestId);
-      if (!inFlight.tryEnter()) {
-        send(
-            ctx,
-            Errors.serverUnavailable(
-                "the gateway is shutting down; resume shortly", Duration.ofSeconds(2)),
-            requestId);
-        return;
-      }
-      int status;
-      try {
-        status = authenticated(ctx, requestId, step);
-      } finally {
-        inFlight.exit();
-      }
-      log.info("{} {} -> {}", ctx.method(), ctx.path(), status);
-    } finally {
-      MDC.remove("device");
-      MDC.remove("request_id");
-    }
-  }
-
-  private int authenticated(Context ctx, String requestId, Step step) throws Exception {
-    Optional<Device> device;
-    try {
-      device = TranscriptionHandler.deviceOf(ledger, ctx);
-    } catch (LedgerException e) {
-      log.warn("cannot authenticate: {}", e.getMessage());
-      return send(
-          ctx,
-          Errors.serverUnavailable("the device ledger is unavailable; resume shortly", null),
-          requestId);
-    }
-    if (device.isEmpty()) {
-      return send(ctx, Errors.unauthorized(), requestId);
-    }
-    MDC.put("device", device.get().name());
-    if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
-      return send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
-    }
-    return step.serve(ctx, requestId, device.get());
+  /** Runs {@code step} for the request's device, once it passed the gate every request passes. */
+  void handle(Context ctx, DeviceGate.Admitted step) throws Exception {
+    gate.pass(ctx, "resume shortly", UploadExchange::send, step);
   }
 
   /** The device's upload named in the path, if it exists, is theirs and has not expired. */
@@ -118,18 +47,21 @@ final class UploadExchange {
     return uploads.find(device, ctx.pathParam("id"));
   }
 
-  /** The canonical settings of note fields by form field name, as a POST's would be. */
-  Settings settingsOf(Map<String, String> fields) {
-    return TranscriptionHandler.settingsOf(
-        transcriber,
-        Task.TRANSCRIBE,
-        fields::get,
-        name -> {
-          String joined = fields.get(name);
-          return name.equals("timestamp_granularities") && joined != null && !joined.isBlank()
-              ? Arrays.stream(joined.split(",")).map(String::trim).toList()
-              : List.of();
-        });
+  /**
+   * The device's upload named in the path once no append to it is arriving here, for a client
+   * asking where to resume; empty when it was answered instead (404 unknown, 423 still appending).
+   */
+  Optional<StoredUpload> settledUploadOf(Context ctx, Device device, String requestId) {
+    Optional<StoredUpload> found = uploadOf(ctx, device);
+    if (found.isEmpty()) {
+      send(ctx, notFound(), requestId);
+      return found;
+    }
+    Optional<StoredUpload> upload = uploads.settled(device, found.get());
+    if (upload.isEmpty()) {
+      send(ctx, locked(), requestId);
+    }
+    return upload;
   }
 
   /** {@code Upload-Expires} as tus asks: an RFC 9110 (RFC 7231) HTTP date. */
@@ -138,8 +70,9 @@ final class UploadExchange {
   }
 
   /** How an upload's ending is answered: the POST's own answer. */
-  int sendEnding(Context ctx, String requestId, ResumableUploads.Ending ending) throws IOException {
-    return switch (ending) {
+  void sendEnding(Context ctx, String requestId, ResumableUploads.Ending ending)
+      throws IOException {
+    switch (ending) {
       case ResumableUploads.Ending.Transcribed t ->
           sendTranscript(ctx, requestId, t.transcript(), t.replayed());
       case ResumableUploads.Ending.Refused r -> send(ctx, Errors.of(r.refused()), requestId);
@@ -158,13 +91,16 @@ final class UploadExchange {
                   "sha256",
                   null),
               requestId);
-    };
+    }
   }
 
-  /** Answers a creation that made no upload: 429 for too many unfinished ones, 503 when full. */
-  static int refuseCreation(Context ctx, String requestId, ResumableUploads.Creation creation)
+  /**
+   * Answers a creation that made no upload: its settings refused, 429 for too many unfinished ones,
+   * 503 when full.
+   */
+  static void refuseCreation(Context ctx, String requestId, ResumableUploads.Creation creation)
       throws IOException {
-    return switch (creation) {
+    switch (creation) {
       case ResumableUploads.Creation.TooMany tooMany ->
           refuseBody(
               ctx,
@@ -183,13 +119,15 @@ final class UploadExchange {
               Errors.serverUnavailable(
                   "the gateway is holding too many uploads; retry shortly", null),
               requestId);
+      case ResumableUploads.Creation.Refused refused ->
+          refuseBody(ctx, Errors.of(refused.refusal()), requestId);
       case ResumableUploads.Creation.Created created ->
           throw new IllegalArgumentException("an upload was created: nothing to refuse");
-    };
+    }
   }
 
   /** The native upload's 200 body. */
-  static int sendTranscript(Context ctx, String requestId, Transcript transcript, boolean replayed)
+  static void sendTranscript(Context ctx, String requestId, Transcript transcript, boolean replayed)
       throws IOException {
     if (replayed) {
       ctx.header("Idempotent-Replayed", "true");
@@ -197,20 +135,18 @@ final class UploadExchange {
     ctx.status(200)
         .contentType("application/json")
         .result(NativeAnswer.body(transcript, replayed, requestId));
-    return 200;
   }
 
   /** 202 while the note is incomplete or being transcribed (RFC 9110 Retry-After: 1 s). */
-  static int sendRunning(Context ctx) throws IOException {
+  static void sendRunning(Context ctx) throws IOException {
     ctx.header("Retry-After", "1");
     ctx.status(202)
         .contentType("application/json")
         .result(JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
-    return 202;
   }
 
   /** A native JSON error; on HEAD the body is left out, as HTTP wants. */
-  static int send(Context ctx, ApiError error, String requestId) {
+  static void send(Context ctx, ApiError error, String requestId) {
     RequestMetrics.noteOutcome(ctx.req(), error.code());
     if (error.retryAfter() != null) {
       ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
@@ -220,13 +156,12 @@ final class UploadExchange {
       ctx.contentType("application/json")
           .result(ErrorWriter.body(TranscriptionHandler.Dialect.NATIVE, error, requestId));
     }
-    return error.status();
   }
 
   /** An error answered before the body was read: the connection closes after it. */
-  static int refuseBody(Context ctx, ApiError error, String requestId) {
+  static void refuseBody(Context ctx, ApiError error, String requestId) {
     ctx.header("Connection", "close");
-    return send(ctx, error, requestId);
+    send(ctx, error, requestId);
   }
 
   static ApiError notFound() {
@@ -285,20 +220,19 @@ final class UploadExchange {
   }
 
   /** Every answer to an append but a clean one. */
-  static int answerAppend(Context ctx, String requestId, ResumableUploads.Append append) {
-    return switch (append) {
+  static void answerAppend(Context ctx, String requestId, ResumableUploads.Append append) {
+    switch (append) {
       case ResumableUploads.Append.Appended appended -> {
         ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
         ctx.status(204);
-        yield 204;
       }
       case ResumableUploads.Append.Interrupted interrupted -> {
         ctx.header("Upload-Offset", Long.toString(interrupted.upload().offset()));
-        yield refuseBody(ctx, interrupted(interrupted.why()), requestId);
+        refuseBody(ctx, interrupted(interrupted.why()), requestId);
       }
       case ResumableUploads.Append.WrongOffset wrong -> {
         ctx.header("Upload-Offset", Long.toString(wrong.offset()));
-        yield refuseBody(ctx, wrongOffset(wrong.offset()), requestId);
+        refuseBody(ctx, wrongOffset(wrong.offset()), requestId);
       }
       case ResumableUploads.Append.Overrun overrun ->
           refuseBody(ctx, overrun(overrun.length()), requestId);
@@ -317,24 +251,24 @@ final class UploadExchange {
       case ResumableUploads.Append.Locked locked -> refuseBody(ctx, locked(), requestId);
       case ResumableUploads.Append.Refused refused ->
           refuseBody(ctx, Errors.of(refused.why(), "audio"), requestId);
-    };
+    }
   }
 
   /** Deletes the device's upload named in the path and its bytes: 204, or why not. */
-  int terminate(Context ctx, String requestId, Device device) {
+  void terminate(Context ctx, String requestId, Device device) {
     Optional<StoredUpload> upload = uploadOf(ctx, device);
     if (upload.isEmpty()) {
-      return send(ctx, notFound(), requestId);
+      send(ctx, notFound(), requestId);
+      return;
     }
-    return switch (uploads.terminate(upload.get())) {
+    switch (uploads.terminate(upload.get())) {
       case DELETED -> {
         ctx.status(204);
-        yield 204;
       }
       case ELSEWHERE -> send(ctx, elsewhere(), requestId);
       case GONE -> send(ctx, notFound(), requestId);
       case BUSY -> send(ctx, locked(), requestId);
-    };
+    }
   }
 
   /** The request body, with its idle timeout raised to the body's rate window while it is read. */

@@ -3,7 +3,9 @@ package dev.bolo.server.transcription;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.Resolution;
 import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.UsageRecord;
@@ -32,12 +34,19 @@ public final class NoteLookup {
   /** The longest a lookup may wait for running work (PROTOCOL.md: {@code wait} 0–60 s). */
   public static final Duration MAX_WAIT = Duration.ofSeconds(60);
 
+  private final NoteSettings noteSettings;
   private final DedupStore store;
   private final Ledger ledger;
   private final Clock clock;
   private final TranscriptionMeters meters;
 
-  NoteLookup(DedupStore store, Ledger ledger, Clock clock, TranscriptionMeters meters) {
+  NoteLookup(
+      NoteSettings noteSettings,
+      DedupStore store,
+      Ledger ledger,
+      Clock clock,
+      TranscriptionMeters meters) {
+    this.noteSettings = Objects.requireNonNull(noteSettings, "noteSettings");
     this.store = Objects.requireNonNull(store, "store");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -59,22 +68,31 @@ public final class NoteLookup {
 
     /** Unknown, expired or failed: the phone must upload the note. */
     record Absent() implements Found {}
+
+    /** The settings asked for are none an upload could have: nothing was looked up. */
+    record Refused(NoteRefusal refusal) implements Found {}
   }
 
   /**
    * Looks up the device's work.
    *
-   * @param settings canonical settings, as an upload would build them
+   * @param fields the settings as the upload sent them; they become canonical by the upload's rule
    * @param audioSha256 64 lower-case hex digits
    * @param wait how long to wait for running work, at most {@link #MAX_WAIT}
    * @param requestId the client's label, for the usage row of a replay
    * @throws InterruptedException if the request thread is interrupted; the work goes on
    */
   public Found find(
-      Device device, Settings settings, String audioSha256, Duration wait, String requestId)
+      Device device, SettingFields fields, String audioSha256, Duration wait, String requestId)
       throws InterruptedException {
     if (wait.isNegative() || wait.compareTo(MAX_WAIT) > 0) {
       throw new IllegalArgumentException("wait must be within 0..60 s: " + wait);
+    }
+    Settings settings;
+    try {
+      settings = noteSettings.offered(Task.TRANSCRIBE, fields);
+    } catch (InvalidSettingException e) {
+      return new Found.Refused(NoteSettings.refusalOf(e));
     }
     WorkKey key = WorkKey.of(device.name(), settings, audioSha256);
     Resolution resolution = store.await(key, wait);
@@ -110,6 +128,7 @@ public final class NoteLookup {
       case Found.Finished f -> "finished";
       case Found.Running r -> "running";
       case Found.Absent a -> "absent";
+      case Found.Refused r -> "refused";
     };
   }
 

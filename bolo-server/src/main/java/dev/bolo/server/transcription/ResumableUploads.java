@@ -7,7 +7,9 @@ import dev.bolo.server.audio.PartialNote;
 import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.audio.UploadResult;
+import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.ledger.UploadRegistry;
@@ -67,6 +69,7 @@ public final class ResumableUploads {
   private final UploadReader reader;
   private final Transcriber transcriber;
   private final NoteLookup lookups;
+  private final NoteSettings noteSettings;
   private final Path spoolDir;
   private final String instanceId;
   private final Clock clock;
@@ -109,6 +112,7 @@ public final class ResumableUploads {
     this.reader = Objects.requireNonNull(reader, "reader");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
     this.lookups = transcriber.lookups();
+    this.noteSettings = transcriber.noteSettings();
     this.spoolDir = Objects.requireNonNull(spoolDir, "spoolDir");
     this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -152,11 +156,16 @@ public final class ResumableUploads {
 
     /** Holding the upload's bytes would pass the spool budget. */
     record SpoolFull() implements Creation {}
+
+    /** The note's settings are none a POST could have: nothing was created. */
+    record Refused(NoteRefusal refusal) implements Creation {}
   }
 
   /**
    * Creates an upload of {@code length} bytes (-1: not known yet, IETF only), holding that much of
-   * the spool budget until it ends.
+   * the spool budget until it ends. Its settings are checked now, as a POST's are.
+   *
+   * @param fields the note's settings by form field name, kept with the upload
    */
   public Creation create(
       Device device,
@@ -165,6 +174,11 @@ public final class ResumableUploads {
       Map<String, String> fields,
       @Nullable String declaredSha256,
       @Nullable String idempotencyKey) {
+    try {
+      noteSettings.offered(Task.TRANSCRIBE, SettingFields.of(fields));
+    } catch (InvalidSettingException e) {
+      return new Creation.Refused(NoteSettings.refusalOf(e));
+    }
     Instant now = clock.instant();
     long held = spoolHoldOf(length);
     if (!reader.holdSpool(held)) {
@@ -239,8 +253,31 @@ public final class ResumableUploads {
     }
   }
 
+  /**
+   * The canonical settings an upload was created with. They were checked then; the model stays the
+   * one asked for even if it is no longer offered, as for a POST that was already accepted.
+   */
+  private Settings settingsOf(StoredUpload upload) {
+    return noteSettings.of(Task.TRANSCRIBE, SettingFields.of(fieldsOf(upload)));
+  }
+
+  /**
+   * The note of an upload whose last byte arrived, as a POST of it would be: its length is the
+   * server's measurement or estimate, never a claim.
+   */
+  private Transcriber.Note noteOf(
+      Device device, StoredUpload upload, SpooledAudio audio, String requestId) {
+    return new Transcriber.Note(
+        device,
+        audio,
+        settingsOf(upload),
+        OptionalLong.empty(),
+        upload.idempotencyKey(),
+        requestId);
+  }
+
   /** The settings an upload was created with, by form field name. */
-  public static Map<String, String> fieldsOf(StoredUpload upload) {
+  private static Map<String, String> fieldsOf(StoredUpload upload) {
     try {
       JsonNode node = JSON.readTree(upload.fields());
       Map<String, String> fields = new java.util.LinkedHashMap<>();
@@ -291,14 +328,12 @@ public final class ResumableUploads {
    * {@code last} says the body ends the note), the note is checked and transcribed exactly like a
    * POST's, on a thread of its own: a client that goes away never cancels it.
    *
-   * @param settings the upload's canonical settings (from {@link #fieldsOf})
    * @param last the client says this body is the note's end (IETF {@code Upload-Complete: ?1})
    * @throws IOException when the spool cannot be used (the gateway's fault)
    */
   public Append append(
       Device device,
       StoredUpload upload,
-      Settings settings,
       long offset,
       long contentLength,
       InputStream body,
@@ -367,7 +402,7 @@ public final class ResumableUploads {
       if (!complete) {
         return new Append.Appended(stored, null);
       }
-      return new Append.Appended(stored, complete(device, stored, settings, note, requestId));
+      return new Append.Appended(stored, complete(device, stored, note, requestId));
     } finally {
       note.unlock();
     }
@@ -389,8 +424,7 @@ public final class ResumableUploads {
 
   /** Ends the upload whose last byte arrived: check, then transcribe as a POST does. */
   private CompletableFuture<Ending> complete(
-      Device device, StoredUpload upload, Settings settings, PartialNote note, String requestId)
-      throws IOException {
+      Device device, StoredUpload upload, PartialNote note, String requestId) throws IOException {
     notes.remove(upload.id());
     long held = spoolHoldOf(upload.length() >= 0 ? upload.length() : -1);
     PartialNote.Finished finished = note.finish(() -> reader.releaseSpool(held));
@@ -413,9 +447,7 @@ public final class ResumableUploads {
     registry.startTranscription(upload.id(), audio.sha256());
     CompletableFuture<Ending> ending = new CompletableFuture<>();
     running.put(upload.id(), ending);
-    Transcriber.Note call =
-        new Transcriber.Note(
-            device, audio, settings, OptionalLong.empty(), upload.idempotencyKey(), requestId);
+    Transcriber.Note call = noteOf(device, upload, audio, requestId);
     try {
       work.execute(() -> transcribe(upload.id(), call, ending));
     } catch (RuntimeException rejected) {
@@ -510,14 +542,14 @@ public final class ResumableUploads {
    * @param requestId the asking request's id, for the work run again on its behalf
    * @throws InterruptedException if the request thread is interrupted; the work goes on
    */
-  public Progress transcription(
-      Device device, StoredUpload upload, Settings settings, Duration wait, String requestId)
+  public Progress transcription(Device device, StoredUpload upload, Duration wait, String requestId)
       throws InterruptedException {
+    Settings settings = settingsOf(upload);
     return switch (upload.state()) {
       case OPEN -> new Progress.Incomplete();
       case TRANSCRIBING -> {
         if (orphans.contains(upload.id())) {
-          runAgain(device, upload, settings, requestId);
+          runAgain(device, upload, requestId);
         }
         yield awaitRunning(device, upload, settings, wait, requestId);
       }
@@ -557,7 +589,7 @@ public final class ResumableUploads {
     while (true) {
       Optional<StoredUpload> now = find(device, upload.id());
       if (now.isPresent() && now.get().state() != StoredUpload.State.TRANSCRIBING) {
-        return transcription(device, now.get(), settings, Duration.ZERO, requestId);
+        return transcription(device, now.get(), Duration.ZERO, requestId);
       }
       long left = Math.max(0, deadline - System.nanoTime());
       Optional<Transcript> stored = lookups.stored(device, settings, sha, Duration.ofNanos(left));
@@ -608,7 +640,7 @@ public final class ResumableUploads {
    * is the same as the first run's, so a copy of the note running elsewhere is joined and a
    * transcript already stored is replayed; the device is charged at most once.
    */
-  private void runAgain(Device device, StoredUpload upload, Settings settings, String requestId) {
+  private void runAgain(Device device, StoredUpload upload, String requestId) {
     CompletableFuture<Ending> ending = new CompletableFuture<>();
     synchronized (orphans) {
       if (!orphans.remove(upload.id())) {
@@ -643,9 +675,7 @@ public final class ResumableUploads {
       return;
     }
     log.info("transcribing upload {} again: an earlier run stopped while transcribing it", id);
-    Transcriber.Note call =
-        new Transcriber.Note(
-            device, audio, settings, OptionalLong.empty(), upload.idempotencyKey(), requestId);
+    Transcriber.Note call = noteOf(device, upload, audio, requestId);
     try {
       work.execute(() -> transcribe(id, call, ending));
     } catch (RuntimeException rejected) {

@@ -7,8 +7,10 @@ import dev.bolo.server.dedup.IdempotencyCheck;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.Task;
 import dev.bolo.server.engine.TranscriptDeltas;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.ledger.ChargeOutbox;
@@ -68,6 +70,7 @@ public final class Transcriber {
   private final long maxAudioMillis;
   private final Clock clock;
   private final TranscriptionMeters meters;
+  private final NoteSettings noteSettings;
 
   /** Passes the text of running work to every copy streaming it on this instance. */
   private final DeltaFanOut live = new DeltaFanOut();
@@ -97,6 +100,7 @@ public final class Transcriber {
         allowedModels.isEmpty() ? List.of(engine.defaultModel()) : List.copyOf(allowedModels);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.meters = new TranscriptionMeters(Objects.requireNonNull(metrics, "metrics"));
+    this.noteSettings = new NoteSettings(engine, this.allowedModels);
   }
 
   /** The engine in use. */
@@ -104,9 +108,24 @@ public final class Transcriber {
     return engine;
   }
 
+  /** Where notes to transcribe in the language spoken come in. */
+  public Intake transcriptions() {
+    return new Intake(Task.TRANSCRIBE, noteSettings, engine);
+  }
+
+  /** Where notes to translate into English come in. */
+  public Intake translations() {
+    return new Intake(Task.TRANSLATE, noteSettings, engine);
+  }
+
   /** Lookups of this device's finished work, on the same store and ledger as the uploads. */
   public NoteLookup lookups() {
-    return new NoteLookup(store, ledger, clock, meters);
+    return new NoteLookup(noteSettings, store, ledger, clock, meters);
+  }
+
+  /** The rule that makes canonical settings of a note's fields, shared by every way in. */
+  NoteSettings noteSettings() {
+    return noteSettings;
   }
 
   /** The models a device may ask for; the engine's default model is always among them. */
@@ -130,7 +149,13 @@ public final class Transcriber {
       Settings settings,
       OptionalLong claimedDurationMs,
       @Nullable String idempotencyKey,
-      String requestId) {}
+      String requestId) {
+
+    /** The shape the client asked its answer in. */
+    public ResponseFormat responseFormat() {
+      return settings.responseFormat();
+    }
+  }
 
   /**
    * How a note was answered.

@@ -3,7 +3,6 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.bolo.server.engine.InvalidSettingException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
@@ -13,9 +12,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The request headers the gateway parses from a client, on fuzzed values: the {@code
  * Idempotency-Key} (first byte even) and the claimed note length (odd). Each header gives a bounded
- * value or is refused with {@link InvalidSettingException} naming it, never another exception; a
- * key is 1 to 255 visible ASCII characters and names the same key quoted or bare; a length is 0 to
- * a day and is the number sent. Inputs: {@code
+ * value or is refused with {@link MalformedParameterException} naming it, never another exception;
+ * a key is 1 to 255 visible ASCII characters and names the same key quoted or bare; a length is 0
+ * to a day and is the number sent. Inputs: {@code
  * src/test/resources/dev/bolo/server/http/RequestHeadersFuzzTestInputs}.
  */
 class RequestHeadersFuzzTest {
@@ -32,7 +31,7 @@ class RequestHeadersFuzzTest {
       try {
         // A present header gives a key or a refusal, never null.
         key = Objects.requireNonNull(RequestHeaders.idempotencyKey(header));
-      } catch (InvalidSettingException refused) {
+      } catch (MalformedParameterException refused) {
         assertThat(refused.parameter()).isEqualTo(RequestHeaders.IDEMPOTENCY_KEY);
         return;
       }
@@ -48,7 +47,7 @@ class RequestHeadersFuzzTest {
       OptionalLong claimed;
       try {
         claimed = RequestHeaders.claimedDurationMs(header);
-      } catch (InvalidSettingException refused) {
+      } catch (MalformedParameterException refused) {
         assertThat(refused.parameter()).isEqualTo(RequestHeaders.AUDIO_DURATION);
         assertThat(refused.getMessage()).hasSizeLessThanOrEqualTo(120);
         return;

@@ -3,7 +3,6 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.bolo.server.engine.InvalidSettingException;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,10 +22,10 @@ class RequestHeadersTest {
   void aKeyThatIsNotOneTo255VisibleAsciiCharactersIsRefused(String header) {
     assertThatThrownBy(() -> RequestHeaders.idempotencyKey(header))
         .isInstanceOfSatisfying(
-            InvalidSettingException.class,
+            MalformedParameterException.class,
             e -> assertThat(e.parameter()).isEqualTo("Idempotency-Key"));
     assertThatThrownBy(() -> RequestHeaders.idempotencyKey("k".repeat(256)))
-        .isInstanceOf(InvalidSettingException.class);
+        .isInstanceOf(MalformedParameterException.class);
   }
 
   @Test
@@ -51,7 +50,7 @@ class RequestHeadersTest {
   void anyOtherClaimedLengthIsRefusedNamingTheHeader(String header) {
     assertThatThrownBy(() -> RequestHeaders.claimedDurationMs(header))
         .isInstanceOfSatisfying(
-            InvalidSettingException.class,
+            MalformedParameterException.class,
             e -> assertThat(e.parameter()).isEqualTo("X-Bolo-Audio-Duration-Ms"));
   }
 }

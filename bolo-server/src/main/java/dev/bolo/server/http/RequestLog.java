@@ -1,0 +1,77 @@
+package dev.bolo.server.http;
+
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * What every device route does before and after its handler, in one place: it names the request
+ * (the client's {@code X-Bolo-Request-Id} when usable, else a fresh id), echoes that id, keeps it
+ * and the device in the MDC for every line the request logs, and writes the request's one access
+ * line with the status the response carries and the time it took. The handlers inside only answer.
+ * Thread safe.
+ */
+final class RequestLog implements Handler {
+
+  private static final Logger log = LoggerFactory.getLogger(RequestLog.class);
+
+  static final String REQUEST_ID = "X-Bolo-Request-Id";
+
+  /** Where the request's id is kept, so every part of the request names it alike. */
+  private static final String ID_ATTRIBUTE = "bolo.request_id";
+
+  private final Handler handler;
+
+  private RequestLog(Handler handler) {
+    this.handler = Objects.requireNonNull(handler, "handler");
+  }
+
+  /** {@code handler} with the request's id, its MDC and its access line around it. */
+  static Handler around(Handler handler) {
+    return new RequestLog(handler);
+  }
+
+  @Override
+  public void handle(Context ctx) throws Exception {
+    String requestId = requestIdOf(ctx);
+    MDC.put("request_id", requestId);
+    long started = System.nanoTime();
+    try {
+      ctx.res().setHeader(REQUEST_ID, requestId);
+      handler.handle(ctx);
+      int status = ctx.statusCode();
+      long tookMs = (System.nanoTime() - started) / 1_000_000;
+      // Status and duration as fields too, for BOLO_LOG_FORMAT=json.
+      log.atInfo()
+          .addKeyValue("status", status)
+          .addKeyValue("duration_ms", tookMs)
+          .log("{} {} -> {} in {} ms", ctx.method(), ctx.path(), status, tookMs);
+    } finally {
+      MDC.remove("device");
+      MDC.remove("request_id");
+    }
+  }
+
+  /**
+   * The request's id: the client's {@code X-Bolo-Request-Id} when usable, else a fresh one; the
+   * same for every caller during one request.
+   */
+  static String requestIdOf(Context ctx) {
+    @Nullable String known = ctx.attribute(ID_ATTRIBUTE);
+    if (known != null) {
+      return known;
+    }
+    String requestId = ErrorWriter.requestId(ctx.header(REQUEST_ID));
+    ctx.attribute(ID_ATTRIBUTE, requestId);
+    return requestId;
+  }
+
+  /** Names the device in every later line the request logs, its access line included. */
+  static void nameDevice(String device) {
+    MDC.put("device", device);
+  }
+}

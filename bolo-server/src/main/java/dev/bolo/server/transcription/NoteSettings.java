@@ -1,0 +1,65 @@
+package dev.bolo.server.transcription;
+
+import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.Task;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The one rule that makes a note's canonical {@link Settings} of its fields, for an upload, a
+ * resumable upload and a lookup alike: a lookup must find the work its upload made, so both must
+ * read the same fields the same way. Immutable and thread safe.
+ */
+final class NoteSettings {
+
+  private final SpeechEngine engine;
+  private final List<String> allowedModels;
+
+  NoteSettings(SpeechEngine engine, List<String> allowedModels) {
+    this.engine = Objects.requireNonNull(engine, "engine");
+    this.allowedModels = List.copyOf(allowedModels);
+  }
+
+  /**
+   * The canonical settings of {@code fields}.
+   *
+   * @throws InvalidSettingException when a field cannot be read
+   */
+  Settings of(Task task, SettingFields fields) {
+    return Settings.canonical(
+            engine.name(),
+            engine.defaultModel(),
+            fields.model(),
+            // A translation is always into English: OpenAI's endpoint takes no language, and one
+            // sent anyway must not make a second piece of work of the same translation.
+            task == Task.TRANSLATE ? null : fields.language(),
+            fields.prompt(),
+            fields.temperature(),
+            fields.responseFormat(),
+            fields.timestampGranularities())
+        .withTask(task);
+  }
+
+  /**
+   * The canonical settings of {@code fields} a device asks for now, with a model this gateway
+   * offers.
+   *
+   * @throws InvalidSettingException when a field cannot be read or the model is not offered
+   */
+  Settings offered(Task task, SettingFields fields) {
+    Settings settings = of(task, fields);
+    settings.requireModelIn(allowedModels);
+    return settings;
+  }
+
+  /** The refusal that answers a setting the rule turned away. */
+  static NoteRefusal refusalOf(InvalidSettingException e) {
+    String message = Objects.requireNonNullElse(e.getMessage(), "invalid " + e.parameter());
+    return switch (e.kind()) {
+      case MALFORMED -> new NoteRefusal.Malformed(e.parameter(), message);
+      case NOT_OFFERED -> new NoteRefusal.NotOffered(e.parameter(), message);
+    };
+  }
+}

@@ -1,0 +1,126 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bolo.server.testing.Await;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.LogCapture;
+import dev.bolo.server.testing.TestAudio;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every device route, whatever protocol it speaks, writes one access line per request: the
+ * request's id and device in the MDC, its method, path, the status the client got and the time it
+ * took; and it echoes the id it logs.
+ */
+class RequestLogTest {
+
+  private static final Pattern ACCESS_LINE =
+      Pattern.compile(
+          "INFO dev\\.bolo\\.server\\.http\\.RequestLog .* - (\\S+ \\S+) -> (\\d{3}) in \\d+ ms");
+
+  @TempDir Path dataDir;
+  private FakeProvider provider;
+  private Gateway gateway;
+
+  @BeforeEach
+  void start() throws IOException {
+    provider = new FakeProvider();
+    gateway = Gateway.openAi(provider, dataDir, Map.of());
+  }
+
+  @AfterEach
+  void stop() {
+    gateway.close();
+    provider.close();
+  }
+
+  @Test
+  void anUploadALookupATusCreationAndARefusalEachWriteOneAccessLineWithTheirIdDeviceAndStatus()
+      throws Exception {
+    byte[] note = TestAudio.wav(400, 41);
+    String sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(note));
+    try (LogCapture logs = LogCapture.start()) {
+      Gateway.Reply upload =
+          gateway.send(labelled(gateway.nativeUpload(Gateway.TOKEN_A, note), "log-upload"));
+      Gateway.Reply lookup =
+          gateway.send(
+              labelled(get("/v1/transcriptions/" + sha256, Gateway.TOKEN_A), "log-lookup"));
+      Gateway.Reply tus =
+          gateway.send(
+              labelled(
+                  new Request.Builder()
+                      .url(gateway.url("/v1/uploads"))
+                      .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+                      .header("Tus-Resumable", "1.0.0")
+                      .header("Upload-Length", Integer.toString(note.length))
+                      .post(RequestBody.create(new byte[0], MediaType.get("text/plain")))
+                      .build(),
+                  "log-tus"));
+      Gateway.Reply refused =
+          gateway.send(labelled(get("/v1/transcriptions/" + sha256, "unknown-token"), "log-401"));
+      Gateway.Reply unlabelled = gateway.send(get("/v1/transcriptions/" + sha256, null));
+
+      assertThat(List.of(upload.status(), lookup.status(), tus.status(), refused.status()))
+          .containsExactly(200, 200, 201, 401);
+      assertThat(unlabelled.requestId()).startsWith("srv-");
+      // The line is written once the handler returns, which may be after the client has read.
+      Await.until(() -> accessLines(logs).size() == 5, () -> "access lines in:\n" + logs.text());
+      assertThat(lineOf(logs, "log-upload"))
+          .contains("device=alpha", "POST /v1/transcriptions -> 200 in ");
+      assertThat(lineOf(logs, "log-lookup"))
+          .contains("device=alpha", "GET /v1/transcriptions/" + sha256 + " -> 200 in ");
+      assertThat(lineOf(logs, "log-tus")).contains("device=alpha", "POST /v1/uploads -> 201 in ");
+      assertThat(lineOf(logs, "log-401"))
+          .contains("GET /v1/transcriptions/" + sha256 + " -> 401 in ")
+          .doesNotContain("device=");
+      assertThat(lineOf(logs, Objects.requireNonNull(unlabelled.requestId())))
+          .contains(" -> 401 in ");
+    }
+  }
+
+  private Request get(String path, @Nullable String token) {
+    Request.Builder request = new Request.Builder().url(gateway.url(path));
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return request.build();
+  }
+
+  private static Request labelled(Request request, String requestId) {
+    return request.newBuilder().header("X-Bolo-Request-Id", requestId).build();
+  }
+
+  private static List<String> accessLines(LogCapture logs) {
+    return Arrays.stream(logs.text().split("\n"))
+        .filter(line -> ACCESS_LINE.matcher(line).matches())
+        .toList();
+  }
+
+  /** The one access line naming {@code requestId}. */
+  private static String lineOf(LogCapture logs, String requestId) {
+    List<String> lines =
+        accessLines(logs).stream()
+            .filter(line -> line.contains("request_id=" + requestId))
+            .toList();
+    assertThat(lines).as("access lines of " + requestId).hasSize(1);
+    return lines.get(0);
+  }
+}
