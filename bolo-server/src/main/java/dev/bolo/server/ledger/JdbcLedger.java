@@ -233,7 +233,7 @@ final class JdbcLedger implements DurableLedger {
           if (!charged && limit > 0 && (spent + held >= limit || spent + held + needed > limit)) {
             return new Reservation.Held(untilEarliestHoldEnds(c, device.name(), now));
           }
-          String id = UUID.randomUUID().toString();
+          String id = RowIds.next();
           update(
               c,
               "INSERT INTO quota_holds"
@@ -275,7 +275,7 @@ final class JdbcLedger implements DurableLedger {
                   "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
                       + " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM work_charges"
                       + " WHERE device_name = ? AND work_key = ? AND charged_at > ?)",
-                  UUID.randomUUID().toString(),
+                  RowIds.next(),
                   reservation.device(),
                   reservation.workKey(),
                   audioMillis,
@@ -378,7 +378,7 @@ final class JdbcLedger implements DurableLedger {
         "INSERT INTO usage_log (id, device_name, work_key, audio_sha256, audio_ms,"
             + " duration_measured, engine, outcome, replayed, joined, request_id, answered_at)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        UUID.randomUUID().toString(),
+        RowIds.next(),
         usage.device(),
         usage.workKey(),
         usage.audioSha256(),
