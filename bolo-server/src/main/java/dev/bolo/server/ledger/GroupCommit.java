@@ -23,9 +23,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A write nobody waits for ({@link #submit}: a usage row) may wait up to {@link #LINGER} for
  * company, so that it rides in the next charge's transaction instead of paying a commit (a disk
- * flush and the pages it changed) of its own. A write somebody waits for ({@link #await}: a charge)
- * commits at once with whatever is queued, except under load, when it waits up to {@link
- * #COMMIT_DELAY} for the next one.
+ * flush and the pages it changed) of its own; a write somebody waits for ({@link #await}) commits
+ * at once, with whatever is queued.
  *
  * <p>Bounded: at most {@link #CAPACITY} writes wait; beyond that {@link #submit} fails at once. If
  * a batch's transaction fails, each of its writes is tried again alone, so one bad write never
@@ -41,12 +40,6 @@ final class GroupCommit implements AutoCloseable {
 
   /** Longest a write nobody waits for is held back to share a commit. */
   static final Duration LINGER = Duration.ofMillis(50);
-
-  /** Longest a write somebody waits for is held back to share a commit, and only under load. */
-  static final Duration COMMIT_DELAY = Duration.ofMillis(2);
-
-  /** Writes that begin a batch this soon after the last commit arrive back to back: load. */
-  static final Duration BUSY_GAP = Duration.ofMillis(5);
 
   /** One write, run inside the batch's transaction. */
   @FunctionalInterface
@@ -77,21 +70,9 @@ final class GroupCommit implements AutoCloseable {
   private final BlockingQueue<Pending<?>> queue = new ArrayBlockingQueue<>(CAPACITY);
   private final Thread writer;
   private volatile boolean closed;
-  private final Duration commitDelay;
-  private final Duration busyGap;
-
-  /** When the writer last committed a batch; read and written by the writer only. */
-  private long lastCommitted;
 
   GroupCommit(Jdbc jdbc) {
-    this(jdbc, COMMIT_DELAY, BUSY_GAP);
-  }
-
-  GroupCommit(Jdbc jdbc, Duration commitDelay, Duration busyGap) {
     this.jdbc = jdbc;
-    this.commitDelay = commitDelay;
-    this.busyGap = busyGap;
-    this.lastCommitted = System.nanoTime() - busyGap.toNanos();
     this.writer = Thread.ofPlatform().name("bolo-ledger-writer").daemon().start(this::writeLoop);
   }
 
@@ -144,13 +125,11 @@ final class GroupCommit implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       }
-      boolean busy = System.nanoTime() - lastCommitted < busyGap.toNanos();
       queue.drainTo(batch, MAX_BATCH - 1);
-      boolean interrupted = !gatherCompany(batch, busy);
+      boolean interrupted = !lingerForCompany(batch);
       boolean stop = batch.remove(STOP) | interrupted;
       if (!batch.isEmpty()) {
         commit(batch);
-        lastCommitted = System.nanoTime();
       }
       if (stop) {
         List<Pending<?>> rest = new ArrayList<>();
@@ -165,19 +144,14 @@ final class GroupCommit implements AutoCloseable {
   }
 
   /**
-   * Lets more writes join {@code batch} before it commits. While it holds only writes nobody waits
-   * for, until {@link #LINGER} after it began. Once it holds one somebody waits for, only if such
-   * writes arrive back to back ({@code busy}: the last batch committed less than {@code busyGap}
-   * ({@link #BUSY_GAP}) before this one began), and then for at most {@code commitDelay}: like
-   * PostgreSQL's {@code commit_delay}, fewer disk flushes under load for a millisecond or two of
-   * latency, and no wait at all while the ledger is quiet. False if interrupted.
+   * While {@code batch} holds only writes nobody waits for, waits for more until {@link #LINGER}
+   * after it began or the batch is full; false if interrupted.
    */
-  private boolean gatherCompany(List<Pending<?>> batch, boolean busy) {
-    long now = System.nanoTime();
+  private boolean lingerForCompany(List<Pending<?>> batch) {
     boolean urgent = batch.stream().anyMatch(Pending::urgent);
-    long until = now + (urgent ? urgentWait(busy) : LINGER.toNanos());
-    while (batch.size() < MAX_BATCH) {
-      long left = until - now;
+    long until = System.nanoTime() + LINGER.toNanos();
+    while (!urgent && batch.size() < MAX_BATCH) {
+      long left = until - System.nanoTime();
       Pending<?> next;
       try {
         next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
@@ -190,17 +164,9 @@ final class GroupCommit implements AutoCloseable {
       int from = batch.size();
       batch.add(next);
       queue.drainTo(batch, MAX_BATCH - batch.size());
-      now = System.nanoTime();
-      if (!urgent && batch.subList(from, batch.size()).stream().anyMatch(Pending::urgent)) {
-        urgent = true;
-        until = Math.min(until, now + urgentWait(busy));
-      }
+      urgent = batch.subList(from, batch.size()).stream().anyMatch(Pending::urgent);
     }
     return true;
-  }
-
-  private long urgentWait(boolean busy) {
-    return busy ? commitDelay.toNanos() : 0;
   }
 
   private void commit(List<Pending<?>> batch) {

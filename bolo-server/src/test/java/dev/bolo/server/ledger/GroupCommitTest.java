@@ -30,9 +30,6 @@ import org.sqlite.SQLiteDataSource;
  */
 class GroupCommitTest {
 
-  /** A commit delay and busy gap far above any scheduling hiccup, for the timing tests. */
-  private static final Duration LONG = Duration.ofMillis(500);
-
   @TempDir Path dir;
 
   private HikariDataSource pool;
@@ -85,42 +82,6 @@ class GroupCommitTest {
         .isGreaterThanOrEqualTo(GroupCommit.LINGER.minusMillis(5));
     assertThat(count()).isEqualTo(1);
     assertThat(transactions).hasValue(1);
-  }
-
-  @Test
-  void aWriteSomebodyWaitsForCommitsAtOnceWhileTheLedgerIsQuiet() throws Exception {
-    try (GroupCommit patient = new GroupCommit(new Jdbc(counting(pool)), LONG, LONG)) {
-      long started = System.nanoTime();
-      patient.await(
-          "charge", c -> JdbcLedger.update(c, insert(), 1, "charge"), LONG.multipliedBy(4));
-
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(LONG.dividedBy(2));
-    }
-  }
-
-  @Test
-  void underLoadAWriteSomebodyWaitsForWaitsBrieflyToShareItsCommitWithTheNext() throws Exception {
-    try (GroupCommit patient = new GroupCommit(new Jdbc(counting(pool)), LONG, LONG)) {
-      patient.await(
-          "charge", c -> JdbcLedger.update(c, insert(), 1, "first"), LONG.multipliedBy(4));
-      int before = transactions.get();
-
-      // Right after a commit (load): the next charge waits up to LONG for company.
-      CompletableFuture<Integer> second =
-          CompletableFuture.supplyAsync(
-              () ->
-                  patient.await(
-                      "charge",
-                      c -> JdbcLedger.update(c, insert(), 2, "second"),
-                      LONG.multipliedBy(4)));
-      Thread.sleep(LONG.toMillis() / 10);
-      patient.await(
-          "charge", c -> JdbcLedger.update(c, insert(), 3, "third"), LONG.multipliedBy(4));
-      second.get(5, TimeUnit.SECONDS);
-
-      assertThat(transactions.get() - before).isEqualTo(1);
-      assertThat(count()).isEqualTo(3);
-    }
   }
 
   @Test
