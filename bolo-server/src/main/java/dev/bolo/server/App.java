@@ -48,6 +48,7 @@ import java.util.function.UnaryOperator;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnector;
 import org.eclipse.jetty.server.ServerConnector;
 import org.jspecify.annotations.Nullable;
@@ -101,6 +102,9 @@ public final class App implements AutoCloseable {
    * Idle provider connections kept for reuse: enough for the calls a busy instance runs at once.
    */
   private static final int PROVIDER_IDLE_CONNECTIONS = 2_048;
+
+  /** Bytes Jetty reads from a connection at once (its default is 16 KiB). */
+  private static final int INPUT_BUFFER_BYTES = 64 * 1024;
 
   private final ServerConfig config;
   private final LongSupplier ticker;
@@ -397,6 +401,10 @@ public final class App implements AutoCloseable {
     for (Connector connector : javalin.jettyServer().server().getConnectors()) {
       if (connector instanceof ServerConnector server) {
         server.setIdleTimeout(config.listen().idleTimeout().toMillis());
+        HttpConnectionFactory http = server.getConnectionFactory(HttpConnectionFactory.class);
+        if (http != null) {
+          http.setInputBufferSize(INPUT_BUFFER_BYTES);
+        }
       }
     }
     this.headerDeadline =
