@@ -19,7 +19,12 @@ final class Jdbc {
     this.dataSource = dataSource;
   }
 
-  /** Runs {@code work} in one transaction: committed if it returns, rolled back if it throws. */
+  /**
+   * Runs {@code work} in one transaction: committed if it returns, rolled back if it throws
+   * anything, an {@link Error} too. The pool cannot be left to roll back: the ledger's kept write
+   * statements ({@link KeptStatements}) run past its tracking, and its reset of auto-commit on the
+   * connection's return would commit the unfinished transaction instead.
+   */
   <T> T inTransaction(String what, Work<T> work) {
     try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
@@ -27,7 +32,7 @@ final class Jdbc {
         T result = work.run(connection);
         connection.commit();
         return result;
-      } catch (SQLException | RuntimeException e) {
+      } catch (SQLException | RuntimeException | Error e) {
         try {
           connection.rollback();
         } catch (SQLException rollbackFailed) {

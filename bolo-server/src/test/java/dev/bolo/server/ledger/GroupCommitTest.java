@@ -1,6 +1,7 @@
 package dev.bolo.server.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -125,6 +126,26 @@ class GroupCommitTest {
     }
     assertThat(KeptStatements.keepsFor(physical)).isFalse();
     assertThat(count()).isEqualTo(5);
+  }
+
+  @Test
+  void aTransactionCutShortByAnErrorLeavesNoneOfItsWrites() throws Exception {
+    Jdbc jdbc = new Jdbc(pool);
+
+    // A kept statement runs past the pool's tracking: the pool alone would commit the half.
+    assertThatThrownBy(
+            () ->
+                jdbc.inTransaction(
+                    "charge",
+                    c -> {
+                      JdbcLedger.update(c, insert(), 1, "half a charge");
+                      throw new StackOverflowError("deep");
+                    }))
+        .isInstanceOf(StackOverflowError.class);
+
+    assertThat(count()).isZero();
+    jdbc.inTransaction("charge", c -> JdbcLedger.update(c, insert(), 2, "whole"));
+    assertThat(count()).isEqualTo(1);
   }
 
   private String url() {
