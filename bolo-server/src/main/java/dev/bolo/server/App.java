@@ -141,12 +141,15 @@ public final class App implements AutoCloseable {
     this.gcMetrics = GatewayGauges.bindProcessMetrics(metrics);
     // Keep a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
     // load most provider calls would open a new connection and close it afterwards.
-    this.http =
+    OkHttpClient.Builder provider =
         new OkHttpClient.Builder()
             .connectTimeout(Duration.ofSeconds(10))
-            .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES))
-            .socketFactory(new ProviderSockets())
-            .build();
+            .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES));
+    if (config.engine() == ServerConfig.EngineKind.OPENAI
+        && ProviderSockets.helps(config.openAi().baseUrl())) {
+      provider.socketFactory(new ProviderSockets());
+    }
+    this.http = provider.build();
     this.detached = Executors.newVirtualThreadPerTaskExecutor();
     this.renewals =
         Executors.newSingleThreadScheduledExecutor(

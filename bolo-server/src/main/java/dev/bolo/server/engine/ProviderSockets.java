@@ -1,6 +1,5 @@
 package dev.bolo.server.engine;
 
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -9,11 +8,15 @@ import javax.net.SocketFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sockets to the speech provider whose writes reach the kernel in pieces of up to {@link
- * #WRITE_BYTES}. OkHttp (through Okio) writes a request body to its socket one 8 KiB segment at a
- * time, so a 200 KB note took 25 system calls, each a TCP segment of its own; gathered, it takes 4.
- * The client flushes after every request (OkHttp ends each with a flush), so nothing is held back.
- * A TLS socket layered on one of these writes through it, record by record.
+ * Sockets to a plain-HTTP speech provider (a recogniser on the same machine or network) whose
+ * writes reach the kernel in pieces of up to {@link #WRITE_BYTES}. OkHttp (through Okio) writes a
+ * request body to its socket one 8 KiB segment at a time, so a 200 KB note took 25 system calls,
+ * each a TCP segment of its own; gathered, it takes 4. The client flushes after every request
+ * (OkHttp ends each with a flush), so nothing is held back.
+ *
+ * <p>Only for {@code http://}: the JDK's TLS layer flushes after every record it writes, so over
+ * TLS nothing would gather. The buffer exists only between a write and the next flush, so a pooled
+ * idle connection holds none.
  */
 public final class ProviderSockets extends SocketFactory {
 
@@ -56,6 +59,11 @@ public final class ProviderSockets extends SocketFactory {
     return socket;
   }
 
+  /** Whether provider connections to {@code baseUrl} gain from these sockets. */
+  public static boolean helps(String baseUrl) {
+    return baseUrl.regionMatches(true, 0, "http://", 0, 7);
+  }
+
   private static final class GatheringSocket extends Socket {
 
     private @Nullable OutputStream out;
@@ -63,9 +71,73 @@ public final class ProviderSockets extends SocketFactory {
     @Override
     public synchronized OutputStream getOutputStream() throws IOException {
       if (out == null) {
-        out = new BufferedOutputStream(super.getOutputStream(), WRITE_BYTES);
+        out = new Gathering(super.getOutputStream());
       }
       return out;
+    }
+  }
+
+  /** Gathers small writes until {@link #WRITE_BYTES} or a flush; holds no buffer in between. */
+  private static final class Gathering extends OutputStream {
+
+    private final OutputStream socket;
+    private byte @Nullable [] buffer;
+    private int count;
+
+    Gathering(OutputStream socket) {
+      this.socket = socket;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+      if (buffer == null && length >= WRITE_BYTES) {
+        socket.write(bytes, offset, length);
+        return;
+      }
+      while (length > 0) {
+        byte[] gathered = buffer;
+        if (gathered == null) {
+          gathered = new byte[WRITE_BYTES];
+          buffer = gathered;
+        }
+        int taken = Math.min(length, gathered.length - count);
+        System.arraycopy(bytes, offset, gathered, count, taken);
+        count += taken;
+        offset += taken;
+        length -= taken;
+        if (count == gathered.length) {
+          socket.write(gathered, 0, count);
+          count = 0;
+        }
+      }
+    }
+
+    @Override
+    public void flush() throws IOException {
+      byte[] gathered = buffer;
+      if (gathered != null) {
+        buffer = null;
+        int n = count;
+        count = 0;
+        if (n > 0) {
+          socket.write(gathered, 0, n);
+        }
+      }
+      socket.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        flush();
+      } finally {
+        socket.close();
+      }
     }
   }
 }

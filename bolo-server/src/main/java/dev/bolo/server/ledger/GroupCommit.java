@@ -52,7 +52,8 @@ final class GroupCommit implements AutoCloseable {
     void runAlone(Jdbc jdbc) {
       try {
         done.complete(jdbc.inTransaction(what, write::run));
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // Even an Error fails only this write: the writer thread lives on for the next ones.
         done.completeExceptionally(e);
       }
     }
@@ -185,7 +186,7 @@ final class GroupCommit implements AutoCloseable {
             return batch.size();
           });
       onCommit.forEach(Runnable::run);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       log.debug("ledger batch of {} failed, writing one by one: {}", batch.size(), e.getMessage());
       batch.forEach(pending -> pending.runAlone(jdbc));
     }

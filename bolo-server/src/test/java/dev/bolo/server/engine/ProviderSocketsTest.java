@@ -52,6 +52,32 @@ class ProviderSocketsTest {
   }
 
   @Test
+  void onlyPlainHttpProvidersGetGatheringSockets() {
+    assertThat(ProviderSockets.helps("http://127.0.0.1:9000/v1")).isTrue();
+    assertThat(ProviderSockets.helps("HTTP://whisper.lan/v1")).isTrue();
+    assertThat(ProviderSockets.helps("https://api.openai.com/v1")).isFalse();
+  }
+
+  @Test
+  void aWriteAsLargeAsTheBufferGoesStraightThroughAndWritesLeftBeforeItFollowIt() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Socket client =
+            new ProviderSockets()
+                .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+        Socket peer = server.accept()) {
+      byte[] big = new byte[ProviderSockets.WRITE_BYTES * 2 + 5];
+      new java.util.Random(3).nextBytes(big);
+      client.getOutputStream().write(big, 0, 10);
+      client.getOutputStream().write(big, 10, big.length - 10);
+      client.getOutputStream().write(big[0]);
+      client.getOutputStream().flush();
+      byte[] received = peer.getInputStream().readNBytes(big.length + 1);
+      assertThat(Arrays.copyOf(received, big.length)).isEqualTo(big);
+      assertThat(received[big.length]).isEqualTo(big[0]);
+    }
+  }
+
+  @Test
   void aConnectedSocketWritesThroughTheSameGathering() throws Exception {
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         Socket client = new ProviderSockets().createSocket("127.0.0.1", server.getLocalPort());

@@ -75,6 +75,24 @@ class GroupCommitTest {
   }
 
   @Test
+  void aWriteThatThrowsAnErrorFailsAloneAndTheWriterGoesOn() throws Exception {
+    CompletableFuture<Integer> broken =
+        writes.<Integer>submit(
+            "row",
+            c -> {
+              throw new StackOverflowError("deep");
+            });
+    writes.await("charge", c -> JdbcLedger.update(c, insert(), 1, "charge"), Duration.ofSeconds(5));
+
+    assertThat(broken).isCompletedExceptionally();
+    int changed =
+        writes.await(
+            "charge", c -> JdbcLedger.update(c, insert(), 2, "later"), Duration.ofSeconds(5));
+    assertThat(changed).isEqualTo(1);
+    assertThat(count()).isEqualTo(2);
+  }
+
+  @Test
   void aWriteNobodyWaitsForIsCommittedWithinItsLingerWhenNothingElseComes() throws Exception {
     long started = System.nanoTime();
     writes.submit("row", c -> JdbcLedger.update(c, insert(), 1, "usage")).get(5, TimeUnit.SECONDS);
