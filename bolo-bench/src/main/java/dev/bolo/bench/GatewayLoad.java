@@ -276,6 +276,7 @@ public final class GatewayLoad {
     AtomicLong ok = new AtomicLong();
     AtomicLong replayed = new AtomicLong();
     AtomicLong failed = new AtomicLong();
+    AtomicLong resent = new AtomicLong();
     String nonce = Long.toString(System.nanoTime() % 100_000_000L);
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<?>> sent = new ArrayList<>();
@@ -299,9 +300,8 @@ public final class GatewayLoad {
                             .timeout(Duration.ofSeconds(60))
                             .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                             .build();
-                    HttpResponse<String> response =
-                        http.send(request, HttpResponse.BodyHandlers.ofString());
-                    if (response.statusCode() == 200) {
+                    HttpResponse<String> response = sendAsAPhone(http, request, resent);
+                    if (response != null && response.statusCode() == 200) {
                       ok.incrementAndGet();
                       if (response.headers().firstValue("Idempotent-Replayed").isPresent()) {
                         replayed.incrementAndGet();
@@ -314,7 +314,7 @@ public final class GatewayLoad {
         }
       }
       for (Future<?> future : sent) {
-        future.get(120, TimeUnit.SECONDS);
+        future.get(600, TimeUnit.SECONDS);
       }
     }
     long calls = providerCalls(http, providerPort) - callsBefore;
@@ -322,14 +322,44 @@ public final class GatewayLoad {
         String.format(
             Locale.ROOT,
             "%nDuplicate storm: %d notes x %d copies at once: %d answered 200 (%d replayed),"
-                + " %d failed; provider calls %d (%s).%n",
+                + " %d failed, %d resends after a 503 or a closed connection; provider calls %d"
+                + " (%s).%n",
             options.stormNotes(),
             options.copies(),
             ok.get(),
             replayed.get(),
             failed.get(),
+            resent.get(),
             calls,
             calls == options.stormNotes() ? "= distinct notes" : "NOT equal to distinct notes"));
+  }
+
+  /**
+   * Sends as a phone does: a 503 (the gateway's admission control refusing a body past what it can
+   * take, with {@code Retry-After}) or a connection the gateway closed while the body was still
+   * going is sent again after the pause asked for (2 s when none), up to 6 attempts; null if every
+   * attempt broke.
+   */
+  private static @Nullable HttpResponse<String> sendAsAPhone(
+      HttpClient http, HttpRequest request, AtomicLong resent) throws InterruptedException {
+    HttpResponse<String> response = null;
+    for (int attempt = 1; attempt <= 6; attempt++) {
+      long pauseSeconds = 2;
+      try {
+        response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 503) {
+          return response;
+        }
+        pauseSeconds = response.headers().firstValue("Retry-After").map(Long::parseLong).orElse(2L);
+      } catch (java.io.IOException e) {
+        response = null;
+      }
+      if (attempt < 6) {
+        resent.incrementAndGet();
+        Thread.sleep(Math.min(10, pauseSeconds) * 1000);
+      }
+    }
+    return response;
   }
 
   static long providerCalls(HttpClient http, int port) throws Exception {
