@@ -3,6 +3,7 @@ package dev.bolo.server.engine;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import javax.net.SocketFactory;
 import org.jspecify.annotations.Nullable;
@@ -29,34 +30,41 @@ public final class ProviderSockets extends SocketFactory {
 
   @Override
   public Socket createSocket(String host, int port) throws IOException {
-    Socket socket = createSocket();
-    socket.connect(new java.net.InetSocketAddress(host, port));
-    return socket;
+    return connected(new InetSocketAddress(host, port), null);
   }
 
   @Override
   public Socket createSocket(String host, int port, InetAddress localHost, int localPort)
       throws IOException {
-    Socket socket = createSocket();
-    socket.bind(new java.net.InetSocketAddress(localHost, localPort));
-    socket.connect(new java.net.InetSocketAddress(host, port));
-    return socket;
+    return connected(
+        new InetSocketAddress(host, port), new InetSocketAddress(localHost, localPort));
   }
 
   @Override
   public Socket createSocket(InetAddress host, int port) throws IOException {
-    Socket socket = createSocket();
-    socket.connect(new java.net.InetSocketAddress(host, port));
-    return socket;
+    return connected(new InetSocketAddress(host, port), null);
   }
 
   @Override
   public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
       throws IOException {
+    return connected(
+        new InetSocketAddress(address, port), new InetSocketAddress(localAddress, localPort));
+  }
+
+  private Socket connected(InetSocketAddress remote, @Nullable InetSocketAddress local)
+      throws IOException {
     Socket socket = createSocket();
-    socket.bind(new java.net.InetSocketAddress(localAddress, localPort));
-    socket.connect(new java.net.InetSocketAddress(address, port));
-    return socket;
+    try {
+      if (local != null) {
+        socket.bind(local);
+      }
+      socket.connect(remote);
+      return socket;
+    } catch (IOException e) {
+      socket.close();
+      throw e;
+    }
   }
 
   /** Whether provider connections to {@code baseUrl} gain from these sockets. */
