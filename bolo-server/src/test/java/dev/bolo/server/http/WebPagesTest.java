@@ -2,9 +2,7 @@ package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.testing.FakeProvider;
-import dev.bolo.server.testing.Gateway;
-import java.nio.file.Path;
+import dev.bolo.server.testing.OpenAiGateway;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
@@ -17,10 +15,8 @@ import java.util.regex.Pattern;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pages and their files as served over HTTP: from the jar, with their types, with the security
@@ -29,22 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WebPagesTest {
 
-  @TempDir Path dataDir;
-
-  private FakeProvider provider;
-  private Gateway gateway;
-
-  @BeforeEach
-  void start() throws Exception {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of());
-  }
-
-  @AfterEach
-  void stop() {
-    gateway.close();
-    provider.close();
-  }
+  @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
   private record Answer(
       int status, String body, @Nullable String type, Map<String, List<String>> headers) {
@@ -64,11 +45,11 @@ class WebPagesTest {
   }
 
   private Answer get(String path, String... headers) throws Exception {
-    Request.Builder request = new Request.Builder().url(gateway.url(path));
+    Request.Builder request = new Request.Builder().url(fixture.gateway().url(path));
     for (int i = 0; i + 1 < headers.length; i += 2) {
       request.header(headers[i], headers[i + 1]);
     }
-    try (Response response = gateway.client().newCall(request.build()).execute()) {
+    try (Response response = fixture.gateway().client().newCall(request.build()).execute()) {
       return new Answer(
           response.code(),
           response.body().string(),
