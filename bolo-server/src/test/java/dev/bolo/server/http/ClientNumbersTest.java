@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
@@ -27,6 +28,14 @@ class ClientNumbersTest {
 
   @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
+  private Gateway gateway() {
+    return fixture.gateway();
+  }
+
+  private FakeProvider provider() {
+    return fixture.provider();
+  }
+
   static Stream<Arguments> overlongFields() {
     return Stream.of(
         Arguments.of("temperature", "1e-999999999"),
@@ -43,17 +52,13 @@ class ClientNumbersTest {
       String field, String value) throws Exception {
     long started = System.nanoTime();
     Gateway.Reply reply =
-        fixture
-            .gateway()
-            .send(
-                fixture
-                    .gateway()
-                    .nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 1), field, value));
+        gateway()
+            .send(gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 1), field, value));
 
     JsonNode body = assertInvalid(reply);
     assertThat(body.get("error").asText()).contains(field).hasSizeLessThan(200);
     assertThat(System.nanoTime() - started).isLessThan(5_000_000_000L);
-    assertThat(fixture.provider().calls()).isZero();
+    assertThat(provider().calls()).isZero();
   }
 
   @ParameterizedTest(name = "X-Bolo-Audio-Duration-Ms: {0}")
@@ -62,20 +67,19 @@ class ClientNumbersTest {
   void aClaimedDurationOutsideZeroToOneDayIsRefused(String claimed) throws Exception {
     Reply body = sendWithDuration(claimed);
     assertThat(body.error()).startsWith("X-Bolo-Audio-Duration-Ms must be whole milliseconds");
-    assertThat(fixture.provider().calls()).isZero();
+    assertThat(provider().calls()).isZero();
   }
 
   @Test
   void aClaimedDurationOfThousandsOfDigitsIsNotEchoedBack() throws Exception {
     Reply body = sendWithDuration("7".repeat(4000));
     assertThat(body.error()).hasSizeLessThan(120);
-    assertThat(fixture.provider().calls()).isZero();
+    assertThat(provider().calls()).isZero();
   }
 
   @Test
   void aProvidersHugeRetryAfterReachesThePhoneAsAnHour() throws Exception {
-    fixture
-        .provider()
+    provider()
         .enqueue(
             new MockResponse.Builder()
                 .code(503)
@@ -85,9 +89,7 @@ class ClientNumbersTest {
                 .build());
 
     Gateway.Reply reply =
-        fixture
-            .gateway()
-            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 2)));
+        gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 2)));
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(503);
     assertThat(JSON.readTree(reply.body()).get("code").asText()).isEqualTo("upstream_unavailable");
@@ -98,13 +100,12 @@ class ClientNumbersTest {
 
   private Reply sendWithDuration(String claimed) throws Exception {
     Request request =
-        fixture
-            .gateway()
+        gateway()
             .nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 3))
             .newBuilder()
             .header("X-Bolo-Audio-Duration-Ms", claimed)
             .build();
-    return new Reply(assertInvalid(fixture.gateway().send(request)).get("error").asText());
+    return new Reply(assertInvalid(gateway().send(request)).get("error").asText());
   }
 
   private static JsonNode assertInvalid(Gateway.Reply reply) throws IOException {

@@ -30,6 +30,14 @@ class OpenAiCompatibleEndpointTest {
 
   @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
+  private Gateway gateway() {
+    return fixture.gateway();
+  }
+
+  private FakeProvider provider() {
+    return fixture.provider();
+  }
+
   /**
    * The Python SDK (httpx) sends text fields first, then the file, with its own headers; the Node
    * SDK sends the same parts. Built by hand so the test pins the exact bytes.
@@ -45,7 +53,7 @@ class OpenAiCompatibleEndpointTest {
     body.write(audio);
     write(body, "\r\n--" + BOUNDARY + "--\r\n");
     return new Request.Builder()
-        .url(fixture.gateway().url("/v1/audio/transcriptions"))
+        .url(gateway().url("/v1/audio/transcriptions"))
         .header("Authorization", "Bearer " + token)
         .header("User-Agent", "OpenAI/Python 1.99.0")
         .header("X-Stainless-Lang", "python")
@@ -59,13 +67,13 @@ class OpenAiCompatibleEndpointTest {
   @Test
   void anOfficialSdkRequestIsAnsweredInOpenAisJsonShape() throws Exception {
     byte[] note = TestAudio.wav(700, 1);
-    Gateway.Reply reply = fixture.gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
+    Gateway.Reply reply = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     JsonNode body = JSON.readTree(reply.body());
     assertThat(body.get("text").asText()).startsWith("transcript of").endsWith("in en");
     assertThat(body.has("deduplicated")).isFalse();
 
-    RecordedRequest upstream = fixture.provider().takeRequest();
+    RecordedRequest upstream = provider().takeRequest();
     String sent = FakeProvider.bodyText(upstream);
     assertThat(upstream.getHeaders().get("Authorization")).isEqualTo("Bearer sk-test");
     assertThat(sent).contains("name=\"model\"\r\n\r\nwhisper-1");
@@ -75,34 +83,32 @@ class OpenAiCompatibleEndpointTest {
   @Test
   void aResendThroughTheSdkIsReplayedWithoutAnotherCall() throws Exception {
     byte[] note = TestAudio.wav(700, 2);
-    fixture.gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
-    Gateway.Reply again = fixture.gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
+    gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
+    Gateway.Reply again = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
     assertThat(again.status()).isEqualTo(200);
     assertThat(again.replayed()).isEqualTo("true");
-    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
   }
 
   @Test
   void textAndSubtitleFormatsComeBackAsPlainText() throws Exception {
-    fixture
-        .provider()
+    provider()
         .enqueue(
             new MockResponse.Builder()
                 .code(200)
                 .setHeader("Content-Type", "text/plain")
                 .body("hello there\n")
                 .build());
-    Gateway.Reply text =
-        fixture.gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "text"));
+    Gateway.Reply text = gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "text"));
     assertThat(text.status()).isEqualTo(200);
     assertThat(text.body()).isEqualTo("hello there");
 
     String srt = "1\n00:00:00,000 --> 00:00:00,700\nhello there\n";
-    fixture.provider().enqueue(new MockResponse.Builder().code(200).body(srt).build());
+    provider().enqueue(new MockResponse.Builder().code(200).body(srt).build());
     Gateway.Reply subtitles =
-        fixture.gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "srt"));
+        gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "srt"));
     assertThat(subtitles.body()).isEqualTo(srt);
-    assertThat(fixture.provider().calls()).as("format is part of the work").isEqualTo(2);
+    assertThat(provider().calls()).as("format is part of the work").isEqualTo(2);
   }
 
   @Test
@@ -110,18 +116,17 @@ class OpenAiCompatibleEndpointTest {
     String verbose =
         "{\"task\":\"transcribe\",\"language\":\"english\",\"duration\":0.7,\"text\":\"hi\","
             + "\"segments\":[{\"id\":0,\"start\":0.0,\"end\":0.7,\"text\":\"hi\"}]}";
-    fixture.provider().enqueue(new MockResponse.Builder().code(200).body(verbose).build());
+    provider().enqueue(new MockResponse.Builder().code(200).body(verbose).build());
     Gateway.Reply reply =
-        fixture.gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 4), "verbose_json"));
+        gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 4), "verbose_json"));
     assertThat(JSON.readTree(reply.body())).isEqualTo(JSON.readTree(verbose));
-    assertThat(FakeProvider.bodyText(fixture.provider().takeRequest()))
+    assertThat(FakeProvider.bodyText(provider().takeRequest()))
         .contains("name=\"timestamp_granularities[]\"\r\n\r\nsegment");
   }
 
   @Test
   void errorsUseOpenAisShape() throws Exception {
-    Gateway.Reply reply =
-        fixture.gateway().send(sdkRequest("wrong-token", TestAudio.wav(700, 5), "json"));
+    Gateway.Reply reply = gateway().send(sdkRequest("wrong-token", TestAudio.wav(700, 5), "json"));
     assertThat(reply.status()).isEqualTo(401);
     JsonNode error = JSON.readTree(reply.body()).get("error");
     assertThat(error.get("message").asText()).contains("token");
@@ -130,8 +135,7 @@ class OpenAiCompatibleEndpointTest {
     assertThat(error.has("param")).isTrue();
 
     Gateway.Reply notAudio =
-        fixture
-            .gateway()
+        gateway()
             .send(
                 sdkRequest(Gateway.TOKEN_A, "plain text".getBytes(StandardCharsets.UTF_8), "json"));
     assertThat(notAudio.status()).isEqualTo(415);

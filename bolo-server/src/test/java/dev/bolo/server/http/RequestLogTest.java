@@ -33,6 +33,10 @@ class RequestLogTest {
 
   @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
+  private Gateway gateway() {
+    return fixture.gateway();
+  }
+
   @Test
   void anUploadALookupATusCreationAndARefusalEachWriteOneAccessLineWithTheirIdDeviceAndStatus()
       throws Exception {
@@ -40,20 +44,16 @@ class RequestLogTest {
     String sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(note));
     try (LogCapture logs = LogCapture.start()) {
       Gateway.Reply upload =
-          fixture
-              .gateway()
-              .send(labelled(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note), "log-upload"));
+          gateway().send(labelled(gateway().nativeUpload(Gateway.TOKEN_A, note), "log-upload"));
       Gateway.Reply lookup =
-          fixture
-              .gateway()
+          gateway()
               .send(labelled(get("/v1/transcriptions/" + sha256, Gateway.TOKEN_A), "log-lookup"));
       Gateway.Reply tus =
-          fixture
-              .gateway()
+          gateway()
               .send(
                   labelled(
                       new Request.Builder()
-                          .url(fixture.gateway().url("/v1/uploads"))
+                          .url(gateway().url("/v1/uploads"))
                           .header("Authorization", "Bearer " + Gateway.TOKEN_A)
                           .header("Tus-Resumable", "1.0.0")
                           .header("Upload-Length", Integer.toString(note.length))
@@ -61,10 +61,8 @@ class RequestLogTest {
                           .build(),
                       "log-tus"));
       Gateway.Reply refused =
-          fixture
-              .gateway()
-              .send(labelled(get("/v1/transcriptions/" + sha256, "unknown-token"), "log-401"));
-      Gateway.Reply unlabelled = fixture.gateway().send(get("/v1/transcriptions/" + sha256, null));
+          gateway().send(labelled(get("/v1/transcriptions/" + sha256, "unknown-token"), "log-401"));
+      Gateway.Reply unlabelled = gateway().send(get("/v1/transcriptions/" + sha256, null));
 
       assertThat(List.of(upload.status(), lookup.status(), tus.status(), refused.status()))
           .containsExactly(200, 200, 201, 401);
@@ -85,7 +83,7 @@ class RequestLogTest {
   }
 
   private Request get(String path, @Nullable String token) {
-    Request.Builder request = new Request.Builder().url(fixture.gateway().url(path));
+    Request.Builder request = new Request.Builder().url(gateway().url(path));
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }

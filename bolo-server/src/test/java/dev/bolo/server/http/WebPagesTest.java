@@ -2,6 +2,7 @@ package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -27,6 +28,10 @@ class WebPagesTest {
 
   @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
+  private Gateway gateway() {
+    return fixture.gateway();
+  }
+
   private record Answer(
       int status, String body, @Nullable String type, Map<String, List<String>> headers) {
     @Nullable String header(String name) {
@@ -45,11 +50,11 @@ class WebPagesTest {
   }
 
   private Answer get(String path, String... headers) throws Exception {
-    Request.Builder request = new Request.Builder().url(fixture.gateway().url(path));
+    Request.Builder request = new Request.Builder().url(gateway().url(path));
     for (int i = 0; i + 1 < headers.length; i += 2) {
       request.header(headers[i], headers[i + 1]);
     }
-    try (Response response = fixture.gateway().client().newCall(request.build()).execute()) {
+    try (Response response = gateway().client().newCall(request.build()).execute()) {
       return new Answer(
           response.code(),
           response.body().string(),
