@@ -9,6 +9,7 @@ import dev.bolo.server.testing.Burst;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LogCapture;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -21,9 +22,8 @@ import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The operator API under {@code /admin/api/} against a real gateway: bearer auth with {@code
@@ -36,26 +36,12 @@ class AdminApiTest {
   private static final MediaType JSON_TYPE = MediaType.get("application/json");
   private static final Duration ANSWERS_WITHIN = Duration.ofSeconds(30);
 
-  @TempDir Path dataDir;
-  private @Nullable FakeProvider provider;
-  private @Nullable Gateway gateway;
+  @RegisterExtension final OpenAiGateway fixture = OpenAiGateway.onDemand(Map.of());
 
-  @AfterEach
-  void stop() {
-    if (gateway != null) {
-      gateway.close();
-    }
-    if (provider != null) {
-      provider.close();
-    }
-  }
-
-  private Gateway start(Map<String, String> extra) throws IOException {
-    provider = new FakeProvider();
+  private Gateway start(Map<String, String> extra) {
     Map<String, String> env = new HashMap<>(Map.of("BOLO_ADMIN_TOKEN", ADMIN_TOKEN));
     env.putAll(extra);
-    gateway = Gateway.openAi(provider, dataDir, env);
-    return gateway;
+    return fixture.start(env);
   }
 
   private record Answer(int status, JsonNode body, @Nullable String contentType) {}
@@ -86,16 +72,12 @@ class AdminApiTest {
   }
 
   private Gateway gateway() {
-    if (gateway == null) {
-      throw new IllegalStateException("start() first");
-    }
-    return gateway;
+    return fixture.gateway();
   }
 
   @Test
   void withoutAnAdminTokenTheDashboardAndItsApiAnswer404InJson() throws Exception {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of());
+    fixture.start(Map.of());
 
     for (String path : List.of("/admin", "/admin/admin.js", "/admin/api/devices")) {
       Answer answer = call("GET", path, ADMIN_TOKEN, null);
@@ -420,10 +402,7 @@ class AdminApiTest {
   }
 
   private FakeProvider provider() {
-    if (provider == null) {
-      throw new IllegalStateException("start() first");
-    }
-    return provider;
+    return fixture.provider();
   }
 
   private static JsonNode device(JsonNode devices, String name) {

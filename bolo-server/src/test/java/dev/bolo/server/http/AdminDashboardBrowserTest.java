@@ -3,9 +3,9 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.testing.Browser;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.NpmPackages;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.File;
 import java.io.IOException;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
@@ -53,9 +53,9 @@ class AdminDashboardBrowserTest {
 
   private static String axeScript = "";
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
+  @RegisterExtension
+  final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_ADMIN_TOKEN", ADMIN_TOKEN));
+
   private Browser chromium;
   private ChromeDriver browser;
   private WebDriverWait wait;
@@ -69,10 +69,8 @@ class AdminDashboardBrowserTest {
 
   @BeforeEach
   void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of("BOLO_ADMIN_TOKEN", ADMIN_TOKEN));
     // The dictation page records from this note (the provider stand-in answers any audio).
-    Path microphone = Files.copy(NOTE, dataDir.resolve("microphone.wav"));
+    Path microphone = Files.copy(NOTE, fixture.dataDir().resolve("microphone.wav"));
     chromium = Browser.withMicrophone(microphone);
     browser = chromium.driver();
     wait = new WebDriverWait(browser, WAIT);
@@ -81,13 +79,15 @@ class AdminDashboardBrowserTest {
   @AfterEach
   void stop() {
     chromium.close();
-    gateway.close();
-    provider.close();
   }
 
   @AfterAll
   static void forgetAxe() {
     axeScript = "";
+  }
+
+  private Gateway gateway() {
+    return fixture.gateway();
   }
 
   @Test
@@ -128,7 +128,7 @@ class AdminDashboardBrowserTest {
     assertThat(policyViolations()).isEmpty();
 
     // The same token on the dictation page is now refused, in the page's plain words.
-    browser.get(gateway.url("/"));
+    browser.get(gateway().url("/"));
     watchPolicyViolations();
     browser.findElement(By.id("token")).clear();
     browser.findElement(By.id("token")).sendKeys(token, Keys.TAB);
@@ -162,7 +162,7 @@ class AdminDashboardBrowserTest {
 
   @Test
   void aWrongAdminTokenIsRefusedInPlainWords() {
-    browser.get(gateway.url("/admin"));
+    browser.get(gateway().url("/admin"));
     watchPolicyViolations();
 
     browser.findElement(By.id("admin-token")).sendKeys("not-the-admin-token-at-all", Keys.ENTER);
@@ -180,9 +180,9 @@ class AdminDashboardBrowserTest {
     browser.findElement(By.id("device-name")).sendKeys("kitchen", Keys.ENTER);
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-token-box")));
     String token = browser.findElement(By.id("new-token")).getText().trim();
-    assertThat(gateway.send(gateway.nativeUpload(token, TestAudio.wav(2_000, 8))).status())
+    assertThat(gateway().send(gateway().nativeUpload(token, TestAudio.wav(2_000, 8))).status())
         .isEqualTo(200);
-    assertThat(gateway.send(gateway.nativeUpload(token, TestAudio.wav(2_000, 8))).status())
+    assertThat(gateway().send(gateway().nativeUpload(token, TestAudio.wav(2_000, 8))).status())
         .isEqualTo(200);
     browser.findElement(By.id("usage-refresh")).click();
     wait.until(d -> requestsInChart() == 2);
@@ -207,7 +207,7 @@ class AdminDashboardBrowserTest {
 
   /** Opens the dictation page, pastes {@code token} and records a note until it is transcribed. */
   private void dictate(String token) {
-    browser.get(gateway.url("/"));
+    browser.get(gateway().url("/"));
     watchPolicyViolations();
     browser.findElement(By.id("token")).sendKeys(token, Keys.TAB);
     wait.until(d -> browser.findElement(By.id("status")).getText().startsWith("Ready"));
@@ -227,13 +227,13 @@ class AdminDashboardBrowserTest {
 
   /** Back on the dashboard, still signed in: the admin token lives in this tab's session. */
   private void returnToDashboard() {
-    browser.get(gateway.url("/admin"));
+    browser.get(gateway().url("/admin"));
     watchPolicyViolations();
     wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("dashboard")));
   }
 
   private void signIn() {
-    browser.get(gateway.url("/admin"));
+    browser.get(gateway().url("/admin"));
     watchPolicyViolations();
     browser.findElement(By.id("admin-token")).sendKeys(ADMIN_TOKEN, Keys.ENTER);
     wait.until(ExpectedConditions.textToBe(By.id("admin-status"), "Dashboard loaded."));

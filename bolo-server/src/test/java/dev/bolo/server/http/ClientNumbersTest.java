@@ -6,17 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.Map;
 import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import okhttp3.Request;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -29,20 +26,14 @@ class ClientNumbersTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
+  @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
-  @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of());
+  private Gateway gateway() {
+    return fixture.gateway();
   }
 
-  @AfterEach
-  void stop() {
-    gateway.close();
-    provider.close();
+  private FakeProvider provider() {
+    return fixture.provider();
   }
 
   static Stream<Arguments> overlongFields() {
@@ -61,12 +52,13 @@ class ClientNumbersTest {
       String field, String value) throws Exception {
     long started = System.nanoTime();
     Gateway.Reply reply =
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 1), field, value));
+        gateway()
+            .send(gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 1), field, value));
 
     JsonNode body = assertInvalid(reply);
     assertThat(body.get("error").asText()).contains(field).hasSizeLessThan(200);
     assertThat(System.nanoTime() - started).isLessThan(5_000_000_000L);
-    assertThat(provider.calls()).isZero();
+    assertThat(provider().calls()).isZero();
   }
 
   @ParameterizedTest(name = "X-Bolo-Audio-Duration-Ms: {0}")
@@ -75,28 +67,29 @@ class ClientNumbersTest {
   void aClaimedDurationOutsideZeroToOneDayIsRefused(String claimed) throws Exception {
     Reply body = sendWithDuration(claimed);
     assertThat(body.error()).startsWith("X-Bolo-Audio-Duration-Ms must be whole milliseconds");
-    assertThat(provider.calls()).isZero();
+    assertThat(provider().calls()).isZero();
   }
 
   @Test
   void aClaimedDurationOfThousandsOfDigitsIsNotEchoedBack() throws Exception {
     Reply body = sendWithDuration("7".repeat(4000));
     assertThat(body.error()).hasSizeLessThan(120);
-    assertThat(provider.calls()).isZero();
+    assertThat(provider().calls()).isZero();
   }
 
   @Test
   void aProvidersHugeRetryAfterReachesThePhoneAsAnHour() throws Exception {
-    provider.enqueue(
-        new MockResponse.Builder()
-            .code(503)
-            .setHeader("Retry-After", "9223372036854775807")
-            .setHeader("Content-Type", "application/json")
-            .body("{\"error\":{\"message\":\"overloaded\"}}")
-            .build());
+    provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(503)
+                .setHeader("Retry-After", "9223372036854775807")
+                .setHeader("Content-Type", "application/json")
+                .body("{\"error\":{\"message\":\"overloaded\"}}")
+                .build());
 
     Gateway.Reply reply =
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 2)));
+        gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 2)));
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(503);
     assertThat(JSON.readTree(reply.body()).get("code").asText()).isEqualTo("upstream_unavailable");
@@ -107,12 +100,12 @@ class ClientNumbersTest {
 
   private Reply sendWithDuration(String claimed) throws Exception {
     Request request =
-        gateway
+        gateway()
             .nativeUpload(Gateway.TOKEN_A, TestAudio.wav(200, 3))
             .newBuilder()
             .header("X-Bolo-Audio-Duration-Ms", claimed)
             .build();
-    return new Reply(assertInvalid(gateway.send(request)).get("error").asText());
+    return new Reply(assertInvalid(gateway().send(request)).get("error").asText());
   }
 
   private static JsonNode assertInvalid(Gateway.Reply reply) throws IOException {

@@ -9,6 +9,7 @@ import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.LogCapture;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +29,7 @@ import mockwebserver3.MockResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Device tokens on a running gateway: operator changes made through another ledger instance on the
@@ -39,23 +40,27 @@ class DeviceAccessTest {
 
   private static final String PROVIDER_KEY = "sk-provider-secret-7f3a9c";
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
+  @RegisterExtension
+  final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_OPENAI_API_KEY", PROVIDER_KEY));
+
   private LedgerProbe operator;
 
   @BeforeEach
   void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of("BOLO_OPENAI_API_KEY", PROVIDER_KEY));
-    operator = LedgerProbe.open(dataDir);
+    operator = LedgerProbe.open(fixture.dataDir());
   }
 
   @AfterEach
   void stop() {
     operator.close();
-    gateway.close();
-    provider.close();
+  }
+
+  private Gateway gateway() {
+    return fixture.gateway();
+  }
+
+  private FakeProvider provider() {
+    return fixture.provider();
   }
 
   @Test
@@ -68,7 +73,7 @@ class DeviceAccessTest {
     passTheRememberedSecond();
     assertThat(status(token, 2)).isEqualTo(401);
     assertThat(status(token, 1)).as("not even a replay").isEqualTo(401);
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
   }
 
   @Test
@@ -91,7 +96,7 @@ class DeviceAccessTest {
       assertThat(status(Gateway.TOKEN_A, 1)).isEqualTo(200);
       assertThat(status(carol, 2)).isEqualTo(200);
       assertThat(status(unknown, 3)).isEqualTo(401);
-      provider.enqueue(new MockResponse.Builder().code(503).body("{\"error\":{}}").build());
+      provider().enqueue(new MockResponse.Builder().code(503).body("{\"error\":{}}").build());
       assertThat(status(Gateway.TOKEN_B, 4)).isEqualTo(503);
       operator.ledger().revoke("carol");
       passTheRememberedSecond();
@@ -116,13 +121,13 @@ class DeviceAccessTest {
     assertThat(status(carol, 2)).isEqualTo(200);
     List<String> clear = List.of(Gateway.TOKEN_A, Gateway.TOKEN_B, carol);
 
-    String rows = everyRow(dataDir.resolve(LedgerConfig.EMBEDDED_FILE_NAME));
+    String rows = everyRow(fixture.dataDir().resolve(LedgerConfig.EMBEDDED_FILE_NAME));
     assertThat(rows).contains("carol", "alpha", Tokens.hash(carol));
     for (String token : clear) {
       assertThat(rows).doesNotContain(token);
     }
     // The raw files too: the database, its write-ahead log and anything spooled.
-    for (Path file : filesUnder(dataDir)) {
+    for (Path file : filesUnder(fixture.dataDir())) {
       String raw = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
       for (String token : clear) {
         assertThat(raw).as(file.toString()).doesNotContain(token);
@@ -131,7 +136,7 @@ class DeviceAccessTest {
   }
 
   private int status(String token, long noteSeed) throws IOException {
-    return gateway.send(gateway.nativeUpload(token, TestAudio.wav(500, noteSeed))).status();
+    return gateway().send(gateway().nativeUpload(token, TestAudio.wav(500, noteSeed))).status();
   }
 
   /** Every value of every row of every table, as text. */
@@ -172,6 +177,6 @@ class DeviceAccessTest {
    * holds once a second has passed on the gateway's ticker.
    */
   private void passTheRememberedSecond() {
-    gateway.advance(Duration.ofSeconds(1));
+    gateway().advance(Duration.ofSeconds(1));
   }
 }

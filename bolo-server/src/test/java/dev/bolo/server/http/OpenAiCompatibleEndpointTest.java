@@ -6,21 +6,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.Map;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code POST /v1/audio/transcriptions} answers requests shaped byte for byte as the official
@@ -31,20 +28,14 @@ class OpenAiCompatibleEndpointTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String BOUNDARY = "1f0e7c8c0b5a4a6b9d3e2f1a0b9c8d7e";
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
+  @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
-  @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of());
+  private Gateway gateway() {
+    return fixture.gateway();
   }
 
-  @AfterEach
-  void stop() {
-    gateway.close();
-    provider.close();
+  private FakeProvider provider() {
+    return fixture.provider();
   }
 
   /**
@@ -62,7 +53,7 @@ class OpenAiCompatibleEndpointTest {
     body.write(audio);
     write(body, "\r\n--" + BOUNDARY + "--\r\n");
     return new Request.Builder()
-        .url(gateway.url("/v1/audio/transcriptions"))
+        .url(gateway().url("/v1/audio/transcriptions"))
         .header("Authorization", "Bearer " + token)
         .header("User-Agent", "OpenAI/Python 1.99.0")
         .header("X-Stainless-Lang", "python")
@@ -76,13 +67,13 @@ class OpenAiCompatibleEndpointTest {
   @Test
   void anOfficialSdkRequestIsAnsweredInOpenAisJsonShape() throws Exception {
     byte[] note = TestAudio.wav(700, 1);
-    Gateway.Reply reply = gateway.send(sdkRequest(Gateway.TOKEN_A, note, "json"));
+    Gateway.Reply reply = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     JsonNode body = JSON.readTree(reply.body());
     assertThat(body.get("text").asText()).startsWith("transcript of").endsWith("in en");
     assertThat(body.has("deduplicated")).isFalse();
 
-    RecordedRequest upstream = provider.takeRequest();
+    RecordedRequest upstream = provider().takeRequest();
     String sent = FakeProvider.bodyText(upstream);
     assertThat(upstream.getHeaders().get("Authorization")).isEqualTo("Bearer sk-test");
     assertThat(sent).contains("name=\"model\"\r\n\r\nwhisper-1");
@@ -92,31 +83,32 @@ class OpenAiCompatibleEndpointTest {
   @Test
   void aResendThroughTheSdkIsReplayedWithoutAnotherCall() throws Exception {
     byte[] note = TestAudio.wav(700, 2);
-    gateway.send(sdkRequest(Gateway.TOKEN_A, note, "json"));
-    Gateway.Reply again = gateway.send(sdkRequest(Gateway.TOKEN_A, note, "json"));
+    gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
+    Gateway.Reply again = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
     assertThat(again.status()).isEqualTo(200);
     assertThat(again.replayed()).isEqualTo("true");
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
   }
 
   @Test
   void textAndSubtitleFormatsComeBackAsPlainText() throws Exception {
-    provider.enqueue(
-        new MockResponse.Builder()
-            .code(200)
-            .setHeader("Content-Type", "text/plain")
-            .body("hello there\n")
-            .build());
-    Gateway.Reply text = gateway.send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "text"));
+    provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(200)
+                .setHeader("Content-Type", "text/plain")
+                .body("hello there\n")
+                .build());
+    Gateway.Reply text = gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "text"));
     assertThat(text.status()).isEqualTo(200);
     assertThat(text.body()).isEqualTo("hello there");
 
     String srt = "1\n00:00:00,000 --> 00:00:00,700\nhello there\n";
-    provider.enqueue(new MockResponse.Builder().code(200).body(srt).build());
+    provider().enqueue(new MockResponse.Builder().code(200).body(srt).build());
     Gateway.Reply subtitles =
-        gateway.send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "srt"));
+        gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "srt"));
     assertThat(subtitles.body()).isEqualTo(srt);
-    assertThat(provider.calls()).as("format is part of the work").isEqualTo(2);
+    assertThat(provider().calls()).as("format is part of the work").isEqualTo(2);
   }
 
   @Test
@@ -124,17 +116,17 @@ class OpenAiCompatibleEndpointTest {
     String verbose =
         "{\"task\":\"transcribe\",\"language\":\"english\",\"duration\":0.7,\"text\":\"hi\","
             + "\"segments\":[{\"id\":0,\"start\":0.0,\"end\":0.7,\"text\":\"hi\"}]}";
-    provider.enqueue(new MockResponse.Builder().code(200).body(verbose).build());
+    provider().enqueue(new MockResponse.Builder().code(200).body(verbose).build());
     Gateway.Reply reply =
-        gateway.send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 4), "verbose_json"));
+        gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 4), "verbose_json"));
     assertThat(JSON.readTree(reply.body())).isEqualTo(JSON.readTree(verbose));
-    assertThat(FakeProvider.bodyText(provider.takeRequest()))
+    assertThat(FakeProvider.bodyText(provider().takeRequest()))
         .contains("name=\"timestamp_granularities[]\"\r\n\r\nsegment");
   }
 
   @Test
   void errorsUseOpenAisShape() throws Exception {
-    Gateway.Reply reply = gateway.send(sdkRequest("wrong-token", TestAudio.wav(700, 5), "json"));
+    Gateway.Reply reply = gateway().send(sdkRequest("wrong-token", TestAudio.wav(700, 5), "json"));
     assertThat(reply.status()).isEqualTo(401);
     JsonNode error = JSON.readTree(reply.body()).get("error");
     assertThat(error.get("message").asText()).contains("token");
@@ -143,8 +135,9 @@ class OpenAiCompatibleEndpointTest {
     assertThat(error.has("param")).isTrue();
 
     Gateway.Reply notAudio =
-        gateway.send(
-            sdkRequest(Gateway.TOKEN_A, "plain text".getBytes(StandardCharsets.UTF_8), "json"));
+        gateway()
+            .send(
+                sdkRequest(Gateway.TOKEN_A, "plain text".getBytes(StandardCharsets.UTF_8), "json"));
     assertThat(notAudio.status()).isEqualTo(415);
     JsonNode unsupported = JSON.readTree(notAudio.body()).get("error");
     assertThat(unsupported.get("param").asText()).isEqualTo("file");

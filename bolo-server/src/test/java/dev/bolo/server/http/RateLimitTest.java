@@ -6,35 +6,28 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The per-device rate limit on a running gateway, on its injected ticker. */
 class RateLimitTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
+  @RegisterExtension
+  final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_RATE_LIMIT_PER_MINUTE", "2"));
 
-  @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of("BOLO_RATE_LIMIT_PER_MINUTE", "2"));
+  private Gateway gateway() {
+    return fixture.gateway();
   }
 
-  @AfterEach
-  void stop() {
-    gateway.close();
-    provider.close();
+  private FakeProvider provider() {
+    return fixture.provider();
   }
 
   @Test
@@ -48,10 +41,10 @@ class RateLimitTest {
     assertThat(JSON.readTree(limited.body()).get("code").asText()).isEqualTo("rate_limited");
     // Two a minute: the next request's token arrives 30 s after the bucket ran dry.
     assertThat(limited.retryAfter()).isEqualTo("30");
-    assertThat(provider.calls()).isEqualTo(2);
+    assertThat(provider().calls()).isEqualTo(2);
     assertThat(upload(Gateway.TOKEN_B, 3).status()).isEqualTo(200);
-    assertThat(provider.calls()).isEqualTo(3);
-    try (LedgerProbe ledger = LedgerProbe.open(dataDir)) {
+    assertThat(provider().calls()).isEqualTo(3);
+    try (LedgerProbe ledger = LedgerProbe.open(fixture.dataDir())) {
       assertThat(ledger.chargedMillis("alpha")).isEqualTo(2 * 1000);
     }
   }
@@ -62,9 +55,9 @@ class RateLimitTest {
     upload(Gateway.TOKEN_A, 2);
     assertThat(upload(Gateway.TOKEN_A, 3).status()).isEqualTo(429);
 
-    gateway.advance(Duration.ofSeconds(29));
+    gateway().advance(Duration.ofSeconds(29));
     assertThat(upload(Gateway.TOKEN_A, 3).status()).isEqualTo(429);
-    gateway.advance(Duration.ofSeconds(30));
+    gateway().advance(Duration.ofSeconds(30));
 
     assertThat(upload(Gateway.TOKEN_A, 3).status()).isEqualTo(200);
   }
@@ -75,10 +68,10 @@ class RateLimitTest {
     assertThat(upload(Gateway.TOKEN_A, 1).status()).isEqualTo(200);
 
     assertThat(upload(Gateway.TOKEN_A, 1).status()).isEqualTo(429);
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
   }
 
   private Gateway.Reply upload(String token, long seed) throws IOException {
-    return gateway.send(gateway.nativeUpload(token, TestAudio.wav(1000, seed)));
+    return gateway().send(gateway().nativeUpload(token, TestAudio.wav(1000, seed)));
   }
 }

@@ -3,27 +3,22 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.testing.Await;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LogCapture;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every device route, whatever protocol it speaks, writes one access line per request: the
@@ -36,20 +31,10 @@ class RequestLogTest {
       Pattern.compile(
           "INFO dev\\.bolo\\.server\\.http\\.RequestLog .* - (\\S+ \\S+) -> (\\d{3}) in \\d+ ms");
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
+  @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
-  @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of());
-  }
-
-  @AfterEach
-  void stop() {
-    gateway.close();
-    provider.close();
+  private Gateway gateway() {
+    return fixture.gateway();
   }
 
   @Test
@@ -59,24 +44,25 @@ class RequestLogTest {
     String sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(note));
     try (LogCapture logs = LogCapture.start()) {
       Gateway.Reply upload =
-          gateway.send(labelled(gateway.nativeUpload(Gateway.TOKEN_A, note), "log-upload"));
+          gateway().send(labelled(gateway().nativeUpload(Gateway.TOKEN_A, note), "log-upload"));
       Gateway.Reply lookup =
-          gateway.send(
-              labelled(get("/v1/transcriptions/" + sha256, Gateway.TOKEN_A), "log-lookup"));
+          gateway()
+              .send(labelled(get("/v1/transcriptions/" + sha256, Gateway.TOKEN_A), "log-lookup"));
       Gateway.Reply tus =
-          gateway.send(
-              labelled(
-                  new Request.Builder()
-                      .url(gateway.url("/v1/uploads"))
-                      .header("Authorization", "Bearer " + Gateway.TOKEN_A)
-                      .header("Tus-Resumable", "1.0.0")
-                      .header("Upload-Length", Integer.toString(note.length))
-                      .post(RequestBody.create(new byte[0], MediaType.get("text/plain")))
-                      .build(),
-                  "log-tus"));
+          gateway()
+              .send(
+                  labelled(
+                      new Request.Builder()
+                          .url(gateway().url("/v1/uploads"))
+                          .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+                          .header("Tus-Resumable", "1.0.0")
+                          .header("Upload-Length", Integer.toString(note.length))
+                          .post(RequestBody.create(new byte[0], MediaType.get("text/plain")))
+                          .build(),
+                      "log-tus"));
       Gateway.Reply refused =
-          gateway.send(labelled(get("/v1/transcriptions/" + sha256, "unknown-token"), "log-401"));
-      Gateway.Reply unlabelled = gateway.send(get("/v1/transcriptions/" + sha256, null));
+          gateway().send(labelled(get("/v1/transcriptions/" + sha256, "unknown-token"), "log-401"));
+      Gateway.Reply unlabelled = gateway().send(get("/v1/transcriptions/" + sha256, null));
 
       assertThat(List.of(upload.status(), lookup.status(), tus.status(), refused.status()))
           .containsExactly(200, 200, 201, 401);
@@ -97,7 +83,7 @@ class RequestLogTest {
   }
 
   private Request get(String path, @Nullable String token) {
-    Request.Builder request = new Request.Builder().url(gateway.url(path));
+    Request.Builder request = new Request.Builder().url(gateway().url(path));
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }

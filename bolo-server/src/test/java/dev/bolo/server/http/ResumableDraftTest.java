@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
@@ -25,7 +25,7 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The IETF resumable-upload draft (interop version 6) on {@code POST /v1/transcriptions}, spoken by
@@ -37,29 +37,33 @@ class ResumableDraftTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final MediaType PARTIAL = MediaType.get("application/partial-upload");
 
-  @TempDir Path dataDir;
-  FakeProvider provider;
-  Gateway gateway;
+  @RegisterExtension
+  final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_TRIAL_SECONDS", "3600"));
+
   LedgerProbe ledger;
 
   @BeforeEach
   void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of("BOLO_TRIAL_SECONDS", "3600"));
-    ledger = LedgerProbe.open(dataDir, gateway);
+    ledger = LedgerProbe.open(fixture.dataDir(), gateway());
   }
 
   @AfterEach
   void stop() {
     ledger.close();
-    gateway.close();
-    provider.close();
+  }
+
+  private Gateway gateway() {
+    return fixture.gateway();
+  }
+
+  private FakeProvider provider() {
+    return fixture.provider();
   }
 
   @Test
   void aWholeNoteInOnePostIsAnsweredWithTheTranscriptionAndTheUploadsLocation() throws Exception {
     byte[] note = TestAudio.wav(1000, 41);
-    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), gateway.app().port())) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), gateway().app().port())) {
       OutputStream out = socket.getOutputStream();
       String head =
           "POST /v1/transcriptions?language=en HTTP/1.1\r\n"
@@ -90,7 +94,7 @@ class ResumableDraftTest {
       String body = last.substring(last.indexOf("\r\n\r\n") + 4);
       assertThat(JSON.readTree(body).get("text").asText()).endsWith(" in en");
     }
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(1000);
   }
 
@@ -140,7 +144,7 @@ class ResumableDraftTest {
           .isEqualTo(TusUploadTest.sha256(note));
       assertThat(JSON.readTree(body).get("text").asText()).endsWith(" in fr");
     }
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
   }
 
   @Test
@@ -156,7 +160,7 @@ class ResumableDraftTest {
       assertThat(JSON.readTree(response.body().string()).get("code").asText())
           .isEqualTo("audio_hash_mismatch");
     }
-    assertThat(provider.calls()).isZero();
+    assertThat(provider().calls()).isZero();
     assertThat(ledger.chargedMillis("alpha")).isZero();
   }
 
@@ -186,26 +190,26 @@ class ResumableDraftTest {
     }
     Request other =
         new Request.Builder()
-            .url(gateway.url(location))
+            .url(gateway().url(location))
             .header("Authorization", "Bearer " + Gateway.TOKEN_B)
             .header("Upload-Draft-Interop-Version", "6")
             .head()
             .build();
-    try (Response response = gateway.client().newCall(other).execute()) {
+    try (Response response = gateway().client().newCall(other).execute()) {
       assertThat(response.code()).isEqualTo(404);
     }
-    assertThat(provider.calls()).isZero();
+    assertThat(provider().calls()).isZero();
   }
 
   private Request.Builder draft(String path) {
     return new Request.Builder()
-        .url(gateway.url(path))
+        .url(gateway().url(path))
         .header("Authorization", "Bearer " + Gateway.TOKEN_A)
         .header("Upload-Draft-Interop-Version", "6");
   }
 
   private Response call(Request.Builder request) throws IOException {
-    return gateway.client().newCall(request.build()).execute();
+    return gateway().client().newCall(request.build()).execute();
   }
 
   private static String readAll(InputStream in) throws IOException {

@@ -9,6 +9,7 @@ import dev.bolo.server.testing.CuttingProxy;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import io.tus.java.client.TusClient;
 import io.tus.java.client.TusURLMemoryStore;
@@ -17,14 +18,13 @@ import io.tus.java.client.TusUploader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Path;
 import java.util.Map;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * tus's own Java client ({@code io.tus.java.client:tus-java-client}) as a real client of {@code
@@ -34,29 +34,33 @@ class TusJavaClientTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir Path dataDir;
-  FakeProvider provider;
-  Gateway gateway;
+  @RegisterExtension
+  final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_TRIAL_SECONDS", "3600"));
+
   LedgerProbe ledger;
 
   @BeforeEach
   void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of("BOLO_TRIAL_SECONDS", "3600"));
-    ledger = LedgerProbe.open(dataDir, gateway);
+    ledger = LedgerProbe.open(fixture.dataDir(), gateway());
   }
 
   @AfterEach
   void stop() {
     ledger.close();
-    gateway.close();
-    provider.close();
+  }
+
+  private Gateway gateway() {
+    return fixture.gateway();
+  }
+
+  private FakeProvider provider() {
+    return fixture.provider();
   }
 
   @Test
   void anUploadCutInTheMiddleIsResumedFromTheServersOffsetAndTranscribedOnce() throws Exception {
     byte[] note = TestAudio.wav(10_000, 21);
-    try (CuttingProxy proxy = CuttingProxy.start(gateway.app().port(), 120_000)) {
+    try (CuttingProxy proxy = CuttingProxy.start(gateway().app().port(), 120_000)) {
       TusClient client = new TusClient();
       client.setUploadCreationURL(URI.create(proxy.url("/v1/uploads")).toURL());
       client.setHeaders(Map.of("Authorization", "Bearer " + Gateway.TOKEN_A));
@@ -99,10 +103,10 @@ class TusJavaClientTest {
       String path = resumed.getUploadURL().getPath();
       Request answer =
           new Request.Builder()
-              .url(gateway.url(path + "/transcription?wait=30"))
+              .url(gateway().url(path + "/transcription?wait=30"))
               .header("Authorization", "Bearer " + Gateway.TOKEN_A)
               .build();
-      try (Response response = gateway.client().newCall(answer).execute()) {
+      try (Response response = gateway().client().newCall(answer).execute()) {
         String body = response.body().string();
         assertThat(response.code()).as(body).isEqualTo(200);
         JsonNode json = JSON.readTree(body);
@@ -110,7 +114,7 @@ class TusJavaClientTest {
         assertThat(json.get("duration_ms").asLong()).isEqualTo(10_000);
       }
     }
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(10_000);
   }
 }

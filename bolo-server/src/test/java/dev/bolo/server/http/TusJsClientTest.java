@@ -9,6 +9,7 @@ import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.NodePackage;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.net.URI;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code tus-js-client} 4.3 (npm, the version pinned in {@code src/test/node-tus/package.json}) as
@@ -39,9 +40,9 @@ class TusJsClientTest {
 
   private static NodePackage tusJs;
 
-  @TempDir Path dataDir;
-  FakeProvider provider;
-  Gateway gateway;
+  @RegisterExtension
+  final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_TRIAL_SECONDS", "3600"));
+
   LedgerProbe ledger;
 
   @BeforeAll
@@ -51,22 +52,26 @@ class TusJsClientTest {
 
   @BeforeEach
   void start() throws IOException {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of("BOLO_TRIAL_SECONDS", "3600"));
-    ledger = LedgerProbe.open(dataDir, gateway);
+    ledger = LedgerProbe.open(fixture.dataDir(), gateway());
   }
 
   @AfterEach
   void stop() {
     ledger.close();
-    gateway.close();
-    provider.close();
+  }
+
+  private Gateway gateway() {
+    return fixture.gateway();
+  }
+
+  private FakeProvider provider() {
+    return fixture.provider();
   }
 
   @Test
   void tusV1ResumesACutAppendAndTheTranscriptionIsFetchedFromTheUpload() throws Exception {
     byte[] note = TestAudio.wav(NOTE_MILLIS, 31);
-    try (CuttingProxy proxy = CuttingProxy.start(gateway.app().port(), CUT_AFTER_BYTES)) {
+    try (CuttingProxy proxy = CuttingProxy.start(gateway().app().port(), CUT_AFTER_BYTES)) {
       JsonNode result = run("tus-v1", proxy.url("/v1/uploads"), note);
 
       assertThat(result.get("ok").asBoolean()).as(result.toString()).isTrue();
@@ -81,14 +86,14 @@ class TusJsClientTest {
       assertThat(answer.get("audio_sha256").asText()).isEqualTo(TusUploadTest.sha256(note));
       assertThat(answer.get("text").asText()).endsWith(" in en");
     }
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
   }
 
   @Test
   void ietfDraft05ResumesACutAppendAndTheCompletingResponseIsTheTranscription() throws Exception {
     byte[] note = TestAudio.wav(NOTE_MILLIS, 32);
-    try (CuttingProxy proxy = CuttingProxy.start(gateway.app().port(), CUT_AFTER_BYTES)) {
+    try (CuttingProxy proxy = CuttingProxy.start(gateway().app().port(), CUT_AFTER_BYTES)) {
       JsonNode result = run("ietf-draft-05", proxy.url("/v1/transcriptions?language=en"), note);
 
       assertThat(result.get("ok").asBoolean()).as(result.toString()).isTrue();
@@ -105,12 +110,12 @@ class TusJsClientTest {
           .as(result.toString())
           .isLessThan(note.length + CUT_AFTER_BYTES + HEADER_BYTES);
     }
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(provider().calls()).isEqualTo(1);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
   }
 
   private JsonNode run(String protocol, String endpoint, byte[] note) throws Exception {
-    Path file = dataDir.resolve("note.wav");
+    Path file = fixture.dataDir().resolve("note.wav");
     Files.write(file, note);
     String output =
         tusJs.run(
@@ -127,17 +132,17 @@ class TusJsClientTest {
                 "BOLO_SHA256",
                 TusUploadTest.sha256(note)),
             Duration.ofMinutes(2),
-            dataDir);
+            fixture.dataDir());
     return JSON.readTree(output);
   }
 
   private JsonNode transcription(String path) throws IOException {
     Request request =
         new Request.Builder()
-            .url(gateway.url(path + "/transcription?wait=30"))
+            .url(gateway().url(path + "/transcription?wait=30"))
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .build();
-    try (Response response = gateway.client().newCall(request).execute()) {
+    try (Response response = gateway().client().newCall(request).execute()) {
       String body = response.body().string();
       assertThat(response.code()).as(body).isEqualTo(200);
       return JSON.readTree(body);

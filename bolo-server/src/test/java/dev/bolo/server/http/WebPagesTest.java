@@ -2,9 +2,8 @@ package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
-import java.nio.file.Path;
+import dev.bolo.server.testing.OpenAiGateway;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
@@ -17,10 +16,8 @@ import java.util.regex.Pattern;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pages and their files as served over HTTP: from the jar, with their types, with the security
@@ -29,21 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WebPagesTest {
 
-  @TempDir Path dataDir;
+  @RegisterExtension final OpenAiGateway fixture = new OpenAiGateway();
 
-  private FakeProvider provider;
-  private Gateway gateway;
-
-  @BeforeEach
-  void start() throws Exception {
-    provider = new FakeProvider();
-    gateway = Gateway.openAi(provider, dataDir, Map.of());
-  }
-
-  @AfterEach
-  void stop() {
-    gateway.close();
-    provider.close();
+  private Gateway gateway() {
+    return fixture.gateway();
   }
 
   private record Answer(
@@ -64,11 +50,11 @@ class WebPagesTest {
   }
 
   private Answer get(String path, String... headers) throws Exception {
-    Request.Builder request = new Request.Builder().url(gateway.url(path));
+    Request.Builder request = new Request.Builder().url(gateway().url(path));
     for (int i = 0; i + 1 < headers.length; i += 2) {
       request.header(headers[i], headers[i + 1]);
     }
-    try (Response response = gateway.client().newCall(request.build()).execute()) {
+    try (Response response = gateway().client().newCall(request.build()).execute()) {
       return new Answer(
           response.code(),
           response.body().string(),
