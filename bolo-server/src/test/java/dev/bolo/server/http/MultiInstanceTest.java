@@ -12,6 +12,7 @@ import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.ledger.UsageQuery;
+import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;
@@ -150,7 +151,7 @@ class MultiInstanceTest {
     }
     try (DurableLedger ledger = openLedger()) {
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(1500);
-      assertThat(usage(ledger, "alpha"))
+      assertThat(usage(ledger, "alpha", copies))
           .isEqualTo(new DeviceUsage("alpha", copies, 1, copies - 1, 1500, (copies - 1) * 1500L));
     }
   }
@@ -191,7 +192,7 @@ class MultiInstanceTest {
         .isLessThan(LEASE.plus(RECHECK).plus(providerTime).plus(Duration.ofSeconds(1)));
     try (DurableLedger ledger = openLedger()) {
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(2000);
-      assertThat(usage(ledger, "alpha").chargedMillis()).isEqualTo(2000);
+      assertThat(usage(ledger, "alpha", 1).chargedMillis()).isEqualTo(2000);
     }
   }
 
@@ -351,8 +352,17 @@ class MultiInstanceTest {
         .orElseThrow(() -> new AssertionError("no device " + device));
   }
 
-  private static DeviceUsage usage(DurableLedger ledger, String device) {
-    List<DeviceUsage> usage = ledger.usage(new UsageQuery(device, null));
+  /**
+   * The device's usage once {@code requests} of its requests are in: each instance writes its usage
+   * rows in batches, up to a moment after its answers, and this reader flushes only its own.
+   */
+  private static DeviceUsage usage(DurableLedger ledger, String device, long requests)
+      throws InterruptedException {
+    UsageQuery query = new UsageQuery(device, null);
+    Await.until(
+        () -> ledger.usage(query).stream().anyMatch(u -> u.requests() >= requests),
+        () -> "usage of " + device + ": " + ledger.usage(query));
+    List<DeviceUsage> usage = ledger.usage(query);
     assertThat(usage).hasSize(1);
     return usage.getFirst();
   }
