@@ -41,7 +41,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Usage: {@code bolo-bench/run GatewayLoad [--connections 50] [--note-kb 200] [--seconds 10]
  * [--rounds 3] [--delay-ms 0] [--attackers 0] [--copies 4] [--storm-notes 100] [--heap 512m]
- * [--targets direct,nginx,gateway]}. Needs {@code wrk} and {@code nginx} on the PATH.
+ * [--targets direct,nginx,gateway] [--baseline DIR] [--timeout SECONDS]}. Needs {@code wrk} and
+ * {@code nginx} on the PATH.
  */
 public final class GatewayLoad {
 
@@ -376,12 +377,13 @@ public final class GatewayLoad {
     out.append(
         String.format(
             Locale.ROOT,
-            "%s- wrk, %d connections, 2 threads, %d KB unique WAV notes, %d s of"
+            "%s- wrk, %d connections, 2 threads, %d KB unique WAV notes, request timeout %d s, %d s of"
                 + " unmeasured warm-up per target, then %d s per target per round, %d rounds; provider stand-in delay %d ms; gateway heap -Xmx%s%n"
                 + "- nginx %s: proxy_pass with request buffering, access log off%n%n",
             BenchRun.machineLines(root),
             options.connections(),
             options.noteKb(),
+            options.timeoutSeconds(),
             options.warmupSeconds(),
             options.seconds(),
             options.rounds(),
@@ -460,7 +462,7 @@ public final class GatewayLoad {
             "-c" + options.connections(),
             "-d" + seconds + "s",
             "--timeout",
-            "10s",
+            options.timeoutSeconds() + "s",
             "-s",
             script.toString(),
             url,
@@ -734,7 +736,19 @@ public final class GatewayLoad {
       int warmupSeconds,
       String heap,
       List<String> targets,
-      @Nullable Path baseline) {
+      @Nullable Path baseline,
+      int timeoutSeconds) {
+
+    /**
+     * How long the SDK waits for the answer to a note this long (its read timeout: 30 s plus half
+     * the note, at most 120 s): wrk gives up on a request no sooner than a phone would. The notes
+     * are 16 kHz 16-bit mono WAV, 32,000 bytes a second.
+     */
+    static int sdkReadTimeoutSeconds(int noteKb) {
+      long noteSeconds = noteKb * 1000L / 32_000;
+      return (int) Math.min(120, 30 + noteSeconds / 2);
+    }
+
     static Options parse(String[] args) {
       Map<String, String> values = new HashMap<>();
       for (int i = 0; i + 1 < args.length; i += 2) {
@@ -753,7 +767,13 @@ public final class GatewayLoad {
               Integer.parseInt(values.getOrDefault("--warmup", "30")),
               values.getOrDefault("--heap", "512m"),
               List.of(values.getOrDefault("--targets", "direct,nginx,gateway").split(",")),
-              values.containsKey("--baseline") ? Path.of(values.get("--baseline")) : null);
+              values.containsKey("--baseline") ? Path.of(values.get("--baseline")) : null,
+              Integer.parseInt(
+                  values.getOrDefault(
+                      "--timeout",
+                      Integer.toString(
+                          sdkReadTimeoutSeconds(
+                              Integer.parseInt(values.getOrDefault("--note-kb", "200")))))));
       for (String name : values.keySet()) {
         if (!List.of(
                 "--connections",
@@ -767,7 +787,8 @@ public final class GatewayLoad {
                 "--warmup",
                 "--heap",
                 "--targets",
-                "--baseline")
+                "--baseline",
+                "--timeout")
             .contains(name)) {
           throw new IllegalArgumentException("unknown option: " + name);
         }

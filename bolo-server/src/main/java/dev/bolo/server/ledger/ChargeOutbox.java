@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -141,8 +144,8 @@ public final class ChargeOutbox {
   }
 
   /**
-   * Charges the hold's work now, or keeps the charge for a retry when the ledger fails. Never
-   * throws.
+   * Charges the hold's work now (or with the ledger's next batch, see {@link Ledger#commitSoon}),
+   * or keeps the charge for a retry when the ledger fails. Never throws.
    */
   public void charge(Reservation.Granted hold, long audioMillis) {
     Pending charge = new Pending(hold, audioMillis);
@@ -153,17 +156,32 @@ public final class ChargeOutbox {
         return;
       }
     }
+    CompletionStage<Charge> written;
     try {
-      ledger.commit(hold, audioMillis);
+      written = ledger.commitSoon(hold, audioMillis);
     } catch (RuntimeException e) {
-      log.warn(
-          "could not write the charge of work {} for device {} ({}); retrying in the background",
-          hold.workKey(),
-          hold.device(),
-          e.getMessage());
-      synchronized (this) {
-        enqueue(charge);
-      }
+      written = CompletableFuture.failedFuture(e);
+    }
+    written.whenComplete(
+        (ignored, failure) -> {
+          if (failure != null) {
+            keepForRetry(charge, failure);
+          }
+        });
+  }
+
+  private void keepForRetry(Pending charge, Throwable failure) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    log.warn(
+        "could not write the charge of work {} for device {} ({}); retrying in the background",
+        charge.hold().workKey(),
+        charge.hold().device(),
+        cause.getMessage());
+    synchronized (this) {
+      enqueue(charge);
     }
   }
 

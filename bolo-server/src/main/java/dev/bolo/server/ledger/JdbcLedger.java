@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -252,55 +253,77 @@ final class JdbcLedger implements DurableLedger {
 
   @Override
   public Charge commit(Reservation.Granted reservation, long audioMillis) {
+    GroupCommit.Write<Charge> write = chargeWrite(reservation, audioMillis);
+    return logged(
+        reservation,
+        groupCharges
+            ? writes.await("commit quota", write, CHARGE_COMMIT_TIMEOUT)
+            : jdbc.inTransaction("commit quota", write::run));
+  }
+
+  /**
+   * A device without a quota is charged with the next batch of writes (within {@link
+   * GroupCommit#LINGER}, like its usage rows): nothing is enforced against its total, so nobody
+   * needs to wait for the write, and the commit a waiting charge would cost every note is the
+   * ledger writer's largest cost. A charge against a quota is written before this returns.
+   */
+  @Override
+  public CompletionStage<Charge> commitSoon(Reservation.Granted reservation, long audioMillis) {
+    if (!groupCharges || !reservation.id().startsWith(UNHELD)) {
+      return DurableLedger.super.commitSoon(reservation, audioMillis);
+    }
+    return writes
+        .submit("commit usage", chargeWrite(reservation, audioMillis))
+        .thenApply(charge -> logged(reservation, charge));
+  }
+
+  private GroupCommit.Write<Charge> chargeWrite(Reservation.Granted reservation, long audioMillis) {
     if (audioMillis < 0) {
       throw new IllegalArgumentException("audioMillis must be >= 0: " + audioMillis);
     }
     long now = clock.millis();
-    GroupCommit.Write<Charge> write =
-        c -> {
-          // Every charge of this device runs under its lock, so the check below and the
-          // insert cannot interleave with another instance's commit of the same work. SQLite's
-          // IMMEDIATE transaction (the group commit's batch) holds the database's write lock
-          // already, so there the device is only checked by the last update.
-          if (!groupCharges) {
-            lockDevice(c, reservation.device());
-          }
-          if (!reservation.id().startsWith(UNHELD)) {
-            update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
-          }
-          // Charged within the window already: the insert adds nothing (one statement for the
-          // check and the insert, under the lock above).
-          if (update(
-                  c,
-                  "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
-                      + " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM work_charges"
-                      + " WHERE device_name = ? AND work_key = ? AND charged_at > ?)",
-                  RowIds.next(),
-                  reservation.device(),
-                  reservation.workKey(),
-                  audioMillis,
-                  now,
-                  reservation.device(),
-                  reservation.workKey(),
-                  now - chargeWindowMillis)
-              == 0) {
-            return Charge.ALREADY_CHARGED;
-          }
-          if (update(
-                  c,
-                  "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
-                  audioMillis,
-                  reservation.device())
-              == 0) {
-            throw new IllegalArgumentException(
-                "no such device in the ledger: " + reservation.device());
-          }
-          return Charge.CHARGED;
-        };
-    Charge charge =
-        groupCharges
-            ? writes.await("commit quota", write, CHARGE_COMMIT_TIMEOUT)
-            : jdbc.inTransaction("commit quota", write::run);
+    return c -> {
+      // Every charge of this device runs under its lock, so the check below and the
+      // insert cannot interleave with another instance's commit of the same work. SQLite's
+      // IMMEDIATE transaction (the group commit's batch) holds the database's write lock
+      // already, so there the device is only checked by the last update.
+      if (!groupCharges) {
+        lockDevice(c, reservation.device());
+      }
+      if (!reservation.id().startsWith(UNHELD)) {
+        update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
+      }
+      // Charged within the window already: the insert adds nothing (one statement for the
+      // check and the insert, under the lock above).
+      if (update(
+              c,
+              "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
+                  + " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM work_charges"
+                  + " WHERE device_name = ? AND work_key = ? AND charged_at > ?)",
+              RowIds.next(),
+              reservation.device(),
+              reservation.workKey(),
+              audioMillis,
+              now,
+              reservation.device(),
+              reservation.workKey(),
+              now - chargeWindowMillis)
+          == 0) {
+        return Charge.ALREADY_CHARGED;
+      }
+      if (update(
+              c,
+              "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
+              audioMillis,
+              reservation.device())
+          == 0) {
+        throw new IllegalArgumentException("no such device in the ledger: " + reservation.device());
+      }
+      return Charge.CHARGED;
+    };
+  }
+
+  private static Charge logged(Reservation.Granted reservation, Charge charge) {
     if (charge == Charge.ALREADY_CHARGED) {
       log.info(
           "work {} of device {} was charged already; not charged again",

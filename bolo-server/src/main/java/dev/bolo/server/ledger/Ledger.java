@@ -3,6 +3,8 @@ package dev.bolo.server.ledger;
 import dev.bolo.server.health.Readiness;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Devices, their quota and their usage. Quota is reserved before an engine is called, committed
@@ -52,6 +54,19 @@ public interface Ledger extends AutoCloseable {
    * @throws LedgerException when the database cannot be used; the charge may be retried
    */
   Charge commit(Reservation.Granted reservation, long audioMillis);
+
+  /**
+   * Charges like {@link #commit}, but need not have written the charge when it returns where
+   * nothing depends on it (a device without a quota): the stage completes once it is written, or
+   * fails as {@link #commit} would throw. By default, {@link #commit} now.
+   */
+  default CompletionStage<Charge> commitSoon(Reservation.Granted reservation, long audioMillis) {
+    try {
+      return CompletableFuture.completedFuture(commit(reservation, audioMillis));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
 
   /** Gives a granted hold back: the work failed. */
   void release(Reservation.Granted reservation);

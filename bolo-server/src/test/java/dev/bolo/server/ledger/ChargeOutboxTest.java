@@ -9,8 +9,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +64,28 @@ class ChargeOutboxTest {
     assertThat(ledger.charged).containsExactly("work-good=2000");
   }
 
+  @Test
+  void aChargeMadeSoonThatFailsLaterIsJournalledAndRetried() throws Exception {
+    Path journal = dir.resolve("slot-0.charges");
+    RecordingLedger ledger = new RecordingLedger();
+    CompletableFuture<Charge> batch = new CompletableFuture<>();
+    ledger.soon = batch;
+    ChargeOutbox outbox = new ChargeOutbox(ledger, scheduler, System::nanoTime, 100, journal);
+
+    outbox.charge(hold("h1", "work-1"), 1_500);
+    assertThat(outbox.pending()).isZero();
+
+    // The ledger's batch fails after charge() returned: the charge is owed, on disk, and retried.
+    batch.completeExceptionally(
+        new LedgerException("ledger batch failed", new SQLException("disk I/O error")));
+    assertThat(outbox.pending()).isEqualTo(1);
+    assertThat(Files.readAllLines(journal)).hasSize(1);
+    ledger.soon = null;
+    assertThat(outbox.drain(Duration.ofSeconds(5))).isTrue();
+    assertThat(ledger.charged).containsExactly("work-1=1500");
+    assertThat(journal).doesNotExist();
+  }
+
   private static Reservation.Granted hold(String id, String work) {
     return new Reservation.Granted(id, "phone", work, 1_000);
   }
@@ -70,6 +95,15 @@ class ChargeOutboxTest {
     volatile boolean down;
     volatile String refused = "";
     final List<String> charged = new ArrayList<>();
+
+    /** When set, what {@link #commitSoon} answers instead of charging now. */
+    volatile @Nullable CompletableFuture<Charge> soon;
+
+    @Override
+    public CompletionStage<Charge> commitSoon(Reservation.Granted reservation, long audioMillis) {
+      CompletableFuture<Charge> later = soon;
+      return later != null ? later : Ledger.super.commitSoon(reservation, audioMillis);
+    }
 
     @Override
     public Optional<Device> authenticate(String token) {

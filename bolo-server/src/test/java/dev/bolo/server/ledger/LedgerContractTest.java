@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -196,6 +197,36 @@ abstract class LedgerContractTest {
 
     assertThat(server.reserve(phone, "work-2", 2_000, Duration.ofMinutes(1)))
         .isEqualTo(new Reservation.Exhausted(1_000));
+  }
+
+  @Test
+  void aChargeMadeSoonLandsOnceAndAChargeAgainstAQuotaIsWrittenBeforeItReturns() throws Exception {
+    DurableLedger ledger = open(config);
+    ledger.add(new Device("free"));
+    ledger.add(new Device("metered"));
+    assertThat(ledger.setQuota("metered", 60)).isTrue();
+    ticker.addAndGet(JdbcLedger.REMEMBERED.toNanos());
+
+    Reservation.Granted free =
+        (Reservation.Granted)
+            ledger.reserve(new Device("free"), "work-f", 4_000, Duration.ofMinutes(1));
+    CompletionStage<Charge> freeCharge = ledger.commitSoon(free, 4_000);
+    CompletionStage<Charge> again = ledger.commitSoon(free, 4_000);
+    assertThat(freeCharge.toCompletableFuture().get(10, TimeUnit.SECONDS))
+        .isEqualTo(Charge.CHARGED);
+    assertThat(again.toCompletableFuture().get(10, TimeUnit.SECONDS))
+        .isEqualTo(Charge.ALREADY_CHARGED);
+    assertThat(find(ledger, "free").chargedMillis()).isEqualTo(4_000);
+
+    Reservation.Granted metered =
+        (Reservation.Granted)
+            ledger.reserve(new Device("metered"), "work-m", 5_000, Duration.ofMinutes(1));
+    CompletionStage<Charge> meteredCharge = ledger.commitSoon(metered, 5_000);
+    // Written before it returned: another process sees it at once.
+    assertThat(meteredCharge.toCompletableFuture()).isDone();
+    try (DurableLedger cli = Ledger.jdbc(config)) {
+      assertThat(find(cli, "metered").chargedMillis()).isEqualTo(5_000);
+    }
   }
 
   @Test
