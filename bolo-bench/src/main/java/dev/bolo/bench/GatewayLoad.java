@@ -125,8 +125,13 @@ public final class GatewayLoad {
       Map<String, List<WrkResult>> results = new LinkedHashMap<>();
       HeapSampler heap = new HeapSampler(gateway.pid());
       long fdsBefore = openFiles(gateway.pid());
+      HttpClient settle = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       for (int round = 1; round <= options.rounds(); round++) {
         for (var target : inRoundOrder(urls, round)) {
+          // The stand-in finishes the calls the previous target left (each takes --delay-ms) before
+          // the next target's load begins.
+          Thread.sleep(options.delayMillis() + 1_000);
+          quietProviderCalls(settle, providerPort);
           boolean isGateway = target.getKey().equals("gateway");
           if (isGateway) {
             heap.start();
@@ -250,8 +255,8 @@ public final class GatewayLoad {
 
   /**
    * The targets in the order of this round: rotated by one each round, so no target always runs
-   * right after another (measured: the target run right after {@code direct} at 2,000 connections
-   * inherits a stand-in still finishing direct's calls, and lost a tenth of its rate to that place
+   * right after another (measured before each target also waited for a quiet stand-in: the target
+   * run right after {@code direct} at 2,000 connections lost a tenth of its rate to that place
    * alone, whichever build it was).
    */
   static <V> List<Map.Entry<String, V>> inRoundOrder(Map<String, V> targets, int round) {
