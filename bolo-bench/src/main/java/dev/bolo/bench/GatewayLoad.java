@@ -123,7 +123,10 @@ public final class GatewayLoad {
             "warm");
       }
       Map<String, List<WrkResult>> results = new LinkedHashMap<>();
-      HeapSampler heap = new HeapSampler(gateway.pid());
+      HeapSampler heap = new HeapSampler("http://127.0.0.1:" + gatewayPort + path);
+      // Sampled the same way, so that both gateways bear the sampling alike.
+      String baselineUrl = urls.get("baseline");
+      HeapSampler baselineHeap = baselineUrl == null ? null : new HeapSampler(baselineUrl);
       long fdsBefore = openFiles(gateway.pid());
       HttpClient settle = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       for (int round = 1; round <= options.rounds(); round++) {
@@ -133,8 +136,10 @@ public final class GatewayLoad {
           Thread.sleep(options.delayMillis() + 1_000);
           quietProviderCalls(settle, providerPort);
           boolean isGateway = target.getKey().equals("gateway");
-          if (isGateway) {
-            heap.start();
+          HeapSampler sampler =
+              isGateway ? heap : target.getKey().equals("baseline") ? baselineHeap : null;
+          if (sampler != null) {
+            sampler.start();
           }
           Long server = servers.get(target.getKey());
           long cpuBefore = server == null ? 0 : cpuMillis(server);
@@ -147,8 +152,8 @@ public final class GatewayLoad {
                   options,
                   options.seconds(),
                   "r" + round);
-          if (isGateway) {
-            heap.stop();
+          if (sampler != null) {
+            sampler.stop();
           }
           if (server != null) {
             result = result.withServerCpuMillis(cpuMillis(server) - cpuBefore);
@@ -162,7 +167,7 @@ public final class GatewayLoad {
       table.append(
           String.format(
               Locale.ROOT,
-              "%nGateway: peak heap used %d MB (jstat, sampled every second), peak RSS %d MB,"
+              "%nGateway: peak heap used %d MB (its /metrics, sampled every second), peak RSS %d MB,"
                   + " open files %d before the rounds and %d after.%n",
               heap.peakUsedMb(),
               peakRssMb(gateway.pid()),
@@ -201,8 +206,8 @@ public final class GatewayLoad {
       throws Exception {
     List<WrkResult> quiet = new ArrayList<>();
     List<WrkResult> underAttack = new ArrayList<>();
-    HeapSampler quietHeap = new HeapSampler(gateway.pid());
-    HeapSampler attackHeap = new HeapSampler(gateway.pid());
+    HeapSampler quietHeap = new HeapSampler(url);
+    HeapSampler attackHeap = new HeapSampler(url);
     long fdsBefore = openFiles(gateway.pid());
     for (int round = 1; round <= options.rounds(); round++) {
       quietHeap.start();
@@ -589,15 +594,22 @@ public final class GatewayLoad {
     }
   }
 
-  /** Samples the gateway's used heap with {@code jstat} while a phase runs. */
+  /**
+   * Samples a gateway's used heap from its own {@code /metrics} ({@code
+   * jvm_memory_used_bytes{area="heap"}}) every second while a phase runs: one small HTTP request,
+   * where a {@code jstat} per sample started a JVM each second beside the gateway measured (and
+   * took its CPU from that gateway's rounds alone).
+   */
   static final class HeapSampler {
-    private final long pid;
-    private final AtomicLong peakKb = new AtomicLong();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final HttpRequest metrics;
+    private final AtomicLong peakBytes = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean();
     private @Nullable Thread thread;
 
-    HeapSampler(long pid) {
-      this.pid = pid;
+    HeapSampler(String targetUrl) {
+      URI target = URI.create(targetUrl);
+      this.metrics = HttpRequest.newBuilder(target.resolve("/metrics")).build();
     }
 
     void start() {
@@ -613,33 +625,20 @@ public final class GatewayLoad {
     }
 
     long peakUsedMb() {
-      return peakKb.get() / 1024;
+      return peakBytes.get() / (1024 * 1024);
     }
 
     private void sample() {
-      Path jstat = Path.of(System.getProperty("java.home"), "bin", "jstat");
       while (running.get()) {
         try {
-          Process process =
-              new ProcessBuilder(jstat.toString(), "-gc", Long.toString(pid))
-                  .redirectErrorStream(true)
-                  .start();
-          String[] lines =
-              new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
-                  .trim()
-                  .split("\n");
-          process.waitFor();
-          if (lines.length >= 2) {
-            String[] names = lines[0].trim().split("\\s+");
-            String[] values = lines[1].trim().split("\\s+");
-            double used = 0;
-            for (int i = 0; i < names.length && i < values.length; i++) {
-              if (List.of("S0U", "S1U", "EU", "OU").contains(names[i])) {
-                used += Double.parseDouble(values[i]);
-              }
+          double used = 0;
+          for (String line :
+              http.send(metrics, HttpResponse.BodyHandlers.ofString()).body().lines().toList()) {
+            if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+              used += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
-            peakKb.accumulateAndGet((long) used, Math::max);
           }
+          peakBytes.accumulateAndGet((long) used, Math::max);
           Thread.sleep(1_000);
         } catch (IOException | RuntimeException e) {
           return;
