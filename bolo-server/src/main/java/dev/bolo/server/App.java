@@ -36,6 +36,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -115,11 +116,7 @@ public final class App implements AutoCloseable {
   private final ChargeOutbox charges;
   private final OkHttpClient http;
   private final ExecutorService detached;
-  private final WorkCoordinator coordinator;
-
-  /** Tasks of resumable uploads that outlive their request, from submission to their end. */
-  private final AtomicInteger detachedTasks = new AtomicInteger();
-
+  private final AtomicInteger runningWork = new AtomicInteger();
   private final ScheduledExecutorService renewals;
   private final ScheduledExecutorService ledgerRetries;
   private final ScheduledExecutorService usageRollUps;
@@ -200,8 +197,26 @@ public final class App implements AutoCloseable {
     this.charges =
         new ChargeOutbox(served, ledgerRetries, ticker, OUTBOX_CAPACITY, slot.chargeJournal());
     charges.replay();
-    this.coordinator = new WorkCoordinator(store, detached, renewals, ticker, storeConfig.lease());
-    GatewayGauges.bindWork(metrics, charges, coordinator, inFlight);
+    GatewayGauges.bindWork(metrics, charges, runningWork, inFlight);
+    Executor countedWork =
+        task -> {
+          runningWork.incrementAndGet();
+          try {
+            detached.execute(
+                () -> {
+                  try {
+                    task.run();
+                  } finally {
+                    runningWork.decrementAndGet();
+                  }
+                });
+          } catch (RuntimeException rejected) {
+            runningWork.decrementAndGet();
+            throw rejected;
+          }
+        };
+    WorkCoordinator coordinator =
+        new WorkCoordinator(store, countedWork, renewals, ticker, storeConfig.lease());
     GatewayGauges.bindCoordinator(metrics, coordinator);
     engine.bindMetrics(metrics);
     Transcriber transcriber =
@@ -244,7 +259,7 @@ public final class App implements AutoCloseable {
             limits.uploadTtl(),
             limits.maxUploadsPerDevice(),
             listen.bodyRateWindow().plus(APPEND_LOCK_MARGIN),
-            this::runDetached);
+            countedWork);
     resumable.recover();
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
@@ -447,7 +462,7 @@ public final class App implements AutoCloseable {
       }
     }
     int requests = inFlight.count();
-    int work = coordinator.resolving();
+    int work = runningWork.get();
     log.info(
         "draining: {} requests and {} engine calls in flight; waiting up to {} s",
         requests,
@@ -458,8 +473,7 @@ public final class App implements AutoCloseable {
     long workDeadline = deadline - chargeReserve;
     boolean answered =
         inFlight.awaitIdle(Duration.ofNanos(Math.max(0, workDeadline - ticker.getAsLong())));
-    // Work runs on request threads, and also for resumable uploads whose client is gone: wait for
-    // every resolution, as the renewals keep running until close().
+    // The executor keeps running (lease renewals go through it) until close(); wait for the work.
     boolean finished = awaitNoRunningWork(workDeadline);
     boolean charged = charges.drain(Duration.ofNanos(Math.max(0, deadline - ticker.getAsLong())));
     long tookMs = (ticker.getAsLong() - started) / 1_000_000;
@@ -474,34 +488,16 @@ public final class App implements AutoCloseable {
           "drain timed out after {} ms: {} requests, {} engine calls and {} charges unfinished",
           tookMs,
           inFlight.count(),
-          coordinator.resolving(),
+          runningWork.get(),
           charges.pending());
     }
     return answered && finished && charged;
   }
 
-  /** Runs a task that outlives its request, counted until it ends so that a drain waits for it. */
-  private void runDetached(Runnable task) {
-    detachedTasks.incrementAndGet();
-    try {
-      detached.execute(
-          () -> {
-            try {
-              task.run();
-            } finally {
-              detachedTasks.decrementAndGet();
-            }
-          });
-    } catch (RuntimeException rejected) {
-      detachedTasks.decrementAndGet();
-      throw rejected;
-    }
-  }
-
   private static final Duration MAX_CHARGE_RESERVE = Duration.ofSeconds(5);
 
   private boolean awaitNoRunningWork(long deadline) throws InterruptedException {
-    while (coordinator.resolving() > 0 || detachedTasks.get() > 0) {
+    while (runningWork.get() > 0) {
       if (ticker.getAsLong() >= deadline) {
         return false;
       }

@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The gauges an operator alerts on, each with its help text, registered by the composition root:
@@ -63,16 +64,15 @@ final class GatewayGauges {
   static void bindWork(
       MeterRegistry registry,
       ChargeOutbox charges,
-      WorkCoordinator coordinator,
+      AtomicInteger runningWork,
       InFlightRequests requests) {
     Gauge.builder("bolo_charges_pending", charges, ChargeOutbox::pending)
         .description(
             "Charges waiting to be written to the ledger (the outbox's depth); grows while the"
                 + " database is unreachable")
         .register(registry);
-    Gauge.builder("bolo_work_running", coordinator, WorkCoordinator::resolving)
-        .description(
-            "Units of work in flight: engine calls and the waits for other instances' claims")
+    Gauge.builder("bolo_work_running", runningWork, AtomicInteger::get)
+        .description("Units of work in flight: engine calls and the waits that resolve them")
         .register(registry);
     Gauge.builder("bolo_transcription_requests_in_flight", requests, InFlightRequests::count)
         .description("Transcription requests being served now (uploading, waiting or answering)")

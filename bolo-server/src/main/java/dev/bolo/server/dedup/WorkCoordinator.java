@@ -24,22 +24,16 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Runs each piece of work once however many copies of it arrive.
  *
  * <p>Copies on this instance always meet in an in-flight map, whatever the shared store does: the
- * first copy runs the one <em>resolution</em> of the key on its own thread and every later copy
- * waits for it with its own deadline. The resolution asks the store: it replays a stored
- * transcript, runs the work itself when it wins the claim (renewing the lease meanwhile), or waits
- * for another instance's claim to end. A client that hangs up cancels nothing: the server never
- * interrupts a request's thread when its client goes, so the first copy's thread resolves the key
- * whether or not anyone still listens to it.
- *
- * <p>The first copy is bounded by the work's own deadlines (the engine's timeout, the ledger's and
- * the store's), not by its wait: running the work where the request already is saves a thread, its
- * stack and two hand-offs per note, which is what bounds the notes in flight at once (measured in
- * the README's performance section). Later copies wait no longer than their deadline.
+ * first copy starts one detached <em>resolution</em> of the key and every copy waits for it with
+ * its own deadline. The resolution asks the store: it replays a stored transcript, runs the work
+ * itself when it wins the claim (renewing the lease meanwhile), or waits for another instance's
+ * claim to end. A client that hangs up cancels nothing.
  *
  * <p>A claim seen on another instance is trusted for a whole lease: if the store then loses sight
  * of it (Redis restarted or unreachable, see {@link DedupStore#generation()}), the resolution keeps
@@ -75,9 +69,6 @@ public final class WorkCoordinator {
   private final Duration lease;
   private final Map<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
 
-  /** Resolutions running on this instance now: engine calls and waits for other instances. */
-  private final AtomicInteger resolving = new AtomicInteger();
-
   /** Leases this instance holds now; renewed at once when the store's generation changes. */
   private final Set<Renewal> renewing = ConcurrentHashMap.newKeySet();
 
@@ -105,8 +96,8 @@ public final class WorkCoordinator {
 
   /**
    * @param store where claims and results live
-   * @param detached runs lease renewals outside the request threads (virtual threads: a renewal
-   *     that blocks on a slow store delays no other)
+   * @param detached runs work, resolutions and lease renewals outside the request thread (virtual
+   *     threads: a renewal that blocks on a slow store delays no other)
    * @param renewals only times the renewals; never blocks
    * @param ticker monotonic nanoseconds, for the waiters' deadline and the lease a lost claim is
    *     trusted for
@@ -169,13 +160,12 @@ public final class WorkCoordinator {
   /**
    * Serves one copy of the work.
    *
-   * @param maxWait how long a later copy waits for the outcome before giving up (504; the work goes
-   *     on), and how long the first copy waits for another instance's claim
+   * @param maxWait how long this copy waits for the outcome before giving up (504); the work goes
+   *     on
    * @param work runs at most once among all concurrent copies on this instance (and, while the
-   *     store is shared and reachable, among all instances), on the first copy's thread; must end
-   *     by its own deadline; may throw anything, which its waiters receive as a 502
-   * @throws InterruptedException if this request's thread is interrupted (only a shutdown does); a
-   *     later copy's work goes on, the first copy's ends and its waiters are told so
+   *     store is shared and reachable, among all instances); may throw anything, which its waiters
+   *     receive as a 502
+   * @throws InterruptedException if this request's thread is interrupted; the work goes on
    */
   public Served serve(WorkKey key, Duration maxWait, Supplier<Outcome> work)
       throws InterruptedException {
@@ -191,7 +181,8 @@ public final class WorkCoordinator {
             });
     try {
       if (joined == started) {
-        return resolveHere(key, deadline, work, started);
+        resolveDetached(key, deadline, work, started);
+        return awaitOutcome(started.outcome(), deadline);
       }
       Served shared = awaitOutcome(joined.outcome(), deadline);
       // Joining a resolution that itself found a stored result is a cache hit all the same.
@@ -213,33 +204,39 @@ public final class WorkCoordinator {
     return current == null ? 0 : current.copies().get();
   }
 
-  /** Resolutions running on this instance now (for a metric, and for a drain to wait on). */
-  public int resolving() {
-    return resolving.get();
-  }
-
-  /**
-   * Resolves the key on the calling thread and tells every copy waiting for it. Leaves the
-   * in-flight map first: a copy arriving from then on asks the store, which already holds a
-   * success, and runs afresh after a failure. In a finally, so that not even an Error thrown while
-   * reporting one leaves the key stuck on this instance.
-   */
-  private Served resolveHere(WorkKey key, long deadline, Supplier<Outcome> work, InFlight entry)
-      throws InterruptedException {
-    Served served = internalError();
-    resolving.incrementAndGet();
+  private void resolveDetached(WorkKey key, long deadline, Supplier<Outcome> work, InFlight entry) {
+    CompletableFuture<Served> result = entry.outcome();
+    var context = MDC.getCopyOfContextMap();
     try {
-      served = resolve(key, deadline, work);
-      return served;
-    } catch (InterruptedException e) {
-      throw e;
-    } catch (Throwable e) {
-      log.error("resolving {} failed unexpectedly", key.asString(), e);
-      return served;
-    } finally {
+      detached.execute(
+          () -> {
+            if (context != null) {
+              MDC.setContextMap(context);
+            }
+            Served served = internalError();
+            try {
+              served = resolve(key, deadline, work);
+            } catch (InterruptedException e) {
+              // Only a shutdown interrupts detached work.
+              served = internalError();
+            } catch (Throwable e) {
+              log.error("resolving {} failed unexpectedly", key.asString(), e);
+              served = internalError();
+            } finally {
+              // Leave the map first: a copy arriving from now on asks the store, which already
+              // holds a success, and runs afresh after a failure. In a finally, so that not even an
+              // Error thrown while reporting one leaves the key stuck on this instance.
+              inFlight.remove(key, entry);
+              result.complete(served);
+              MDC.clear();
+            }
+          });
+    } catch (RejectedExecutionException e) {
       inFlight.remove(key, entry);
-      entry.outcome().complete(served);
-      resolving.decrementAndGet();
+      result.complete(
+          new Served(
+              new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, "the gateway is shutting down"),
+              Replay.NONE));
     }
   }
 

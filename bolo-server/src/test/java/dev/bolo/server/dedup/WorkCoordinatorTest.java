@@ -79,116 +79,25 @@ class WorkCoordinatorTest {
   }
 
   @Test
-  void aLaterCopyWaitsNoLongerThanItsDeadlineForWorkThatHangsAndTheWorkGoesOn() throws Exception {
-    DedupStore store = DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
-    WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
-    WorkKey key = newKey();
-    CountDownLatch release = new CountDownLatch(1);
-    Transcript transcript = transcriptFor(key, "late but whole");
-    Future<WorkCoordinator.Served> first =
-        threads.submit(
-            () ->
-                coordinator.serve(
-                    key,
-                    PATIENCE,
-                    () -> {
-                      await(release);
-                      return new Outcome.Success(transcript);
-                    }));
-    eventually("the first copy runs the work", () -> coordinator.resolving() == 1);
-
-    long started = System.nanoTime();
-    WorkCoordinator.Served later =
-        coordinator.serve(
-            key,
-            Duration.ofMillis(200),
-            () -> {
-              throw new AssertionError("a later copy must not run the work");
-            });
-
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
-    assertThat(later.outcome())
-        .isInstanceOfSatisfying(
-            Outcome.Refused.class,
-            r -> assertThat(r.problem()).isEqualTo(Problem.UPSTREAM_TIMEOUT));
-    assertThat(first).isNotDone();
-    release.countDown();
-    assertThat(first.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
-    // The work went on without its later copy: a resend replays it.
-    assertThat(
-            coordinator.serve(
-                key,
-                PATIENCE,
-                () -> {
-                  throw new AssertionError("stored already");
-                }))
-        .isEqualTo(
-            new WorkCoordinator.Served(
-                new Outcome.Success(transcript), WorkCoordinator.Replay.CACHED));
-    assertThat(coordinator.resolving()).isZero();
-  }
-
-  @Test
-  void theFirstCopyRunsTheWorkOnItsOwnThread() throws Exception {
-    DedupStore store = DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
-    WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
-    WorkKey key = newKey();
-    Thread caller = Thread.currentThread();
-    List<Thread> ranOn = new ArrayList<>();
-
-    coordinator.serve(
-        key,
-        PATIENCE,
-        () -> {
-          ranOn.add(Thread.currentThread());
-          return new Outcome.Success(transcriptFor(key, "here"));
-        });
-
-    assertThat(ranOn).containsExactly(caller);
-  }
-
-  @Test
-  void anInterruptedFirstCopyTellsItsLaterCopiesAndFreesTheKey() throws Exception {
+  void aCopyWaitsNoLongerThanItsDeadlineForWorkThatHangs() throws Exception {
     DedupStore store = DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
     WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
     WorkKey key = newKey();
     CountDownLatch never = new CountDownLatch(1);
-    Future<WorkCoordinator.Served> first =
-        threads.submit(
-            () ->
-                coordinator.serve(
-                    key,
-                    PATIENCE,
-                    () -> {
-                      try {
-                        never.await();
-                      } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                      }
-                      return new Outcome.Refused(Problem.UPSTREAM_ERROR, "interrupted");
-                    }));
-    eventually("the first copy runs the work", () -> coordinator.resolving() == 1);
-    Future<WorkCoordinator.Served> later =
-        threads.submit(
-            () ->
-                coordinator.serve(
-                    key,
-                    PATIENCE,
-                    () -> {
-                      throw new AssertionError("a later copy must not run the work");
-                    }));
-    eventually("the later copy waits", () -> coordinator.copiesWaiting(key) == 2);
 
-    first.cancel(true);
+    WorkCoordinator.Served served =
+        coordinator.serve(
+            key,
+            Duration.ofMillis(200),
+            () -> {
+              await(never);
+              return new Outcome.Success(transcriptFor(key, "too late"));
+            });
 
-    assertThat(later.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
-        .isInstanceOf(Outcome.Refused.class);
-    eventually("the key is free", () -> coordinator.copiesWaiting(key) == 0);
-    Transcript transcript = transcriptFor(key, "second try");
-    assertThat(coordinator.serve(key, PATIENCE, () -> new Outcome.Success(transcript)))
-        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
-    assertThat(coordinator.resolving()).isZero();
+    assertThat(served.outcome())
+        .isInstanceOfSatisfying(
+            Outcome.Refused.class,
+            r -> assertThat(r.problem()).isEqualTo(Problem.UPSTREAM_TIMEOUT));
   }
 
   @Test
