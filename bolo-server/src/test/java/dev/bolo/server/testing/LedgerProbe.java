@@ -30,8 +30,8 @@ public final class LedgerProbe implements AutoCloseable {
   }
 
   /**
-   * Opens the embedded ledger of a running gateway; usage is read after the gateway has written the
-   * rows of the requests it answered (it writes them in batches, after the answer).
+   * Opens the embedded ledger of a running gateway; usage and charges are read after the gateway
+   * has written the rows of the requests it answered (it writes them in batches, after the answer).
    */
   public static LedgerProbe open(Path dataDir, Gateway running) {
     return new LedgerProbe(
@@ -51,8 +51,12 @@ public final class LedgerProbe implements AutoCloseable {
     };
   }
 
-  /** The device as {@code ./bolo devices list} shows it. */
+  /**
+   * The device as {@code ./bolo devices list} shows it, after the running gateway has written the
+   * charges of devices without a quota (they ride with the usage rows, after the answer).
+   */
   public DeviceInfo device(String name) {
+    beforeUsage.run();
     return ledger.devices().stream()
         .filter(d -> d.name().equals(name))
         .findFirst()
