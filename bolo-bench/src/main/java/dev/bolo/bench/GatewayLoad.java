@@ -6,12 +6,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -266,7 +268,7 @@ public final class GatewayLoad {
    */
   static <V> List<Map.Entry<String, V>> inRoundOrder(Map<String, V> targets, int round) {
     List<Map.Entry<String, V>> order = new ArrayList<>(targets.entrySet());
-    java.util.Collections.rotate(order, -((round - 1) % Math.max(1, order.size())));
+    Collections.rotate(order, 1 - round);
     return order;
   }
 
@@ -298,7 +300,9 @@ public final class GatewayLoad {
   private static void awaitIdleGateway(HttpClient http, int gatewayPort) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     HttpRequest metrics =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gatewayPort + "/metrics")).build();
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gatewayPort + "/metrics"))
+            .timeout(Duration.ofSeconds(10))
+            .build();
     Pattern inFlight =
         Pattern.compile("(?m)^bolo_transcription_requests_in_flight(?:\\{[^}]*\\})? ([0-9.]+)$");
     while (System.nanoTime() < deadline) {
@@ -609,7 +613,9 @@ public final class GatewayLoad {
 
     HeapSampler(String targetUrl) {
       URI target = URI.create(targetUrl);
-      this.metrics = HttpRequest.newBuilder(target.resolve("/metrics")).build();
+      // A gateway deep in garbage collection may answer late: that sample is skipped, not the rest.
+      this.metrics =
+          HttpRequest.newBuilder(target.resolve("/metrics")).timeout(Duration.ofSeconds(5)).build();
     }
 
     void start() {
@@ -640,6 +646,8 @@ public final class GatewayLoad {
           }
           peakBytes.accumulateAndGet((long) used, Math::max);
           Thread.sleep(1_000);
+        } catch (HttpTimeoutException e) {
+          // Skipped; the next sample follows at once.
         } catch (IOException | RuntimeException e) {
           return;
         } catch (InterruptedException e) {
