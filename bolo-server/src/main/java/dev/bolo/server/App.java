@@ -18,6 +18,7 @@ import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.HeaderDeadline;
 import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.http.JsonErrorHandler;
+import dev.bolo.server.http.RequestAdmission;
 import dev.bolo.server.http.RequestMetrics;
 import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.ChargeOutbox;
@@ -121,6 +122,7 @@ public final class App implements AutoCloseable {
   private final ScheduledExecutorService ledgerRetries;
   private final ScheduledExecutorService usageRollUps;
   private final InFlightRequests inFlight = new InFlightRequests();
+  private final RequestAdmission admission;
   private final PrometheusMeterRegistry metrics;
   private final AutoCloseable gcMetrics;
   private final RateLimiter rateLimiter;
@@ -282,6 +284,8 @@ public final class App implements AutoCloseable {
             metrics,
             new ConnectionTimeouts(listen.idleTimeout(), listen.bodyRateWindow(), answerTimeout()),
             resumable);
+    this.admission =
+        new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     this.javalin =
         Javalin.create(
             javalinConfig -> {
@@ -295,8 +299,11 @@ public final class App implements AutoCloseable {
               javalinConfig.jetty.modifyServer(
                   server -> {
                     server.setErrorHandler(new JsonErrorHandler());
-                    // Outermost, so that every answer is counted; Javalin nests its own inside.
-                    server.setHandler(new RequestMetrics(metrics));
+                    // Outermost, so that every answer is counted, a turned-away upload too; then
+                    // the upload line; Javalin nests its own inside the innermost wrapper.
+                    RequestMetrics counted = new RequestMetrics(metrics);
+                    counted.setHandler(admission);
+                    server.setHandler(counted);
                   });
               // Jetty builds a header cache of about 17 KiB for every connection that sends a
               // second request; with thousands of phones connected that is tens of megabytes
@@ -471,8 +478,7 @@ public final class App implements AutoCloseable {
     // Charges owed for work already delivered get the last part of the drain's time.
     long chargeReserve = Math.min(MAX_CHARGE_RESERVE.toNanos(), timeout.toNanos() / 6);
     long workDeadline = deadline - chargeReserve;
-    boolean answered =
-        inFlight.awaitIdle(Duration.ofNanos(Math.max(0, workDeadline - ticker.getAsLong())));
+    boolean answered = awaitAnswered(workDeadline);
     // The executor keeps running (lease renewals go through it) until close(); wait for the work.
     boolean finished = awaitNoRunningWork(workDeadline);
     boolean charged = charges.drain(Duration.ofNanos(Math.max(0, deadline - ticker.getAsLong())));
@@ -495,6 +501,25 @@ public final class App implements AutoCloseable {
   }
 
   private static final Duration MAX_CHARGE_RESERVE = Duration.ofSeconds(5);
+
+  /**
+   * Waits for the requests being served, and for those still waiting their turn: each of those is
+   * let in as a running one finishes, and is answered 503 at once since the drain has begun.
+   */
+  private boolean awaitAnswered(long deadline) throws InterruptedException {
+    while (true) {
+      if (!inFlight.awaitIdle(Duration.ofNanos(Math.max(0, deadline - ticker.getAsLong())))) {
+        return false;
+      }
+      if (admission.waiting() == 0) {
+        return true;
+      }
+      if (ticker.getAsLong() >= deadline) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
+  }
 
   private boolean awaitNoRunningWork(long deadline) throws InterruptedException {
     while (runningWork.get() > 0) {

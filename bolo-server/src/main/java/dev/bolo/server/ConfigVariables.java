@@ -71,6 +71,12 @@ public final class ConfigVariables {
           v(
               "BOLO_MAX_UPLOADS_PER_DEVICE",
               "bodies one device sends at once before 429 (default 8)"),
+          v(
+              "BOLO_MAX_CONCURRENT_REQUESTS",
+              "upload requests served at once; more wait their turn (default: heap / 96 KiB)"),
+          v(
+              "BOLO_REQUEST_QUEUE_WAIT",
+              "how long a request over that waits for its turn before 503 (default 10s)"),
           v("BOLO_SPOOL_MAX_BYTES", "spool bytes in use before 503 (default 4 GiB)"),
           v("BOLO_UPLOAD_TTL", "unfinished resumable uploads are kept this long (default 24h)"),
           v(

@@ -239,6 +239,10 @@ public record ServerConfig(
    *     once; bodies over {@code inMemoryUploadBytes} wait for room, then get 503
    * @param uploadQueueWait {@code BOLO_UPLOAD_QUEUE_WAIT}: how long such a body waits for room
    * @param uploadTtl {@code BOLO_UPLOAD_TTL}: how long a resumable upload lives after its creation
+   * @param maxActiveRequests {@code BOLO_MAX_CONCURRENT_REQUESTS}: upload requests served at once;
+   *     more wait their turn without a thread, their bodies unread
+   * @param requestQueueWait {@code BOLO_REQUEST_QUEUE_WAIT}: how long such a request waits for its
+   *     turn before 503 with {@code Retry-After}
    */
   public record Limits(
       long maxUploadBytes,
@@ -249,7 +253,27 @@ public record ServerConfig(
       long maxTranscriptBytes,
       long uploadBudgetBytes,
       Duration uploadQueueWait,
-      Duration uploadTtl) {
+      Duration uploadTtl,
+      int maxActiveRequests,
+      Duration requestQueueWait) {
+
+    /**
+     * Heap one upload request being served holds, for the default of {@code
+     * BOLO_MAX_CONCURRENT_REQUESTS}: measured at about 35 KiB for a 10 KB note waiting on its
+     * provider (the note in memory, two parked virtual-thread stacks, the provider connection, the
+     * request's objects), doubled so that the requests being served fill at most half the heap and
+     * the collector keeps room to work.
+     */
+    static final long HEAP_BYTES_PER_ACTIVE_REQUEST = 96L * 1024;
+
+    /**
+     * The default number of upload requests served at once: the heap divided by {@link
+     * #HEAP_BYTES_PER_ACTIVE_REQUEST}, between 64 and 100,000. Worked values: {@code -Xmx256m}
+     * 2,730; 1 GiB 10,922; 4 GiB 43,690.
+     */
+    static int defaultMaxActiveRequests(long maxHeapBytes) {
+      return (int) Math.clamp(maxHeapBytes / HEAP_BYTES_PER_ACTIVE_REQUEST, 64, 100_000);
+    }
 
     /**
      * Bytes of upload bodies one core reads at once by default. Reading a body costs CPU for every
@@ -307,6 +331,13 @@ public record ServerConfig(
    * (load generators give up after 10 s, the SDK after 30 s and more).
    */
   private static final Duration DEFAULT_UPLOAD_QUEUE_WAIT = Duration.ofSeconds(4);
+
+  /**
+   * How long an upload request waits for its turn when {@code BOLO_MAX_CONCURRENT_REQUESTS} are
+   * being served: a third of the SDK's 30 s read timeout, which leaves the rest for reading the
+   * note and the provider's call.
+   */
+  private static final Duration DEFAULT_REQUEST_QUEUE_WAIT = Duration.ofSeconds(10);
 
   private static final List<String> LOG_LEVELS = List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
 
@@ -382,7 +413,13 @@ public record ServerConfig(
                 1,
                 Long.MAX_VALUE),
             env.waitDuration("BOLO_UPLOAD_QUEUE_WAIT", DEFAULT_UPLOAD_QUEUE_WAIT),
-            env.positiveDuration("BOLO_UPLOAD_TTL", Duration.ofHours(24)));
+            env.positiveDuration("BOLO_UPLOAD_TTL", Duration.ofHours(24)),
+            env.integer(
+                "BOLO_MAX_CONCURRENT_REQUESTS",
+                Limits.defaultMaxActiveRequests(Runtime.getRuntime().maxMemory()),
+                1,
+                1_000_000),
+            env.waitDuration("BOLO_REQUEST_QUEUE_WAIT", DEFAULT_REQUEST_QUEUE_WAIT));
     Deadlines deadlines = deadlines(env);
     String logLevel = env.get("BOLO_LOG_LEVEL", "INFO").toUpperCase(Locale.ROOT);
     if (!LOG_LEVELS.contains(logLevel)) {

@@ -26,6 +26,20 @@ class ServerConfigClientLimitsTest {
             ServerConfig.Limits.defaultUploadBudgetBytes(
                 Runtime.getRuntime().availableProcessors(), 26_214_400L));
     assertThat(config.limits().uploadQueueWait()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(config.limits().maxActiveRequests())
+        .isEqualTo(ServerConfig.Limits.defaultMaxActiveRequests(Runtime.getRuntime().maxMemory()));
+    assertThat(config.limits().requestQueueWait()).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void theDefaultNumberOfRequestsServedAtOnceGrowsWithTheHeap() {
+    long mib = 1024 * 1024;
+    assertThat(ServerConfig.Limits.defaultMaxActiveRequests(256 * mib)).isEqualTo(2_730);
+    assertThat(ServerConfig.Limits.defaultMaxActiveRequests(1024 * mib)).isEqualTo(10_922);
+    assertThat(ServerConfig.Limits.defaultMaxActiveRequests(4 * mib)).as("a floor").isEqualTo(64);
+    assertThat(ServerConfig.Limits.defaultMaxActiveRequests(Long.MAX_VALUE))
+        .as("a ceiling")
+        .isEqualTo(100_000);
   }
 
   @Test
@@ -53,7 +67,9 @@ class ServerConfigClientLimitsTest {
                 "BOLO_MAX_CONCURRENT_UPLOADS", "8",
                 "BOLO_SPOOL_MAX_BYTES", "1000000",
                 "BOLO_UPLOAD_BUDGET_BYTES", "50000000",
-                "BOLO_UPLOAD_QUEUE_WAIT", "0s"));
+                "BOLO_UPLOAD_QUEUE_WAIT", "0s",
+                "BOLO_MAX_CONCURRENT_REQUESTS", "12",
+                "BOLO_REQUEST_QUEUE_WAIT", "1500ms"));
     assertThat(config.listen().headerTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(config.listen().idleTimeout()).isEqualTo(Duration.ofSeconds(45));
     assertThat(config.listen().minBodyBytesPerSecond()).isEqualTo(1024);
@@ -62,6 +78,8 @@ class ServerConfigClientLimitsTest {
     assertThat(config.limits().spoolMaxBytes()).isEqualTo(1_000_000);
     assertThat(config.limits().uploadBudgetBytes()).isEqualTo(50_000_000);
     assertThat(config.limits().uploadQueueWait()).isZero();
+    assertThat(config.limits().maxActiveRequests()).isEqualTo(12);
+    assertThat(config.limits().requestQueueWait()).isEqualTo(Duration.ofMillis(1500));
   }
 
   @ParameterizedTest
@@ -77,6 +95,8 @@ class ServerConfigClientLimitsTest {
         "BOLO_UPLOAD_BUDGET_BYTES=0 | BOLO_UPLOAD_BUDGET_BYTES must be between 1 and 9223372036854775807: 0",
         "BOLO_UPLOAD_QUEUE_WAIT=2m | BOLO_UPLOAD_QUEUE_WAIT must be between 0s and 1m: 2m",
         "BOLO_UPLOAD_QUEUE_WAIT=-1s | BOLO_UPLOAD_QUEUE_WAIT must be a duration like 10m, 90s, 500ms or PT10M: -1s",
+        "BOLO_MAX_CONCURRENT_REQUESTS=0 | BOLO_MAX_CONCURRENT_REQUESTS must be between 1 and 1000000: 0",
+        "BOLO_REQUEST_QUEUE_WAIT=5m | BOLO_REQUEST_QUEUE_WAIT must be between 0s and 1m: 5m",
       })
   void aBadValueIsOneLineNamingTheVariable(String assignment, String message) {
     String[] parts = assignment.split("=", 2);

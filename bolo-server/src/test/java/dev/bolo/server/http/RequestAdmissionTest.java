@@ -1,0 +1,193 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Await;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
+import dev.bolo.server.testing.TestAudio;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import okhttp3.MediaType;
+import okhttp3.MultipartBody;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Admission by count on a real gateway ({@code BOLO_MAX_CONCURRENT_REQUESTS}, {@code
+ * BOLO_REQUEST_QUEUE_WAIT}): an upload over the limit waits its turn and is then served; one that
+ * waits too long, or may not wait at all, is answered 503 with {@code Retry-After} in its own
+ * endpoint's shape without reaching the provider; probes and metrics never wait; a drain answers
+ * the waiting ones.
+ */
+class RequestAdmissionTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Far below the queue waits used here, far above a loaded machine's answer to a probe. */
+  private static final Duration AT_ONCE = Duration.ofSeconds(4);
+
+  @RegisterExtension
+  final OpenAiGateway fixture = OpenAiGateway.onDemand(Map.of("BOLO_MAX_CONCURRENT_REQUESTS", "1"));
+
+  @Test
+  void anUploadOverTheLimitWaitsForItsTurnWhileProbesPassAndIsThenServed() throws Exception {
+    Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "60s"));
+    fixture.provider().hold();
+    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
+    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+
+    CompletableFuture<Gateway.Reply> second = send(gateway, nativeNote(gateway, 2));
+    Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
+    assertThat(second).as("the second waits while the first is served").isNotDone();
+    long started = System.nanoTime();
+    assertThat(get(gateway, "/healthz").status()).isEqualTo(200);
+    assertThat(get(gateway, "/metrics").body()).contains("bolo_requests_waiting 1.0");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(AT_ONCE);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+
+    fixture.provider().release();
+    assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+    Gateway.Reply served = second.get(30, TimeUnit.SECONDS);
+    assertThat(served.status()).as(served.body()).isEqualTo(200);
+    assertThat(fixture.provider().calls()).isEqualTo(2);
+    assertThat(waiting(gateway)).isZero();
+    assertThat(turnedAway(gateway)).isZero();
+  }
+
+  @Test
+  void anUploadThatWaitsTooLongIs503WithRetryAfterInItsEndpointsShapeAndNeverReachesTheProvider()
+      throws Exception {
+    Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "300ms"));
+    fixture.provider().hold();
+    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
+    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+
+    long started = System.nanoTime();
+    Gateway.Reply openAi = gateway.send(openAi(gateway, 2));
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    assertThat(openAi.status()).as(openAi.body()).isEqualTo(503);
+    assertThat(openAi.retryAfter()).isEqualTo("5");
+    JsonNode error = JSON.readTree(openAi.body()).path("error");
+    assertThat(error.path("code").asText()).as(openAi.body()).isEqualTo("server_unavailable");
+    assertThat(error.path("message").asText()).isNotBlank();
+    assertThat(took).isBetween(Duration.ofMillis(300), AT_ONCE);
+
+    Gateway.Reply nativeReply = gateway.send(nativeNote(gateway, 3));
+    assertThat(nativeReply.status()).as(nativeReply.body()).isEqualTo(503);
+    JsonNode nativeError = JSON.readTree(nativeReply.body());
+    assertThat(nativeError.path("code").asText()).isEqualTo("server_unavailable");
+    assertThat(nativeError.path("error").isTextual()).as(nativeReply.body()).isTrue();
+    assertThat(turnedAway(gateway)).isEqualTo(2);
+
+    fixture.provider().release();
+    assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+    assertThat(fixture.provider().calls()).as("the turned-away notes never ran").isEqualTo(1);
+    Gateway.Reply resent = gateway.send(nativeNote(gateway, 3));
+    assertThat(resent.status()).as("a resend once there is room: " + resent.body()).isEqualTo(200);
+  }
+
+  @Test
+  void withNoQueueWaitAnUploadOverTheLimitIsTurnedAwayAtOnce() throws Exception {
+    Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "0s"));
+    fixture.provider().hold();
+    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
+    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+
+    long started = System.nanoTime();
+    Gateway.Reply refused = gateway.send(nativeNote(gateway, 2));
+    assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+    assertThat(refused.retryAfter()).isNotNull();
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(AT_ONCE);
+
+    fixture.provider().release();
+    assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+  }
+
+  @Test
+  void aDrainFinishesTheRunningUploadAndAnswersTheWaitingOne503() throws Exception {
+    Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "60s"));
+    fixture.provider().hold();
+    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
+    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+    CompletableFuture<Gateway.Reply> second = send(gateway, nativeNote(gateway, 2));
+    Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
+
+    CompletableFuture<Boolean> drained = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                drained.complete(gateway.app().drain(Duration.ofSeconds(30)));
+              } catch (InterruptedException | RuntimeException e) {
+                drained.completeExceptionally(e);
+              }
+            });
+    Thread.sleep(200);
+    assertThat(drained).as("the drain waits for both").isNotDone();
+    fixture.provider().release();
+
+    assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+    Gateway.Reply turned = second.get(30, TimeUnit.SECONDS);
+    assertThat(turned.status()).as(turned.body()).isEqualTo(503);
+    assertThat(turned.retryAfter()).isNotNull();
+    assertThat(drained.get(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+  }
+
+  /** Sends on a thread of its own: the common pool may have a single thread on a small machine. */
+  private static CompletableFuture<Gateway.Reply> send(Gateway gateway, Request request) {
+    CompletableFuture<Gateway.Reply> reply = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                reply.complete(gateway.send(request));
+              } catch (IOException | RuntimeException e) {
+                reply.completeExceptionally(e);
+              }
+            });
+    return reply;
+  }
+
+  private static Request nativeNote(Gateway gateway, long seed) {
+    return gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(500, seed));
+  }
+
+  private static Request openAi(Gateway gateway, long seed) {
+    RequestBody body =
+        new MultipartBody.Builder()
+            .setType(MultipartBody.FORM)
+            .addFormDataPart("model", "whisper-1")
+            .addFormDataPart(
+                "file",
+                "note.wav",
+                RequestBody.create(TestAudio.wav(500, seed), MediaType.get("audio/wav")))
+            .build();
+    return new Request.Builder()
+        .url(gateway.url("/v1/audio/transcriptions"))
+        .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+        .post(body)
+        .build();
+  }
+
+  private static Gateway.Reply get(Gateway gateway, String path) throws IOException {
+    return gateway.send(new Request.Builder().url(gateway.url(path)).build());
+  }
+
+  private static long waiting(Gateway gateway) {
+    return (long) gateway.app().metrics().get("bolo_requests_waiting").gauge().value();
+  }
+
+  private static long turnedAway(Gateway gateway) {
+    return (long)
+        gateway.app().metrics().get("bolo_requests_turned_away").functionCounter().count();
+  }
+}
