@@ -258,11 +258,12 @@ public record ServerConfig(
       Duration requestQueueWait) {
 
     /**
-     * Heap one upload request being served holds, for the default of {@code
-     * BOLO_MAX_CONCURRENT_REQUESTS}: measured at about 35 KiB for a 10 KB note waiting on its
-     * provider (the note in memory, two parked virtual-thread stacks, the provider connection, the
-     * request's objects), doubled so that the requests being served fill at most half the heap and
-     * the collector keeps room to work.
+     * Heap per upload request being served, for the default of {@code
+     * BOLO_MAX_CONCURRENT_REQUESTS}: a 10 KB note waiting on its provider holds about 50 KiB (the
+     * note, two parked virtual-thread stacks, the provider connection's buffers, the request's
+     * objects) besides Jetty's 16 KiB connection buffer outside the heap; with ten thousand phones
+     * connected to a 256 MiB heap, this bound kept the gateway answering (800 notes/s) where 2,000
+     * phones already need about 2,000 requests served at once.
      */
     static final long HEAP_BYTES_PER_ACTIVE_REQUEST = 96L * 1024;
 

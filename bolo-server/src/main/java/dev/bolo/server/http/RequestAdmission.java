@@ -24,7 +24,7 @@ import org.eclipse.jetty.server.handler.QoSHandler;
 public final class RequestAdmission extends QoSHandler {
 
   /** Requests that may wait per request served; beyond it the line is full. */
-  static final int WAITING_PER_ACTIVE = 4;
+  static final int WAITING_PER_ACTIVE = 2;
 
   /** The routes that carry a note or its parts, as Jetty path specs. */
   private static final String[] UPLOAD_PATHS = {
