@@ -40,9 +40,7 @@ class RequestAdmissionTest {
   @Test
   void anUploadOverTheLimitWaitsForItsTurnWhileProbesPassAndIsThenServed() throws Exception {
     Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "60s"));
-    fixture.provider().hold();
-    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
-    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+    CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
 
     CompletableFuture<Gateway.Reply> second = send(gateway, nativeNote(gateway, 2));
     Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
@@ -66,9 +64,7 @@ class RequestAdmissionTest {
   void anUploadThatWaitsTooLongIs503WithRetryAfterInItsEndpointsShapeAndNeverReachesTheProvider()
       throws Exception {
     Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "300ms"));
-    fixture.provider().hold();
-    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
-    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+    CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
 
     long started = System.nanoTime();
     Gateway.Reply openAi = gateway.send(openAi(gateway, 2));
@@ -97,9 +93,7 @@ class RequestAdmissionTest {
   @Test
   void withNoQueueWaitAnUploadOverTheLimitIsTurnedAwayAtOnce() throws Exception {
     Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "0s"));
-    fixture.provider().hold();
-    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
-    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+    CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
 
     long started = System.nanoTime();
     Gateway.Reply refused = gateway.send(nativeNote(gateway, 2));
@@ -114,9 +108,7 @@ class RequestAdmissionTest {
   @Test
   void aDrainFinishesTheRunningUploadAndAnswersTheWaitingOne503() throws Exception {
     Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "60s"));
-    fixture.provider().hold();
-    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
-    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+    CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
     CompletableFuture<Gateway.Reply> second = send(gateway, nativeNote(gateway, 2));
     Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
 
@@ -140,6 +132,15 @@ class RequestAdmissionTest {
     assertThat(turned.retryAfter()).isNotNull();
     assertThat(drained.get(30, TimeUnit.SECONDS)).isTrue();
     assertThat(fixture.provider().calls()).isEqualTo(1);
+  }
+
+  /** Takes the one place being served with a note the provider holds until released. */
+  private CompletableFuture<Gateway.Reply> oneNoteHeldAtTheProvider(Gateway gateway)
+      throws InterruptedException {
+    fixture.provider().hold();
+    CompletableFuture<Gateway.Reply> first = send(gateway, nativeNote(gateway, 1));
+    Await.until(() -> fixture.provider().calls() == 1, () -> "the first note at the provider");
+    return first;
   }
 
   /** Sends on a thread of its own: the common pool may have a single thread on a small machine. */
