@@ -313,10 +313,7 @@ public final class App implements AutoCloseable {
               // Jetty builds a header cache of about 17 KiB for every connection that sends a
               // second request; with thousands of phones connected that is tens of megabytes
               // for a saving of a few header objects per request.
-              javalinConfig.jetty.modifyHttpConfiguration(
-                  http -> {
-                    http.setHeaderCacheSize(0);
-                  });
+              javalinConfig.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
               Routes.register(javalinConfig.routes, services);
               String adminToken = config.admin().token();
               if (adminToken != null) {

@@ -13,10 +13,10 @@ import org.eclipse.jetty.server.handler.QoSHandler;
  * full, is answered 503 {@code server_unavailable} with {@code Retry-After} by {@link
  * JsonErrorHandler}, in its endpoint's shape, before any of its body is read.
  *
- * <p>Why: every request being served holds heap (its note, parked virtual-thread stacks, a provider
- * connection); ten thousand phones waiting on a slow provider filled a 256 MiB heap and the
- * collector took the machine, so no request finished. A waiting request costs its connection and
- * parsed headers only.
+ * <p>Why: every request being served holds about 50 KiB of heap (its note, parked virtual-thread
+ * stacks, a provider connection), so ten thousand phones waiting on a slow provider need more than
+ * a 256 MiB heap has. A waiting request holds only its connection, its parsed headers and Jetty's
+ * connection buffer.
  *
  * <p>Only the routes that carry a note or its parts wait; probes, metrics, lookups and the admin
  * API never do. Thread safe.

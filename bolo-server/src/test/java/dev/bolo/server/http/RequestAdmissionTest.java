@@ -11,6 +11,7 @@ import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import okhttp3.MediaType;
@@ -42,8 +43,7 @@ class RequestAdmissionTest {
     Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "60s"));
     CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
 
-    CompletableFuture<Gateway.Reply> second = send(gateway, nativeNote(gateway, 2));
-    Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
+    CompletableFuture<Gateway.Reply> second = aSecondNoteWaiting(gateway);
     assertThat(second).as("the second waits while the first is served").isNotDone();
     long started = System.nanoTime();
     assertThat(get(gateway, "/healthz").status()).isEqualTo(200);
@@ -109,19 +109,10 @@ class RequestAdmissionTest {
   void aDrainFinishesTheRunningUploadAndAnswersTheWaitingOne503() throws Exception {
     Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "60s"));
     CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
-    CompletableFuture<Gateway.Reply> second = send(gateway, nativeNote(gateway, 2));
-    Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
+    CompletableFuture<Gateway.Reply> second = aSecondNoteWaiting(gateway);
 
-    CompletableFuture<Boolean> drained = new CompletableFuture<>();
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              try {
-                drained.complete(gateway.app().drain(Duration.ofSeconds(30)));
-              } catch (InterruptedException | RuntimeException e) {
-                drained.completeExceptionally(e);
-              }
-            });
+    CompletableFuture<Boolean> drained =
+        onItsOwnThread(() -> gateway.app().drain(Duration.ofSeconds(30)));
     Thread.sleep(200);
     assertThat(drained).as("the drain waits for both").isNotDone();
     fixture.provider().release();
@@ -143,19 +134,31 @@ class RequestAdmissionTest {
     return first;
   }
 
-  /** Sends on a thread of its own: the common pool may have a single thread on a small machine. */
+  /** Sends a second note and waits until it waits its turn. */
+  private static CompletableFuture<Gateway.Reply> aSecondNoteWaiting(Gateway gateway)
+      throws InterruptedException {
+    CompletableFuture<Gateway.Reply> second = send(gateway, nativeNote(gateway, 2));
+    Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
+    return second;
+  }
+
   private static CompletableFuture<Gateway.Reply> send(Gateway gateway, Request request) {
-    CompletableFuture<Gateway.Reply> reply = new CompletableFuture<>();
+    return onItsOwnThread(() -> gateway.send(request));
+  }
+
+  /** Runs on a thread of its own: the common pool may have a single thread on a small machine. */
+  private static <T> CompletableFuture<T> onItsOwnThread(Callable<T> task) {
+    CompletableFuture<T> result = new CompletableFuture<>();
     Thread.ofVirtual()
         .start(
             () -> {
               try {
-                reply.complete(gateway.send(request));
-              } catch (IOException | RuntimeException e) {
-                reply.completeExceptionally(e);
+                result.complete(task.call());
+              } catch (Exception e) {
+                result.completeExceptionally(e);
               }
             });
-    return reply;
+    return result;
   }
 
   private static Request nativeNote(Gateway gateway, long seed) {
