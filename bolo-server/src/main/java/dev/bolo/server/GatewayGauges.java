@@ -83,6 +83,12 @@ final class GatewayGauges {
     Gauge.builder("bolo_dedup_waiting_copies", coordinator, WorkCoordinator::copiesWaiting)
         .description("Requests on this instance waiting for the outcome of some work")
         .register(registry);
+    Gauge.builder(
+            "bolo_dedup_waiting_on_other_instances",
+            coordinator,
+            WorkCoordinator::waitingOnOtherInstances)
+        .description("Notes this instance waits for because another instance claimed their work")
+        .register(registry);
   }
 
   static void bindUploads(MeterRegistry registry, UploadReader uploads, long spoolMaxBytes) {

@@ -30,11 +30,11 @@ import org.slf4j.LoggerFactory;
  * <p>The rule for when to fall back lives in one place, {@link #useShared} and {@link #isOutage};
  * every store method goes through {@link #withFallBack}. The switch is logged once per transition,
  * reported by {@link #readiness()} (DEGRADED) and {@link #isDegraded()}, and undone by a probe that
- * pings the shared store every {@code probeEvery} (and also notices an outage before a request
- * does). Claims remember which store issued them (a prefix on the token), so work started on one
- * side ends on the same side. A result that could not be written to the shared store is kept here
- * and written there once it answers again ({@link WriteBehind}), so resends to any instance replay
- * it.
+ * tries the shared store again every {@link #RETRY_WHILE_DOWN} (and pings a healthy one every
+ * {@code probeEvery}, to notice an outage before a request does). Claims remember which store
+ * issued them (a prefix on the token), so work started on one side ends on the same side. A result
+ * that could not be written to the shared store is kept here and written there once it answers
+ * again ({@link WriteBehind}), so resends to any instance replay it.
  *
  * <p>Thread safe.
  */
@@ -42,8 +42,15 @@ final class FailOpenDedupStore implements DedupStore {
 
   private static final Logger log = LoggerFactory.getLogger(FailOpenDedupStore.class);
 
-  /** How often the store pings Redis: the longest a recovered Redis stays unused. */
+  /** How often the store pings a healthy Redis, so an outage shows before a request finds it. */
   static final Duration PROBE_EVERY = Duration.ofSeconds(1);
+
+  /**
+   * How often the store tries an unreachable Redis again: the longest a recovered Redis stays
+   * unused. Short, because waiters on other instances' claims trust them only for a lease after the
+   * outage began; each try is one connection attempt or ping.
+   */
+  static final Duration RETRY_WHILE_DOWN = Duration.ofMillis(200);
 
   /** The lease of a local claim made only to keep a result that Redis could not take. */
   private static final Duration KEEP_LEASE = Duration.ofMinutes(1);
@@ -63,6 +70,12 @@ final class FailOpenDedupStore implements DedupStore {
   /** See {@link DedupStore#generation()}: bumped by every outage and every dropped connection. */
   private final AtomicLong generation = new AtomicLong();
 
+  /** How often a healthy Redis is pinged, in nanoseconds. */
+  private final long probeEvery;
+
+  /** When a healthy Redis was last pinged (the probe's thread only). */
+  private long probedAt = System.nanoTime();
+
   private final Object transitions = new Object();
   private volatile @Nullable DedupStore shared;
   private volatile @Nullable String degradedBecause;
@@ -73,7 +86,7 @@ final class FailOpenDedupStore implements DedupStore {
    * @param sharedName names the shared store in logs and readiness, e.g. "redis 10.0.0.5:6379"
    * @param local serves while the shared store is unreachable
    * @param writeBehind holds results waiting for the shared store
-   * @param probeEvery how often to ping the shared store
+   * @param probeEvery how often to ping the shared store while it is healthy
    */
   FailOpenDedupStore(
       java.util.function.Function<Runnable, DedupStore> connector,
@@ -95,7 +108,8 @@ final class FailOpenDedupStore implements DedupStore {
     } catch (RedisException e) {
       degrade(e);
     }
-    long every = probeEvery.toMillis();
+    this.probeEvery = probeEvery.toNanos();
+    long every = Math.min(probeEvery.toMillis(), RETRY_WHILE_DOWN.toMillis());
     prober.scheduleWithFixedDelay(this::probe, every, every, TimeUnit.MILLISECONDS);
   }
 
@@ -314,6 +328,12 @@ final class FailOpenDedupStore implements DedupStore {
    * written to it.
    */
   private void probe() {
+    // Healthy: ping at the slower pace. Unreachable: try at every tick.
+    long now = System.nanoTime();
+    if (degradedBecause == null && shared != null && now - probedAt < probeEvery) {
+      return;
+    }
+    probedAt = now;
     try {
       DedupStore s = shared;
       if (s == null) {

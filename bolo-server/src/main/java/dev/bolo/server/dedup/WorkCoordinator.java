@@ -35,10 +35,11 @@ import org.slf4j.MDC;
  * itself when it wins the claim (renewing the lease meanwhile), or waits for another instance's
  * claim to end. A client that hangs up cancels nothing.
  *
- * <p>A claim seen on another instance is trusted for a whole lease: if the store then loses sight
- * of it (Redis restarted or unreachable, see {@link DedupStore#generation()}), the resolution keeps
- * polling until that claim would have expired before it runs the work itself, so a short outage
- * does not start a second provider call.
+ * <p>A claim seen on another instance is trusted for a whole lease after the store loses sight of
+ * it (Redis restarted or unreachable, see {@link DedupStore#generation()}): the resolution keeps
+ * polling until that claim would have expired, and if the store comes back before then, until its
+ * owner has had time to take it back ({@link #OWNERS_RETAKE}), before it runs the work itself, so
+ * an outage shorter than a lease does not start a second provider call.
  *
  * <p>Thread safe; one instance serves the whole gateway.
  */
@@ -68,6 +69,7 @@ public final class WorkCoordinator {
   private final LongSupplier ticker;
   private final Duration lease;
   private final Map<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
+  private final AtomicInteger waitingElsewhere = new AtomicInteger();
 
   /** Leases this instance holds now; renewed at once when the store's generation changes. */
   private final Set<Renewal> renewing = ConcurrentHashMap.newKeySet();
@@ -87,9 +89,20 @@ public final class WorkCoordinator {
   /**
    * How long after the store changed (Redis back after a restart, a reconnect) a resolution waits
    * before its first claim: the owners on every instance take their forgotten claims back within
-   * one watch period of noticing, so a claim made sooner could win a key whose work is running.
+   * one watch period of their own instance noticing, which may be a probe period after this one did
+   * ({@link FailOpenDedupStore#RETRY_WHILE_DOWN}), so a claim made sooner could win a key whose
+   * work is running.
    */
-  private static final Duration SETTLE_AFTER_CHANGE = GENERATION_WATCH.multipliedBy(2);
+  private static final Duration SETTLE_AFTER_CHANGE =
+      GENERATION_WATCH.plus(FailOpenDedupStore.RETRY_WHILE_DOWN).plus(GENERATION_WATCH);
+
+  /**
+   * How long a waiter that lost sight of another instance's claim keeps waiting after the store
+   * came back, even past the lease: the owner's instance notices within a probe period, takes the
+   * claim back within a watch period, and writes a result kept meanwhile; this leaves room for a
+   * slow store call on top.
+   */
+  static final Duration OWNERS_RETAKE = Duration.ofSeconds(1);
 
   /** One resolution on this instance and how many copies wait for it. */
   private record InFlight(CompletableFuture<Served> outcome, AtomicInteger copies) {}
@@ -198,6 +211,14 @@ public final class WorkCoordinator {
     return inFlight.values().stream().mapToInt(entry -> entry.copies().get()).sum();
   }
 
+  /**
+   * How many resolutions on this instance wait for work that another instance claimed (for a
+   * metric): the notes this instance did not run because another instance runs them.
+   */
+  public int waitingOnOtherInstances() {
+    return waitingElsewhere.get();
+  }
+
   /** How many copies on this instance wait for the key's outcome now (for tests). */
   int copiesWaiting(WorkKey key) {
     InFlight current = inFlight.get(key);
@@ -243,10 +264,18 @@ public final class WorkCoordinator {
   /** Finds the outcome of the key: a stored one, this instance's run, or another instance's. */
   private Served resolve(WorkKey key, long deadline, Supplier<Outcome> work)
       throws InterruptedException {
-    /* The last time a live claim of another owner was seen, and the store's generation then. */
-    long seenLive = 0;
-    long generationThen = 0;
-    boolean sawClaim = false;
+    Sighting sighting = new Sighting();
+    try {
+      return resolve(key, deadline, work, sighting);
+    } finally {
+      if (sighting.seen) {
+        waitingElsewhere.decrementAndGet();
+      }
+    }
+  }
+
+  private Served resolve(WorkKey key, long deadline, Supplier<Outcome> work, Sighting sighting)
+      throws InterruptedException {
     settleAfterStoreChange(deadline);
     while (true) {
       long generation = store.generation();
@@ -257,11 +286,7 @@ public final class WorkCoordinator {
         case Claim.Owned owned -> {
           return new Served(runOwned(key, owned, work), Replay.NONE);
         }
-        case Claim.Busy busy -> {
-          sawClaim = true;
-          seenLive = ticker.getAsLong();
-          generationThen = generation;
-        }
+        case Claim.Busy busy -> sighting.alive(generation);
       }
       while (true) {
         long now = ticker.getAsLong();
@@ -280,19 +305,49 @@ public final class WorkCoordinator {
           }
           case Resolution.Pending pending -> {
             // The claim is alive (again): trust it for another lease.
-            sawClaim = true;
-            seenLive = ticker.getAsLong();
-            generationThen = generationBefore;
+            sighting.alive(generationBefore);
             continue;
           }
           case Resolution.Vacant vacant -> {}
         }
-        if (!isClaimMaybeAlive(sawClaim, seenLive, generationThen)) {
+        if (!isClaimMaybeAlive(sighting)) {
           break;
         }
         // The store lost sight of a claim that may still be running elsewhere: look again soon.
         Thread.sleep(HOLD_OFF_POLL);
       }
+    }
+  }
+
+  /** What one resolution saw of another instance's claim on its key. */
+  private final class Sighting {
+    private boolean seen;
+
+    /** The store's generation when the claim was last seen alive. */
+    private long generation;
+
+    /** Whether the store answered "vacant" in a later generation since the claim was last seen. */
+    private boolean lost;
+
+    /** When it first did. */
+    private long lostAt;
+
+    void alive(long generationThen) {
+      if (!seen) {
+        waitingElsewhere.incrementAndGet();
+      }
+      seen = true;
+      generation = generationThen;
+      lost = false;
+    }
+
+    /** Notes, once per sighting, the moment the store no longer knew the claim; returns it. */
+    long lost() {
+      if (!lost) {
+        lost = true;
+        lostAt = ticker.getAsLong();
+      }
+      return lostAt;
     }
   }
 
@@ -317,20 +372,31 @@ public final class WorkCoordinator {
    * Whether a vacant key may still be claimed by another instance that this store cannot see.
    * Checks, in order:
    */
-  private boolean isClaimMaybeAlive(boolean sawClaim, long seenLive, long generationThen) {
+  private boolean isClaimMaybeAlive(Sighting sighting) {
     // Nobody else held it: the key is free.
-    if (!sawClaim) {
+    if (!sighting.seen) {
       return false;
     }
     // The store saw the claim end without interruption (its owner died and the lease ran out):
     // its word is good.
-    if (store.generation() == generationThen) {
+    if (store.generation() == sighting.generation) {
       return false;
     }
-    // The store may have forgotten the claim (restart, outage), but a claim that was renewed is
-    // alive at most one lease after it was last seen; after that, running the work is the price
-    // of failing open.
-    return ticker.getAsLong() - seenLive < lease.toNanos();
+    // The store may have forgotten the claim (restart, outage). Its owner renewed it until then,
+    // so it would have lived a lease after the store lost sight of it; after that, running the
+    // work is the price of failing open.
+    long now = ticker.getAsLong();
+    long lostAt = sighting.lost();
+    if (now - lostAt < lease.toNanos()) {
+      return true;
+    }
+    // The store came back before that lease ran out: a live owner takes its claim back within
+    // OWNERS_RETAKE of that moment, so give it that long.
+    if (store.isDegraded()) {
+      return false;
+    }
+    long backAt = store.generation() != watchedGeneration ? now : generationChangedAt;
+    return backAt - lostAt < lease.toNanos() && now - backAt < OWNERS_RETAKE.toNanos();
   }
 
   private Served replay(WorkKey key, Transcript transcript, Replay replay) {

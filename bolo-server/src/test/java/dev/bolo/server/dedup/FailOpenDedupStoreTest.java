@@ -51,11 +51,31 @@ class FailOpenDedupStoreTest {
 
   /** A gateway instance's store: the wrapper over Redis, probing every 100 ms. */
   private DedupStore instance() {
+    return instance(Duration.ofMillis(100));
+  }
+
+  private DedupStore instance(Duration probeEvery) {
     DedupStore store =
         FailOpenDedupStore.overRedis(
-            RedisDedupStoreTest.options(redis.url(), LONG_TTL), 1_000_000, Duration.ofMillis(100));
+            RedisDedupStoreTest.options(redis.url(), LONG_TTL), 1_000_000, probeEvery);
     instances.add(store);
     return store;
+  }
+
+  @Test
+  void aRedisBackFromAnOutageIsUsedAgainWithinAFifthOfASecondNotAtTheHealthyProbesPace()
+      throws Exception {
+    DedupStore store = instance(Duration.ofSeconds(30));
+    redis.stop();
+    store.claim(newKey(), LONG_LEASE);
+    assertThat(store.isDegraded()).isTrue();
+
+    redis.startAgain();
+    long back = System.nanoTime();
+    eventually("the instance recovers", () -> !store.isDegraded());
+
+    Duration unused = Duration.ofNanos(System.nanoTime() - back);
+    assertThat(unused).isLessThan(FailOpenDedupStore.RETRY_WHILE_DOWN.multipliedBy(5));
   }
 
   @Test

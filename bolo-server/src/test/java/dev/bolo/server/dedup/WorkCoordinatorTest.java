@@ -264,6 +264,90 @@ class WorkCoordinatorTest {
   }
 
   @Test
+  void aClaimIsTrustedForALeaseAfterTheStoreLostSightOfItNotAfterItWasLastSeen() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    Duration lease = Duration.ofSeconds(15);
+    VanishingStore store = new VanishingStore();
+    WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
+    Future<WorkCoordinator.Served> copy = serveCountingRuns(coordinator, newKey(), store);
+    eventually("the copy sees the claim alive", () -> store.pending.get() >= 2);
+
+    // Last seen at 0 s; the owner renews it until the store forgets it at 10 s.
+    nanos.set(Duration.ofSeconds(10).toNanos());
+    store.forget(true);
+    eventually("the copy polls the store that forgot", () -> store.vacant.get() >= 2);
+
+    // 20 s: a lease after it was last seen, half a lease after it was lost: keep waiting.
+    nanos.set(Duration.ofSeconds(20).toNanos());
+    int polled = store.vacant.get();
+    eventually("the copy still polls", () -> store.vacant.get() >= polled + 2);
+    assertThat(store.runs).hasValue(0);
+
+    // 26 s: the claim would have lapsed by now even if its owner lived: run the note here.
+    nanos.set(Duration.ofSeconds(26).toNanos());
+    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).replayed()).isFalse();
+    assertThat(store.runs).hasValue(1);
+  }
+
+  @Test
+  void aStoreBackJustBeforeTheLeaseRunsOutGivesTheOwnerTimeToTakeItsClaimBack() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    Duration lease = Duration.ofSeconds(15);
+    VanishingStore store = new VanishingStore();
+    WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
+    Future<WorkCoordinator.Served> copy = serveCountingRuns(coordinator, newKey(), store);
+    eventually("the copy sees the claim alive", () -> store.pending.get() >= 2);
+    store.forget(true);
+    eventually("the copy polls the unreachable store", () -> store.vacant.get() >= 2);
+
+    // Back at 14.5 s, the claim not yet taken back; the watch notes the moment.
+    nanos.set(Duration.ofMillis(14_500).toNanos());
+    store.comeBack();
+    Thread.sleep(500);
+
+    // 15.3 s: past the lease, within the owner's time to take it back.
+    nanos.set(Duration.ofMillis(15_300).toNanos());
+    int polled = store.vacant.get();
+    eventually("the copy still polls", () -> store.vacant.get() >= polled + 2);
+    assertThat(store.runs).hasValue(0);
+
+    // 15.6 s: the owner did not take it back within a second: it died.
+    nanos.set(
+        Duration.ofMillis(14_500).plus(WorkCoordinator.OWNERS_RETAKE).plusMillis(100).toNanos());
+    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).replayed()).isFalse();
+    assertThat(store.runs).hasValue(1);
+  }
+
+  @Test
+  void aStoreStillUnreachableWhenTheLeaseRunsOutRunsTheNoteThen() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    Duration lease = Duration.ofSeconds(15);
+    VanishingStore store = new VanishingStore();
+    WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
+    Future<WorkCoordinator.Served> copy = serveCountingRuns(coordinator, newKey(), store);
+    eventually("the copy sees the claim alive", () -> store.pending.get() >= 2);
+    store.forget(true);
+    eventually("the copy polls the unreachable store", () -> store.vacant.get() >= 2);
+
+    nanos.set(Duration.ofMillis(15_010).toNanos());
+    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).replayed()).isFalse();
+    assertThat(store.runs).hasValue(1);
+  }
+
+  private Future<WorkCoordinator.Served> serveCountingRuns(
+      WorkCoordinator coordinator, WorkKey key, VanishingStore store) {
+    return threads.submit(
+        () ->
+            coordinator.serve(
+                key,
+                Duration.ofMinutes(5),
+                () -> {
+                  store.runs.incrementAndGet();
+                  return new Outcome.Success(transcriptFor(key, "run here after all"));
+                }));
+  }
+
+  @Test
   void aWaiterThatLostSightOfAClaimReplaysTheResultWrittenBackAfterTheOutage() throws Exception {
     AtomicLong nanos = new AtomicLong();
     ForgetfulStore store = new ForgetfulStore();
@@ -424,6 +508,75 @@ class WorkCoordinatorTest {
       awaits.incrementAndGet();
       Transcript done = writtenBack;
       return done != null ? new Resolution.Completed(done) : new Resolution.Vacant();
+    }
+
+    @Override
+    public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+      return true;
+    }
+
+    @Override
+    public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+      return true;
+    }
+
+    @Override
+    public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {}
+
+    @Override
+    public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
+      return IdempotencyCheck.BOUND;
+    }
+  }
+
+  /**
+   * A shared store as one instance sees another instance's claim: alive until {@link #forget} (a
+   * restart or an outage: a new generation, degraded or not), then vacant; after {@link #comeBack}
+   * reachable again, and the claim is the first asker's once vacant.
+   */
+  private static final class VanishingStore implements DedupStore {
+    final AtomicInteger pending = new AtomicInteger();
+    final AtomicInteger vacant = new AtomicInteger();
+    final AtomicInteger runs = new AtomicInteger();
+    private final AtomicLong generation = new AtomicLong();
+    private volatile boolean visible = true;
+    private volatile boolean degraded;
+
+    void forget(boolean unreachable) {
+      visible = false;
+      degraded = unreachable;
+      generation.incrementAndGet();
+    }
+
+    void comeBack() {
+      degraded = false;
+      generation.incrementAndGet();
+    }
+
+    @Override
+    public long generation() {
+      return generation.get();
+    }
+
+    @Override
+    public boolean isDegraded() {
+      return degraded;
+    }
+
+    @Override
+    public Claim claim(WorkKey key, Duration lease) {
+      return visible ? new Claim.Busy() : new Claim.Owned("the claim after it lapsed");
+    }
+
+    @Override
+    public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
+      Thread.sleep(5);
+      if (visible) {
+        pending.incrementAndGet();
+        return new Resolution.Pending();
+      }
+      vacant.incrementAndGet();
+      return new Resolution.Vacant();
     }
 
     @Override

@@ -57,8 +57,17 @@ class RedisChaosTest {
   /** Short, so an outage longer than a lease takes seconds; renewed every second. */
   private static final Duration LEASE = Duration.ofSeconds(3);
 
-  /** Each provider call takes this long, so the outage falls while calls are running. */
+  /**
+   * Each provider call takes this long after the fault, so the outage falls while calls are
+   * running; the provider holds every call until the storm is in place.
+   */
   private static final Duration PROVIDER_LATENCY = Duration.ofSeconds(2);
+
+  /**
+   * How long Redis is away when it restarts: half the lease, far more than a restart takes, so the
+   * waiters' trust and the owners' taking back are what the test measures.
+   */
+  private static final Duration RESTART_TAKES = LEASE.dividedBy(2);
 
   private static final int NOTES = 30;
   private static final int COPIES = 4;
@@ -111,12 +120,13 @@ class RedisChaosTest {
       throws Exception {
     List<byte[]> notes = notes(100);
     long started = System.nanoTime();
-    List<Future<Gateway.Reply>> storm = storm(notes);
-    awaitTrue("every copy waits on its instance", () -> waitingCopies() == NOTES * COPIES);
+    List<Future<Gateway.Reply>> storm = stormAtTheProvider(notes);
 
     redis.stop();
+    Thread.sleep(RESTART_TAKES);
     redis.startAgain();
     long restartedAt = System.nanoTime();
+    provider.release();
 
     Map<Integer, Integer> statuses = statuses(storm);
     Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
@@ -126,10 +136,11 @@ class RedisChaosTest {
     int replayCalls = replayEverywhere(notes);
     // WARN: the test log level, so the figures show in every build.
     log.warn(
-        "chaos (Redis restarted {} ms into the storm): {} notes x {} copies, provider calls {},"
+        "chaos (Redis restarted {} ms into the storm, down {} ms): {} notes x {} copies, provider calls {},"
             + " charged {} ms, answers {}, storm took {} ms, resending every note to every"
             + " instance cost {} more calls",
         Duration.ofNanos(restartedAt - started).toMillis(),
+        RESTART_TAKES.toMillis(),
         NOTES,
         COPIES,
         calls,
@@ -149,11 +160,11 @@ class RedisChaosTest {
       throws Exception {
     List<byte[]> notes = notes(200);
     long started = System.nanoTime();
-    List<Future<Gateway.Reply>> storm = storm(notes);
-    awaitTrue("every copy waits on its instance", () -> waitingCopies() == NOTES * COPIES);
+    List<Future<Gateway.Reply>> storm = stormAtTheProvider(notes);
 
     redis.stop();
     long stoppedAt = System.nanoTime();
+    provider.release();
     // Copies on other instances wait out the owners' leases, then run the note themselves.
     Map<Integer, Integer> statuses = statuses(storm);
     Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
@@ -249,6 +260,24 @@ class RedisChaosTest {
     return notes;
   }
 
+  /**
+   * Sends every copy of every note at once, spreading each note's copies over the instances, and
+   * returns once every note is at the (held) provider and every other instance waits for it: the
+   * moment a fault should find.
+   */
+  private List<Future<Gateway.Reply>> stormAtTheProvider(List<byte[]> notes)
+      throws InterruptedException {
+    provider.hold();
+    List<Future<Gateway.Reply>> storm = storm(notes);
+    awaitTrue("every copy waits on its instance", () -> waitingCopies() == NOTES * COPIES);
+    awaitTrue("every note is at the provider", () -> provider.calls() == NOTES);
+    // Each note's copies reach all three instances: one runs it, two wait for it.
+    awaitTrue(
+        "the other instances wait for each note",
+        () -> gauges("bolo_dedup_waiting_on_other_instances") == NOTES * (gateways.size() - 1));
+    return storm;
+  }
+
   /** Sends every copy of every note at once, spreading each note's copies over the instances. */
   private List<Future<Gateway.Reply>> storm(List<byte[]> notes) {
     List<Future<Gateway.Reply>> replies = new ArrayList<>();
@@ -292,12 +321,17 @@ class RedisChaosTest {
   }
 
   private int waitingCopies() {
-    double waiting = 0;
+    return gauges("bolo_dedup_waiting_copies");
+  }
+
+  /** A gauge's sum over the instances. */
+  private int gauges(String name) {
+    double sum = 0;
     for (Gateway gateway : gateways) {
-      Gauge gauge = gateway.app().metrics().find("bolo_dedup_waiting_copies").gauge();
-      waiting += gauge == null ? 0 : gauge.value();
+      Gauge gauge = gateway.app().metrics().find(name).gauge();
+      sum += gauge == null ? 0 : gauge.value();
     }
-    return (int) waiting;
+    return (int) sum;
   }
 
   private boolean allUseRedis() {
