@@ -43,8 +43,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Usage: {@code bolo-bench/run GatewayLoad [--connections 50] [--note-kb 200] [--seconds 10]
  * [--rounds 3] [--delay-ms 0] [--attackers 0] [--copies 4] [--storm-notes 100] [--heap 512m]
- * [--targets direct,nginx,gateway] [--baseline DIR] [--timeout SECONDS]}. Needs {@code wrk} and
- * {@code nginx} on the PATH.
+ * [--targets direct,nginx,gateway] [--baseline DIR] [--timeout SECONDS] [--generator wrk|java]}.
+ * Needs {@code wrk} and {@code nginx} on the PATH. {@code --generator java} sends from this process
+ * with {@link JavaLoad} instead of wrk: for notes of megabytes, where wrk's per-request copies of
+ * the body cost more CPU than the servers measured.
  */
 public final class GatewayLoad {
 
@@ -427,10 +429,14 @@ public final class GatewayLoad {
     out.append(
         String.format(
             Locale.ROOT,
-            "%s- wrk, %d connections, 2 threads, %d KB unique WAV notes, request timeout %d s, %d s of"
+            "%s- %s, %d connections, %d KB unique WAV notes, request timeout %d s, %d s of"
                 + " unmeasured warm-up per target, then %d s per target per round, %d rounds; provider stand-in delay %d ms; gateway heap -Xmx%s%n"
                 + "- nginx %s: proxy_pass with request buffering, access log off%n%n",
             BenchRun.machineLines(root),
+            options.generator().equals("java")
+                ? "load from JavaLoad (the JDK's HttpClient in the harness's process, each body"
+                    + " three views of one array)"
+                : "wrk, 2 threads",
             options.connections(),
             options.noteKb(),
             options.timeoutSeconds(),
@@ -505,6 +511,17 @@ public final class GatewayLoad {
     // The nonce keeps notes of different rounds and targets apart: 8 characters.
     String nonce = String.format("%-8s", tag + Long.toString(System.nanoTime() % 100_000, 36));
     nonce = nonce.replace(' ', 'x').substring(0, 8);
+    if (options.generator().equals("java")) {
+      return JavaLoad.run(
+          bodyBytes(body),
+          "multipart/form-data; boundary=" + BOUNDARY,
+          url,
+          token,
+          options.connections(),
+          seconds,
+          options.timeoutSeconds(),
+          nonce);
+    }
     List<String> command =
         List.of(
             "wrk",
@@ -544,6 +561,20 @@ public final class GatewayLoad {
             + values.getOrDefault("read", 0L)
             + values.getOrDefault("write", 0L),
         -1);
+  }
+
+  private static final Map<Path, byte[]> BODIES = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static byte[] bodyBytes(Path body) {
+    return BODIES.computeIfAbsent(
+        body,
+        path -> {
+          try {
+            return Files.readAllBytes(path);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
   }
 
   /** One wrk run; status errors are answers other than 2xx/3xx. */
@@ -750,7 +781,7 @@ public final class GatewayLoad {
     return body.array();
   }
 
-  private static int indexOf(byte[] haystack, byte[] needle) {
+  static int indexOf(byte[] haystack, byte[] needle) {
     outer:
     for (int i = 0; i + needle.length <= haystack.length; i++) {
       for (int j = 0; j < needle.length; j++) {
@@ -785,7 +816,8 @@ public final class GatewayLoad {
       String heap,
       List<String> targets,
       @Nullable Path baseline,
-      int timeoutSeconds) {
+      int timeoutSeconds,
+      String generator) {
 
     /**
      * How long the SDK waits for the answer to a note this long (its read timeout: 30 s plus half
@@ -821,7 +853,11 @@ public final class GatewayLoad {
                       "--timeout",
                       Integer.toString(
                           sdkReadTimeoutSeconds(
-                              Integer.parseInt(values.getOrDefault("--note-kb", "200")))))));
+                              Integer.parseInt(values.getOrDefault("--note-kb", "200")))))),
+              values.getOrDefault("--generator", "wrk"));
+      if (!List.of("wrk", "java").contains(options.generator())) {
+        throw new IllegalArgumentException("--generator is wrk or java: " + options.generator());
+      }
       for (String name : values.keySet()) {
         if (!List.of(
                 "--connections",
@@ -836,7 +872,8 @@ public final class GatewayLoad {
                 "--heap",
                 "--targets",
                 "--baseline",
-                "--timeout")
+                "--timeout",
+                "--generator")
             .contains(name)) {
           throw new IllegalArgumentException("unknown option: " + name);
         }
