@@ -10,8 +10,10 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Renders the errors Jetty raises itself (a malformed request line, headers over the limit, an
- * over-long URI, a server fault outside a handler) in the endpoint's own JSON shape through {@link
- * ErrorWriter}, instead of Jetty's HTML page with its internal message.
+ * over-long URI, a server fault outside a handler, an upload turned away by {@link
+ * RequestAdmission}) in the endpoint's own JSON shape through {@link ErrorWriter}, instead of
+ * Jetty's HTML page with its internal message, and writes the request's access line, which no route
+ * wrote.
  */
 public final class JsonErrorHandler extends ErrorHandler {
 
@@ -41,6 +43,13 @@ public final class JsonErrorHandler extends ErrorHandler {
       headers.put(
           HttpHeader.RETRY_AFTER, Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
+    String path = request.getHttpURI().getPath();
+    RequestLog.answeredByJetty(
+        request.getMethod(),
+        path == null ? "" : path,
+        status,
+        requestId,
+        (System.nanoTime() - request.getBeginNanoTime()) / 1_000_000);
     response.write(true, ByteBuffer.wrap(body), callback);
     return true;
   }

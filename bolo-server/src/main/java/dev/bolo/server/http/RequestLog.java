@@ -57,6 +57,27 @@ final class RequestLog implements Handler {
   }
 
   /**
+   * The access line of a request Jetty answered itself before any route saw it (turned away by
+   * {@link RequestAdmission}, malformed): the same line, with its id in the MDC.
+   */
+  static void answeredByJetty(String method, String path, int status, String requestId, long ms) {
+    @Nullable String outer = MDC.get("request_id");
+    MDC.put("request_id", requestId);
+    try {
+      log.atInfo()
+          .addKeyValue("status", status)
+          .addKeyValue("duration_ms", ms)
+          .log("{} {} -> {} in {} ms", method, path, status, ms);
+    } finally {
+      if (outer == null) {
+        MDC.remove("request_id");
+      } else {
+        MDC.put("request_id", outer);
+      }
+    }
+  }
+
+  /**
    * The request's id: the client's {@code X-Bolo-Request-Id} when usable, else a fresh one; the
    * same for every caller during one request.
    */

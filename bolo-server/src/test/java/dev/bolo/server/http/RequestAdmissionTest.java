@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
@@ -95,11 +96,21 @@ class RequestAdmissionTest {
     Gateway gateway = fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "0s"));
     CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
 
-    long started = System.nanoTime();
-    Gateway.Reply refused = gateway.send(nativeNote(gateway, 2));
-    assertThat(refused.status()).as(refused.body()).isEqualTo(503);
-    assertThat(refused.retryAfter()).isNotNull();
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(AT_ONCE);
+    try (LogCapture logs = LogCapture.start()) {
+      long started = System.nanoTime();
+      Gateway.Reply refused =
+          gateway.send(
+              nativeNote(gateway, 2).newBuilder().header("X-Bolo-Request-Id", "turned-1").build());
+      assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+      assertThat(refused.retryAfter()).isNotNull();
+      assertThat(refused.requestId()).isEqualTo("turned-1");
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(AT_ONCE);
+      // Turned away before any route saw it, it still has its access line.
+      assertThat(logs.text())
+          .containsPattern(
+              "INFO dev\\.bolo\\.server\\.http\\.RequestLog .*request_id=turned-1.* - POST"
+                  + " /v1/transcriptions -> 503 in \\d+ ms");
+    }
 
     fixture.provider().release();
     assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
