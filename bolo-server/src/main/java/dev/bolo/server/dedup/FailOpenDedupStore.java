@@ -390,11 +390,13 @@ final class FailOpenDedupStore implements DedupStore {
 
   private void degrade(String because) {
     synchronized (transitions) {
-      // Even when already degraded: anything seen before this moment may be forgotten.
-      generation.incrementAndGet();
+      // Already degraded: nothing was read from the shared store since (only the probe tries it),
+      // so nothing new may be forgotten. Bumping on every failed probe would make every new copy
+      // wait out the settling time and every owner renew, five times a second.
       if (degradedBecause != null) {
         return;
       }
+      generation.incrementAndGet();
       degradedBecause = because;
     }
     log.error(

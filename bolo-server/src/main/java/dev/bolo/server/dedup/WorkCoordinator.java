@@ -268,9 +268,7 @@ public final class WorkCoordinator {
     try {
       return resolve(key, deadline, work, sighting);
     } finally {
-      if (sighting.seen) {
-        waitingElsewhere.decrementAndGet();
-      }
+      sighting.stopWaiting();
     }
   }
 
@@ -284,6 +282,7 @@ public final class WorkCoordinator {
           return replay(key, completed.transcript(), Replay.CACHED);
         }
         case Claim.Owned owned -> {
+          sighting.stopWaiting();
           return new Served(runOwned(key, owned, work), Replay.NONE);
         }
         case Claim.Busy busy -> sighting.alive(generation);
@@ -323,6 +322,9 @@ public final class WorkCoordinator {
   private final class Sighting {
     private boolean seen;
 
+    /** Whether this resolution counts in {@link #waitingOnOtherInstances()} now. */
+    private boolean counted;
+
     /** The store's generation when the claim was last seen alive. */
     private long generation;
 
@@ -333,12 +335,21 @@ public final class WorkCoordinator {
     private long lostAt;
 
     void alive(long generationThen) {
-      if (!seen) {
+      if (!counted) {
+        counted = true;
         waitingElsewhere.incrementAndGet();
       }
       seen = true;
       generation = generationThen;
       lost = false;
+    }
+
+    /** This resolution no longer waits for another instance: it runs the work, or it is done. */
+    void stopWaiting() {
+      if (counted) {
+        counted = false;
+        waitingElsewhere.decrementAndGet();
+      }
     }
 
     /** Notes, once per sighting, the moment the store no longer knew the claim; returns it. */
@@ -391,12 +402,14 @@ public final class WorkCoordinator {
       return true;
     }
     // The store came back before that lease ran out: a live owner takes its claim back within
-    // OWNERS_RETAKE of that moment, so give it that long.
+    // OWNERS_RETAKE of that moment, so give it that long. The watch notices a change up to one
+    // period after it happened, and not yet if it happened since its last look.
     if (store.isDegraded()) {
       return false;
     }
     long backAt = store.generation() != watchedGeneration ? now : generationChangedAt;
-    return backAt - lostAt < lease.toNanos() && now - backAt < OWNERS_RETAKE.toNanos();
+    return backAt - lostAt < lease.plus(GENERATION_WATCH).toNanos()
+        && now - backAt < OWNERS_RETAKE.toNanos();
   }
 
   private Served replay(WorkKey key, Transcript transcript, Replay replay) {

@@ -36,9 +36,11 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
 
   /**
    * Upper bound of Lettuce's reconnect back-off. Its default grows to 30 s, which would keep the
-   * store on its local fallback for up to 30 s after Redis is back.
+   * store on its local fallback for up to 30 s after Redis is back. Each instance must see Redis
+   * back within a fifth of a second, as its fail-open store's probe does: copies waiting for
+   * another instance's claim give its owner only a second to take it back once Redis answers again.
    */
-  private static final Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+  private static final Duration MAX_RECONNECT_DELAY = Duration.ofMillis(200);
 
   public RedisEndpoint {
     nodes = List.copyOf(nodes);

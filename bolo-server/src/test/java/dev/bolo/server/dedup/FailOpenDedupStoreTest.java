@@ -79,6 +79,24 @@ class FailOpenDedupStoreTest {
   }
 
   @Test
+  void theGenerationChangesWhenRedisGoesAndWhenItComesBackNotWithEveryFailedTry() throws Exception {
+    DedupStore store = instance();
+    long healthy = store.generation();
+    redis.stop();
+    store.claim(newKey(), LONG_LEASE);
+    long down = store.generation();
+    assertThat(down).isGreaterThan(healthy);
+
+    // Ten failed tries at least (every 100 ms here).
+    Thread.sleep(1_000);
+    assertThat(store.generation()).as("while Redis stays down").isEqualTo(down);
+
+    redis.startAgain();
+    eventually("the instance recovers", () -> !store.isDegraded());
+    assertThat(store.generation()).isGreaterThan(down);
+  }
+
+  @Test
   void uploadsKeepWorkingWhileRedisIsDownAndDeduplicationAcrossInstancesResumesAfterwards()
       throws Exception {
     DedupStore first = instance();
