@@ -46,6 +46,10 @@ final class AudioSink implements AutoCloseable {
   private int memoryLength;
   private @Nullable Path file;
   private @Nullable FileChannel out;
+
+  /** Where spooled bytes gather before they are written (see {@link SpoolBuffers}). */
+  private @Nullable ByteBuffer staging;
+
   private long total;
   private @Nullable AudioContainer container;
   private long reserved;
@@ -126,14 +130,53 @@ final class AudioSink implements AutoCloseable {
         file = created;
         channel = FileChannel.open(created, StandardOpenOption.WRITE);
         out = channel;
-        writeFully(channel, ByteBuffer.wrap(memory, 0, memoryLength));
+        spool(channel, ByteBuffer.wrap(memory, 0, memoryLength));
         memory = new byte[0];
       }
-      writeFully(channel, bytes);
+      spool(channel, bytes);
     } catch (IOException e) {
       throw new SpoolFailure("writing " + (file == null ? spoolDir : file), e);
     }
     return null;
+  }
+
+  /** Gathers {@code bytes} (all of them, left consumed), writing whenever the buffer is full. */
+  private void spool(FileChannel channel, ByteBuffer bytes) throws IOException {
+    if (bytes.isDirect()) {
+      flush(channel);
+      writeFully(channel, bytes);
+      return;
+    }
+    ByteBuffer gathered = staging;
+    if (gathered == null) {
+      gathered = SpoolBuffers.take();
+      staging = gathered;
+    }
+    while (bytes.hasRemaining()) {
+      int n = Math.min(gathered.remaining(), bytes.remaining());
+      gathered.put(gathered.position(), bytes, bytes.position(), n);
+      gathered.position(gathered.position() + n);
+      bytes.position(bytes.position() + n);
+      if (!gathered.hasRemaining()) {
+        flush(channel);
+      }
+    }
+  }
+
+  private void flush(FileChannel channel) throws IOException {
+    ByteBuffer gathered = staging;
+    if (gathered != null && gathered.position() > 0) {
+      writeFully(channel, gathered.flip());
+      gathered.clear();
+    }
+  }
+
+  private void releaseStaging() {
+    ByteBuffer gathered = staging;
+    if (gathered != null) {
+      staging = null;
+      SpoolBuffers.give(gathered);
+    }
   }
 
   private static void writeFully(FileChannel channel, ByteBuffer bytes) throws IOException {
@@ -183,9 +226,12 @@ final class AudioSink implements AutoCloseable {
     FileChannel channel = out;
     if (channel != null) {
       try {
+        flush(channel);
         channel.close();
       } catch (IOException e) {
-        throw new SpoolFailure("closing " + spooled, e);
+        throw new SpoolFailure("writing " + spooled, e);
+      } finally {
+        releaseStaging();
       }
       out = null;
     }
@@ -226,6 +272,7 @@ final class AudioSink implements AutoCloseable {
     }
     handedOver = true;
     spoolInUse.addAndGet(-reserved);
+    releaseStaging();
     try {
       FileChannel channel = out;
       if (channel != null) {

@@ -67,6 +67,30 @@ class UploadReaderTest {
   }
 
   @Test
+  void spooledNotesAreWrittenWholeThroughReusedBuffersAndNoneCarriesAnEarlierOnesBytes()
+      throws Exception {
+    // Seven gather buffers and a part, then one shorter than a buffer, which gets a used one.
+    byte[] longNote = TestAudio.wav(60_000, 11);
+    byte[] shortNote = TestAudio.wav(3_000, 12);
+    assertThat(longNote.length).isGreaterThan(7 * SpoolBuffers.SIZE);
+    assertThat(shortNote.length).isLessThan(SpoolBuffers.SIZE);
+    UploadReader reader = new UploadReader(10 << 20, 64 * 1024, spool);
+    for (byte[] note : List.of(longNote, shortNote, longNote)) {
+      byte[] body = body(note, "language", "de");
+      UploadResult result = reader.read(TYPE, body.length, chopped(body, 7777, 3));
+
+      assertThat(result).isInstanceOf(UploadResult.Received.class);
+      try (SpooledAudio audio = ((UploadResult.Received) result).upload().audio();
+          InputStream in = audio.open()) {
+        assertThat(audio.isSpooled()).isTrue();
+        assertThat(audio.sha256()).isEqualTo(sha256(note));
+        assertThat(in.readAllBytes()).isEqualTo(note);
+      }
+    }
+    assertThat(spoolFiles()).isEmpty();
+  }
+
+  @Test
   void aBodyCutOffBeforeItsClosingBoundaryIsMalformedAndLeavesNoSpoolFile() throws Exception {
     byte[] body = body(TestAudio.wav(500, 1), "language", "en");
     byte[] cut = java.util.Arrays.copyOf(body, body.length - 20);
