@@ -265,73 +265,72 @@ class WorkCoordinatorTest {
 
   @Test
   void aClaimIsTrustedForALeaseAfterTheStoreLostSightOfItNotAfterItWasLastSeen() throws Exception {
-    AtomicLong nanos = new AtomicLong();
-    Duration lease = Duration.ofSeconds(15);
-    VanishingStore store = new VanishingStore();
-    WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
-    Future<WorkCoordinator.Served> copy = serveCountingRuns(coordinator, newKey(), store);
-    eventually("the copy sees the claim alive", () -> store.pending.get() >= 2);
-
     // Last seen at 0 s; the owner renews it until the store forgets it at 10 s.
-    nanos.set(Duration.ofSeconds(10).toNanos());
-    store.forget(true);
-    eventually("the copy polls the store that forgot", () -> store.vacant.get() >= 2);
+    LostClaim lost = aCopyThatLosesSightOfAClaimAt(Duration.ofSeconds(10));
 
     // 20 s: a lease after it was last seen, half a lease after it was lost: keep waiting.
-    nanos.set(Duration.ofSeconds(20).toNanos());
-    int polled = store.vacant.get();
-    eventually("the copy still polls", () -> store.vacant.get() >= polled + 2);
-    assertThat(store.runs).hasValue(0);
+    lost.at(Duration.ofSeconds(20)).stillPolls();
 
     // 26 s: the claim would have lapsed by now even if its owner lived: run the note here.
-    nanos.set(Duration.ofSeconds(26).toNanos());
-    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).replayed()).isFalse();
-    assertThat(store.runs).hasValue(1);
+    lost.at(Duration.ofSeconds(26)).runsTheNote();
   }
 
   @Test
   void aStoreBackJustBeforeTheLeaseRunsOutGivesTheOwnerTimeToTakeItsClaimBack() throws Exception {
-    AtomicLong nanos = new AtomicLong();
-    Duration lease = Duration.ofSeconds(15);
-    VanishingStore store = new VanishingStore();
-    WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
-    Future<WorkCoordinator.Served> copy = serveCountingRuns(coordinator, newKey(), store);
-    eventually("the copy sees the claim alive", () -> store.pending.get() >= 2);
-    store.forget(true);
-    eventually("the copy polls the unreachable store", () -> store.vacant.get() >= 2);
+    LostClaim lost = aCopyThatLosesSightOfAClaimAt(Duration.ZERO);
 
     // Back at 14.5 s, the claim not yet taken back; the watch notes the moment.
-    nanos.set(Duration.ofMillis(14_500).toNanos());
-    store.comeBack();
+    lost.at(Duration.ofMillis(14_500)).store().comeBack();
     Thread.sleep(500);
 
     // 15.3 s: past the lease, within the owner's time to take it back.
-    nanos.set(Duration.ofMillis(15_300).toNanos());
-    int polled = store.vacant.get();
-    eventually("the copy still polls", () -> store.vacant.get() >= polled + 2);
-    assertThat(store.runs).hasValue(0);
+    lost.at(Duration.ofMillis(15_300)).stillPolls();
 
     // 15.6 s: the owner did not take it back within a second: it died.
-    nanos.set(
-        Duration.ofMillis(14_500).plus(WorkCoordinator.OWNERS_RETAKE).plusMillis(100).toNanos());
-    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).replayed()).isFalse();
-    assertThat(store.runs).hasValue(1);
+    lost.at(Duration.ofMillis(14_500).plus(WorkCoordinator.OWNERS_RETAKE).plusMillis(100))
+        .runsTheNote();
   }
 
   @Test
   void aStoreStillUnreachableWhenTheLeaseRunsOutRunsTheNoteThen() throws Exception {
+    aCopyThatLosesSightOfAClaimAt(Duration.ZERO).at(Duration.ofMillis(15_010)).runsTheNote();
+  }
+
+  /** A copy on this instance, another instance's claim, a store that lost sight of it. */
+  private record LostClaim(
+      AtomicLong nanos, VanishingStore store, Future<WorkCoordinator.Served> copy) {
+
+    LostClaim at(Duration time) {
+      nanos.set(time.toNanos());
+      return this;
+    }
+
+    void stillPolls() {
+      int polled = store.vacant.get();
+      eventually("the copy still polls", () -> store.vacant.get() >= polled + 2);
+      assertThat(store.runs).hasValue(0);
+    }
+
+    void runsTheNote() throws Exception {
+      assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).replayed()).isFalse();
+      assertThat(store.runs).hasValue(1);
+    }
+  }
+
+  /**
+   * A copy that saw another instance's claim alive at 0 s and a store (lease 15 s) that lost sight
+   * of it at {@code lostAt}, unreachable since.
+   */
+  private LostClaim aCopyThatLosesSightOfAClaimAt(Duration lostAt) {
     AtomicLong nanos = new AtomicLong();
-    Duration lease = Duration.ofSeconds(15);
     VanishingStore store = new VanishingStore();
-    WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
+    WorkCoordinator coordinator = coordinator(store, nanos::get, Duration.ofSeconds(15));
     Future<WorkCoordinator.Served> copy = serveCountingRuns(coordinator, newKey(), store);
     eventually("the copy sees the claim alive", () -> store.pending.get() >= 2);
+    nanos.set(lostAt.toNanos());
     store.forget(true);
-    eventually("the copy polls the unreachable store", () -> store.vacant.get() >= 2);
-
-    nanos.set(Duration.ofMillis(15_010).toNanos());
-    assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).replayed()).isFalse();
-    assertThat(store.runs).hasValue(1);
+    eventually("the copy polls the store that lost sight of it", () -> store.vacant.get() >= 2);
+    return new LostClaim(nanos, store, copy);
   }
 
   private Future<WorkCoordinator.Served> serveCountingRuns(
@@ -486,7 +485,7 @@ class WorkCoordinatorTest {
    * instance's claim; then the store has forgotten it (a new generation) and answers vacant, or the
    * result once it was written back.
    */
-  private static final class ForgetfulStore implements DedupStore {
+  private static final class ForgetfulStore extends AgreeableStore {
     final AtomicInteger claims = new AtomicInteger();
     final AtomicInteger awaits = new AtomicInteger();
     volatile @org.jspecify.annotations.Nullable Transcript writtenBack;
@@ -509,24 +508,6 @@ class WorkCoordinatorTest {
       Transcript done = writtenBack;
       return done != null ? new Resolution.Completed(done) : new Resolution.Vacant();
     }
-
-    @Override
-    public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
-      return true;
-    }
-
-    @Override
-    public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
-      return true;
-    }
-
-    @Override
-    public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {}
-
-    @Override
-    public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
-      return IdempotencyCheck.BOUND;
-    }
   }
 
   /**
@@ -534,7 +515,7 @@ class WorkCoordinatorTest {
    * restart or an outage: a new generation, degraded or not), then vacant; after {@link #comeBack}
    * reachable again, and the claim is the first asker's once vacant.
    */
-  private static final class VanishingStore implements DedupStore {
+  private static final class VanishingStore extends AgreeableStore {
     final AtomicInteger pending = new AtomicInteger();
     final AtomicInteger vacant = new AtomicInteger();
     final AtomicInteger runs = new AtomicInteger();
@@ -578,7 +559,10 @@ class WorkCoordinatorTest {
       vacant.incrementAndGet();
       return new Resolution.Vacant();
     }
+  }
 
+  /** A shared store that takes every renewal, result and key it is given, keeping nothing. */
+  private abstract static class AgreeableStore implements DedupStore {
     @Override
     public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
       return true;
