@@ -12,9 +12,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,18 +81,45 @@ class UploadReaderTest {
     assertThat(shortNote.length).isLessThan(SpoolBuffers.SIZE);
     UploadReader reader = new UploadReader(10 << 20, 64 * 1024, spool);
     for (byte[] note : List.of(longNote, shortNote, longNote)) {
-      byte[] body = body(note, "language", "de");
-      UploadResult result = reader.read(TYPE, body.length, chopped(body, 7777, 3));
+      assertSpooledWhole(reader, note);
+    }
+    assertThat(spoolFiles()).isEmpty();
+  }
 
-      assertThat(result).isInstanceOf(UploadResult.Received.class);
-      try (SpooledAudio audio = ((UploadResult.Received) result).upload().audio();
-          InputStream in = audio.open()) {
-        assertThat(audio.isSpooled()).isTrue();
-        assertThat(audio.sha256()).isEqualTo(sha256(note));
-        assertThat(in.readAllBytes()).isEqualTo(note);
+  @Test
+  void uploadsSpoolingAtOnceNeverShareABuffer() throws Exception {
+    UploadReader reader = new UploadReader(10 << 20, 64 * 1024, spool);
+    List<Callable<Void>> uploads = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      // Each note unlike every other, some shorter than a buffer, some several buffers long.
+      byte[] note = TestAudio.wav(i % 3 == 0 ? 3_000 : 20_000 + i * 1_000, 100 + i);
+      uploads.add(
+          () -> {
+            for (int round = 0; round < 3; round++) {
+              assertSpooledWhole(reader, note);
+            }
+            return null;
+          });
+    }
+    try (ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (Future<Void> upload : phones.invokeAll(uploads)) {
+        upload.get();
       }
     }
     assertThat(spoolFiles()).isEmpty();
+  }
+
+  private static void assertSpooledWhole(UploadReader reader, byte[] note) throws Exception {
+    byte[] body = body(note, "language", "de");
+    UploadResult result = reader.read(TYPE, body.length, chopped(body, 7777, note.length));
+
+    assertThat(result).isInstanceOf(UploadResult.Received.class);
+    try (SpooledAudio audio = ((UploadResult.Received) result).upload().audio();
+        InputStream in = audio.open()) {
+      assertThat(audio.isSpooled()).isTrue();
+      assertThat(audio.sha256()).isEqualTo(sha256(note));
+      assertThat(in.readAllBytes()).isEqualTo(note);
+    }
   }
 
   @Test
