@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.CuttingProxy;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
@@ -18,6 +19,7 @@ import io.tus.java.client.TusUploader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URL;
 import java.util.Map;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -85,6 +87,13 @@ class TusJavaClientTest {
               })
           .isInstanceOf(IOException.class);
       assertThat(proxy.cutsDone()).isEqualTo(1);
+      // A phone resumes a moment later, not in the microsecond after the cut: by then the server
+      // has stored what arrived. (Asked sooner, before the cut append reached its handler, the
+      // server truthfully answers the offset it has, and the client sends more again.)
+      URL created = first.getUploadURL();
+      Await.until(
+          () -> serverOffset(created.getPath()) > 0,
+          () -> "the server stored nothing of the cut append");
 
       // Resumed: the client asks the server's offset (HEAD) and sends the rest only.
       upload.setInputStream(new ByteArrayInputStream(note));
@@ -116,5 +125,22 @@ class TusJavaClientTest {
     }
     assertThat(provider().calls()).isEqualTo(1);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(10_000);
+  }
+
+  /** The offset the gateway reports for an upload ({@code Upload-Offset} of a HEAD). */
+  private long serverOffset(String path) {
+    Request head =
+        new Request.Builder()
+            .url(gateway().url(path))
+            .head()
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .header("Tus-Resumable", "1.0.0")
+            .build();
+    try (Response response = gateway().client().newCall(head).execute()) {
+      String offset = response.header("Upload-Offset");
+      return offset == null ? -1 : Long.parseLong(offset);
+    } catch (IOException e) {
+      return -1;
+    }
   }
 }
