@@ -31,8 +31,8 @@ public final class JsonErrorHandler extends ErrorHandler {
     ApiError error = Errors.ofHttpStatus(status);
     RequestMetrics.noteOutcome(request, error.code());
     String requestId = ErrorWriter.requestId(request.getHeaders().get(RequestLog.REQUEST_ID));
-    byte[] body =
-        ErrorWriter.body(ErrorWriter.dialectOf(request.getHttpURI().getPath()), error, requestId);
+    String path = request.getHttpURI().getPath();
+    byte[] body = ErrorWriter.body(ErrorWriter.dialectOf(path), error, requestId);
     response.setStatus(status);
     HttpFields.Mutable headers = response.getHeaders();
     headers.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
@@ -43,7 +43,6 @@ public final class JsonErrorHandler extends ErrorHandler {
       headers.put(
           HttpHeader.RETRY_AFTER, Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
-    String path = request.getHttpURI().getPath();
     RequestLog.answeredByJetty(
         request.getMethod(),
         path == null ? "" : path,

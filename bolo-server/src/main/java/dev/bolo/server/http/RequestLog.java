@@ -43,13 +43,11 @@ final class RequestLog implements Handler {
     try {
       ctx.res().setHeader(REQUEST_ID, requestId);
       handler.handle(ctx);
-      int status = ctx.statusCode();
-      long tookMs = (System.nanoTime() - started) / 1_000_000;
-      // Status and duration as fields too, for BOLO_LOG_FORMAT=json.
-      log.atInfo()
-          .addKeyValue("status", status)
-          .addKeyValue("duration_ms", tookMs)
-          .log("{} {} -> {} in {} ms", ctx.method(), ctx.path(), status, tookMs);
+      accessLine(
+          ctx.method().name(),
+          ctx.path(),
+          ctx.statusCode(),
+          (System.nanoTime() - started) / 1_000_000);
     } finally {
       MDC.remove("device");
       MDC.remove("request_id");
@@ -64,10 +62,7 @@ final class RequestLog implements Handler {
     @Nullable String outer = MDC.get("request_id");
     MDC.put("request_id", requestId);
     try {
-      log.atInfo()
-          .addKeyValue("status", status)
-          .addKeyValue("duration_ms", ms)
-          .log("{} {} -> {} in {} ms", method, path, status, ms);
+      accessLine(method, path, status, ms);
     } finally {
       if (outer == null) {
         MDC.remove("request_id");
@@ -75,6 +70,14 @@ final class RequestLog implements Handler {
         MDC.put("request_id", outer);
       }
     }
+  }
+
+  /** One request's access line; status and duration as fields too, for BOLO_LOG_FORMAT=json. */
+  private static void accessLine(String method, String path, int status, long ms) {
+    log.atInfo()
+        .addKeyValue("status", status)
+        .addKeyValue("duration_ms", ms)
+        .log("{} {} -> {} in {} ms", method, path, status, ms);
   }
 
   /**
