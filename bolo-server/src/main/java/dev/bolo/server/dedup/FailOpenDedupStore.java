@@ -95,7 +95,7 @@ final class FailOpenDedupStore implements DedupStore {
       WriteBehind writeBehind,
       Duration probeEvery) {
     Objects.requireNonNull(connector, "connector");
-    this.connector = () -> connector.apply(generation::incrementAndGet);
+    this.connector = () -> connector.apply(this::connectionDropped);
     this.sharedName = Objects.requireNonNull(sharedName, "sharedName");
     this.local = Objects.requireNonNull(local, "local");
     this.writeBehind = Objects.requireNonNull(writeBehind, "writeBehind");
@@ -404,6 +404,20 @@ final class FailOpenDedupStore implements DedupStore {
             + " instances until it answers again",
         sharedName,
         because);
+  }
+
+  /**
+   * A connection to the shared store dropped (on a Lettuce thread): messages about ends may have
+   * been missed, so waiters look again. Not while degraded: nothing is read from the shared store
+   * then, and {@link #recover} bumps the generation when it answers again. Lettuce may report the
+   * drop after a request has already found the outage.
+   */
+  private void connectionDropped() {
+    synchronized (transitions) {
+      if (degradedBecause == null) {
+        generation.incrementAndGet();
+      }
+    }
   }
 
   private void recover() {

@@ -12,6 +12,9 @@ import dev.bolo.server.health.Readiness;
 import dev.bolo.server.work.Outcome;
 import dev.bolo.server.work.Transcript;
 import dev.bolo.server.work.WorkKey;
+import io.lettuce.core.RedisConnectionException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -22,7 +25,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,6 +99,52 @@ class FailOpenDedupStoreTest {
     redis.startAgain();
     eventually("the instance recovers", () -> !store.isDegraded());
     assertThat(store.generation()).isGreaterThan(down);
+  }
+
+  @Test
+  void aConnectionDropReportedAfterARequestFoundTheOutageChangesNothingMore() {
+    AtomicBoolean down = new AtomicBoolean();
+    AtomicReference<Runnable> dropped = new AtomicReference<>();
+    DedupStore memory = DedupStore.inMemory(System::nanoTime, LONG_TTL, 1_000_000);
+    DedupStore fake =
+        (DedupStore)
+            Proxy.newProxyInstance(
+                DedupStore.class.getClassLoader(),
+                new Class<?>[] {DedupStore.class},
+                (proxy, method, args) -> {
+                  if (down.get() && !method.getName().equals("close")) {
+                    throw new RedisConnectionException("connection refused");
+                  }
+                  try {
+                    return method.invoke(memory, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    DedupStore store =
+        new FailOpenDedupStore(
+            onDrop -> {
+              dropped.set(onDrop);
+              return fake;
+            },
+            "fake redis",
+            DedupStore.inMemory(System::nanoTime, LONG_TTL, 1_000_000),
+            new WriteBehind(WriteBehind.MAX_ENTRIES, 1_000_000, LONG_TTL, System::nanoTime),
+            Duration.ofMinutes(1));
+    instances.add(store);
+
+    // A drop while healthy: waiters must look again.
+    long healthy = store.generation();
+    dropped.get().run();
+    assertThat(store.generation()).isEqualTo(healthy + 1);
+
+    // Lettuce reports the drop only after a request has found the outage.
+    down.set(true);
+    store.claim(newKey(), LONG_LEASE);
+    long degraded = store.generation();
+    assertThat(degraded).isEqualTo(healthy + 2);
+    dropped.get().run();
+    assertThat(store.generation()).isEqualTo(degraded);
   }
 
   @Test
