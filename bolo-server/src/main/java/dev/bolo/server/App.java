@@ -290,7 +290,8 @@ public final class App implements AutoCloseable {
             new ConnectionTimeouts(listen.idleTimeout(), listen.bodyRateWindow(), answerTimeout()),
             resumable);
     this.admission =
-        new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
+        new RequestAdmission(
+            limits.maxActiveRequests(), limits.requestQueueWait(), listen.idleTimeout(), metrics);
     this.javalin =
         Javalin.create(
             javalinConfig -> {

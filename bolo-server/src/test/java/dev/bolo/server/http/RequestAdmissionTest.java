@@ -61,6 +61,30 @@ class RequestAdmissionTest {
     assertThat(turnedAway(gateway)).isZero();
   }
 
+  /**
+   * A second upload waits its turn twice as long as the idle timeout, then must be served: the wait
+   * is the gateway's, so cutting it (408 "too slow", which a phone does not resend) would lose the
+   * note.
+   */
+  @Test
+  void anUploadThatWaitsLongerThanTheIdleTimeoutIsServedNotCutAsIdle() throws Exception {
+    Gateway gateway =
+        fixture.start(Map.of("BOLO_REQUEST_QUEUE_WAIT", "60s", "BOLO_IDLE_TIMEOUT", "1s"));
+    CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
+    // As curl sends a large note: the body follows only once the gateway asks for it.
+    CompletableFuture<Gateway.Reply> second =
+        send(gateway, nativeNote(gateway, 2).newBuilder().header("Expect", "100-continue").build());
+    Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
+    Thread.sleep(2_000);
+    assertThat(second).as("still waiting its turn").isNotDone();
+
+    fixture.provider().release();
+    assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+    Gateway.Reply served = second.get(30, TimeUnit.SECONDS);
+    assertThat(served.status()).as(served.body()).isEqualTo(200);
+    assertThat(fixture.provider().calls()).isEqualTo(2);
+  }
+
   @Test
   void anUploadThatWaitsTooLongIs503WithRetryAfterInItsEndpointsShapeAndNeverReachesTheProvider()
       throws Exception {
