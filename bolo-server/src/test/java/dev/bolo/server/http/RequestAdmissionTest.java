@@ -73,8 +73,8 @@ class RequestAdmissionTest {
     CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
     // As curl sends a large note: the body follows only once the gateway asks for it.
     CompletableFuture<Gateway.Reply> second =
-        send(gateway, nativeNote(gateway, 2).newBuilder().header("Expect", "100-continue").build());
-    Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
+        aSecondNoteWaiting(
+            gateway, nativeNote(gateway, 2).newBuilder().header("Expect", "100-continue").build());
     Thread.sleep(2_000);
     assertThat(second).as("still waiting its turn").isNotDone();
 
@@ -172,7 +172,12 @@ class RequestAdmissionTest {
   /** Sends a second note and waits until it waits its turn. */
   private static CompletableFuture<Gateway.Reply> aSecondNoteWaiting(Gateway gateway)
       throws InterruptedException {
-    CompletableFuture<Gateway.Reply> second = send(gateway, nativeNote(gateway, 2));
+    return aSecondNoteWaiting(gateway, nativeNote(gateway, 2));
+  }
+
+  private static CompletableFuture<Gateway.Reply> aSecondNoteWaiting(
+      Gateway gateway, Request request) throws InterruptedException {
+    CompletableFuture<Gateway.Reply> second = send(gateway, request);
     Await.until(() -> waiting(gateway) == 1, () -> waiting(gateway) + " waiting, not 1");
     return second;
   }
