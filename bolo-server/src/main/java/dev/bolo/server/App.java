@@ -290,8 +290,7 @@ public final class App implements AutoCloseable {
             new ConnectionTimeouts(listen.idleTimeout(), listen.bodyRateWindow(), answerTimeout()),
             resumable);
     this.admission =
-        new RequestAdmission(
-            limits.maxActiveRequests(), limits.requestQueueWait(), listen.idleTimeout(), metrics);
+        new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     this.javalin =
         Javalin.create(
             javalinConfig -> {

@@ -67,7 +67,10 @@ final class FailOpenDedupStore implements DedupStore {
   /** Keys whose work runs on the local side, so their duplicates wait there too. */
   private final Set<WorkKey> localWork = ConcurrentHashMap.newKeySet();
 
-  /** See {@link DedupStore#generation()}: bumped by every outage and every dropped connection. */
+  /**
+   * See {@link DedupStore#generation()}: bumped when Redis goes, when it answers again, and when a
+   * connection drops while it is healthy.
+   */
   private final AtomicLong generation = new AtomicLong();
 
   /** How often a healthy Redis is pinged, in nanoseconds. */
@@ -396,8 +399,9 @@ final class FailOpenDedupStore implements DedupStore {
       if (degradedBecause != null) {
         return;
       }
-      generation.incrementAndGet();
+      // Degraded first: a caller that sees the new generation then finds every call local.
       degradedBecause = because;
+      generation.incrementAndGet();
     }
     log.error(
         "{} is unreachable ({}): serving from this instance's memory WITHOUT de-duplication across"

@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.QoSHandler;
@@ -35,17 +34,12 @@ public final class RequestAdmission extends QoSHandler {
     "/v1/transcriptions", "/v1/audio/transcriptions", "/v1/audio/translations", "/v1/uploads/*"
   };
 
-  /** The idle timeout of a connection whose upload may wait its turn. */
-  private final long patienceMillis;
-
   /**
    * @param maxActive upload requests served at once ({@code BOLO_MAX_CONCURRENT_REQUESTS})
    * @param maxWait how long one waits for its turn ({@code BOLO_REQUEST_QUEUE_WAIT}); zero: none
    *     waits, a request over the limit is answered 503 at once
-   * @param idle the connections' idle timeout ({@code BOLO_IDLE_TIMEOUT}), which a wait must not
-   *     use up
    */
-  public RequestAdmission(int maxActive, Duration maxWait, Duration idle, MeterRegistry metrics) {
+  public RequestAdmission(int maxActive, Duration maxWait, MeterRegistry metrics) {
     if (maxActive < 1 || maxWait.isNegative()) {
       throw new IllegalArgumentException(
           "maxActive must be positive and maxWait not negative: " + maxActive + ", " + maxWait);
@@ -56,7 +50,6 @@ public final class RequestAdmission extends QoSHandler {
         waits ? (int) Math.min(Integer.MAX_VALUE, (long) maxActive * WAITING_PER_ACTIVE) : 0);
     // QoSHandler reads zero as "wait forever"; no wait at all is an empty line instead.
     setMaxSuspend(waits ? maxWait : Duration.ofMillis(1));
-    this.patienceMillis = idle.plus(maxWait).toMillis();
     includeMethod("POST", "PATCH");
     includePath(UPLOAD_PATHS);
     Gauge.builder("bolo_requests_waiting", this, RequestAdmission::getSuspendedRequestCount)
@@ -75,18 +68,16 @@ public final class RequestAdmission extends QoSHandler {
   }
 
   /**
-   * A waiting upload is silent because the gateway makes it wait: its connection's idle timeout is
-   * raised by the wait, or a wait longer than {@code BOLO_IDLE_TIMEOUT} would cut it, and its first
-   * read would then fail as if the phone had stopped sending. The handler sets the body's own
-   * timeout once it is let in.
+   * A waiting upload is silent because the gateway makes it wait: an idle timeout while it waits,
+   * with nothing read or written, is ignored. Unheeded, Jetty would fail the request, and once let
+   * in its first read would fail as if the phone had stopped sending (408, which a phone does not
+   * resend). Reads and writes under way still time out, and the wait itself is bounded by {@code
+   * BOLO_REQUEST_QUEUE_WAIT}; the connection's own timeout is left as it is.
    */
   @Override
   public boolean onConditionsMet(Request request, Response response, Callback callback)
       throws Exception {
-    EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
-    if (endPoint.getIdleTimeout() < patienceMillis) {
-      endPoint.setIdleTimeout(patienceMillis);
-    }
+    request.addIdleTimeoutListener(timeout -> false);
     return super.onConditionsMet(request, response, callback);
   }
 

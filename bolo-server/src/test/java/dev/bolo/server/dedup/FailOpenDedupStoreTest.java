@@ -145,6 +145,11 @@ class FailOpenDedupStoreTest {
     assertThat(degraded).isEqualTo(healthy + 2);
     dropped.get().run();
     assertThat(store.generation()).isEqualTo(degraded);
+
+    // Back: the probe's recovery is the change waiters and owners act on.
+    down.set(false);
+    eventually("the store recovers", () -> !store.isDegraded());
+    assertThat(store.generation()).isGreaterThan(degraded);
   }
 
   @Test
