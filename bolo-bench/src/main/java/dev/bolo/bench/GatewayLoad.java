@@ -844,7 +844,7 @@ public final class GatewayLoad {
               Integer.parseInt(values.getOrDefault("--attackers", "0")),
               Integer.parseInt(values.getOrDefault("--copies", "4")),
               Integer.parseInt(values.getOrDefault("--storm-notes", "100")),
-              Integer.parseInt(values.getOrDefault("--warmup", "30")),
+              Integer.parseInt(values.getOrDefault("--warmup", "60")),
               values.getOrDefault("--heap", "512m"),
               List.of(values.getOrDefault("--targets", "direct,nginx,gateway").split(",")),
               values.containsKey("--baseline") ? Path.of(values.get("--baseline")) : null,
