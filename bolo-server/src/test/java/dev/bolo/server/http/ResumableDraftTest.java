@@ -3,9 +3,7 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.ByteArrayOutputStream;
@@ -22,8 +20,6 @@ import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -40,30 +36,11 @@ class ResumableDraftTest {
   @RegisterExtension
   final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_TRIAL_SECONDS", "3600"));
 
-  LedgerProbe ledger;
-
-  @BeforeEach
-  void start() throws IOException {
-    ledger = LedgerProbe.open(fixture.dataDir(), gateway());
-  }
-
-  @AfterEach
-  void stop() {
-    ledger.close();
-  }
-
-  private Gateway gateway() {
-    return fixture.gateway();
-  }
-
-  private FakeProvider provider() {
-    return fixture.provider();
-  }
-
   @Test
   void aWholeNoteInOnePostIsAnsweredWithTheTranscriptionAndTheUploadsLocation() throws Exception {
     byte[] note = TestAudio.wav(1000, 41);
-    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), gateway().app().port())) {
+    try (Socket socket =
+        new Socket(InetAddress.getLoopbackAddress(), fixture.gateway().app().port())) {
       OutputStream out = socket.getOutputStream();
       String head =
           "POST /v1/transcriptions?language=en HTTP/1.1\r\n"
@@ -94,8 +71,8 @@ class ResumableDraftTest {
       String body = last.substring(last.indexOf("\r\n\r\n") + 4);
       assertThat(JSON.readTree(body).get("text").asText()).endsWith(" in en");
     }
-    assertThat(provider().calls()).isEqualTo(1);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(1000);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(1000);
   }
 
   @Test
@@ -144,7 +121,7 @@ class ResumableDraftTest {
           .isEqualTo(TusUploadTest.sha256(note));
       assertThat(JSON.readTree(body).get("text").asText()).endsWith(" in fr");
     }
-    assertThat(provider().calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
   }
 
   @Test
@@ -160,8 +137,8 @@ class ResumableDraftTest {
       assertThat(JSON.readTree(response.body().string()).get("code").asText())
           .isEqualTo("audio_hash_mismatch");
     }
-    assertThat(provider().calls()).isZero();
-    assertThat(ledger.chargedMillis("alpha")).isZero();
+    assertThat(fixture.provider().calls()).isZero();
+    assertThat(fixture.ledger().chargedMillis("alpha")).isZero();
   }
 
   @Test
@@ -190,26 +167,26 @@ class ResumableDraftTest {
     }
     Request other =
         new Request.Builder()
-            .url(gateway().url(location))
+            .url(fixture.gateway().url(location))
             .header("Authorization", "Bearer " + Gateway.TOKEN_B)
             .header("Upload-Draft-Interop-Version", "6")
             .head()
             .build();
-    try (Response response = gateway().client().newCall(other).execute()) {
+    try (Response response = fixture.gateway().client().newCall(other).execute()) {
       assertThat(response.code()).isEqualTo(404);
     }
-    assertThat(provider().calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   private Request.Builder draft(String path) {
     return new Request.Builder()
-        .url(gateway().url(path))
+        .url(fixture.gateway().url(path))
         .header("Authorization", "Bearer " + Gateway.TOKEN_A)
         .header("Upload-Draft-Interop-Version", "6");
   }
 
   private Response call(Request.Builder request) throws IOException {
-    return gateway().client().newCall(request.build()).execute();
+    return fixture.gateway().client().newCall(request.build()).execute();
   }
 
   private static String readAll(InputStream in) throws IOException {

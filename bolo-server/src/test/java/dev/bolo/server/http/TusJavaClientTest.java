@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.CuttingProxy;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import io.tus.java.client.TusClient;
@@ -23,8 +21,6 @@ import java.net.URL;
 import java.util.Map;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,30 +35,10 @@ class TusJavaClientTest {
   @RegisterExtension
   final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_TRIAL_SECONDS", "3600"));
 
-  LedgerProbe ledger;
-
-  @BeforeEach
-  void start() throws IOException {
-    ledger = LedgerProbe.open(fixture.dataDir(), gateway());
-  }
-
-  @AfterEach
-  void stop() {
-    ledger.close();
-  }
-
-  private Gateway gateway() {
-    return fixture.gateway();
-  }
-
-  private FakeProvider provider() {
-    return fixture.provider();
-  }
-
   @Test
   void anUploadCutInTheMiddleIsResumedFromTheServersOffsetAndTranscribedOnce() throws Exception {
     byte[] note = TestAudio.wav(10_000, 21);
-    try (CuttingProxy proxy = CuttingProxy.start(gateway().app().port(), 120_000)) {
+    try (CuttingProxy proxy = CuttingProxy.start(fixture.gateway().app().port(), 120_000)) {
       TusClient client = new TusClient();
       client.setUploadCreationURL(URI.create(proxy.url("/v1/uploads")).toURL());
       client.setHeaders(Map.of("Authorization", "Bearer " + Gateway.TOKEN_A));
@@ -112,10 +88,10 @@ class TusJavaClientTest {
       String path = resumed.getUploadURL().getPath();
       Request answer =
           new Request.Builder()
-              .url(gateway().url(path + "/transcription?wait=30"))
+              .url(fixture.gateway().url(path + "/transcription?wait=30"))
               .header("Authorization", "Bearer " + Gateway.TOKEN_A)
               .build();
-      try (Response response = gateway().client().newCall(answer).execute()) {
+      try (Response response = fixture.gateway().client().newCall(answer).execute()) {
         String body = response.body().string();
         assertThat(response.code()).as(body).isEqualTo(200);
         JsonNode json = JSON.readTree(body);
@@ -123,20 +99,20 @@ class TusJavaClientTest {
         assertThat(json.get("duration_ms").asLong()).isEqualTo(10_000);
       }
     }
-    assertThat(provider().calls()).isEqualTo(1);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(10_000);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(10_000);
   }
 
   /** The offset the gateway reports for an upload ({@code Upload-Offset} of a HEAD). */
   private long serverOffset(String path) {
     Request head =
         new Request.Builder()
-            .url(gateway().url(path))
+            .url(fixture.gateway().url(path))
             .head()
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .header("Tus-Resumable", "1.0.0")
             .build();
-    try (Response response = gateway().client().newCall(head).execute()) {
+    try (Response response = fixture.gateway().client().newCall(head).execute()) {
       String offset = response.header("Upload-Offset");
       return offset == null ? -1 : Long.parseLong(offset);
     } catch (IOException e) {

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.CuttingProxy;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.NodePackage;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
@@ -19,9 +17,7 @@ import java.time.Duration;
 import java.util.Map;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,35 +39,15 @@ class TusJsClientTest {
   @RegisterExtension
   final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_TRIAL_SECONDS", "3600"));
 
-  LedgerProbe ledger;
-
   @BeforeAll
   static void install() throws Exception {
     tusJs = NodePackage.install("node-tus", "tus-js-client/package.json", "tus-check.mjs");
   }
 
-  @BeforeEach
-  void start() throws IOException {
-    ledger = LedgerProbe.open(fixture.dataDir(), gateway());
-  }
-
-  @AfterEach
-  void stop() {
-    ledger.close();
-  }
-
-  private Gateway gateway() {
-    return fixture.gateway();
-  }
-
-  private FakeProvider provider() {
-    return fixture.provider();
-  }
-
   @Test
   void tusV1ResumesACutAppendAndTheTranscriptionIsFetchedFromTheUpload() throws Exception {
     byte[] note = TestAudio.wav(NOTE_MILLIS, 31);
-    try (CuttingProxy proxy = CuttingProxy.start(gateway().app().port(), CUT_AFTER_BYTES)) {
+    try (CuttingProxy proxy = CuttingProxy.start(fixture.gateway().app().port(), CUT_AFTER_BYTES)) {
       JsonNode result = run("tus-v1", proxy.url("/v1/uploads"), note);
 
       assertThat(result.get("ok").asBoolean()).as(result.toString()).isTrue();
@@ -86,14 +62,14 @@ class TusJsClientTest {
       assertThat(answer.get("audio_sha256").asText()).isEqualTo(TusUploadTest.sha256(note));
       assertThat(answer.get("text").asText()).endsWith(" in en");
     }
-    assertThat(provider().calls()).isEqualTo(1);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
   }
 
   @Test
   void ietfDraft05ResumesACutAppendAndTheCompletingResponseIsTheTranscription() throws Exception {
     byte[] note = TestAudio.wav(NOTE_MILLIS, 32);
-    try (CuttingProxy proxy = CuttingProxy.start(gateway().app().port(), CUT_AFTER_BYTES)) {
+    try (CuttingProxy proxy = CuttingProxy.start(fixture.gateway().app().port(), CUT_AFTER_BYTES)) {
       JsonNode result = run("ietf-draft-05", proxy.url("/v1/transcriptions?language=en"), note);
 
       assertThat(result.get("ok").asBoolean()).as(result.toString()).isTrue();
@@ -110,8 +86,8 @@ class TusJsClientTest {
           .as(result.toString())
           .isLessThan(note.length + CUT_AFTER_BYTES + HEADER_BYTES);
     }
-    assertThat(provider().calls()).isEqualTo(1);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
   }
 
   private JsonNode run(String protocol, String endpoint, byte[] note) throws Exception {
@@ -139,10 +115,10 @@ class TusJsClientTest {
   private JsonNode transcription(String path) throws IOException {
     Request request =
         new Request.Builder()
-            .url(gateway().url(path + "/transcription?wait=30"))
+            .url(fixture.gateway().url(path + "/transcription?wait=30"))
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .build();
-    try (Response response = gateway().client().newCall(request).execute()) {
+    try (Response response = fixture.gateway().client().newCall(request).execute()) {
       String body = response.body().string();
       assertThat(response.code()).as(body).isEqualTo(200);
       return JSON.readTree(body);

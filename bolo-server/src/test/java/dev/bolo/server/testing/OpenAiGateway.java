@@ -29,6 +29,7 @@ public final class OpenAiGateway implements BeforeEachCallback, AfterEachCallbac
   private @Nullable Path dataDir;
   private @Nullable FakeProvider provider;
   private @Nullable Gateway gateway;
+  private @Nullable LedgerProbe ledger;
 
   private OpenAiGateway(Map<String, String> extra, boolean startsBeforeEach) {
     this.extra = Map.copyOf(extra);
@@ -93,6 +94,14 @@ public final class OpenAiGateway implements BeforeEachCallback, AfterEachCallbac
     return provider;
   }
 
+  /** The running gateway's embedded ledger, opened on first use and closed after the test. */
+  public LedgerProbe ledger() {
+    if (ledger == null) {
+      ledger = LedgerProbe.open(dataDir(), gateway());
+    }
+    return ledger;
+  }
+
   /** The gateway's {@code BOLO_DATA_DIR}. */
   public Path dataDir() {
     if (dataDir == null) {
@@ -105,13 +114,16 @@ public final class OpenAiGateway implements BeforeEachCallback, AfterEachCallbac
   public void afterEach(ExtensionContext context) throws IOException {
     try (AutoCloseable closeDataDir = this::deleteDataDir;
         FakeProvider closeProvider = provider;
-        Gateway closeGateway = gateway) {
-      // closed in reverse order: the gateway, its provider, then its data directory
+        Gateway closeGateway = gateway;
+        LedgerProbe closeLedger = ledger) {
+      // closed in reverse order: the test's ledger probe, the gateway, its provider, then its
+      // data directory
     } catch (IOException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
       throw new IllegalStateException(e);
     } finally {
+      ledger = null;
       gateway = null;
       provider = null;
       dataDir = null;
