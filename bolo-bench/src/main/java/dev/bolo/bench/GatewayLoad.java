@@ -42,11 +42,11 @@ import org.jspecify.annotations.Nullable;
  * (half trickling headers, half trickling a body with a valid token) hold connections open.
  *
  * <p>Usage: {@code bolo-bench/run GatewayLoad [--connections 50] [--note-kb 200] [--seconds 10]
- * [--rounds 3] [--delay-ms 0] [--attackers 0] [--copies 4] [--storm-notes 100] [--heap 512m]
- * [--targets direct,nginx,gateway] [--baseline DIR] [--timeout SECONDS] [--generator wrk|java]}.
- * Needs {@code wrk} and {@code nginx} on the PATH. {@code --generator java} sends from this process
- * with {@link JavaLoad} instead of wrk: for notes of megabytes, where wrk's per-request copies of
- * the body cost more CPU than the servers measured.
+ * [--rounds 3] [--warmup 60] [--delay-ms 0] [--attackers 0] [--copies 4] [--storm-notes 100]
+ * [--heap 512m] [--targets direct,nginx,gateway] [--baseline DIR] [--timeout SECONDS] [--generator
+ * wrk|java]}. Needs {@code wrk} and {@code nginx} on the PATH. {@code --generator java} sends from
+ * this process with {@link JavaLoad} instead of wrk: for notes of megabytes, where wrk's
+ * per-request copies of the body cost more CPU than the servers measured.
  */
 public final class GatewayLoad {
 
