@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -24,6 +25,9 @@ class ReadinessMonitorTest {
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
   private final AtomicLong nanos = new AtomicLong();
   private final CountDownLatch unhang = new CountDownLatch(1);
+
+  /** Checks that have ended, answer published: counted after the monitor's own work for each. */
+  private final AtomicInteger checksEnded = new AtomicInteger();
 
   @AfterEach
   void stop() {
@@ -52,6 +56,8 @@ class ReadinessMonitorTest {
 
     hang.set(true);
     refreshAndSettle(monitor);
+    // The engine's second check must have answered before the clock moves past its timeout.
+    awaitChecksEnded(3);
     nanos.addAndGet(TIMEOUT.minusMillis(1).toNanos());
     monitor.refresh();
     assertThat(state(monitor, "ledger")).isEqualTo(Readiness.State.READY);
@@ -108,7 +114,27 @@ class ReadinessMonitorTest {
   }
 
   private ReadinessMonitor monitor(Map<String, Supplier<Readiness>> probes) {
-    return new ReadinessMonitor(probes, TIMEOUT, nanos::get, threads);
+    return new ReadinessMonitor(
+        probes,
+        TIMEOUT,
+        nanos::get,
+        check ->
+            threads.execute(
+                () -> {
+                  try {
+                    check.run();
+                  } finally {
+                    checksEnded.incrementAndGet();
+                  }
+                }));
+  }
+
+  private void awaitChecksEnded(int count) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (checksEnded.get() < count) {
+      assertThat(System.nanoTime()).as("%d checks ended within 10 s", count).isLessThan(deadline);
+      Thread.onSpinWait();
+    }
   }
 
   /** Starts checks and waits (bounded) until every one that can answer has answered. */
