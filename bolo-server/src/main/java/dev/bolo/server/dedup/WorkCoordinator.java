@@ -14,14 +14,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -71,8 +69,15 @@ public final class WorkCoordinator {
   private final Map<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
   private final AtomicInteger waitingElsewhere = new AtomicInteger();
 
-  /** Leases this instance holds now; renewed at once when the store's generation changes. */
+  /**
+   * Leases this instance holds now. One timer sweeps them all (a timer per lease cost a scheduler
+   * wake-up per note): each is renewed once a third of the lease has passed since its last renewal,
+   * and at once when the store's generation changes.
+   */
   private final Set<Renewal> renewing = ConcurrentHashMap.newKeySet();
+
+  /** A third of the lease, in the ticker's nanoseconds: how often each lease is renewed. */
+  private final long renewEvery;
 
   /**
    * How often the coordinator looks for a change of the store's generation: once Redis is back
@@ -132,12 +137,12 @@ public final class WorkCoordinator {
     this.lease = lease;
     this.watchedGeneration = store.generation();
     this.generationChangedAt = ticker.getAsLong() - SETTLE_AFTER_CHANGE.toNanos();
-    long every = GENERATION_WATCH.toMillis();
+    this.renewEvery = Math.max(10, lease.toMillis() / 3) * 1_000_000L;
+    long sweep = Math.clamp(lease.toMillis() / 6, 5, GENERATION_WATCH.toMillis());
     try {
-      renewals.scheduleWithFixedDelay(
-          this::renewAllIfTheStoreChanged, every, every, TimeUnit.MILLISECONDS);
+      renewals.scheduleWithFixedDelay(this::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
-      // Shutting down already: leases are then renewed on their own schedule only.
+      // Shutting down already: no work is started, so no lease needs renewing.
     }
   }
 
@@ -445,46 +450,51 @@ public final class WorkCoordinator {
     return outcome;
   }
 
-  private void renewAllIfTheStoreChanged() {
+  /**
+   * Renews every lease when the store's generation changed, otherwise those a third of a lease old.
+   * Runs every sixth of a lease (at most {@link #GENERATION_WATCH}, at least 5 ms apart), so a
+   * lease is renewed at the latest half a lease after the last renewal. Non-blocking: each renewal
+   * runs on its own detached thread.
+   */
+  private void sweep() {
+    long now = ticker.getAsLong();
     long generation = store.generation();
-    if (generation != watchedGeneration) {
+    boolean changed = generation != watchedGeneration;
+    if (changed) {
       watchedGeneration = generation;
-      generationChangedAt = ticker.getAsLong();
-      // Non-blocking: each renewal runs on its own detached thread.
-      renewing.forEach(Renewal::due);
+      generationChangedAt = now;
+    }
+    for (Renewal renewal : renewing) {
+      if (changed || now - renewal.renewedAt >= renewEvery) {
+        renewal.due(now);
+      }
     }
   }
 
   /**
-   * Renews one lease every third of it. The scheduler only times the renewals; each store call runs
-   * on its own detached thread, and a renewal still running when the next is due is not doubled, so
+   * One lease this instance holds. A renewal still running when the next is due is not doubled, so
    * neither a slow store call nor the number of leases delays another lease's renewal.
    */
   private final class Renewal {
     private final WorkKey key;
     private final Claim.Owned owned;
     private final AtomicBoolean running = new AtomicBoolean();
-    private final @Nullable ScheduledFuture<?> timer;
+
+    /** When the sweep last sent this lease to be renewed (the ticker's nanoseconds). */
+    private volatile long renewedAt;
 
     Renewal(WorkKey key, Claim.Owned owned) {
       this.key = key;
       this.owned = owned;
-      long every = Math.max(10, lease.toMillis() / 3);
-      ScheduledFuture<?> scheduled;
-      try {
-        scheduled = renewals.scheduleAtFixedRate(this::due, every, every, TimeUnit.MILLISECONDS);
-      } catch (RejectedExecutionException e) {
-        // Shutting down: the work still ends; its claim lapses with the lease.
-        scheduled = null;
-      }
-      this.timer = scheduled;
+      this.renewedAt = ticker.getAsLong();
       renewing.add(this);
     }
 
-    private void due() {
+    private void due(long now) {
       if (!running.compareAndSet(false, true)) {
         return;
       }
+      renewedAt = now;
       try {
         detached.execute(this::renew);
       } catch (RejectedExecutionException e) {
@@ -506,9 +516,6 @@ public final class WorkCoordinator {
 
     void stop() {
       renewing.remove(this);
-      if (timer != null) {
-        timer.cancel(false);
-      }
     }
   }
 

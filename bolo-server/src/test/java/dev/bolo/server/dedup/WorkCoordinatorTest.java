@@ -138,6 +138,47 @@ class WorkCoordinatorTest {
   }
 
   @Test
+  void aLeaseIsRenewedOnceAThirdOfItHasPassedAndNeverAfterItsWorkEnded() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    Duration lease = Duration.ofSeconds(15);
+    CountingStore store =
+        new CountingStore(DedupStore.inMemory(nanos::get, Duration.ofMinutes(5), 1_000_000));
+    WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
+    WorkKey key = newKey();
+    CountDownLatch finish = new CountDownLatch(1);
+    Future<WorkCoordinator.Served> work =
+        threads.submit(
+            () ->
+                coordinator.serve(
+                    key,
+                    PATIENCE,
+                    () -> {
+                      await(finish);
+                      return new Outcome.Success(transcriptFor(key, "done"));
+                    }));
+    eventually("the work is claimed", () -> store.claims.get() == 1);
+
+    // Sweeps come every 200 ms; the lease is renewed only once 5 s (a third) have passed.
+    nanos.addAndGet(Duration.ofMillis(4_900).toNanos());
+    Thread.sleep(600);
+    assertThat(store.renewalsOf(key)).isZero();
+    nanos.addAndGet(Duration.ofMillis(100).toNanos());
+    long sent = System.nanoTime();
+    eventually("the lease is renewed", () -> store.renewalsOf(key) == 1);
+    assertThat(Duration.ofNanos(System.nanoTime() - sent)).isLessThan(Duration.ofSeconds(2));
+    nanos.addAndGet(Duration.ofSeconds(4).toNanos());
+    Thread.sleep(600);
+    assertThat(store.renewalsOf(key)).isOne();
+
+    finish.countDown();
+    assertThat(work.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
+        .isInstanceOf(Outcome.Success.class);
+    nanos.addAndGet(lease.toNanos());
+    Thread.sleep(600);
+    assertThat(store.renewalsOf(key)).isOne();
+  }
+
+  @Test
   void aRenewalThatHangsInTheStoreDelaysNoOtherLease() throws Exception {
     WorkKey stuck = newKey();
     CountDownLatch unstick = new CountDownLatch(1);
