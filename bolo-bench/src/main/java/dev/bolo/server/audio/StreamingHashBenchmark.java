@@ -25,8 +25,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Hashing while streaming, on one core: a note of 200 KiB (the load harness's size, kept in memory
- * by the server) or 20 MiB, in chunks of 16 to 64 KiB. One operation is one whole note, so MB/s =
- * ops/s × the note's size.
+ * by the server) or 20 MiB, in chunks of 16 to 64 KiB on the heap or outside it (as the server's
+ * connector hands them over). One operation is one whole note, so MB/s = ops/s × the note's size.
  *
  * <ul>
  *   <li>{@code messageDigestSha256}: the JDK's SHA-256 over the chunks, the reference (and the
@@ -55,6 +55,13 @@ public class StreamingHashBenchmark {
   @Param({"200", "20480"})
   public int noteKiB;
 
+  /**
+   * Where the chunks lie: {@code heap} arrays, or {@code direct} buffers outside the heap, as the
+   * server's connector hands them over.
+   */
+  @Param({"heap", "direct"})
+  public String buffers = "heap";
+
   private List<ByteBuffer> chunks = List.of();
   private Path spool = Path.of(".");
   private final AtomicLong spoolInUse = new AtomicLong();
@@ -62,6 +69,14 @@ public class StreamingHashBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     chunks = BenchBodies.chunks(BenchBodies.wav(noteKiB * 1024, 42), chunkKiB * 1024);
+    if (buffers.equals("direct")) {
+      chunks =
+          chunks.stream()
+              .map(
+                  chunk ->
+                      ByteBuffer.allocateDirect(chunk.remaining()).put(chunk.duplicate()).flip())
+              .toList();
+    }
     spool = Files.createTempDirectory("bolo-bench-spool");
   }
 

@@ -94,27 +94,26 @@ final class AudioSink implements AutoCloseable {
       return new UploadResult.Invalid(
           UploadResult.Reason.TOO_LARGE, "upload exceeds " + maxAudioBytes + " bytes");
     }
-    digest.update(bytes.duplicate());
-    if (headLength < head.length) {
-      int copy = Math.min(n, head.length - headLength);
-      bytes.duplicate().get(head, headLength, copy);
-      headLength += copy;
-      if (headLength == head.length) {
-        UploadResult.@Nullable Invalid unsupported = sniff();
-        if (unsupported != null) {
-          return unsupported;
-        }
-      }
-    }
     if (out == null && memoryLength + n <= inMemoryBytes) {
       if (memoryLength + n > memory.length) {
         memory =
             Arrays.copyOf(
                 memory, Math.min(inMemoryBytes, Math.max(memory.length * 2, memoryLength + n)));
       }
-      bytes.get(memory, memoryLength, n);
+      // Hashed from the copy just made: the network's bytes sit in a direct buffer, which the
+      // digest would first copy into an array of its own, 4 KiB at a time.
+      int from = memoryLength;
+      bytes.get(memory, from, n);
       memoryLength += n;
-      return null;
+      digest.update(memory, from, n);
+      return headLength < head.length ? keepHead(ByteBuffer.wrap(memory, from, n)) : null;
+    }
+    digest.update(bytes.duplicate());
+    if (headLength < head.length) {
+      UploadResult.@Nullable Invalid unsupported = keepHead(bytes.duplicate());
+      if (unsupported != null) {
+        return unsupported;
+      }
     }
     long needed = (out == null ? memoryLength : 0) + n;
     if (spoolInUse.addAndGet(needed) > spoolMaxBytes) {
@@ -138,6 +137,18 @@ final class AudioSink implements AutoCloseable {
       throw new SpoolFailure("writing " + (file == null ? spoolDir : file), e);
     }
     return null;
+  }
+
+  /**
+   * Keeps the first bytes of the part from {@code bytes} (consumed) and sniffs them once complete.
+   *
+   * @return why the upload is refused (not audio), or null to go on
+   */
+  private UploadResult.@Nullable Invalid keepHead(ByteBuffer bytes) {
+    int copy = Math.min(bytes.remaining(), head.length - headLength);
+    bytes.get(head, headLength, copy);
+    headLength += copy;
+    return headLength == head.length ? sniff() : null;
   }
 
   /** Gathers {@code bytes} (all of them, left consumed), writing whenever the buffer is full. */
