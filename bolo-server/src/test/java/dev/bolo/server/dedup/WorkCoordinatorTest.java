@@ -146,16 +146,7 @@ class WorkCoordinatorTest {
     WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
     WorkKey key = newKey();
     CountDownLatch finish = new CountDownLatch(1);
-    Future<WorkCoordinator.Served> work =
-        threads.submit(
-            () ->
-                coordinator.serve(
-                    key,
-                    PATIENCE,
-                    () -> {
-                      await(finish);
-                      return new Outcome.Success(transcriptFor(key, "done"));
-                    }));
+    Future<WorkCoordinator.Served> work = serveOnceOpened(coordinator, key, finish);
     eventually("the work is claimed", () -> store.claims.get() == 1);
 
     // Sweeps come every 200 ms; the lease is renewed only once 5 s (a third) have passed.
@@ -201,16 +192,7 @@ class WorkCoordinatorTest {
     CountDownLatch finish = new CountDownLatch(1);
     List<Future<WorkCoordinator.Served>> works = new ArrayList<>();
     for (WorkKey key : concat(stuck, others)) {
-      works.add(
-          threads.submit(
-              () ->
-                  coordinator.serve(
-                      key,
-                      PATIENCE,
-                      () -> {
-                        await(finish);
-                        return new Outcome.Success(transcriptFor(key, "done"));
-                      })));
+      works.add(serveOnceOpened(coordinator, key, finish));
     }
 
     // Renewed every 30 ms: each other lease is renewed again and again while one hangs.
@@ -660,6 +642,20 @@ class WorkCoordinatorTest {
     List<WorkKey> all = new ArrayList<>(List.of(first));
     all.addAll(rest);
     return all;
+  }
+
+  /** Serves {@code key} on another thread with work that succeeds once {@code finish} opens. */
+  private Future<WorkCoordinator.Served> serveOnceOpened(
+      WorkCoordinator coordinator, WorkKey key, CountDownLatch finish) {
+    return threads.submit(
+        () ->
+            coordinator.serve(
+                key,
+                PATIENCE,
+                () -> {
+                  await(finish);
+                  return new Outcome.Success(transcriptFor(key, "done"));
+                }));
   }
 
   private static void await(CountDownLatch latch) {
