@@ -51,6 +51,10 @@ public final class PartialNote {
    * @throws SpoolCorrupted when the file holds fewer bytes than recorded (lost from the disk)
    */
   public static PartialNote open(Path file, long offset) throws IOException {
+    if (offset > 0 && !Files.exists(file)) {
+      // Never leave an empty file behind for an upload whose bytes are gone.
+      throw new SpoolCorrupted("the spool file " + file + " is missing, " + offset + " recorded");
+    }
     Files.createDirectories(file.getParent());
     try (FileChannel channel =
         FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {

@@ -344,7 +344,24 @@ public final class ResumableUploads {
     if (!upload.instanceId().equals(instanceId)) {
       return new Append.Elsewhere();
     }
-    PartialNote note = noteOf(upload);
+    // Its last byte has arrived: the bytes went to the transcription, nothing is left to append to.
+    if (upload.state() != StoredUpload.State.OPEN) {
+      return notAppendable(upload, offset, contentLength, last);
+    }
+    PartialNote note;
+    try {
+      note = noteOf(upload);
+    } catch (PartialNote.SpoolCorrupted e) {
+      // Or it arrived since the caller read the upload: a resent last append racing the first.
+      Optional<StoredUpload> now = find(device, upload.id());
+      if (now.isEmpty()) {
+        return new Append.Gone();
+      }
+      if (now.get().state() != StoredUpload.State.OPEN) {
+        return notAppendable(now.get(), offset, contentLength, last);
+      }
+      throw e;
+    }
     if (!note.tryLock(lockWait)) {
       return new Append.Locked();
     }
@@ -356,10 +373,7 @@ public final class ResumableUploads {
       }
       StoredUpload current = fresh.get();
       if (current.state() != StoredUpload.State.OPEN || offset != current.offset()) {
-        boolean nothingNew = offset == current.offset() && contentLength == 0 && !last;
-        return nothingNew
-            ? new Append.Appended(current, null)
-            : new Append.WrongOffset(current.offset());
+        return notAppendable(current, offset, contentLength, last);
       }
       if (note.offset() > current.offset()) {
         note.cutBack(current.offset());
@@ -406,6 +420,17 @@ public final class ResumableUploads {
     } finally {
       note.unlock();
     }
+  }
+
+  /**
+   * An append to an upload that has ended, or at an offset that is not the stored one: an empty
+   * body at the stored offset changes nothing and is answered as appended (a resent last append of
+   * tus, whose first answer was lost); anything else is told the stored offset.
+   */
+  private static Append notAppendable(
+      StoredUpload upload, long offset, long contentLength, boolean last) {
+    boolean nothingNew = offset == upload.offset() && contentLength == 0 && !last;
+    return nothingNew ? new Append.Appended(upload, null) : new Append.WrongOffset(upload.offset());
   }
 
   private PartialNote noteOf(StoredUpload upload) throws IOException {

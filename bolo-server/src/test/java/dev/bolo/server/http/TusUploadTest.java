@@ -183,6 +183,29 @@ class TusUploadTest {
   }
 
   @Test
+  void anAppendResentAfterTheUploadEndedIsToldItsOffsetAndLeavesNoFileBehind() throws Exception {
+    byte[] note = TestAudio.wav(1000, 13);
+    String location = create(Gateway.TOKEN_A, note.length);
+    assertThat(append(Gateway.TOKEN_A, location, 0, note).code()).isEqualTo(204);
+    assertThat(transcription(Gateway.TOKEN_A, location, 30).status()).isEqualTo(200);
+    String length = Integer.toString(note.length);
+
+    // The last append again, as a phone that lost its answer resends it: nothing new.
+    Reply resent = append(Gateway.TOKEN_A, location, note.length, new byte[0]);
+    assertThat(resent.code()).as(resent.body()).isEqualTo(204);
+    assertThat(resent.header("Upload-Offset")).isEqualTo(length);
+    // A byte past the end of an ended upload: the stored offset, not a server fault.
+    Reply past = append(Gateway.TOKEN_A, location, note.length, new byte[] {1});
+    assertThat(past.code()).as(past.body()).isEqualTo(409);
+    assertThat(past.header("Upload-Offset")).isEqualTo(length);
+    assertThat(JSON.readTree(past.body()).get("code").asText()).isEqualTo("upload_offset_mismatch");
+
+    assertThat(spoolFiles()).isEmpty();
+    assertThat(transcription(Gateway.TOKEN_A, location, 0).status()).isEqualTo(200);
+    assertThat(provider.calls()).isEqualTo(1);
+  }
+
+  @Test
   void aNoteWhoseHashContradictsTheDeclaredOneIsRefusedUntranscribedAndUncharged()
       throws Exception {
     byte[] note = TestAudio.wav(1000, 4);
