@@ -24,6 +24,9 @@ final class RequestLog implements Handler {
   /** Where the request's id is kept, so every part of the request names it alike. */
   private static final String ID_ATTRIBUTE = "bolo.request_id";
 
+  /** When a device route began the request (nanoTime), for a failure's access line. */
+  private static final String STARTED_ATTRIBUTE = "bolo.started";
+
   private final Handler handler;
 
   private RequestLog(Handler handler) {
@@ -40,6 +43,7 @@ final class RequestLog implements Handler {
     String requestId = requestIdOf(ctx);
     MDC.put("request_id", requestId);
     long started = System.nanoTime();
+    ctx.attribute(STARTED_ATTRIBUTE, started);
     try {
       ctx.res().setHeader(REQUEST_ID, requestId);
       handler.handle(ctx);
@@ -59,10 +63,36 @@ final class RequestLog implements Handler {
    * {@link RequestAdmission}, malformed): the same line, with its id in the MDC.
    */
   static void answeredByJetty(String method, String path, int status, String requestId, long ms) {
+    withRequestId(requestId, () -> accessLine(method, path, status, ms));
+  }
+
+  /**
+   * Answers a failure that escaped a handler ({@code answer} logs it and writes the error) under
+   * the request's id, then writes the access line the handler's exit skipped, when a device route
+   * began the request.
+   */
+  static void failed(Context ctx, Runnable answer) {
+    withRequestId(
+        requestIdOf(ctx),
+        () -> {
+          answer.run();
+          @Nullable Long started = ctx.attribute(STARTED_ATTRIBUTE);
+          if (started != null) {
+            accessLine(
+                ctx.method().name(),
+                ctx.path(),
+                ctx.statusCode(),
+                (System.nanoTime() - started) / 1_000_000);
+          }
+        });
+  }
+
+  /** Runs {@code action} with {@code requestId} in the MDC, then puts back what was there. */
+  private static void withRequestId(String requestId, Runnable action) {
     @Nullable String outer = MDC.get("request_id");
     MDC.put("request_id", requestId);
     try {
-      accessLine(method, path, status, ms);
+      action.run();
     } finally {
       if (outer == null) {
         MDC.remove("request_id");

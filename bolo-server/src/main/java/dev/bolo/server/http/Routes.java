@@ -87,20 +87,28 @@ public final class Routes {
     WebPages.register(routes);
     // Failures that escape a handler are answered like every other error: one writer, the
     // request's own dialect, Retry-After from the error itself.
+    // Logged under the request's id, with its access line, like any answer.
     routes.exception(
         LedgerException.class,
-        (e, ctx) -> {
-          log.error("the ledger is unavailable: {}", e.getMessage());
-          ErrorWriter.write(
-              ctx,
-              Errors.serverUnavailable("the device ledger is unavailable; retry shortly", null));
-        });
+        (e, ctx) ->
+            RequestLog.failed(
+                ctx,
+                () -> {
+                  log.error("the ledger is unavailable: {}", e.getMessage());
+                  ErrorWriter.write(
+                      ctx,
+                      Errors.serverUnavailable(
+                          "the device ledger is unavailable; retry shortly", null));
+                }));
     routes.exception(
         Exception.class,
-        (e, ctx) -> {
-          log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
-          ErrorWriter.write(ctx, Errors.internal());
-        });
+        (e, ctx) ->
+            RequestLog.failed(
+                ctx,
+                () -> {
+                  log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
+                  ErrorWriter.write(ctx, Errors.internal());
+                }));
   }
 
   /** tus at /v1/uploads; the IETF draft's upload resource is the same path, told by its header. */

@@ -7,15 +7,19 @@ import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +30,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * took; and it echoes the id it logs.
  */
 class RequestLogTest {
+
+  private static final MediaType OCTETS = MediaType.get("application/offset+octet-stream");
 
   private static final Pattern ACCESS_LINE =
       Pattern.compile(
@@ -80,6 +86,62 @@ class RequestLogTest {
       assertThat(lineOf(logs, Objects.requireNonNull(unlabelled.requestId())))
           .contains(" -> 401 in ");
     }
+  }
+
+  @Test
+  void aFailureThatEscapesTheHandlerIsLoggedUnderTheRequestsIdWithItsAccessLine() throws Exception {
+    byte[] note = TestAudio.wav(400, 42);
+    String location;
+    try (Response created =
+        gateway()
+            .client()
+            .newCall(
+                tus(new Request.Builder().url(gateway().url("/v1/uploads")), note.length)
+                    .post(RequestBody.create(new byte[0], MediaType.get("text/plain")))
+                    .build())
+            .execute()) {
+      assertThat(created.code()).isEqualTo(201);
+      location = Objects.requireNonNull(created.header("Location"));
+    }
+    Gateway.Reply first =
+        gateway()
+            .send(
+                tus(new Request.Builder().url(gateway().url(location)), note.length)
+                    .header("Upload-Offset", "0")
+                    .patch(RequestBody.create(Arrays.copyOf(note, 1000), OCTETS))
+                    .build());
+    assertThat(first.status()).isEqualTo(204);
+    // The server loses the upload's bytes (a disk wiped under it): its fault, not the phone's.
+    try (Stream<Path> files = Files.walk(fixture.dataDir())) {
+      for (Path part : files.filter(f -> f.toString().endsWith(".part")).toList()) {
+        Files.delete(part);
+      }
+    }
+
+    try (LogCapture logs = LogCapture.start()) {
+      Gateway.Reply failed =
+          gateway()
+              .send(
+                  labelled(
+                      tus(new Request.Builder().url(gateway().url(location)), note.length)
+                          .header("Upload-Offset", "1000")
+                          .patch(RequestBody.create(Arrays.copyOfRange(note, 1000, 2000), OCTETS))
+                          .build(),
+                      "log-500"));
+
+      assertThat(failed.status()).isEqualTo(500);
+      Await.until(() -> accessLines(logs).size() == 1, () -> "access lines in:\n" + logs.text());
+      assertThat(lineOf(logs, "log-500")).contains("PATCH " + location + " -> 500 in ");
+      assertThat(logs.text())
+          .containsPattern("ERROR \\S+\\.Routes request_id=log-500 - unexpected failure on PATCH");
+    }
+  }
+
+  private static Request.Builder tus(Request.Builder request, long length) {
+    return request
+        .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+        .header("Tus-Resumable", "1.0.0")
+        .header("Upload-Length", Long.toString(length));
   }
 
   private Request get(String path, @Nullable String token) {
