@@ -109,7 +109,8 @@ final class UploadExchange {
                   "rate_limited",
                   "this device has "
                       + tooMany.max()
-                      + " unfinished uploads; finish or delete one first",
+                      + " unfinished uploads, all still receiving bytes; retry when one has"
+                      + " ended",
                   null,
                   Duration.ofSeconds(5)),
               requestId);

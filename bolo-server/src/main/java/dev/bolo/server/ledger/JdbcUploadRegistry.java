@@ -156,6 +156,21 @@ final class JdbcUploadRegistry implements UploadRegistry {
   }
 
   @Override
+  public List<StoredUpload> open(String device, Instant now) {
+    return jdbc.autoCommit(
+        "find open uploads",
+        c ->
+            query(
+                c,
+                "SELECT "
+                    + COLUMNS
+                    + " FROM resumable_uploads WHERE device_name = ? AND state = 'OPEN'"
+                    + " AND expires_at > ? ORDER BY created_at, id",
+                device,
+                now.toEpochMilli()));
+  }
+
+  @Override
   public List<StoredUpload> live(String instanceId, Instant now) {
     return jdbc.autoCommit(
         "find live uploads",

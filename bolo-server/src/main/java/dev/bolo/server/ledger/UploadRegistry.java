@@ -28,6 +28,9 @@ public interface UploadRegistry {
   /** Uploads of {@code device} not yet finished (open or transcribing) that expire after now. */
   int countUnfinished(String device, Instant now);
 
+  /** Open uploads of {@code device} that expire after now, the oldest first. */
+  List<StoredUpload> open(String device, Instant now);
+
   /**
    * Moves an open upload's offset from {@code expectedOffset} to {@code newOffset} (and sets its
    * length, which the IETF draft may tell late).

@@ -181,9 +181,6 @@ public final class ResumableUploads {
     }
     Instant now = clock.instant();
     long held = spoolHoldOf(length);
-    if (!reader.holdSpool(held)) {
-      return new Creation.SpoolFull();
-    }
     byte[] random = new byte[16];
     IDS.nextBytes(random);
     StoredUpload upload =
@@ -202,21 +199,65 @@ public final class ResumableUploads {
             null,
             now,
             now.plus(ttl));
-    boolean created = false;
-    try {
-      // A hostile or broken client must not pile up open uploads, each holding spool: the bound
-      // is checked in the same transaction that adds the upload, so concurrent creations (on any
-      // instance) cannot pass it together.
-      created = registry.create(upload, maxUnfinishedPerDevice);
-    } finally {
-      if (!created) {
-        reader.releaseSpool(held);
+    for (boolean madeRoom = false; ; madeRoom = true) {
+      if (!reader.holdSpool(held)) {
+        return new Creation.SpoolFull();
+      }
+      boolean created = false;
+      try {
+        // A hostile or broken client must not pile up open uploads, each holding spool: the bound
+        // is checked in the same transaction that adds the upload, so concurrent creations (on any
+        // instance) cannot pass it together.
+        created = registry.create(upload, maxUnfinishedPerDevice);
+      } finally {
+        if (!created) {
+          reader.releaseSpool(held);
+        }
+      }
+      if (created) {
+        return new Creation.Created(upload);
+      }
+      if (madeRoom || !dropOldestIdle(device, now)) {
+        return new Creation.TooMany(maxUnfinishedPerDevice);
       }
     }
-    if (!created) {
-      return new Creation.TooMany(maxUnfinishedPerDevice);
+  }
+
+  /**
+   * Makes room for a new upload of a device at its bound by deleting its oldest open upload that no
+   * append is storing into, with its bytes. Uploads whose creation answer or address the phone
+   * never got (a cut draft POST, a resent creation) would otherwise hold the device's slots until
+   * they expire, a day by default; a phone that does resume a deleted upload is told 404 and starts
+   * over. Uploads whose bytes another instance holds are left to it.
+   *
+   * @return whether one was deleted
+   */
+  private boolean dropOldestIdle(Device device, Instant now) {
+    for (StoredUpload upload : registry.open(device.name(), now)) {
+      if (!upload.instanceId().equals(instanceId)) {
+        continue;
+      }
+      PartialNote note = notes.get(upload.id());
+      if (note != null && !note.tryLock(Duration.ZERO)) {
+        continue;
+      }
+      try {
+        if (registry.delete(upload.id())) {
+          dropBytes(upload);
+          log.info(
+              "device {} is at its {} unfinished uploads: deleted its oldest idle one, {}",
+              device.name(),
+              maxUnfinishedPerDevice,
+              upload.id());
+          return true;
+        }
+      } finally {
+        if (note != null) {
+          note.unlock();
+        }
+      }
     }
-    return new Creation.Created(upload);
+    return false;
   }
 
   private long spoolHoldOf(long length) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
@@ -15,11 +16,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import okhttp3.MediaType;
@@ -39,6 +47,7 @@ class TusUploadTest {
   private static final MediaType OCTETS = MediaType.get("application/offset+octet-stream");
 
   @TempDir Path dataDir;
+  private final ExecutorService appends = Executors.newCachedThreadPool();
   FakeProvider provider;
   WallClock clock;
   Gateway gateway;
@@ -54,6 +63,7 @@ class TusUploadTest {
 
   @AfterEach
   void stop() {
+    appends.shutdownNow();
     provider.release();
     ledger.close();
     gateway.close();
@@ -317,37 +327,142 @@ class TusUploadTest {
   }
 
   @Test
-  void aDeviceCannotHoldMoreUnfinishedUploadsThanItsLimit() throws Exception {
+  void aDeviceAtItsLimitLosesItsOldestIdleUploadNotOneStillReceivingBytes() throws Exception {
+    byte[] note = TestAudio.wav(1000, 14);
+    List<String> locations = new ArrayList<>();
+    // BOLO_MAX_UPLOADS_PER_DEVICE's default of 8, the oldest first.
     for (int i = 0; i < 8; i++) {
-      create(Gateway.TOKEN_A, 1000);
+      locations.add(create(Gateway.TOKEN_A, note.length));
+      clock.advance(Duration.ofSeconds(1));
     }
-    assertThat(createStatus(Gateway.TOKEN_A, "1000")).isEqualTo(429);
+    CountDownLatch release = new CountDownLatch(1);
+    Future<Integer> stalled = stalledAppend(locations.get(0), note, release);
+
+    // The phone lost track of the others (a creation whose answer never arrived, say): a new
+    // upload takes the place of the oldest one no append is storing into.
+    String newest = create(Gateway.TOKEN_A, note.length);
+
+    assertThat(head(Gateway.TOKEN_A, locations.get(1)).status()).isEqualTo(404);
+    for (String kept : locations.subList(2, 8)) {
+      assertThat(head(Gateway.TOKEN_A, kept).status()).isEqualTo(200);
+    }
+    assertThat(head(Gateway.TOKEN_A, newest).status()).isEqualTo(200);
+    release.countDown();
+    assertThat(stalled.get(30, TimeUnit.SECONDS)).isEqualTo(204);
+    assertThat(head(Gateway.TOKEN_A, locations.get(0)).header("Upload-Offset")).isEqualTo("2000");
     assertThat(createStatus(Gateway.TOKEN_B, "1000")).isEqualTo(201);
   }
 
   @Test
-  void concurrentCreationsCannotPassTheDevicesLimitTogether() throws Exception {
-    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-    java.util.List<java.util.concurrent.Future<Integer>> statuses = new java.util.ArrayList<>();
-    try (java.util.concurrent.ExecutorService pool =
-        java.util.concurrent.Executors.newFixedThreadPool(20)) {
+  void aDeviceWhoseUploadsAreAllReceivingBytesIsToldToWait() throws Exception {
+    gateway.close();
+    Map<String, String> env = restartEnvironment();
+    env.put("BOLO_MAX_UPLOADS_PER_DEVICE", "1");
+    gateway = Gateway.withClock(env, clock);
+    byte[] note = TestAudio.wav(1000, 15);
+    String location = create(Gateway.TOKEN_A, note.length);
+    CountDownLatch release = new CountDownLatch(1);
+    Future<Integer> stalled = stalledAppend(location, note, release);
+
+    Reply refused = call(creation(Gateway.TOKEN_A, Integer.toString(note.length)));
+
+    assertThat(refused.code()).as(refused.body()).isEqualTo(429);
+    assertThat(JSON.readTree(refused.body()).get("code").asText()).isEqualTo("rate_limited");
+    assertThat(refused.header("Retry-After")).isEqualTo("5");
+    release.countDown();
+    assertThat(stalled.get(30, TimeUnit.SECONDS)).isEqualTo(204);
+    assertThat(head(Gateway.TOKEN_A, location).header("Upload-Offset")).isEqualTo("2000");
+  }
+
+  @Test
+  void concurrentCreationsNeverLeaveTheDeviceMoreUnfinishedUploadsThanItsLimit() throws Exception {
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<Reply>> replies = new ArrayList<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(20)) {
       for (int i = 0; i < 20; i++) {
-        statuses.add(
+        replies.add(
             pool.submit(
                 () -> {
                   start.await();
-                  return createStatus(Gateway.TOKEN_A, "1000");
+                  return call(creation(Gateway.TOKEN_A, "1000"));
                 }));
       }
       start.countDown();
-      java.util.Map<Integer, Integer> counts = new java.util.TreeMap<>();
-      for (java.util.concurrent.Future<Integer> status : statuses) {
-        counts.merge(status.get(30, java.util.concurrent.TimeUnit.SECONDS), 1, Integer::sum);
+      List<String> created = new ArrayList<>();
+      for (Future<Reply> reply : replies) {
+        Reply answer = reply.get(30, TimeUnit.SECONDS);
+        assertThat(answer.code()).as(answer.body()).isIn(201, 429);
+        if (answer.code() == 201) {
+          created.add(java.util.Objects.requireNonNull(answer.header("Location")));
+        }
       }
-      // BOLO_MAX_UPLOADS_PER_DEVICE's default of 8.
-      assertThat(counts).isEqualTo(Map.of(201, 8, 429, 12));
+      long live = 0;
+      for (String location : created) {
+        live += head(Gateway.TOKEN_A, location).status() == 200 ? 1 : 0;
+      }
+      // BOLO_MAX_UPLOADS_PER_DEVICE's default of 8: older ones made room for newer ones.
+      assertThat(created).hasSizeGreaterThanOrEqualTo(8);
+      assertThat(live).isEqualTo(8);
     }
-    assertThat(createStatus(Gateway.TOKEN_A, "1000")).isEqualTo(429);
+  }
+
+  /**
+   * Appends 2,000 bytes of {@code note} at offset 0 on another thread, stalling after the first
+   * 1,000 until {@code release} opens; returns once the gateway has stored those 1,000 bytes. The
+   * future holds the append's status code.
+   */
+  private Future<Integer> stalledAppend(String location, byte[] note, CountDownLatch release)
+      throws Exception {
+    java.net.URI uri = java.net.URI.create(gateway.url(location));
+    Future<Integer> status =
+        appends.submit(
+            () -> {
+              try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+                java.io.OutputStream out = socket.getOutputStream();
+                String head =
+                    "PATCH "
+                        + location
+                        + " HTTP/1.1\r\nHost: "
+                        + uri.getHost()
+                        + "\r\nAuthorization: Bearer "
+                        + Gateway.TOKEN_A
+                        + "\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
+                        + "Content-Type: application/offset+octet-stream\r\n"
+                        + "Content-Length: 2000\r\nConnection: close\r\n\r\n";
+                out.write(head.getBytes(StandardCharsets.US_ASCII));
+                out.write(note, 0, 1000);
+                out.flush();
+                release.await(30, TimeUnit.SECONDS);
+                out.write(note, 1000, 1000);
+                out.flush();
+                String statusLine =
+                    new java.io.BufferedReader(
+                            new java.io.InputStreamReader(
+                                socket.getInputStream(), StandardCharsets.US_ASCII))
+                        .readLine();
+                return Integer.parseInt(statusLine.substring(9, 12));
+              }
+            });
+    String file = location.substring(location.lastIndexOf('/') + 1) + ".part";
+    Await.until(
+        () -> sizeOf(file) >= 1000 || status.isDone(),
+        () -> "the stalled append's first bytes in " + file);
+    assertThat(status).isNotDone();
+    return status;
+  }
+
+  /** The size of the spool file named {@code name}, -1 while there is none. */
+  private long sizeOf(String name) {
+    try {
+      for (Path file : spoolFiles()) {
+        if (file.getFileName().toString().equals(name)) {
+          return Files.size(file);
+        }
+      }
+    } catch (IOException e) {
+      // Not there yet, or moved meanwhile: asked again.
+    }
+    return -1;
   }
 
   @Test
