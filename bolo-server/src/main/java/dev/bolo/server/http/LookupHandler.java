@@ -59,6 +59,12 @@ final class LookupHandler implements Handler {
           requestId);
       return;
     }
+    try {
+      QueryEscapes.check(ctx.queryString());
+    } catch (MalformedParameterException e) {
+      send(ctx, Errors.invalid(e), requestId);
+      return;
+    }
     for (String name : SINGLE_VALUED) {
       if (ctx.queryParams(name).size() > 1) {
         send(ctx, Errors.invalid(name, name + " must be given at most once"), requestId);

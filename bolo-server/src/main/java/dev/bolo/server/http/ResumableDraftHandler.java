@@ -282,6 +282,7 @@ final class ResumableDraftHandler {
 
   /** The note's settings from query parameters named like the POST's form fields. */
   private static Map<String, String> fieldsOf(Context ctx) {
+    QueryEscapes.check(ctx.queryString());
     Map<String, String> fields = new LinkedHashMap<>();
     for (String name : SINGLE_VALUED) {
       List<String> values = ctx.queryParams(name);

@@ -260,6 +260,7 @@ final class TusHandler {
     }
     Duration wait;
     try {
+      QueryEscapes.check(ctx.queryString());
       wait = LookupHandler.waitOf(ctx.queryParam("wait"));
     } catch (MalformedParameterException e) {
       UploadExchange.send(ctx, Errors.invalid(e), requestId);

@@ -11,11 +11,13 @@ import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -262,6 +264,11 @@ class LookupTest {
       assertInvalid(lookup(Gateway.TOKEN_A, hash, "r", "response_format", "xml"));
       assertInvalid(lookup(Gateway.TOKEN_A, hash, "r", "temperature", "hot"));
       assertInvalid(lookup(Gateway.TOKEN_A, hash, "r", "language", "en", "language", "fr"));
+      // Escapes the HTTP client would repair, sent as a phone with a bug sends them.
+      for (String query : List.of("language=de%zz", "language=%e", "wait=1%", "%zz=en")) {
+        String answer = rawGet("/v1/transcriptions/" + hash + "?" + query);
+        assertThat(answer).as(query).startsWith("HTTP/1.1 400 ").contains("invalid_parameter");
+      }
       assertThat(lookup(Gateway.TOKEN_A, hash, "r", "wait", "60").status())
           .as("60 s is the longest wait, and nothing runs so it answers at once")
           .isEqualTo(404);
@@ -304,6 +311,24 @@ class LookupTest {
         request.header("Authorization", "Bearer " + token);
       }
       return gateway.send(request.build());
+    }
+
+    /** The whole answer to a GET of {@code target}, sent byte for byte as given. */
+    String rawGet(String target) throws IOException {
+      java.net.URI uri = java.net.URI.create(gateway.url("/"));
+      try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+        socket.setSoTimeout(10_000);
+        String request =
+            "GET "
+                + target
+                + " HTTP/1.1\r\nHost: "
+                + uri.getHost()
+                + "\r\nAuthorization: Bearer "
+                + Gateway.TOKEN_A
+                + "\r\nConnection: close\r\n\r\n";
+        socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+        return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      }
     }
 
     Gateway.Reply lookupUnchecked(String token, String hash, String requestId, String... query) {
