@@ -143,45 +143,33 @@ final class JdbcUploadRegistry implements UploadRegistry {
 
   @Override
   public List<StoredUpload> expired(String instanceId, Instant now) {
-    return jdbc.autoCommit(
+    return select(
         "find expired uploads",
-        c ->
-            query(
-                c,
-                "SELECT "
-                    + COLUMNS
-                    + " FROM resumable_uploads WHERE instance_id = ? AND expires_at <= ?",
-                instanceId,
-                now.toEpochMilli()));
+        "instance_id = ? AND expires_at <= ?",
+        instanceId,
+        now.toEpochMilli());
   }
 
   @Override
   public List<StoredUpload> open(String device, Instant now) {
-    return jdbc.autoCommit(
+    return select(
         "find open uploads",
-        c ->
-            query(
-                c,
-                "SELECT "
-                    + COLUMNS
-                    + " FROM resumable_uploads WHERE device_name = ? AND state = 'OPEN'"
-                    + " AND expires_at > ? ORDER BY created_at, id",
-                device,
-                now.toEpochMilli()));
+        "device_name = ? AND state = 'OPEN' AND expires_at > ? ORDER BY created_at, id",
+        device,
+        now.toEpochMilli());
   }
 
   @Override
   public List<StoredUpload> live(String instanceId, Instant now) {
+    return select(
+        "find live uploads", "instance_id = ? AND expires_at > ?", instanceId, now.toEpochMilli());
+  }
+
+  /** The uploads {@code where} selects, in a transaction of their own. */
+  private List<StoredUpload> select(String what, String where, Object... parameters) {
     return jdbc.autoCommit(
-        "find live uploads",
-        c ->
-            query(
-                c,
-                "SELECT "
-                    + COLUMNS
-                    + " FROM resumable_uploads WHERE instance_id = ? AND expires_at > ?",
-                instanceId,
-                now.toEpochMilli()));
+        what,
+        c -> query(c, "SELECT " + COLUMNS + " FROM resumable_uploads WHERE " + where, parameters));
   }
 
   private static List<StoredUpload> query(Connection c, String sql, Object... parameters)
