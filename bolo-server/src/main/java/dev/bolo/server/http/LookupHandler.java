@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,9 +30,9 @@ final class LookupHandler implements Handler {
 
   private static final Pattern WHOLE_SECONDS = Pattern.compile("[0-9]{1,2}");
 
-  /** The query parameters that carry one value each: the upload's text form fields. */
+  /** The query parameters that carry one value each: the upload's text form fields, and wait. */
   private static final List<String> SINGLE_VALUED =
-      List.of("language", "model", "prompt", "temperature", "response_format", "wait");
+      Stream.concat(SettingFields.SINGLE_VALUED.stream(), Stream.of("wait")).toList();
 
   private final DeviceGate gate;
   private final NoteLookup lookups;
@@ -65,14 +66,9 @@ final class LookupHandler implements Handler {
       send(ctx, Errors.invalid(e), requestId);
       return;
     }
-    for (String name : SINGLE_VALUED) {
-      if (ctx.queryParams(name).size() > 1) {
-        send(ctx, Errors.invalid(name, name + " must be given at most once"), requestId);
-        return;
-      }
-    }
     Duration wait;
     try {
+      MalformedParameterException.ifRepeated(ctx::queryParams, SINGLE_VALUED);
       wait = waitOf(ctx.queryParam("wait"));
     } catch (MalformedParameterException e) {
       send(ctx, Errors.invalid(e), requestId);

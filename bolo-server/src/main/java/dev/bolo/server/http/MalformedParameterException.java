@@ -15,6 +15,23 @@ final class MalformedParameterException extends IllegalArgumentException {
     this.parameter = parameter;
   }
 
+  /**
+   * Refuses a parameter given more than once: which of two values the phone meant is not the
+   * gateway's to guess.
+   *
+   * @param values every value of a parameter, by name
+   * @throws MalformedParameterException naming the first of {@code names} given more than once
+   */
+  static void ifRepeated(
+      java.util.function.Function<String, java.util.List<String>> values,
+      java.util.List<String> names) {
+    for (String name : names) {
+      if (values.apply(name).size() > 1) {
+        throw new MalformedParameterException(name, name + " must be given at most once");
+      }
+    }
+  }
+
   /** The request parameter at fault, e.g. {@code Idempotency-Key}. */
   String parameter() {
     return parameter;

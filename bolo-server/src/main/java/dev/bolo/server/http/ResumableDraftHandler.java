@@ -3,6 +3,7 @@ package dev.bolo.server.http;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.SettingFields;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
@@ -36,9 +37,6 @@ final class ResumableDraftHandler {
 
   static final String INTEROP_VERSION = "Upload-Draft-Interop-Version";
   private static final String VERSION = "6";
-
-  private static final List<String> SINGLE_VALUED =
-      List.of("language", "model", "prompt", "temperature", "response_format");
 
   private final UploadExchange exchange;
 
@@ -283,12 +281,10 @@ final class ResumableDraftHandler {
   /** The note's settings from query parameters named like the POST's form fields. */
   private static Map<String, String> fieldsOf(Context ctx) {
     QueryEscapes.check(ctx.queryString());
+    MalformedParameterException.ifRepeated(ctx::queryParams, SettingFields.SINGLE_VALUED);
     Map<String, String> fields = new LinkedHashMap<>();
-    for (String name : SINGLE_VALUED) {
+    for (String name : SettingFields.SINGLE_VALUED) {
       List<String> values = ctx.queryParams(name);
-      if (values.size() > 1) {
-        throw new MalformedParameterException(name, name + " must be given at most once");
-      }
       if (!values.isEmpty()) {
         fields.put(name, values.get(0));
       }

@@ -19,8 +19,10 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +45,10 @@ final class TranscriptionHandler implements Handler {
 
   /** Room for multipart boundaries and text parts on top of the audio limit. */
   private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
+
+  /** The form fields that carry one value each: the settings, and stream. */
+  private static final List<String> FORM_SINGLE_VALUED =
+      Stream.concat(SettingFields.SINGLE_VALUED.stream(), Stream.of("stream")).toList();
 
   private final Dialect dialect;
   private final Intake intake;
@@ -116,6 +122,7 @@ final class TranscriptionHandler implements Handler {
     NoteRequest request;
     boolean stream;
     try {
+      MalformedParameterException.ifRepeated(upload::fieldValues, FORM_SINGLE_VALUED);
       request =
           new NoteRequest(
               device,

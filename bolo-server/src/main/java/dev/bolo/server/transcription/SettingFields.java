@@ -28,6 +28,10 @@ public record SettingFields(
     @Nullable String responseFormat,
     List<String> timestampGranularities) {
 
+  /** The fields that carry one value each; every other is repeatable. */
+  public static final List<String> SINGLE_VALUED =
+      List.of("model", "language", "prompt", "temperature", "response_format");
+
   public SettingFields {
     timestampGranularities = List.copyOf(timestampGranularities);
   }

@@ -214,6 +214,17 @@ class GatewayErrorsTest {
   }
 
   @Test
+  void aSettingGivenTwiceIsAnInvalidParameterNotAGuess() throws Exception {
+    byte[] note = TestAudio.wav(500, 9);
+    Gateway.Reply twice =
+        gateway.send(
+            gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "de", "language", "en"));
+    assertError(twice, 400, "invalid_parameter");
+    assertThat(twice.body()).contains("language must be given at most once");
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
   void theProviderRefusingTheAudioIsUnprocessable() throws Exception {
     provider.enqueue(
         new MockResponse.Builder()
