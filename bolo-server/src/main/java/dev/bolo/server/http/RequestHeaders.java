@@ -85,6 +85,24 @@ final class RequestHeaders {
   }
 
   /**
+   * The one value of header {@code name}, or null when absent: two of them (a hash and another
+   * hash, two idempotency keys) leave the gateway to guess which the phone meant.
+   *
+   * @throws MalformedParameterException when the header is given more than once
+   */
+  static @Nullable String single(io.javalin.http.Context ctx, String name) {
+    java.util.Enumeration<String> values = ctx.req().getHeaders(name);
+    if (values == null || !values.hasMoreElements()) {
+      return null;
+    }
+    String first = values.nextElement();
+    if (values.hasMoreElements()) {
+      throw new MalformedParameterException(name, name + " must be given at most once");
+    }
+    return first;
+  }
+
+  /**
    * The audio's SHA-256 the client claims, trimmed, in the case it was sent; null when the header
    * is absent or blank. Whether it matches the audio is the use case's to say.
    *

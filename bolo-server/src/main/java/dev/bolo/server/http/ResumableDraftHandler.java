@@ -152,8 +152,9 @@ final class ResumableDraftHandler {
     @Nullable String idempotencyKey;
     try {
       fields = fieldsOf(ctx);
-      sha256 = RequestHeaders.audioSha256(ctx.header(RequestHeaders.AUDIO_SHA256));
-      idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
+      sha256 = RequestHeaders.audioSha256(RequestHeaders.single(ctx, RequestHeaders.AUDIO_SHA256));
+      idempotencyKey =
+          RequestHeaders.idempotencyKey(RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY));
     } catch (MalformedParameterException e) {
       UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
       return;

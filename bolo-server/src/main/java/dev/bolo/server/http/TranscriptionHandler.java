@@ -128,9 +128,11 @@ final class TranscriptionHandler implements Handler {
               device,
               upload.audio(),
               SettingFields.of(upload::field, upload::fieldValues),
-              RequestHeaders.audioSha256(ctx.header(RequestHeaders.AUDIO_SHA256)),
-              RequestHeaders.claimedDurationMs(ctx.header(RequestHeaders.AUDIO_DURATION)),
-              RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY)),
+              RequestHeaders.audioSha256(RequestHeaders.single(ctx, RequestHeaders.AUDIO_SHA256)),
+              RequestHeaders.claimedDurationMs(
+                  RequestHeaders.single(ctx, RequestHeaders.AUDIO_DURATION)),
+              RequestHeaders.idempotencyKey(
+                  RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY)),
               requestId);
       stream = isStreamAsked(upload);
     } catch (MalformedParameterException e) {

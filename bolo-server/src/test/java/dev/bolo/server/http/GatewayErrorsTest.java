@@ -214,6 +214,24 @@ class GatewayErrorsTest {
   }
 
   @Test
+  void aHashHeaderGivenTwiceIsAnInvalidParameterNotAGuess() throws Exception {
+    byte[] note = TestAudio.wav(500, 10);
+    String right =
+        HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(note));
+    Request request =
+        gateway
+            .nativeUpload(Gateway.TOKEN_A, note)
+            .newBuilder()
+            .addHeader("X-Bolo-Audio-Sha256", right)
+            .addHeader("X-Bolo-Audio-Sha256", "0".repeat(64))
+            .build();
+    Gateway.Reply twice = gateway.send(request);
+    assertError(twice, 400, "invalid_parameter");
+    assertThat(twice.body()).contains("X-Bolo-Audio-Sha256 must be given at most once");
+    assertThat(provider.calls()).isZero();
+  }
+
+  @Test
   void aSettingGivenTwiceIsAnInvalidParameterNotAGuess() throws Exception {
     byte[] note = TestAudio.wav(500, 9);
     Gateway.Reply twice =
