@@ -49,6 +49,10 @@ public final class UploadReader {
 
   private static final int MAX_FIELDS = 64;
 
+  /** The boundary parameter's name, in any case. */
+  private static final java.util.regex.Pattern BOUNDARY_PARAMETER =
+      java.util.regex.Pattern.compile("(?i)(;\\s*)boundary=");
+
   /** RFC 2046: a boundary is 1 to 70 characters. */
   private static final int MAX_BOUNDARY_CHARS = 70;
 
@@ -423,7 +427,10 @@ public final class UploadReader {
     }
     @Nullable String boundary;
     try {
-      boundary = MultiPart.extractBoundary(contentType);
+      // Parameter names are case-insensitive (RFC 2045); Jetty looks for "boundary" only.
+      boundary =
+          MultiPart.extractBoundary(
+              BOUNDARY_PARAMETER.matcher(contentType).replaceFirst("$1boundary="));
     } catch (IllegalArgumentException e) {
       // A broken parameter list, such as an unterminated quote: the client's malformed header.
       boundary = null;

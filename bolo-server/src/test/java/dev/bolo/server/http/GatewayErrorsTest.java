@@ -214,6 +214,34 @@ class GatewayErrorsTest {
   }
 
   @Test
+  void theBoundaryParameterIsFoundInAnyCase() throws Exception {
+    Request upload = gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(500, 11));
+    RequestBody form = java.util.Objects.requireNonNull(upload.body());
+    String type = String.valueOf(form.contentType()).replace("boundary=", "BoUnDaRy=");
+    RequestBody renamed =
+        new RequestBody() {
+          @Override
+          public MediaType contentType() {
+            return MediaType.get(type);
+          }
+
+          @Override
+          public long contentLength() throws IOException {
+            return form.contentLength();
+          }
+
+          @Override
+          public void writeTo(BufferedSink sink) throws IOException {
+            form.writeTo(sink);
+          }
+        };
+
+    Gateway.Reply reply = gateway.send(upload.newBuilder().post(renamed).build());
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+  }
+
+  @Test
   void aHashHeaderGivenTwiceIsAnInvalidParameterNotAGuess() throws Exception {
     byte[] note = TestAudio.wav(500, 10);
     String right =
