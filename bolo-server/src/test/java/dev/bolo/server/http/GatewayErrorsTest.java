@@ -10,6 +10,7 @@ import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import okhttp3.MediaType;
@@ -338,6 +340,108 @@ class GatewayErrorsTest {
       assertThat(JSON.readTree(reply.body()).get("code").asText())
           .isEqualTo("upstream_unavailable");
     }
+  }
+
+  @Test
+  void anAnswerLongerThanItsContentLengthDoesNotBecomeTheNextNotesAnswer() throws Exception {
+    // A provider that counts its Content-Length in characters: "é" and "ö" are two bytes each.
+    String first = "{\"text\":\"h\u00e9llo w\u00f6rld\"}";
+    String second = "{\"text\":\"second note\"}";
+    List<byte[]> answers =
+        List.of(
+            answer(first, first.length()),
+            answer(second, second.getBytes(StandardCharsets.UTF_8).length),
+            answer(second, second.getBytes(StandardCharsets.UTF_8).length));
+    List<java.net.Socket> connections = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (ServerSocket provider = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        FakeProvider unused = new FakeProvider()) {
+      AtomicInteger calls = new AtomicInteger();
+      Thread.ofPlatform().daemon().start(() -> serveInTurn(provider, answers, calls, connections));
+      try (Gateway lying =
+          Gateway.openAi(
+              unused,
+              dataDir,
+              Map.of(
+                  "BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + provider.getLocalPort() + "/v1"))) {
+        Gateway.Reply cut = lying.send(lying.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(300, 21)));
+        assertError(cut, 502, "upstream_error");
+
+        Gateway.Reply next =
+            lying.send(lying.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(300, 22)));
+
+        assertThat(next.status()).as(next.body()).isEqualTo(200);
+        assertThat(JSON.readTree(next.body()).get("text").asText()).isEqualTo("second note");
+        assertThat(calls).hasValue(2);
+      }
+    } finally {
+      for (java.net.Socket connection : connections) {
+        connection.close();
+      }
+    }
+  }
+
+  private static byte[] answer(String json, int contentLength) {
+    return ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+            + contentLength
+            + "\r\n\r\n"
+            + json)
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Answers the requests on every connection with {@code answers}, in the order they arrive. */
+  private static void serveInTurn(
+      ServerSocket server,
+      List<byte[]> answers,
+      AtomicInteger calls,
+      List<java.net.Socket> connections) {
+    while (!server.isClosed()) {
+      java.net.Socket connection;
+      try {
+        connection = server.accept();
+      } catch (IOException closed) {
+        return;
+      }
+      connections.add(connection);
+      Thread.ofPlatform()
+          .daemon()
+          .start(
+              () -> {
+                try (java.net.Socket socket = connection) {
+                  java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+                  while (true) {
+                    long length = -1;
+                    for (String line = readLine(in); ; line = readLine(in)) {
+                      if (line == null) {
+                        return;
+                      }
+                      if (line.isEmpty()) {
+                        break;
+                      }
+                      if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                        length = Long.parseLong(line.substring(15).trim());
+                      }
+                    }
+                    in.skipNBytes(length);
+                    socket.getOutputStream().write(answers.get(calls.getAndIncrement()));
+                    socket.getOutputStream().flush();
+                  }
+                } catch (IOException | RuntimeException e) {
+                  // The gateway closed the connection.
+                }
+              });
+    }
+  }
+
+  private static @org.jspecify.annotations.Nullable String readLine(java.io.InputStream in)
+      throws IOException {
+    StringBuilder line = new StringBuilder();
+    for (int b = in.read(); b != -1; b = in.read()) {
+      if (b == '\n') {
+        return line.toString().strip();
+      }
+      line.append((char) b);
+    }
+    return null;
   }
 
   private List<Path> spoolFiles() {

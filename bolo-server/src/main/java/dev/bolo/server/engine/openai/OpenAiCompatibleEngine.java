@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.net.ProtocolException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Objects;
@@ -112,12 +113,20 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
   @Override
   public EngineResult transcribe(EngineRequest request) {
     Call call = HttpDeadline.newCall(http, buildRequest(request), request.timeout());
+    EngineResult result;
+    boolean successUnreadable;
     try (Response response = call.execute()) {
       if (response.isSuccessful() && isEventStream(response)) {
         return TranscriptEventStream.read(response.body().source(), request.deltas());
       }
       String body = response.body().string();
-      return interpret(response.code(), response.header("Retry-After"), body, request.settings());
+      result = interpret(response.code(), response.header("Retry-After"), body, request.settings());
+      successUnreadable = response.isSuccessful() && result instanceof EngineResult.Failed;
+    } catch (ProtocolException e) {
+      // What the connection held was not an answer: bytes an earlier answer left behind, say.
+      forgetIdleConnections();
+      log.warn("transcription provider answered outside HTTP: {}", e.toString());
+      return new EngineResult.Failed("the transcription provider's answer was not HTTP");
     } catch (AnswerLimit.AnswerTooLargeException e) {
       log.warn("the transcription provider's answer was cut off: {}", e.getMessage());
       return new EngineResult.Failed(
@@ -135,6 +144,18 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
       log.warn("transcription provider connection failed: {}", e.toString());
       return new EngineResult.Failed("the connection to the transcription provider failed");
     }
+    if (successUnreadable) {
+      // A success that is not the answer asked for may have left part of itself on the connection
+      // (a Content-Length that counts characters, not bytes); the pool would hand those bytes to
+      // the next note as its answer, since OkHttp counts unread bytes as a live connection.
+      forgetIdleConnections();
+    }
+    return result;
+  }
+
+  /** Closes the provider connections waiting for reuse, this call's among them. */
+  private void forgetIdleConnections() {
+    http.connectionPool().evictAll();
   }
 
   private Request buildRequest(EngineRequest request) {
