@@ -60,14 +60,9 @@ final class LookupHandler implements Handler {
           requestId);
       return;
     }
-    try {
-      QueryEscapes.check(ctx.queryString());
-    } catch (MalformedParameterException e) {
-      send(ctx, Errors.invalid(e), requestId);
-      return;
-    }
     Duration wait;
     try {
+      QueryEscapes.check(ctx.queryString());
       MalformedParameterException.ifRepeated(ctx::queryParams, SINGLE_VALUED);
       wait = waitOf(ctx.queryParam("wait"));
     } catch (MalformedParameterException e) {

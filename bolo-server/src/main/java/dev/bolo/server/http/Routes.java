@@ -86,8 +86,8 @@ public final class Routes {
     routes.get("/metrics", operations::metrics);
     WebPages.register(routes);
     // Failures that escape a handler are answered like every other error: one writer, the
-    // request's own dialect, Retry-After from the error itself.
-    // Logged under the request's id, with its access line, like any answer.
+    // request's own dialect, Retry-After from the error itself; logged under the request's id,
+    // with its access line.
     routes.exception(
         LedgerException.class,
         (e, ctx) ->

@@ -234,27 +234,14 @@ public final class ResumableUploads {
    */
   private boolean dropOldestIdle(Device device, Instant now) {
     for (StoredUpload upload : registry.open(device.name(), now)) {
-      if (!upload.instanceId().equals(instanceId)) {
-        continue;
-      }
-      PartialNote note = notes.get(upload.id());
-      if (note != null && !note.tryLock(Duration.ZERO)) {
-        continue;
-      }
-      try {
-        if (registry.delete(upload.id())) {
-          dropBytes(upload);
-          log.info(
-              "device {} is at its {} unfinished uploads: deleted its oldest idle one, {}",
-              device.name(),
-              maxUnfinishedPerDevice,
-              upload.id());
-          return true;
-        }
-      } finally {
-        if (note != null) {
-          note.unlock();
-        }
+      // Not waiting: an upload that an append holds is in use, the next oldest may not be.
+      if (terminate(upload, Duration.ZERO) == Termination.DELETED) {
+        log.info(
+            "device {} is at its {} unfinished uploads: deleted its oldest idle one, {}",
+            device.name(),
+            maxUnfinishedPerDevice,
+            upload.id());
+        return true;
       }
     }
     return false;
@@ -793,12 +780,17 @@ public final class ResumableUploads {
 
   /** Deletes the device's upload and its bytes (tus termination). */
   public Termination terminate(StoredUpload upload) {
+    return terminate(upload, lockWait);
+  }
+
+  /** Deletes the upload and its bytes, waiting at most {@code wait} for an append to it. */
+  private Termination terminate(StoredUpload upload, Duration wait) {
     if (!upload.instanceId().equals(instanceId)) {
       return Termination.ELSEWHERE;
     }
     // An append still storing bytes finishes first: its file must not vanish under it.
     PartialNote note = notes.get(upload.id());
-    if (note != null && !note.tryLock(lockWait)) {
+    if (note != null && !note.tryLock(wait)) {
       return Termination.BUSY;
     }
     try {
