@@ -145,9 +145,21 @@ class WorkCoordinatorTest {
         new CountingStore(DedupStore.inMemory(nanos::get, Duration.ofMinutes(5), 1_000_000));
     WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
     WorkKey key = newKey();
+    CountDownLatch started = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    Future<WorkCoordinator.Served> work = serveOnceOpened(coordinator, key, finish);
-    eventually("the work is claimed", () -> store.claims.get() == 1);
+    Future<WorkCoordinator.Served> work =
+        threads.submit(
+            () ->
+                coordinator.serve(
+                    key,
+                    PATIENCE,
+                    () -> {
+                      started.countDown();
+                      await(finish);
+                      return new Outcome.Success(transcriptFor(key, "done"));
+                    }));
+    // The work runs once its lease is in the sweep's list, whose clock starts then (at 0 here).
+    await(started);
 
     // Sweeps come every 200 ms; the lease is renewed only once 5 s (a third) have passed.
     nanos.addAndGet(Duration.ofMillis(4_900).toNanos());

@@ -25,12 +25,13 @@ import org.jspecify.annotations.Nullable;
  * A reverse proxy on a loopback port in front of a gateway, as a load balancer sits in front of it
  * in production: a browser opens the pages through it, so the page and the API share its origin. It
  * remembers every note uploaded through it, and can answer the next uploads itself with a scripted
- * failure (after reading the body, as an overloaded gateway does) to show what a client does then.
- * Thread safe.
+ * failure (after reading the body, as an overloaded gateway does), or lose the gateway's answer to
+ * them (as a balancer that times out while the gateway still works does), to show what a client
+ * does then. Thread safe.
  */
 public final class FrontProxy implements AutoCloseable {
 
-  /** One upload as it passed through: what the client sent and what came back. */
+  /** One upload as it passed through: what the client sent and what the client got back. */
   public record Upload(
       @Nullable String idempotencyKey,
       @Nullable String audioSha256,
@@ -59,6 +60,7 @@ public final class FrontProxy implements AutoCloseable {
   private final List<Upload> uploads = new CopyOnWriteArrayList<>();
   private final AtomicInteger failuresLeft = new AtomicInteger();
   private volatile int failureStatus = 503;
+  private final AtomicInteger lostAnswersLeft = new AtomicInteger();
 
   private FrontProxy(String target) throws IOException {
     this.target = target;
@@ -86,6 +88,15 @@ public final class FrontProxy implements AutoCloseable {
     failuresLeft.set(count);
   }
 
+  /**
+   * The next {@code count} uploads reach the gateway, and the client gets {@code status} and the
+   * JSON error of a balancer's timeout ({@code upstream_timeout}) instead of the gateway's answer.
+   */
+  public void loseNextAnswers(int count, int status) {
+    failureStatus = status;
+    lostAnswersLeft.set(count);
+  }
+
   /** Every upload so far, in order of arrival. */
   public List<Upload> uploads() {
     return List.copyOf(uploads);
@@ -104,16 +115,16 @@ public final class FrontProxy implements AutoCloseable {
       String sha256 = exchange.getRequestHeaders().getFirst("X-Bolo-Audio-Sha256");
       String durationMs = exchange.getRequestHeaders().getFirst("X-Bolo-Audio-Duration-Ms");
       if (upload && failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-        byte[] error =
-            "{\"error\":\"the engine is overloaded; retry shortly\",\"code\":\"upstream_unavailable\",\"request_id\":\"proxy\"}"
-                .getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(failureStatus, error.length);
-        exchange.getResponseBody().write(error);
+        fail(exchange, "the engine is overloaded; retry shortly", "upstream_unavailable");
         uploads.add(new Upload(key, sha256, durationMs, failureStatus, null));
         return;
       }
       HttpResponse<byte[]> answer = forward(exchange, body);
+      if (upload && lostAnswersLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        fail(exchange, "the gateway did not answer in time", "upstream_timeout");
+        uploads.add(new Upload(key, sha256, durationMs, failureStatus, null));
+        return;
+      }
       for (Map.Entry<String, List<String>> header : answer.headers().map().entrySet()) {
         if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
           exchange.getResponseHeaders().put(header.getKey(), header.getValue());
@@ -135,6 +146,15 @@ public final class FrontProxy implements AutoCloseable {
                 answer.headers().firstValue("Idempotent-Replayed").orElse(null)));
       }
     }
+  }
+
+  private void fail(HttpExchange exchange, String message, String code) throws IOException {
+    byte[] error =
+        ("{\"error\":\"" + message + "\",\"code\":\"" + code + "\",\"request_id\":\"proxy\"}")
+            .getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(failureStatus, error.length);
+    exchange.getResponseBody().write(error);
   }
 
   private HttpResponse<byte[]> forward(HttpExchange exchange, byte[] body) throws IOException {
