@@ -250,21 +250,12 @@ final class AudioSink implements AutoCloseable {
         spooled != null
             ? measure(found, spooled)
             : measure(found, SeekableSource.of(memory, memoryLength));
-    OptionalLong duration;
-    switch (measurement) {
-      case Measurement.Measured measured -> duration = OptionalLong.of(measured.millis());
-      // The caller falls back on the claim or an estimate from the size.
-      case Measurement.Unmeasurable unmeasurable -> duration = OptionalLong.empty();
-      case Measurement.Contradicts contradicts -> {
-        return new Finished.Refused(
-            new UploadResult.Invalid(
-                UploadResult.Reason.INVALID_AUDIO,
-                "the "
-                    + found.extension()
-                    + " note's headers contradict its bytes: "
-                    + contradicts.message()));
-      }
+    NoteMeasurement judged = NoteMeasurement.of(found, measurement);
+    UploadResult.@Nullable Invalid refusal = judged.refusal();
+    if (refusal != null) {
+      return new Finished.Refused(refusal);
     }
+    OptionalLong duration = judged.duration();
     long held = reserved;
     SpooledAudio audio =
         spooled != null

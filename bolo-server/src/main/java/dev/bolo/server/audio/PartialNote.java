@@ -2,19 +2,19 @@ package dev.bolo.server.audio;
 
 import dev.bolo.audio.AudioContainer;
 import dev.bolo.audio.AudioDurations;
-import dev.bolo.audio.Measurement;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -68,6 +68,24 @@ public final class PartialNote {
       }
     }
     return new PartialNote(file, offset);
+  }
+
+  /**
+   * How many of the {@code recorded} bytes the spool file {@code file} still holds: fewer when the
+   * disk lost some under the gateway (a spool directory wiped or restored from an older copy), 0
+   * when the file is gone.
+   */
+  public static long kept(Path file, long recorded) throws IOException {
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(file, BasicFileAttributes.class);
+    } catch (NoSuchFileException e) {
+      return 0;
+    }
+    if (!attributes.isRegularFile()) {
+      throw new IOException("the spool file " + file + " is not a regular file");
+    }
+    return Math.min(recorded, attributes.size());
   }
 
   /** The spool file holds fewer bytes than the upload's record: they cannot be appended to. */
@@ -225,22 +243,14 @@ public final class PartialNote {
                   + HexFormat.of().formatHex(head, 0, Math.min(headLength, 8))));
     }
     String sha256 = sha256();
-    OptionalLong duration;
-    switch (AudioDurations.measure(found.get(), file)) {
-      case Measurement.Measured measured -> duration = OptionalLong.of(measured.millis());
-      case Measurement.Unmeasurable unmeasurable -> duration = OptionalLong.empty();
-      case Measurement.Contradicts contradicts -> {
-        return new Finished.Refused(
-            new UploadResult.Invalid(
-                UploadResult.Reason.INVALID_AUDIO,
-                "the "
-                    + found.get().extension()
-                    + " note's headers contradict its bytes: "
-                    + contradicts.message()));
-      }
+    NoteMeasurement judged =
+        NoteMeasurement.of(found.get(), AudioDurations.measure(found.get(), file));
+    UploadResult.@Nullable Invalid refusal = judged.refusal();
+    if (refusal != null) {
+      return new Finished.Refused(refusal);
     }
     return new Finished.Note(
-        SpooledAudio.inFile(file, offset, sha256, found.get(), duration, onDeleted));
+        SpooledAudio.inFile(file, offset, sha256, found.get(), judged.duration(), onDeleted));
   }
 
   /** Deletes the spool file. */

@@ -388,7 +388,7 @@ public final class ResumableUploads {
       if (now.get().state() != StoredUpload.State.OPEN) {
         return notAppendable(now.get(), offset, contentLength, last);
       }
-      throw e;
+      return bytesLost(device, now.get());
     }
     if (!note.tryLock(lockWait)) {
       return new Append.Locked();
@@ -400,6 +400,10 @@ public final class ResumableUploads {
         return new Append.Gone();
       }
       StoredUpload current = fresh.get();
+      if (current.state() == StoredUpload.State.OPEN
+          && PartialNote.kept(fileOf(current.id()), current.offset()) < current.offset()) {
+        return bytesLost(device, current);
+      }
       if (current.state() != StoredUpload.State.OPEN || offset != current.offset()) {
         return notAppendable(current, offset, contentLength, last);
       }
@@ -459,6 +463,32 @@ public final class ResumableUploads {
       StoredUpload upload, long offset, long contentLength, boolean last) {
     boolean nothingNew = offset == upload.offset() && contentLength == 0 && !last;
     return nothingNew ? new Append.Appended(upload, null) : new Append.WrongOffset(upload.offset());
+  }
+
+  /**
+   * The spool file of an open upload holds fewer bytes than recorded: the disk lost them under the
+   * gateway. The record is moved back to what is still there (0 when the file is gone) and the
+   * client is told that offset, as for any append at the wrong offset (409 with {@code
+   * Upload-Offset}): a tus client asks again and resends from there, and nothing already recorded
+   * is claimed. Before, every append answered 500 until the upload expired.
+   */
+  private Append bytesLost(Device device, StoredUpload upload) throws IOException {
+    long kept = PartialNote.kept(fileOf(upload.id()), upload.offset());
+    notes.remove(upload.id());
+    log.warn(
+        "upload {}: its spool file holds {} of the {} bytes recorded (lost from the disk); the"
+            + " client is told to resend from {}",
+        upload.id(),
+        kept,
+        upload.offset(),
+        kept);
+    if (registry.advance(upload.id(), upload.offset(), kept, upload.length())) {
+      return new Append.WrongOffset(kept);
+    }
+    // Another append moved it meanwhile: what the record says now.
+    return find(device, upload.id())
+        .<Append>map(now -> new Append.WrongOffset(now.offset()))
+        .orElseGet(Append.Gone::new);
   }
 
   private PartialNote noteOf(StoredUpload upload) throws IOException {

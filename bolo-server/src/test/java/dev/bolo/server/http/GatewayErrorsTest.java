@@ -190,6 +190,11 @@ class GatewayErrorsTest {
     assertError(gateway.send(missing), 400, "missing_audio");
     assertError(
         gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, new byte[0])), 400, "empty_audio");
+    // A WAV whose data chunk holds no sample: a header, no note.
+    assertError(
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(0, 1))),
+        400,
+        "empty_audio");
     assertThat(provider.calls()).isZero();
   }
 

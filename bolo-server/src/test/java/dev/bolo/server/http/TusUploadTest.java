@@ -11,9 +11,11 @@ import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
 import dev.bolo.server.testing.WallClock;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,6 +163,63 @@ class TusUploadTest {
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(3000);
   }
 
+  @Test
+  void anUploadWhoseSpoolFileWasLostIsToldToResendFromTheStartAndIsTranscribedWhole()
+      throws Exception {
+    byte[] note = TestAudio.wav(3000, 21);
+    String location = create(Gateway.TOKEN_A, note.length, "sha256", sha256(note));
+    assertThat(append(Gateway.TOKEN_A, location, 0, slice(note, 0, 30_000)).code()).isEqualTo(204);
+    // The disk loses the bytes under the running gateway (a spool directory wiped).
+    Files.delete(spoolFileOf(location));
+
+    Reply lost = append(Gateway.TOKEN_A, location, 30_000, slice(note, 30_000, note.length));
+
+    assertThat(lost.code()).as(lost.body()).isEqualTo(409);
+    assertThat(lost.header("Upload-Offset")).isEqualTo("0");
+    assertThat(JSON.readTree(lost.body()).get("code").asText()).isEqualTo("upload_offset_mismatch");
+    assertThat(head(Gateway.TOKEN_A, location).header("Upload-Offset")).isEqualTo("0");
+    assertThat(append(Gateway.TOKEN_A, location, 0, note).code()).isEqualTo(204);
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
+    assertThat(provider.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void anUploadWhoseSpoolFileLostItsTailAcrossARestartResumesFromWhatIsLeft() throws Exception {
+    byte[] note = TestAudio.wav(3000, 22);
+    String location = create(Gateway.TOKEN_A, note.length, "sha256", sha256(note));
+    assertThat(append(Gateway.TOKEN_A, location, 0, slice(note, 0, 30_000)).code()).isEqualTo(204);
+    ledger.close();
+    gateway.close();
+    // Restored from an older copy: 12,000 of the 30,000 bytes recorded are there.
+    try (FileChannel file = FileChannel.open(spoolFileOf(location), StandardOpenOption.WRITE)) {
+      file.truncate(12_000);
+    }
+    gateway = Gateway.withClock(restartEnvironment(), clock);
+    ledger = LedgerProbe.open(dataDir, gateway);
+
+    Reply lost = append(Gateway.TOKEN_A, location, 30_000, slice(note, 30_000, note.length));
+
+    assertThat(lost.code()).as(lost.body()).isEqualTo(409);
+    assertThat(lost.header("Upload-Offset")).isEqualTo("12000");
+    assertThat(append(Gateway.TOKEN_A, location, 12_000, slice(note, 12_000, note.length)).code())
+        .isEqualTo(204);
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
+    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(3000);
+  }
+
+  private Path spoolFileOf(String location) throws IOException {
+    String name = location.substring(location.lastIndexOf('/') + 1) + ".part";
+    return spoolFiles().stream()
+        .filter(file -> file.getFileName().toString().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no spool file " + name));
+  }
+
   private Map<String, String> restartEnvironment() {
     Map<String, String> env = new HashMap<>(Gateway.openAiEnvironment(provider, dataDir));
     env.put("BOLO_MAX_UPLOAD_BYTES", "1000000");
@@ -213,6 +272,20 @@ class TusUploadTest {
     assertThat(spoolFiles()).isEmpty();
     assertThat(transcription(Gateway.TOKEN_A, location, 0).status()).isEqualTo(200);
     assertThat(provider.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void aWavWithNoSampleIsRefusedAsEmptyAndNeverReachesTheProvider() throws Exception {
+    byte[] header = TestAudio.wav(0, 23);
+    String location = create(Gateway.TOKEN_A, header.length);
+
+    assertThat(append(Gateway.TOKEN_A, location, 0, header).code()).isEqualTo(204);
+
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(400);
+    assertThat(JSON.readTree(answer.body()).get("code").asText()).isEqualTo("empty_audio");
+    assertThat(provider.calls()).isZero();
+    assertThat(spoolFiles()).isEmpty();
   }
 
   @Test
