@@ -3,6 +3,7 @@ package dev.bolo.server;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.ProviderSockets;
 import dev.bolo.server.engine.SpeechEngine;
@@ -369,7 +370,11 @@ public final class App implements AutoCloseable {
   }
 
   private static SpeechEngine createEngine(ServerConfig config, OkHttpClient shared) {
-    OkHttpClient http = AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes());
+    OkHttpClient http =
+        AnswerLimit.applyTo(
+            shared,
+            config.limits().maxTranscriptBytes(),
+            new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT));
     return switch (config.engine()) {
       case OPENAI -> {
         ServerConfig.OpenAi openAi = config.openAi();

@@ -45,6 +45,7 @@ public final class ConfigVariables {
           v("BOLO_MAX_UPLOAD_BYTES", "largest accepted audio (default 26214400)"),
           v("BOLO_UPLOAD_MEMORY_BYTES", "notes up to this stay in memory (default 1048576)"),
           v("BOLO_MAX_TRANSCRIPT_BYTES", "most of a provider's answer read (default 32 MiB)"),
+          v("BOLO_ANSWER_BUDGET_BYTES", "provider answer bytes held at once (default heap / 8)"),
           v("BOLO_TRIAL_SECONDS", "free audio seconds per device before 402 (0 = unlimited)"),
           v("BOLO_USAGE_RETENTION", "usage kept in detail, then rolled up daily (default 90d)"),
           v("BOLO_RATE_LIMIT_PER_MINUTE", "requests per device per minute before 429 (0 = off)"),

@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.gemini.GeminiConfig;
@@ -235,6 +236,8 @@ public record ServerConfig(
    * @param spoolMaxBytes spool bytes in use at once ({@code BOLO_SPOOL_MAX_BYTES})
    * @param maxTranscriptBytes {@code BOLO_MAX_TRANSCRIPT_BYTES}: the most of a provider's answer
    *     the gateway reads; a longer answer is 502 {@code upstream_error}
+   * @param answerBudgetBytes {@code BOLO_ANSWER_BUDGET_BYTES}: provider answer bytes held at once
+   *     across all notes (an answer larger than it is read alone)
    * @param uploadBudgetBytes {@code BOLO_UPLOAD_BUDGET_BYTES}: declared bytes of bodies read at
    *     once; bodies over {@code inMemoryUploadBytes} wait for room, then get 503
    * @param uploadQueueWait {@code BOLO_UPLOAD_QUEUE_WAIT}: how long such a body waits for room
@@ -251,6 +254,7 @@ public record ServerConfig(
       int maxUploadsPerDevice,
       long spoolMaxBytes,
       long maxTranscriptBytes,
+      long answerBudgetBytes,
       long uploadBudgetBytes,
       Duration uploadQueueWait,
       Duration uploadTtl,
@@ -409,6 +413,11 @@ public record ServerConfig(
             // A transcript is held as a Java string and in the replay store: at most 1 GiB.
             env.longValue(
                 "BOLO_MAX_TRANSCRIPT_BYTES", AnswerLimit.DEFAULT_MAX_BYTES, 1024, 1L << 30),
+            env.longValue(
+                "BOLO_ANSWER_BUDGET_BYTES",
+                AnswerBudget.defaultBytes(Runtime.getRuntime().maxMemory()),
+                1024,
+                Long.MAX_VALUE),
             env.longValue(
                 "BOLO_UPLOAD_BUDGET_BYTES",
                 Limits.defaultUploadBudgetBytes(cores, maxUploadBytes),

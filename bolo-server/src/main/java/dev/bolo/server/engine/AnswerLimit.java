@@ -15,7 +15,8 @@ import okio.Source;
  * Bounds how many bytes of a provider's answer the gateway reads ({@code
  * BOLO_MAX_TRANSCRIPT_BYTES}): a provider, or whatever stands in its place, cannot make the gateway
  * buffer an answer of any size. An answer that declares a larger {@code Content-Length} fails
- * before its body is read; one without fails once the limit is passed.
+ * before its body is read; one without fails once the limit is passed. What all answers hold at
+ * once is bounded by an {@link AnswerBudget}, charged as they arrive.
  */
 public final class AnswerLimit implements Interceptor {
 
@@ -23,23 +24,37 @@ public final class AnswerLimit implements Interceptor {
   public static final long DEFAULT_MAX_BYTES = 32L * 1024 * 1024;
 
   private final long maxBytes;
+  private final AnswerBudget budget;
 
-  private AnswerLimit(long maxBytes) {
+  private AnswerLimit(long maxBytes, AnswerBudget budget) {
     if (maxBytes < 1) {
       throw new IllegalArgumentException("maxBytes must be >= 1: " + maxBytes);
     }
     this.maxBytes = maxBytes;
+    this.budget = budget;
   }
 
   /**
    * A client sharing {@code http}'s pool whose answers are read up to {@code maxBytes} and whose
-   * {@code Retry-After} headers are made safe before OkHttp itself reads them.
+   * {@code Retry-After} headers are made safe before OkHttp itself reads them. Answers are charged
+   * to a budget of the default size ({@link AnswerBudget#defaultBytes}).
    */
   public static OkHttpClient applyTo(OkHttpClient http, long maxBytes) {
+    return applyTo(
+        http,
+        maxBytes,
+        new AnswerBudget(
+            AnswerBudget.defaultBytes(Runtime.getRuntime().maxMemory()), AnswerBudget.WAIT));
+  }
+
+  /**
+   * A client as {@link #applyTo(OkHttpClient, long)} whose answers are charged to {@code budget}.
+   */
+  public static OkHttpClient applyTo(OkHttpClient http, long maxBytes, AnswerBudget budget) {
     return http.newBuilder()
         // An application interceptor sees the decoded body, so a compressed answer is counted at
         // its real size.
-        .addInterceptor(new AnswerLimit(maxBytes))
+        .addInterceptor(new AnswerLimit(maxBytes, budget))
         .addNetworkInterceptor(AnswerLimit::saneRetryAfter)
         .build();
   }
@@ -67,25 +82,56 @@ public final class AnswerLimit implements Interceptor {
   public Response intercept(Chain chain) throws IOException {
     Response response = chain.proceed(chain.request());
     ResponseBody body = response.body();
-    if (body.contentLength() > maxBytes) {
+    long declared = body.contentLength();
+    if (declared > maxBytes) {
       response.close();
       throw new AnswerTooLargeException(maxBytes);
     }
-    BufferedSource limited = Okio.buffer(new Limited(body.source(), maxBytes));
+    AnswerBudget.Hold tagged = chain.request().tag(AnswerBudget.Hold.class);
+    AnswerBudget.Hold hold = tagged != null ? tagged : new AnswerBudget.Hold();
+    if (declared > 0) {
+      try {
+        hold.charge(budget, declared);
+      } catch (AnswerBudget.Exhausted e) {
+        response.close();
+        throw e;
+      }
+    }
+    BufferedSource limited =
+        Okio.buffer(
+            new Limited(
+                body.source(), maxBytes, Math.max(0, declared), budget, hold, tagged == null));
     return response
         .newBuilder()
         .body(ResponseBody.create(limited, body.contentType(), body.contentLength()))
         .build();
   }
 
-  /** Counts the bytes read and fails past the limit. */
+  /**
+   * Counts the bytes read, fails past the limit, and charges the budget for bytes beyond those
+   * already charged (all of them when the answer declared no length).
+   */
   private static final class Limited extends ForwardingSource {
     private final long maxBytes;
+    private final AnswerBudget budget;
+    private final AnswerBudget.Hold hold;
+    private final boolean releaseOnClose;
+    private long charged;
     private long read;
 
-    Limited(Source delegate, long maxBytes) {
+    Limited(
+        Source delegate,
+        long maxBytes,
+        long charged,
+        AnswerBudget budget,
+        AnswerBudget.Hold hold,
+        boolean releaseOnClose) {
       super(delegate);
       this.maxBytes = maxBytes;
+      this.charged = charged;
+      this.budget = budget;
+      this.hold = hold;
+      this.releaseOnClose = releaseOnClose;
     }
 
     @Override
@@ -96,8 +142,23 @@ public final class AnswerLimit implements Interceptor {
         if (read > maxBytes) {
           throw new AnswerTooLargeException(maxBytes);
         }
+        if (read > charged) {
+          hold.charge(budget, read - charged);
+          charged = read;
+        }
       }
       return n;
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        super.close();
+      } finally {
+        if (releaseOnClose) {
+          hold.close();
+        }
+      }
     }
   }
 

@@ -4,12 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import okio.Buffer;
 import org.jspecify.annotations.Nullable;
@@ -90,6 +97,40 @@ class ProviderAnswerBoundsTest {
 
     assertThat(reply.status()).as(reply.body().substring(0, 200)).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).get("text").asText()).hasSize(TRANSCRIPT_CHARS);
+  }
+
+  /**
+   * Two answers that together pass {@code BOLO_ANSWER_BUDGET_BYTES} are not held at once: the
+   * second, which arrives whole at once, waits until the first, which trickles in over about two
+   * seconds, has been read and parsed. Both are then answered in full.
+   */
+  @Test
+  void anAnswerThatDoesNotFitTheAnswerBudgetWaitsForTheOneBeforeIt() throws Exception {
+    start(Map.of("BOLO_ANSWER_BUDGET_BYTES", "1048576"));
+    int chars = 700_000;
+    provider.enqueue(
+        transcriptOf(chars, false)
+            .newBuilder()
+            .throttleBody(175_000, 500, TimeUnit.MILLISECONDS)
+            .build());
+    provider.enqueue(transcriptOf(chars, false));
+    try (ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<Gateway.Reply> first = phones.submit(() -> upload(7));
+      Await.until(() -> provider.calls() == 1, () -> "the first note reached the provider");
+      long sent = System.nanoTime();
+      Future<Gateway.Reply> second = phones.submit(() -> upload(8));
+
+      Gateway.Reply secondReply = second.get(60, TimeUnit.SECONDS);
+      Duration secondTook = Duration.ofNanos(System.nanoTime() - sent);
+      Gateway.Reply firstReply = first.get(60, TimeUnit.SECONDS);
+
+      for (Gateway.Reply reply : List.of(firstReply, secondReply)) {
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(JSON.readTree(reply.body()).get("text").asText()).hasSize(chars);
+      }
+      // At once it takes a few milliseconds; it waited for most of the first one's two seconds.
+      assertThat(secondTook).isGreaterThan(Duration.ofMillis(1200));
+    }
   }
 
   @Test

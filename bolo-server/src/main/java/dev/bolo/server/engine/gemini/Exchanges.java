@@ -1,5 +1,6 @@
 package dev.bolo.server.engine.gemini;
 
+import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.HttpDeadline;
@@ -39,6 +40,11 @@ final class Exchanges {
 
   /** Phones see what went wrong, never the exception's text with its host names and addresses. */
   private static EngineResult.Failure failureFor(IOException e, String step, Duration budget) {
+    if (e instanceof AnswerBudget.Exhausted) {
+      log.warn("no room for Gemini's answer to the {} step: {}", step, e.getMessage());
+      return new EngineResult.Unavailable(
+          "the gateway is busy reading other large provider answers", AnswerBudget.RETRY_AFTER);
+    }
     if (e instanceof AnswerLimit.AnswerTooLargeException) {
       log.warn("Gemini's answer to the {} step was cut off: {}", step, e.getMessage());
       return new EngineResult.Failed(

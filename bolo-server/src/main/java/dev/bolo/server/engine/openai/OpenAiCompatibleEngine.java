@@ -3,6 +3,7 @@ package dev.bolo.server.engine.openai;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
@@ -112,7 +113,16 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
 
   @Override
   public EngineResult transcribe(EngineRequest request) {
-    Call call = HttpDeadline.newCall(http, buildRequest(request), request.timeout());
+    // The answer's bytes stay charged to the gateway's answer budget until it is parsed.
+    try (AnswerBudget.Hold hold = new AnswerBudget.Hold()) {
+      return transcribe(request, hold);
+    }
+  }
+
+  private EngineResult transcribe(EngineRequest request, AnswerBudget.Hold hold) {
+    Request upstream =
+        buildRequest(request).newBuilder().tag(AnswerBudget.Hold.class, hold).build();
+    Call call = HttpDeadline.newCall(http, upstream, request.timeout());
     EngineResult result;
     boolean successUnreadable;
     try (Response response = call.execute()) {
@@ -127,6 +137,10 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
       forgetIdleConnections();
       log.warn("transcription provider answered outside HTTP: {}", e.toString());
       return new EngineResult.Failed("the transcription provider's answer was not HTTP");
+    } catch (AnswerBudget.Exhausted e) {
+      log.warn("no room for the transcription provider's answer: {}", e.getMessage());
+      return new EngineResult.Unavailable(
+          "the gateway is busy reading other large provider answers", AnswerBudget.RETRY_AFTER);
     } catch (AnswerLimit.AnswerTooLargeException e) {
       log.warn("the transcription provider's answer was cut off: {}", e.getMessage());
       return new EngineResult.Failed(
