@@ -168,7 +168,9 @@ public final class App implements AutoCloseable {
     this.usageRollUps =
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("bolo-usage-rollup").factory());
-    this.engine = createEngine(config, http);
+    AnswerBudget answers = new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT);
+    GatewayGauges.bindAnswers(metrics, answers);
+    this.engine = createEngine(config, http, answers);
     ServerConfig.Store storeConfig = config.store();
     this.store =
         switch (storeConfig.kind()) {
@@ -369,12 +371,9 @@ public final class App implements AutoCloseable {
     return new App(config, clock, ticker, UnaryOperator.identity(), engineView);
   }
 
-  private static SpeechEngine createEngine(ServerConfig config, OkHttpClient shared) {
-    OkHttpClient http =
-        AnswerLimit.applyTo(
-            shared,
-            config.limits().maxTranscriptBytes(),
-            new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT));
+  private static SpeechEngine createEngine(
+      ServerConfig config, OkHttpClient shared, AnswerBudget answers) {
+    OkHttpClient http = AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers);
     return switch (config.engine()) {
       case OPENAI -> {
         ServerConfig.OpenAi openAi = config.openAi();

@@ -3,6 +3,7 @@ package dev.bolo.server;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.ledger.ChargeOutbox;
 import io.micrometer.core.instrument.Gauge;
@@ -88,6 +89,17 @@ final class GatewayGauges {
             coordinator,
             WorkCoordinator::waitingOnOtherInstances)
         .description("Notes this instance waits for because another instance claimed their work")
+        .register(registry);
+  }
+
+  static void bindAnswers(MeterRegistry registry, AnswerBudget answers) {
+    Gauge.builder("bolo_answer_bytes", answers, AnswerBudget::inUseBytes)
+        .description("Provider answer bytes held now, charged to BOLO_ANSWER_BUDGET_BYTES")
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("bolo_answer_budget_bytes", answers, AnswerBudget::capacityBytes)
+        .description("BOLO_ANSWER_BUDGET_BYTES: provider answer bytes held at once")
+        .baseUnit("bytes")
         .register(registry);
   }
 

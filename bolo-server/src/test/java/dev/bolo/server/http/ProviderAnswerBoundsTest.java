@@ -131,6 +131,11 @@ class ProviderAnswerBoundsTest {
       // At once it takes a few milliseconds; it waited for most of the first one's two seconds.
       assertThat(secondTook).isGreaterThan(Duration.ofMillis(1200));
     }
+    // Every byte charged was given back.
+    String metrics = java.util.Objects.requireNonNull(gateway).app().metrics().scrape();
+    assertThat(metrics)
+        .contains("\nbolo_answer_bytes 0.0\n")
+        .contains("\nbolo_answer_budget_bytes 1048576.0\n");
   }
 
   @Test
