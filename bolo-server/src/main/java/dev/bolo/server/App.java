@@ -455,6 +455,11 @@ public final class App implements AutoCloseable {
     ledger.flushWrites();
   }
 
+  /** The resumable uploads, for tests that play a request the HTTP layer cannot time. */
+  public ResumableUploads resumableUploads() {
+    return resumable;
+  }
+
   /** The metrics registry, for tests and the load harness. */
   public PrometheusMeterRegistry metrics() {
     return metrics;

@@ -13,11 +13,14 @@ record NoteMeasurement(OptionalLong duration, UploadResult.@Nullable Invalid ref
 
   static NoteMeasurement of(AudioContainer container, Measurement measurement) {
     return switch (measurement) {
-      // No sample at all (a WAV whose data chunk is empty): nothing to transcribe or charge.
-      case Measurement.Measured measured when measured.millis() == 0 ->
+      // A WAV is measured exactly from its samples: under a millisecond of them (none, say,
+      // after a header) holds nothing to transcribe or charge. Other containers are measured
+      // from their frames' timestamps, which say 0 for a note of one short frame: sent on.
+      case Measurement.Measured measured
+          when measured.millis() == 0 && container == AudioContainer.WAV ->
           refused(
               UploadResult.Reason.EMPTY_AUDIO,
-              "the " + container.extension() + " note holds no audio (0 ms)");
+              "the wav note holds less than a millisecond of audio: nothing to transcribe");
       case Measurement.Measured measured ->
           new NoteMeasurement(OptionalLong.of(measured.millis()), null);
       // The caller falls back on the claim or an estimate from the size.

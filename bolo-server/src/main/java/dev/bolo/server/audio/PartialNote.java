@@ -44,9 +44,11 @@ public final class PartialNote {
   }
 
   /**
-   * The file of an upload with {@code offset} bytes recorded, created when new. Bytes past the
-   * recorded offset (an append the gateway stopped before recording it) are cut off: the record is
-   * the truth.
+   * The file of an upload with {@code offset} bytes recorded, created when new. Nothing in the file
+   * is changed here: bytes past the recorded offset (an append the gateway stopped before recording
+   * it) are cut off by the next append, under the lock and after it has read the record again, so
+   * that a caller holding a stale record never cuts a file another append, or the transcription, is
+   * using.
    *
    * @throws SpoolCorrupted when the file holds fewer bytes than recorded (lost from the disk)
    */
@@ -63,11 +65,23 @@ public final class PartialNote {
         throw new SpoolCorrupted(
             "the spool file " + file + " holds " + size + " bytes, " + offset + " recorded");
       }
-      if (size > offset) {
-        channel.truncate(offset);
-      }
+      return new PartialNote(file, size);
     }
-    return new PartialNote(file, offset);
+  }
+
+  /**
+   * Starts the note again from the {@code kept} bytes the disk still holds (fewer than its record
+   * said): the file is created again when it is gone, and the digest is rebuilt from what is kept.
+   * Callers hold {@link #tryLock}.
+   */
+  public void resetTo(long kept) throws IOException {
+    Files.createDirectories(file.getParent());
+    try (FileChannel channel =
+        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      channel.truncate(kept);
+    }
+    offset = kept;
+    digest = null;
   }
 
   /**
@@ -133,7 +147,14 @@ public final class PartialNote {
     long taken = 0;
     boolean overran = false;
     @Nullable IOException interruption = null;
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+    if (offset == 0) {
+      // Nothing stored yet: a file removed meanwhile (with its directory) loses nothing.
+      Files.createDirectories(file.getParent());
+    }
+    try (FileChannel channel =
+        offset == 0
+            ? FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)
+            : FileChannel.open(file, StandardOpenOption.WRITE)) {
       channel.position(offset);
       byte[] buffer = new byte[BUFFER_BYTES];
       while (taken < room) {

@@ -18,9 +18,9 @@ import org.jspecify.annotations.Nullable;
  *       engine has parsed it.
  *   <li>A charge is granted when it fits, or when no other answer holds anything (so an answer
  *       larger than the whole budget is still read, alone).
- *   <li>An answer that holds nothing yet waits for room, at most {@code wait}. One that already
- *       holds bytes and needs more than there is fails at once: waiting while holding could leave
- *       two growing answers each waiting for the other.
+ *   <li>An answer that holds nothing yet waits for room, at most {@code wait} and never past its
+ *       exchange's deadline. One that already holds bytes and needs more than there is fails at
+ *       once: waiting while holding could leave two growing answers each waiting for the other.
  *   <li>A charge that cannot be granted throws {@link Exhausted}; the engine answers 503 with
  *       {@code Retry-After}, a server condition the phone resends after.
  * </ul>
@@ -79,7 +79,7 @@ public final class AnswerBudget {
         throw new IllegalStateException("a hold charges one budget");
       }
       hold.budget = this;
-      long deadline = System.nanoTime() + wait.toNanos();
+      long deadline = Math.min(System.nanoTime() + wait.toNanos(), hold.deadline);
       while (inUseBytes + bytes > capacityBytes && inUseBytes - hold.held > 0) {
         long left = deadline - System.nanoTime();
         if (hold.held > 0 || left <= 0) {
@@ -119,6 +119,21 @@ public final class AnswerBudget {
     private volatile @Nullable AnswerBudget budget;
     // Guarded by the budget's lock.
     private long held;
+
+    /** When the exchange's own deadline passes (System.nanoTime()): no wait outlasts it. */
+    private final long deadline;
+
+    /** A hold whose waits are bounded by the budget's wait only. */
+    public Hold() {
+      this.deadline = Long.MAX_VALUE;
+    }
+
+    /**
+     * A hold for an exchange that must end within {@code timeout}: no wait for room outlasts it.
+     */
+    public Hold(Duration timeout) {
+      this.deadline = System.nanoTime() + timeout.toNanos();
+    }
 
     /** Charges {@code bytes} of the answer to {@code budget}; may wait for room. */
     void charge(AnswerBudget budget, long bytes) throws Exhausted {

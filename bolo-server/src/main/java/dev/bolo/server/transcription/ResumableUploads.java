@@ -388,7 +388,7 @@ public final class ResumableUploads {
       if (now.get().state() != StoredUpload.State.OPEN) {
         return notAppendable(now.get(), offset, contentLength, last);
       }
-      return bytesLost(device, now.get());
+      return bytesLost(device, now.get(), null);
     }
     if (!note.tryLock(lockWait)) {
       return new Append.Locked();
@@ -402,7 +402,7 @@ public final class ResumableUploads {
       StoredUpload current = fresh.get();
       if (current.state() == StoredUpload.State.OPEN
           && PartialNote.kept(fileOf(current.id()), current.offset()) < current.offset()) {
-        return bytesLost(device, current);
+        return bytesLost(device, current, note);
       }
       if (current.state() != StoredUpload.State.OPEN || offset != current.offset()) {
         return notAppendable(current, offset, contentLength, last);
@@ -472,9 +472,14 @@ public final class ResumableUploads {
    * Upload-Offset}): a tus client asks again and resends from there, and nothing already recorded
    * is claimed. Before, every append answered 500 until the upload expired.
    */
-  private Append bytesLost(Device device, StoredUpload upload) throws IOException {
+  private Append bytesLost(Device device, StoredUpload upload, @Nullable PartialNote locked)
+      throws IOException {
     long kept = PartialNote.kept(fileOf(upload.id()), upload.offset());
-    notes.remove(upload.id());
+    if (locked != null) {
+      // The note stays the one every append to this upload locks: a second one would let two
+      // appends write at once.
+      locked.resetTo(kept);
+    }
     log.warn(
         "upload {}: its spool file holds {} of the {} bytes recorded (lost from the disk); the"
             + " client is told to resend from {}",
@@ -505,10 +510,22 @@ public final class ResumableUploads {
     return spoolDir.resolve(id + ".part");
   }
 
-  /** Ends the upload whose last byte arrived: check, then transcribe as a POST does. */
+  /**
+   * Ends the upload whose last byte arrived: check, then transcribe as a POST does. The note leaves
+   * {@link #notes} only once the record says how the upload ended: until then a late append must
+   * find this note and wait for its lock, then read that record, never open the file anew.
+   */
   private CompletableFuture<Ending> complete(
       Device device, StoredUpload upload, PartialNote note, String requestId) throws IOException {
-    notes.remove(upload.id());
+    try {
+      return completeRecorded(device, upload, note, requestId);
+    } finally {
+      notes.remove(upload.id());
+    }
+  }
+
+  private CompletableFuture<Ending> completeRecorded(
+      Device device, StoredUpload upload, PartialNote note, String requestId) throws IOException {
     long held = spoolHoldOf(upload.length() >= 0 ? upload.length() : -1);
     PartialNote.Finished finished = note.finish(() -> reader.releaseSpool(held));
     SpooledAudio audio;

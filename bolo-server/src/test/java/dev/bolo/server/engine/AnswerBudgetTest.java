@@ -94,6 +94,21 @@ class AnswerBudgetTest {
   }
 
   @Test
+  void noWaitOutlastsTheExchangesOwnDeadline() throws Exception {
+    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofSeconds(30));
+    try (AnswerBudget.Hold first = new AnswerBudget.Hold();
+        AnswerBudget.Hold second = new AnswerBudget.Hold(Duration.ofMillis(300))) {
+      first.charge(budget, 800_000);
+      long started = System.nanoTime();
+
+      assertThatThrownBy(() -> second.charge(budget, 800_000))
+          .isInstanceOf(AnswerBudget.Exhausted.class);
+
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
   void anAnswerThatHoldsBytesAndNeedsMoreThanIsLeftFailsWithoutWaiting() throws Exception {
     AnswerBudget budget = new AnswerBudget(MIB, Duration.ofSeconds(30));
     try (AnswerBudget.Hold first = new AnswerBudget.Hold();

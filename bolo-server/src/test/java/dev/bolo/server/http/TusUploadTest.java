@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
 import dev.bolo.server.testing.WallClock;
+import dev.bolo.server.transcription.ResumableUploads;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -210,6 +214,50 @@ class TusUploadTest {
     assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
     assertThat(provider.calls()).isEqualTo(1);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(3000);
+  }
+
+  @Test
+  void anAppendHoldingAStaleRecordNeverCutsTheFileOfANoteBeingTranscribed() throws Exception {
+    byte[] note = TestAudio.wav(3000, 24);
+    String location = create(Gateway.TOKEN_A, note.length, "sha256", sha256(note));
+    assertThat(append(Gateway.TOKEN_A, location, 0, slice(note, 0, 60_000)).code()).isEqualTo(204);
+    String id = location.substring(location.lastIndexOf('/') + 1);
+    ResumableUploads uploads = gateway.app().resumableUploads();
+    Device alpha = new Device("alpha");
+    // A resend of the last append that read the record before the first one ended.
+    StoredUpload stale = uploads.find(alpha, id).orElseThrow();
+    provider.hold();
+    assertThat(append(Gateway.TOKEN_A, location, 60_000, slice(note, 60_000, note.length)).code())
+        .isEqualTo(204);
+
+    ResumableUploads.Append late =
+        uploads.append(
+            alpha, stale, 60_000, 100, new ByteArrayInputStream(new byte[100]), false, "late");
+
+    assertThat(late).isEqualTo(new ResumableUploads.Append.WrongOffset(note.length));
+    // The file the transcription reads is whole.
+    assertThat(Files.size(spoolFileOf(location))).isEqualTo(note.length);
+    provider.release();
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
+  }
+
+  @Test
+  void anUploadAtOffsetZeroWhoseFileAndDirectoryWereRemovedTakesItsFirstAppend() throws Exception {
+    byte[] note = TestAudio.wav(1000, 25);
+    String location = create(Gateway.TOKEN_A, note.length);
+    // An empty append opens the upload's file, as a client probing it does.
+    assertThat(append(Gateway.TOKEN_A, location, 0, new byte[0]).code()).isEqualTo(204);
+    Path file = spoolFileOf(location);
+    Files.delete(file);
+    Files.delete(file.getParent());
+
+    assertThat(append(Gateway.TOKEN_A, location, 0, note).code()).isEqualTo(204);
+
+    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
   }
 
   private Path spoolFileOf(String location) throws IOException {

@@ -114,7 +114,7 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
   @Override
   public EngineResult transcribe(EngineRequest request) {
     // The answer's bytes stay charged to the gateway's answer budget until it is parsed.
-    try (AnswerBudget.Hold hold = new AnswerBudget.Hold()) {
+    try (AnswerBudget.Hold hold = new AnswerBudget.Hold(request.timeout())) {
       return transcribe(request, hold);
     }
   }
