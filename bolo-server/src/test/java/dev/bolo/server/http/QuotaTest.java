@@ -151,15 +151,37 @@ class QuotaTest {
         .isEqualTo(200);
   }
 
+  /**
+   * A note of one 20 ms Opus frame is measured from its frames' timestamps as 0 ms (the first block
+   * of {@code bolo-audio}'s {@code opus-no-duration.webm}, alone in its cluster).
+   */
   @Test
   void aDeviceWithNoSecondsLeftGets402EvenForANoteThatMeasuresZero() throws Exception {
+    spendAlphasQuota();
+    byte[] oneFrame;
+    try (java.io.InputStream in =
+        java.util.Objects.requireNonNull(
+            QuotaTest.class.getResourceAsStream("opus-one-frame.webm"))) {
+      oneFrame = in.readAllBytes();
+    }
+
+    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, oneFrame));
+
+    assertThat(refused.status()).as(refused.body()).isEqualTo(402);
+    assertThat(provider.calls()).isEqualTo(5);
+  }
+
+  @Test
+  void aDeviceWithNoSecondsLeftGetsNothingForAWavWithNoSample() throws Exception {
     spendAlphasQuota();
 
     Gateway.Reply refused =
         gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(0, 800)));
 
-    assertThat(refused.status()).as(refused.body()).isEqualTo(402);
+    assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+    assertThat(code(refused)).isEqualTo("empty_audio");
     assertThat(provider.calls()).isEqualTo(5);
+    assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
   }
 
   @Test

@@ -159,11 +159,8 @@ class TusUploadTest {
     assertThat(head.header("Upload-Offset")).isEqualTo("30000");
     assertThat(append(Gateway.TOKEN_A, location, 30_000, slice(note, 30_000, note.length)).code())
         .isEqualTo(204);
-    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
-    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
     // The hash was resumed across the restart: it matches the declared one and the whole note.
-    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
-    assertThat(provider.calls()).isEqualTo(1);
+    assertTranscribedWholeOnce(location, note);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(3000);
   }
 
@@ -183,10 +180,7 @@ class TusUploadTest {
     assertThat(JSON.readTree(lost.body()).get("code").asText()).isEqualTo("upload_offset_mismatch");
     assertThat(head(Gateway.TOKEN_A, location).header("Upload-Offset")).isEqualTo("0");
     assertThat(append(Gateway.TOKEN_A, location, 0, note).code()).isEqualTo(204);
-    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
-    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
-    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
-    assertThat(provider.calls()).isEqualTo(1);
+    assertTranscribedWholeOnce(location, note);
   }
 
   @Test
@@ -209,10 +203,7 @@ class TusUploadTest {
     assertThat(lost.header("Upload-Offset")).isEqualTo("12000");
     assertThat(append(Gateway.TOKEN_A, location, 12_000, slice(note, 12_000, note.length)).code())
         .isEqualTo(204);
-    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
-    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
-    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
-    assertThat(provider.calls()).isEqualTo(1);
+    assertTranscribedWholeOnce(location, note);
     assertThat(ledger.chargedMillis("alpha")).isEqualTo(3000);
   }
 
@@ -238,9 +229,7 @@ class TusUploadTest {
     // The file the transcription reads is whole.
     assertThat(Files.size(spoolFileOf(location))).isEqualTo(note.length);
     provider.release();
-    Reply answer = transcription(Gateway.TOKEN_A, location, 30);
-    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
-    assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
+    assertTranscribedWholeOnce(location, note);
   }
 
   @Test
@@ -255,9 +244,15 @@ class TusUploadTest {
 
     assertThat(append(Gateway.TOKEN_A, location, 0, note).code()).isEqualTo(204);
 
+    assertTranscribedWholeOnce(location, note);
+  }
+
+  /** The upload's transcription is 200, of the whole note, from one provider call. */
+  private void assertTranscribedWholeOnce(String location, byte[] note) throws Exception {
     Reply answer = transcription(Gateway.TOKEN_A, location, 30);
     assertThat(answer.status()).as(answer.body()).isEqualTo(200);
     assertThat(JSON.readTree(answer.body()).get("audio_sha256").asText()).isEqualTo(sha256(note));
+    assertThat(provider.calls()).isEqualTo(1);
   }
 
   private Path spoolFileOf(String location) throws IOException {
