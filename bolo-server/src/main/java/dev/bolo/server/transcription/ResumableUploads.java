@@ -753,6 +753,10 @@ public final class ResumableUploads {
     SpooledAudio audio;
     try {
       PartialNote note = PartialNote.open(fileOf(id), upload.offset());
+      if (note.offset() > upload.offset()) {
+        // The record wins: bytes past it are not the note's.
+        note.cutBack(upload.offset());
+      }
       switch (note.finish(() -> reader.releaseSpool(held))) {
         case PartialNote.Finished.Refused refused -> {
           note.delete();
@@ -841,10 +845,13 @@ public final class ResumableUploads {
       return Termination.BUSY;
     }
     try {
-      if (!registry.delete(upload.id())) {
+      // Read again under the lock: the append that held it may have ended the upload, whose file
+      // then belongs to its transcription.
+      Optional<StoredUpload> fresh = registry.find(upload.id());
+      if (fresh.isEmpty() || !registry.delete(upload.id())) {
         return Termination.GONE;
       }
-      dropBytes(upload);
+      dropBytes(fresh.get());
       return Termination.DELETED;
     } finally {
       if (note != null) {
@@ -879,8 +886,8 @@ public final class ResumableUploads {
   public int sweep() {
     int swept = 0;
     for (StoredUpload upload : registry.expired(instanceId, clock.instant())) {
-      if (upload.instanceId().equals(instanceId) && registry.delete(upload.id())) {
-        dropBytes(upload);
+      // One an append is still storing into is left for the next sweep, as a termination is.
+      if (terminate(upload, Duration.ZERO) == Termination.DELETED) {
         // The bytes of an orphan nobody asked for again are its own to delete.
         if (orphans.remove(upload.id())) {
           dropFile(upload.id(), spoolHoldOf(upload.length()));

@@ -130,6 +130,13 @@ class TusProcessRestartTest {
       first.kill();
     }
     provider.release();
+    // Bytes past the record in the spool file (a disk restored from a later copy): the record wins.
+    try (java.util.stream.Stream<Path> files =
+        java.nio.file.Files.walk(dir.resolve("data").resolve("spool"))) {
+      for (Path part : files.filter(f -> f.toString().endsWith(".part")).toList()) {
+        java.nio.file.Files.write(part, new byte[3000], java.nio.file.StandardOpenOption.APPEND);
+      }
+    }
 
     try (GatewayProcess second = GatewayProcess.start(env, dir.resolve("second.log"))) {
       // Two asking at once: the work runs again once, and both get its answer.

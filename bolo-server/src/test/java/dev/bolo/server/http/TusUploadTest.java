@@ -395,6 +395,49 @@ class TusUploadTest {
   }
 
   @Test
+  void theSweepLeavesAnExpiredUploadAnAppendIsStoringIntoForItsNextRun() throws Exception {
+    byte[] note = TestAudio.wav(1000, 26);
+    String location = create(Gateway.TOKEN_A, note.length);
+    CountDownLatch release = new CountDownLatch(1);
+    Future<Integer> stalled = stalledAppend(location, note, release);
+
+    clock.advance(Duration.ofMinutes(61));
+    assertThat(gateway.app().sweepExpiredUploads()).isZero();
+    release.countDown();
+
+    // The append ends as it began, not with the file deleted under it (500 before).
+    assertThat(stalled.get(30, TimeUnit.SECONDS)).isEqualTo(204);
+    assertThat(gateway.app().sweepExpiredUploads()).isEqualTo(1);
+    assertThat(spoolFiles()).isEmpty();
+    assertThat(head(Gateway.TOKEN_A, location).status()).isEqualTo(404);
+  }
+
+  @Test
+  void aTerminationThatWaitedForTheLastAppendLeavesTheNoteItsFileAndTheSpoolItsCount()
+      throws Exception {
+    byte[] note = TestAudio.wav(1000, 27);
+    String location = create(Gateway.TOKEN_A, note.length, "sha256", sha256(note));
+    CountDownLatch release = new CountDownLatch(1);
+    provider.hold();
+    Future<Integer> last = stalledAppendOf(location, note, release);
+    // The DELETE waits for the append's lock; the append then completes the note.
+    Future<Integer> deleted = appends.submit(() -> delete(Gateway.TOKEN_A, location));
+    Thread.sleep(300);
+    release.countDown();
+    assertThat(last.get(30, TimeUnit.SECONDS)).isEqualTo(204);
+    assertThat(deleted.get(30, TimeUnit.SECONDS)).isIn(204, 404);
+
+    // The file belongs to the transcription now: whole, and counted once in the spool.
+    assertThat(Files.size(spoolFileOf(location))).isEqualTo(note.length);
+    provider.release();
+    Await.until(
+        () -> gateway.app().metrics().scrape().contains("\nbolo_spool_bytes 0.0\n"),
+        () -> "the spool file deleted once transcribed");
+    assertThat(spoolFiles()).isEmpty();
+    assertThat(FakeProvider.bodyText(provider.takeRequest()).length()).isGreaterThan(note.length);
+  }
+
+  @Test
   void terminationDeletesTheUploadAndItsBytes() throws Exception {
     byte[] note = TestAudio.wav(1000, 9);
     String location = create(Gateway.TOKEN_A, note.length);
@@ -529,6 +572,12 @@ class TusUploadTest {
    */
   private Future<Integer> stalledAppend(String location, byte[] note, CountDownLatch release)
       throws Exception {
+    return stalledAppendOf(location, Arrays.copyOf(note, 2000), release);
+  }
+
+  /** As {@link #stalledAppend}, appending all of {@code body} (more than 1,000 bytes). */
+  private Future<Integer> stalledAppendOf(String location, byte[] body, CountDownLatch release)
+      throws Exception {
     java.net.URI uri = java.net.URI.create(gateway.url(location));
     Future<Integer> status =
         appends.submit(
@@ -544,12 +593,14 @@ class TusUploadTest {
                         + Gateway.TOKEN_A
                         + "\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n"
                         + "Content-Type: application/offset+octet-stream\r\n"
-                        + "Content-Length: 2000\r\nConnection: close\r\n\r\n";
+                        + "Content-Length: "
+                        + body.length
+                        + "\r\nConnection: close\r\n\r\n";
                 out.write(head.getBytes(StandardCharsets.US_ASCII));
-                out.write(note, 0, 1000);
+                out.write(body, 0, 1000);
                 out.flush();
                 release.await(30, TimeUnit.SECONDS);
-                out.write(note, 1000, 1000);
+                out.write(body, 1000, body.length - 1000);
                 out.flush();
                 String statusLine =
                     new java.io.BufferedReader(
