@@ -35,20 +35,9 @@ public final class AnswerLimit implements Interceptor {
   }
 
   /**
-   * A client sharing {@code http}'s pool whose answers are read up to {@code maxBytes} and whose
-   * {@code Retry-After} headers are made safe before OkHttp itself reads them. Answers are charged
-   * to a budget of the default size ({@link AnswerBudget#defaultBytes}).
-   */
-  public static OkHttpClient applyTo(OkHttpClient http, long maxBytes) {
-    return applyTo(
-        http,
-        maxBytes,
-        new AnswerBudget(
-            AnswerBudget.defaultBytes(Runtime.getRuntime().maxMemory()), AnswerBudget.WAIT));
-  }
-
-  /**
-   * A client as {@link #applyTo(OkHttpClient, long)} whose answers are charged to {@code budget}.
+   * A client sharing {@code http}'s pool whose answers are read up to {@code maxBytes}, charged to
+   * {@code budget}, and whose {@code Retry-After} headers are made safe before OkHttp itself reads
+   * them.
    */
   public static OkHttpClient applyTo(OkHttpClient http, long maxBytes, AnswerBudget budget) {
     return http.newBuilder()

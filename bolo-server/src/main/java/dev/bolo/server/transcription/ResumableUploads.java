@@ -388,7 +388,8 @@ public final class ResumableUploads {
       if (now.get().state() != StoredUpload.State.OPEN) {
         return notAppendable(now.get(), offset, contentLength, last);
       }
-      return bytesLost(device, now.get(), null);
+      StoredUpload open = now.get();
+      return bytesLost(device, open, PartialNote.kept(fileOf(open.id()), open.offset()), null);
     }
     if (!note.tryLock(lockWait)) {
       return new Append.Locked();
@@ -400,9 +401,11 @@ public final class ResumableUploads {
         return new Append.Gone();
       }
       StoredUpload current = fresh.get();
-      if (current.state() == StoredUpload.State.OPEN
-          && PartialNote.kept(fileOf(current.id()), current.offset()) < current.offset()) {
-        return bytesLost(device, current, note);
+      if (current.state() == StoredUpload.State.OPEN) {
+        long kept = PartialNote.kept(fileOf(current.id()), current.offset());
+        if (kept < current.offset()) {
+          return bytesLost(device, current, kept, note);
+        }
       }
       if (current.state() != StoredUpload.State.OPEN || offset != current.offset()) {
         return notAppendable(current, offset, contentLength, last);
@@ -470,11 +473,11 @@ public final class ResumableUploads {
    * gateway. The record is moved back to what is still there (0 when the file is gone) and the
    * client is told that offset, as for any append at the wrong offset (409 with {@code
    * Upload-Offset}): a tus client asks again and resends from there, and nothing already recorded
-   * is claimed. Before, every append answered 500 until the upload expired.
+   * is claimed.
    */
-  private Append bytesLost(Device device, StoredUpload upload, @Nullable PartialNote locked)
+  private Append bytesLost(
+      Device device, StoredUpload upload, long kept, @Nullable PartialNote locked)
       throws IOException {
-    long kept = PartialNote.kept(fileOf(upload.id()), upload.offset());
     if (locked != null) {
       // The note stays the one every append to this upload locks: a second one would let two
       // appends write at once.

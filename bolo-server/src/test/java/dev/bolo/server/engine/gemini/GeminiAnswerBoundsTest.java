@@ -7,6 +7,7 @@ import static dev.bolo.server.engine.gemini.GeminiFixtures.error;
 import static dev.bolo.server.engine.gemini.GeminiFixtures.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.testing.BytesAudio;
@@ -23,7 +24,10 @@ class GeminiAnswerBoundsTest {
 
   private EngineResult transcribe(long maxAnswerBytes) {
     GeminiConfig config =
-        GeminiConfig.of(API_KEY, AnswerLimit.applyTo(client(), maxAnswerBytes))
+        GeminiConfig.of(
+                API_KEY,
+                AnswerLimit.applyTo(
+                    client(), maxAnswerBytes, new AnswerBudget(maxAnswerBytes, AnswerBudget.WAIT)))
             .withBaseUrl(server.url("/").toString());
     return engine(config, new ArrayList<>()).transcribe(request(BytesAudio.wav(100, 1)));
   }
