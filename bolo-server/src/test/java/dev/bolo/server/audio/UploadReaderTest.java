@@ -3,10 +3,13 @@ package dev.bolo.server.audio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.testing.TestAudio;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,6 +137,22 @@ class UploadReaderTest {
         .isInstanceOfSatisfying(
             UploadResult.Invalid.class,
             invalid -> assertThat(invalid.reason()).isEqualTo(UploadResult.Reason.MALFORMED));
+    assertThat(spoolFiles()).isEmpty();
+  }
+
+  @Test
+  void aWavWhoseDataChunkHoldsUnderAMillisecondIsEmptyEvenWithMoreChunksAfterIt() throws Exception {
+    // RIFF allows chunks after the data chunk (LIST, id3): the note is the 14 samples, 0.875 ms
+    // at 16 kHz, and the bytes that follow are not audio. Found by fuzzing.
+    byte[] fourteenSamples = java.util.Arrays.copyOf(TestAudio.wav(0, 1), 44 + 28);
+    ByteBuffer.wrap(fourteenSamples, 40, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(28);
+    byte[] list = concat("LIST".getBytes(StandardCharsets.US_ASCII), new byte[] {64, 0, 0, 0});
+    byte[] note = concat(fourteenSamples, list, new byte[64]);
+    UploadReader reader = new UploadReader(10 << 20, 1 << 20, spool);
+
+    UploadResult result = reader.read(TYPE, -1, new ByteArrayInputStream(body(note)));
+
+    assertThat(reason(result)).isEqualTo(UploadResult.Reason.EMPTY_AUDIO);
     assertThat(spoolFiles()).isEmpty();
   }
 
