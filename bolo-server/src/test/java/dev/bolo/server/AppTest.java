@@ -9,6 +9,8 @@ import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -52,8 +54,8 @@ class AppTest {
                 try {
                   return gateway.send(
                       gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(1_000, 7)));
-                } catch (java.io.IOException e) {
-                  throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
                 }
               });
       Await.until(() -> provider.calls() == 1, () -> "provider calls: " + provider.calls());
