@@ -6,7 +6,6 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.ledger.LedgerException;
 import java.io.PrintWriter;
-import java.time.Clock;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -30,7 +29,7 @@ final class LedgerEnvironment {
       Map<String, String> env, PrintWriter err, Function<DurableLedger, Integer> work) {
     LedgerConfig config;
     try {
-      config = ServerConfig.fromMap(env).ledgerConfig(Clock.systemUTC(), System::nanoTime);
+      config = ServerConfig.fromMap(env).ledger();
     } catch (IllegalArgumentException e) {
       err.println("bolo: " + e.getMessage());
       return FAILED;

@@ -1,8 +1,8 @@
 package dev.bolo.cli;
 
-import dev.bolo.server.ConfigVariables;
 import dev.bolo.server.Main;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.server.Variable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -50,8 +50,8 @@ final class ServeCommand implements Callable<Integer> {
             help.colorScheme(),
             new Column(NAME_WIDTH, 2, Column.Overflow.SPAN),
             new Column(Math.max(20, width - NAME_WIDTH), 1, Column.Overflow.WRAP));
-    for (ConfigVariables.Variable variable : ConfigVariables.ALL) {
-      table.addRowValues(variable.name(), variable.meaning());
+    for (Variable variable : Variable.ALL) {
+      table.addRowValues(variable.name(), variable.help());
     }
     return String.format("%nEnvironment variables:%n") + table;
   }

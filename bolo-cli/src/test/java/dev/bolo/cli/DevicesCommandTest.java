@@ -8,7 +8,6 @@ import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,7 @@ class DevicesCommandTest {
   }
 
   private DurableLedger ledger() {
-    return Ledger.jdbc(ServerConfig.fromMap(env).ledgerConfig(Clock.systemUTC(), System::nanoTime));
+    return Ledger.jdbc(ServerConfig.fromMap(env).ledger());
   }
 
   @Test

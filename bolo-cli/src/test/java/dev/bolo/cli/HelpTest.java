@@ -2,7 +2,7 @@ package dev.bolo.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.ConfigVariables;
+import dev.bolo.server.Variable;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -40,8 +40,7 @@ class HelpTest {
   void serveHelpListsEveryVariableAndItsDescriptionIsComplete() {
     String help = help("serve", "--help").out();
 
-    assertThat(ConfigVariables.ALL)
-        .allSatisfy(variable -> assertThat(help).contains(variable.name()));
+    assertThat(Variable.ALL).allSatisfy(variable -> assertThat(help).contains(variable.name()));
     assertThat(help).contains("Environment variables:").contains("explains each variable.");
     assertThat(help.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(80));
   }

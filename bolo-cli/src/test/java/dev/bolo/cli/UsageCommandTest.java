@@ -54,7 +54,9 @@ class UsageCommandTest {
 
   private DurableLedger ledgerAt(Instant now) {
     return Ledger.jdbc(
-        ServerConfig.fromMap(env).ledgerConfig(Clock.fixed(now, ZoneOffset.UTC), System::nanoTime));
+        ServerConfig.fromMap(env)
+            .ledger()
+            .withClock(Clock.fixed(now, ZoneOffset.UTC), System::nanoTime));
   }
 
   private static void charge(DurableLedger ledger, String device, String note, long millis) {

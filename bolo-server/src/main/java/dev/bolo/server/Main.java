@@ -44,7 +44,7 @@ public final class Main {
    * @return the process's exit code: 0 after a drain, {@link #CANNOT_START} when it never served
    */
   public static int serve(ServerConfig config, Consumer<App> started) throws InterruptedException {
-    LogSetup.apply(config.logLevel(), config.logFormat());
+    LogSetup.apply(config.logLevel().name(), config.logFormat());
     CountDownLatch stop = new CountDownLatch(1);
     // Handling the signals ourselves (instead of a shutdown hook) lets the drain finish and the
     // process exit 0: a JVM stopped by SIGTERM's default handler exits 143.

@@ -83,11 +83,13 @@ public final class ReadinessMonitor implements AutoCloseable {
    * Starts checking {@code probes} in the background with the production timings, and waits up to
    * one {@link #CHECK_TIMEOUT} for the first answers so a gateway that just started reports real
    * state rather than "not checked yet".
+   *
+   * @param ticker elapsed nanoseconds that time each check
    */
-  public static ReadinessMonitor start(Map<String, Supplier<Readiness>> probes) {
+  public static ReadinessMonitor start(
+      Map<String, Supplier<Readiness>> probes, LongSupplier ticker) {
     ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-    ReadinessMonitor monitor =
-        new ReadinessMonitor(probes, CHECK_TIMEOUT, System::nanoTime, threads);
+    ReadinessMonitor monitor = new ReadinessMonitor(probes, CHECK_TIMEOUT, ticker, threads);
     monitor.refresh();
     monitor.awaitFirstAnswers();
     long every = CHECK_EVERY.toMillis();

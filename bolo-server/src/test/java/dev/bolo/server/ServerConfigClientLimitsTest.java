@@ -17,27 +17,27 @@ class ServerConfigClientLimitsTest {
     ServerConfig config = ServerConfig.fromMap(Map.of());
     assertThat(config.listen().headerTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.listen().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(config.listen().minBodyBytesPerSecond()).isEqualTo(16 * 1024);
-    assertThat(config.listen().bodyRateWindow()).isEqualTo(Duration.ofSeconds(10));
-    assertThat(config.limits().maxConcurrentUploads()).isEqualTo(256);
-    assertThat(config.limits().spoolMaxBytes()).isEqualTo(4L * 1024 * 1024 * 1024);
-    assertThat(config.limits().uploadBudgetBytes())
+    assertThat(config.limits().uploads().minBytesPerSecond()).isEqualTo(16 * 1024);
+    assertThat(config.limits().uploads().rateWindow()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.limits().uploads().maxConcurrentUploads()).isEqualTo(256);
+    assertThat(config.limits().uploads().spoolMaxBytes()).isEqualTo(4L * 1024 * 1024 * 1024);
+    assertThat(config.limits().uploads().budgetBytes())
         .isEqualTo(
-            ServerConfig.Limits.defaultUploadBudgetBytes(
+            ConfigParser.defaultUploadBudgetBytes(
                 Runtime.getRuntime().availableProcessors(), 26_214_400L));
-    assertThat(config.limits().uploadQueueWait()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(config.limits().uploads().budgetWait()).isEqualTo(Duration.ofSeconds(4));
     assertThat(config.limits().maxActiveRequests())
-        .isEqualTo(ServerConfig.Limits.defaultMaxActiveRequests(Runtime.getRuntime().maxMemory()));
+        .isEqualTo(ConfigParser.defaultMaxActiveRequests(Runtime.getRuntime().maxMemory()));
     assertThat(config.limits().requestQueueWait()).isEqualTo(Duration.ofSeconds(10));
   }
 
   @Test
   void theDefaultNumberOfRequestsServedAtOnceGrowsWithTheHeap() {
     long mib = 1024 * 1024;
-    assertThat(ServerConfig.Limits.defaultMaxActiveRequests(256 * mib)).isEqualTo(2_730);
-    assertThat(ServerConfig.Limits.defaultMaxActiveRequests(1024 * mib)).isEqualTo(10_922);
-    assertThat(ServerConfig.Limits.defaultMaxActiveRequests(4 * mib)).as("a floor").isEqualTo(64);
-    assertThat(ServerConfig.Limits.defaultMaxActiveRequests(Long.MAX_VALUE))
+    assertThat(ConfigParser.defaultMaxActiveRequests(256 * mib)).isEqualTo(2_730);
+    assertThat(ConfigParser.defaultMaxActiveRequests(1024 * mib)).isEqualTo(10_922);
+    assertThat(ConfigParser.defaultMaxActiveRequests(4 * mib)).as("a floor").isEqualTo(64);
+    assertThat(ConfigParser.defaultMaxActiveRequests(Long.MAX_VALUE))
         .as("a ceiling")
         .isEqualTo(100_000);
   }
@@ -45,14 +45,13 @@ class ServerConfigClientLimitsTest {
   @Test
   void theDefaultUploadBudgetIs64MiBPerCoreAndAlwaysHoldsOneLargestNote() {
     long mib = 1024 * 1024;
-    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(1, 25 * mib)).isEqualTo(64 * mib);
-    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(2, 25 * mib)).isEqualTo(128 * mib);
-    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(8, 25 * mib)).isEqualTo(512 * mib);
-    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(2, 500 * mib))
+    assertThat(ConfigParser.defaultUploadBudgetBytes(1, 25 * mib)).isEqualTo(64 * mib);
+    assertThat(ConfigParser.defaultUploadBudgetBytes(2, 25 * mib)).isEqualTo(128 * mib);
+    assertThat(ConfigParser.defaultUploadBudgetBytes(8, 25 * mib)).isEqualTo(512 * mib);
+    assertThat(ConfigParser.defaultUploadBudgetBytes(2, 500 * mib))
         .as("the largest note and its form fields")
         .isEqualTo(501 * mib);
-    assertThat(ServerConfig.Limits.defaultUploadBudgetBytes(2, Long.MAX_VALUE))
-        .isEqualTo(Long.MAX_VALUE);
+    assertThat(ConfigParser.defaultUploadBudgetBytes(2, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
   }
 
   @Test
@@ -72,12 +71,12 @@ class ServerConfigClientLimitsTest {
                 "BOLO_REQUEST_QUEUE_WAIT", "1500ms"));
     assertThat(config.listen().headerTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(config.listen().idleTimeout()).isEqualTo(Duration.ofSeconds(45));
-    assertThat(config.listen().minBodyBytesPerSecond()).isEqualTo(1024);
-    assertThat(config.listen().bodyRateWindow()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(config.limits().maxConcurrentUploads()).isEqualTo(8);
-    assertThat(config.limits().spoolMaxBytes()).isEqualTo(1_000_000);
-    assertThat(config.limits().uploadBudgetBytes()).isEqualTo(50_000_000);
-    assertThat(config.limits().uploadQueueWait()).isZero();
+    assertThat(config.limits().uploads().minBytesPerSecond()).isEqualTo(1024);
+    assertThat(config.limits().uploads().rateWindow()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(config.limits().uploads().maxConcurrentUploads()).isEqualTo(8);
+    assertThat(config.limits().uploads().spoolMaxBytes()).isEqualTo(1_000_000);
+    assertThat(config.limits().uploads().budgetBytes()).isEqualTo(50_000_000);
+    assertThat(config.limits().uploads().budgetWait()).isZero();
     assertThat(config.limits().maxActiveRequests()).isEqualTo(12);
     assertThat(config.limits().requestQueueWait()).isEqualTo(Duration.ofMillis(1500));
   }

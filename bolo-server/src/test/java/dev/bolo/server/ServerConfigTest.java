@@ -28,16 +28,16 @@ class ServerConfigTest {
     assertThat(config.limits().maxUploadBytes()).isEqualTo(26_214_400L);
     assertThat(config.ledger().trialSeconds()).isZero();
     assertThat(config.openAi().baseUrl()).isEqualTo("https://api.openai.com/v1");
-    assertThat(config.openAi().model()).isEqualTo("whisper-1");
-    assertThat(config.openAi().models()).containsExactly("whisper-1");
+    assertThat(config.openAi().defaultModel()).isEqualTo("whisper-1");
+    assertThat(config.allowedModels()).as("the offline engine has its one model").isEmpty();
     assertThat(config.deadlines().upstream())
         .isEqualTo(
             new UpstreamTimeout(
                 Duration.ofSeconds(120), Duration.ofSeconds(1), Duration.ofMinutes(15)));
-    assertThat(config.logLevel()).isEqualTo("INFO");
+    assertThat(config.logLevel()).isEqualTo(ServerConfig.LogLevel.INFO);
     assertThat(config.ledger().usageRetention()).isEqualTo(Duration.ofDays(90));
     // Two runs of one note can be up to the engine cap + a wait margin + a lease apart.
-    assertThat(config.chargeWindow()).isEqualTo(Duration.ofMinutes(15).plusSeconds(30));
+    assertThat(config.ledger().chargeWindow()).isEqualTo(Duration.ofMinutes(15).plusSeconds(30));
   }
 
   @Test
@@ -129,7 +129,7 @@ class ServerConfigTest {
         ServerConfig.fromMap(Map.of("BOLO_CONFIG", file.toString(), "BOLO_PORT", "9100"));
     assertThat(config.listen().port()).isEqualTo(9100);
     assertThat(config.store().idempotencyTtl()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(config.logLevel()).isEqualTo("WARN");
+    assertThat(config.logLevel()).isEqualTo(ServerConfig.LogLevel.WARN);
     assertThat(config.engine()).isEqualTo(ServerConfig.EngineKind.OPENAI);
     assertThat(config.allowedModels()).containsExactly("whisper-1", "a", "b");
   }
@@ -165,9 +165,7 @@ class ServerConfigTest {
   @Test
   void usageRetentionAcceptsDurationsAndMustOutlastTheChargeWindow() {
     assertThat(
-            ServerConfig.fromMap(Map.of("BOLO_USAGE_RETENTION", "30d"))
-                .ledgerConfig(java.time.Clock.systemUTC(), System::nanoTime)
-                .usageRetention())
+            ServerConfig.fromMap(Map.of("BOLO_USAGE_RETENTION", "30d")).ledger().usageRetention())
         .isEqualTo(Duration.ofDays(30));
     assertThat(
             ServerConfig.fromMap(Map.of("BOLO_USAGE_RETENTION", "P2D")).ledger().usageRetention())
@@ -186,7 +184,7 @@ class ServerConfigTest {
     assertThat(
             ServerConfig.fromMap(
                     Map.of("BOLO_USAGE_RETENTION", "400d", "BOLO_IDEMPOTENCY_TTL", "200d"))
-                .ledgerConfig(java.time.Clock.systemUTC(), System::nanoTime)
+                .ledger()
                 .chargeWindow())
         .isEqualTo(Duration.ofDays(200));
   }

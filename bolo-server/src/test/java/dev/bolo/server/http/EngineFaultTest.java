@@ -14,7 +14,6 @@ import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.MediaType;
 import okhttp3.MultipartBody;
@@ -49,11 +48,9 @@ class EngineFaultTest {
   void start() throws IOException {
     provider = new FakeProvider();
     app =
-        App.createWithEngineView(
-                ServerConfig.fromMap(Gateway.openAiEnvironment(provider, dataDir)),
-                Clock.systemUTC(),
-                System::nanoTime,
-                // The real engine, except that the next calls throw while failuresLeft says so.
+        App.builder(ServerConfig.fromMap(Gateway.openAiEnvironment(provider, dataDir)))
+            // The real engine, except that the next calls throw while failuresLeft says so.
+            .engineView(
                 real ->
                     new AnsweringEngine(
                         real,
@@ -63,6 +60,7 @@ class EngineFaultTest {
                           }
                           return real.transcribe(request);
                         }))
+            .build()
             .start();
   }
 

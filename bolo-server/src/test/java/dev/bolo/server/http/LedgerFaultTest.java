@@ -20,7 +20,6 @@ import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -69,9 +68,7 @@ class LedgerFaultTest {
   private void start(Map<String, String> extra) {
     Map<String, String> env = new HashMap<>(Gateway.openAiEnvironment(provider, dataDir));
     env.putAll(extra);
-    app =
-        App.create(ServerConfig.fromMap(env), Clock.systemUTC(), System::nanoTime, Failing::new)
-            .start();
+    app = App.builder(ServerConfig.fromMap(env)).ledgerView(Failing::new).build().start();
   }
 
   @Test

@@ -12,7 +12,6 @@ import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -151,16 +150,15 @@ class MetricsTest {
     env.put("BOLO_DATA_DIR", dataDir.toString());
     env.put("BOLO_DEVICE_TOKENS", "alpha=" + Gateway.TOKEN_A);
     try (App app =
-        App.createWithEngineView(
-                ServerConfig.fromMap(env),
-                Clock.systemUTC(),
-                System::nanoTime,
+        App.builder(ServerConfig.fromMap(env))
+            .engineView(
                 real ->
                     new AnsweringEngine(
                         real,
                         request ->
                             new EngineResult.UnsupportedAudio(
                                 "this engine reads no container at all")))
+            .build()
             .start()) {
       OkHttpClient client = new OkHttpClient();
       try (Response response =

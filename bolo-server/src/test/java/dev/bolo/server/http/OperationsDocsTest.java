@@ -12,7 +12,6 @@ import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -117,13 +116,12 @@ class OperationsDocsTest {
             "alpha=" + Gateway.TOKEN_A);
     OkHttpClient client = new OkHttpClient();
     try (App app =
-        App.createWithEngineView(
-                ServerConfig.fromMap(env),
-                Clock.systemUTC(),
-                System::nanoTime,
+        App.builder(ServerConfig.fromMap(env))
+            .engineView(
                 real ->
                     new AnsweringEngine(
                         real, request -> new EngineResult.Transcribed("a note", null)))
+            .build()
             .start()) {
       String base = "http://127.0.0.1:" + app.port();
       byte[] note = TestAudio.wav(1_000, 9);

@@ -5,14 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.bolo.server.ServerConfig;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LedgerConfigTest {
 
   private static LedgerConfig fromEnvironment(Map<String, String> env) {
-    return ServerConfig.fromMap(env).ledgerConfig(Clock.systemUTC(), System::nanoTime);
+    return ServerConfig.fromMap(env).ledger();
   }
 
   @Test

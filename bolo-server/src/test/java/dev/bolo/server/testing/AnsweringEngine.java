@@ -7,7 +7,7 @@ import java.util.function.Function;
 
 /**
  * The gateway's real engine under its own name and model, answering every note as {@code answer}
- * says: for tests that wrap the engine with {@code App.createWithEngineView} to make it fail,
+ * says: for tests that wrap the engine with {@code App.builder(config).engineView} to make it fail,
  * refuse or answer at once.
  *
  * @param real the engine the gateway built from its configuration

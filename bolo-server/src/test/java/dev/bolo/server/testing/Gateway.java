@@ -40,7 +40,10 @@ public final class Gateway implements AutoCloseable {
 
   private Gateway(Map<String, String> env, boolean realTime, Clock clock) {
     this.app =
-        App.create(ServerConfig.fromMap(env), clock, realTime ? System::nanoTime : nanos::get)
+        App.builder(ServerConfig.fromMap(env))
+            .clock(clock)
+            .ticker(realTime ? System::nanoTime : nanos::get)
+            .build()
             .start();
   }
 

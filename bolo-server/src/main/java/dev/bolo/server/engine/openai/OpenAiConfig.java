@@ -23,4 +23,16 @@ public record OpenAiConfig(
       throw new IllegalArgumentException("BOLO_OPENAI_BASE_URL must be an http(s) URL: " + baseUrl);
     }
   }
+
+  /** Leaves the key out, so logging the configuration cannot leak it. */
+  @Override
+  public String toString() {
+    return "OpenAiConfig[baseUrl="
+        + baseUrl
+        + ", defaultModel="
+        + defaultModel
+        + ", defaultLanguage="
+        + defaultLanguage
+        + "]";
+  }
 }

@@ -1,0 +1,386 @@
+package dev.bolo.server;
+
+import dev.bolo.server.audio.UploadReader;
+import dev.bolo.server.dedup.DedupStore;
+import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.engine.AnswerBudget;
+import dev.bolo.server.engine.AnswerLimit;
+import dev.bolo.server.engine.ProviderSockets;
+import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.gemini.GeminiConfig;
+import dev.bolo.server.engine.gemini.GeminiEngines;
+import dev.bolo.server.engine.offline.OfflineConfig;
+import dev.bolo.server.engine.offline.OfflineEngine;
+import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
+import dev.bolo.server.health.Readiness;
+import dev.bolo.server.http.AdminRoutes;
+import dev.bolo.server.http.ConnectionTimeouts;
+import dev.bolo.server.http.InFlightRequests;
+import dev.bolo.server.http.JsonErrorHandler;
+import dev.bolo.server.http.RequestAdmission;
+import dev.bolo.server.http.RequestMetrics;
+import dev.bolo.server.http.Routes;
+import dev.bolo.server.ledger.ChargeOutbox;
+import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerConfigException;
+import dev.bolo.server.ledger.RateLimiter;
+import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.Transcriber;
+import io.javalin.Javalin;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import okhttp3.ConnectionPool;
+import okhttp3.OkHttpClient;
+
+/**
+ * The composition root: builds every part of the gateway from a {@link ServerConfig}, each with its
+ * own configuration record as the configuration holds it, and hands them to an {@link App}. A
+ * failure part-way closes what was built already (the instance slot's lock, threads, the ledger's
+ * connections) before it is thrown. Not thread safe; build once.
+ */
+public final class AppBuilder {
+
+  /**
+   * A waiting request's idle timeout must outlast the longest transcription (the engine deadline's
+   * cap plus the wait of a duplicate), or a phone waiting for its answer is cut off.
+   */
+  private static final Duration IDLE_TIMEOUT_MARGIN = Duration.ofMinutes(1);
+
+  private static final Duration MIN_ANSWER_TIMEOUT = Duration.ofMinutes(4);
+
+  /**
+   * Resumable uploads keep their bytes in this folder of the slot's spool, which a start does not
+   * empty (it deletes only the spool's own files): they outlive a restart.
+   */
+  private static final String RESUMABLE_FOLDER = "resumable";
+
+  /**
+   * An append waits for an earlier one on the same upload this much longer than one body rate
+   * window, after which a dead connection's read has failed and let go.
+   */
+  private static final Duration APPEND_LOCK_MARGIN = Duration.ofSeconds(2);
+
+  /** Charges kept while the ledger is unreachable; each is a few dozen bytes. */
+  private static final int OUTBOX_CAPACITY = 100_000;
+
+  /**
+   * Idle provider connections kept for reuse: enough for the calls a busy instance runs at once.
+   */
+  private static final int PROVIDER_IDLE_CONNECTIONS = 2_048;
+
+  private final ServerConfig config;
+  private Clock clock = Clock.systemUTC();
+  private LongSupplier ticker = System::nanoTime;
+  private LongSupplier wireTicker = System::nanoTime;
+  private UnaryOperator<Ledger> ledgerView = UnaryOperator.identity();
+  private UnaryOperator<SpeechEngine> engineView = UnaryOperator.identity();
+
+  AppBuilder(ServerConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+  }
+
+  /** Wall time for the ledger's rows, quota holds and resumable uploads' expiry. */
+  public AppBuilder clock(Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    return this;
+  }
+
+  /** Elapsed nanoseconds for leases, the replay TTL, rate limits, charge retries and the drain. */
+  public AppBuilder ticker(LongSupplier ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    return this;
+  }
+
+  /**
+   * Elapsed nanoseconds for what a peer does on the wire in real time: the header deadline, an
+   * upload's body rate, a readiness check's timeout. The system's unless a test replaces it.
+   */
+  public AppBuilder wireTicker(LongSupplier wireTicker) {
+    this.wireTicker = Objects.requireNonNull(wireTicker, "wireTicker");
+    return this;
+  }
+
+  /**
+   * Wraps the ledger the requests use, for tests that make it fail the way a database does;
+   * readiness and shutdown see the real one.
+   */
+  public AppBuilder ledgerView(UnaryOperator<Ledger> ledgerView) {
+    this.ledgerView = Objects.requireNonNull(ledgerView, "ledgerView");
+    return this;
+  }
+
+  /**
+   * Wraps the engine the requests use, for tests that make it fail the way a bug or a full heap
+   * does; readiness and shutdown see the real one.
+   */
+  public AppBuilder engineView(UnaryOperator<SpeechEngine> engineView) {
+    this.engineView = Objects.requireNonNull(engineView, "engineView");
+    return this;
+  }
+
+  /**
+   * Builds the gateway; it listens once {@link App#start()} is called.
+   *
+   * @throws ServerConfig.ConfigException when the ledger contradicts the configuration (a static
+   *     token for an enrolled device)
+   */
+  public App build() {
+    Deque<AutoCloseable> built = new ArrayDeque<>();
+    try {
+      return build(built);
+    } catch (LedgerConfigException e) {
+      closeAll(built, e);
+      throw new ServerConfig.ConfigException(
+          Objects.requireNonNullElse(e.getMessage(), "the ledger contradicts the configuration"));
+    } catch (RuntimeException | Error e) {
+      closeAll(built, e);
+      throw e;
+    }
+  }
+
+  /** Closes what a failed build made, last first; their own failures ride on the cause. */
+  private static void closeAll(Deque<AutoCloseable> built, Throwable cause) {
+    while (!built.isEmpty()) {
+      try {
+        built.pop().close();
+      } catch (Exception | Error e) {
+        cause.addSuppressed(e);
+      }
+    }
+  }
+
+  private App build(Deque<AutoCloseable> built) {
+    InstanceSlot slot = InstanceSlot.acquire(config.ledger().dataDir(), config.spoolRoot());
+    built.push(slot);
+    PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    built.push(metrics::close);
+    AutoCloseable gcMetrics = GatewayGauges.bindProcessMetrics(metrics);
+    built.push(gcMetrics);
+    OkHttpClient http = providerClient();
+    built.push(
+        () -> {
+          http.dispatcher().executorService().shutdown();
+          http.connectionPool().evictAll();
+        });
+    GatewayThreads threads = new GatewayThreads();
+    built.push(threads);
+    AnswerBudget answers = new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT);
+    GatewayGauges.bindAnswers(metrics, answers);
+    SpeechEngine engine = createEngine(http, answers);
+    built.push(engine);
+    DedupStore store = createStore();
+    built.push(store);
+    GatewayGauges.bindStore(metrics, store);
+    RateLimiter rateLimiter = createRateLimiter();
+    built.push(rateLimiter);
+    DurableLedger ledger =
+        Ledger.jdbc(
+            config.ledger().withClock(clock, ticker).withInstanceId(slot.id()), rateLimiter);
+    built.push(ledger::close);
+    Ledger served = ledgerView.apply(ledger);
+    ChargeOutbox charges =
+        new ChargeOutbox(
+            served, threads.ledgerRetries(), ticker, OUTBOX_CAPACITY, slot.chargeJournal());
+    charges.replay();
+    InFlightRequests inFlight = new InFlightRequests();
+    GatewayGauges.bindWork(metrics, charges, threads.runningCounter(), inFlight);
+    WorkCoordinator coordinator =
+        new WorkCoordinator(
+            store, threads.countedWork(), threads.renewals(), ticker, config.store().lease());
+    GatewayGauges.bindCoordinator(metrics, coordinator);
+    engine.bindMetrics(metrics);
+    Transcriber transcriber =
+        new Transcriber(
+            engineView.apply(engine),
+            coordinator,
+            store,
+            served,
+            charges,
+            config.deadlines().upstream(),
+            config.allowedModels(),
+            config.maxAudioMillis(),
+            clock,
+            metrics);
+    ServerConfig.Limits limits = config.limits();
+    UploadReader uploads =
+        new UploadReader(
+            limits.maxUploadBytes(),
+            limits.inMemoryUploadBytes(),
+            slot.spoolDir(),
+            limits.uploads(),
+            wireTicker);
+    GatewayGauges.bindUploads(metrics, uploads, limits.uploads().spoolMaxBytes());
+    ResumableUploads resumable =
+        new ResumableUploads(
+            ledger.uploads(),
+            uploads,
+            transcriber,
+            slot.spoolDir().resolve(RESUMABLE_FOLDER),
+            slot.id(),
+            clock,
+            limits.uploadTtl(),
+            limits.uploads().maxUploadsPerDevice(),
+            limits.uploads().rateWindow().plus(APPEND_LOCK_MARGIN),
+            threads.countedWork());
+    resumable.recover();
+    Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
+    readiness.put("engine", engine::readiness);
+    readiness.put("spool", uploads::readiness);
+    readiness.put("store", store::readiness);
+    readiness.put("ledger", ledger::readiness);
+    ReadinessMonitor readinessMonitor = ReadinessMonitor.start(readiness, wireTicker);
+    built.push(readinessMonitor);
+    Map<String, Supplier<Readiness>> kept = new LinkedHashMap<>(readinessMonitor.kept());
+    // Not a background check: a drain must show on /readyz at once.
+    kept.put(
+        "gateway",
+        () -> inFlight.isClosed() ? Readiness.down("draining for shutdown") : Readiness.ok());
+    Routes.Services services =
+        new Routes.Services(
+            served,
+            uploads,
+            transcriber,
+            inFlight,
+            kept,
+            metrics,
+            new ConnectionTimeouts(
+                config.listen().idleTimeout(), limits.uploads().rateWindow(), answerTimeout()),
+            resumable);
+    RequestAdmission admission =
+        new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
+    Javalin javalin = javalin(services, admission, ledger, kept, metrics);
+    return new App(
+        new App.Parts(
+            config,
+            ticker,
+            wireTicker,
+            slot,
+            threads,
+            metrics,
+            gcMetrics,
+            http,
+            engine,
+            store,
+            rateLimiter,
+            ledger,
+            charges,
+            resumable,
+            readinessMonitor,
+            inFlight,
+            admission,
+            javalin));
+  }
+
+  /**
+   * Keeps a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
+   * load most provider calls would open a new connection and close it afterwards.
+   */
+  private OkHttpClient providerClient() {
+    OkHttpClient.Builder provider =
+        new OkHttpClient.Builder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES));
+    if (config.engine() == ServerConfig.EngineKind.OPENAI
+        && ProviderSockets.helps(config.openAi().baseUrl())) {
+      provider.socketFactory(new ProviderSockets());
+    }
+    return provider.build();
+  }
+
+  private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {
+    OkHttpClient http = AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers);
+    return switch (config.engine()) {
+      case OPENAI -> OpenAiCompatibleEngine.create(config.openAi(), http);
+      case GEMINI -> {
+        ServerConfig.Gemini gemini = config.gemini();
+        // ServerConfig refuses BOLO_ENGINE=gemini without a key.
+        yield GeminiEngines.create(
+            GeminiConfig.of(Objects.requireNonNull(gemini.apiKey()), http)
+                .withBaseUrl(gemini.baseUrl())
+                .withModel(gemini.model()));
+      }
+      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
+    };
+  }
+
+  private DedupStore createStore() {
+    ServerConfig.Store store = config.store();
+    return switch (store.kind()) {
+      case REDIS ->
+          DedupStore.redis(
+              Objects.requireNonNull(store.redisUrl()),
+              store.idempotencyTtl(),
+              store.dedupMaxBytes());
+      case MEMORY -> DedupStore.inMemory(ticker, store.idempotencyTtl(), store.dedupMaxBytes());
+    };
+  }
+
+  private RateLimiter createRateLimiter() {
+    int perMinute = config.ledger().requestsPerMinute();
+    ServerConfig.Store store = config.store();
+    return switch (store.kind()) {
+      case REDIS ->
+          RateLimiter.shared(Objects.requireNonNull(store.redisUrl()), perMinute, clock, ticker);
+      case MEMORY -> RateLimiter.perMinute(perMinute, ticker);
+    };
+  }
+
+  private Javalin javalin(
+      Routes.Services services,
+      RequestAdmission admission,
+      DurableLedger ledger,
+      Map<String, Supplier<Readiness>> readiness,
+      PrometheusMeterRegistry metrics) {
+    return Javalin.create(
+        javalinConfig -> {
+          javalinConfig.concurrency.useVirtualThreads = true;
+          javalinConfig.startup.showJavalinBanner = false;
+          javalinConfig.startup.showOldJavalinVersionWarning = false;
+          // A known path asked with another method is 405 with Allow, not 404.
+          javalinConfig.http.prefer405over404 = true;
+          javalinConfig.jetty.host = config.listen().host();
+          javalinConfig.jetty.port = config.listen().port();
+          javalinConfig.jetty.modifyServer(
+              server -> {
+                server.setErrorHandler(new JsonErrorHandler());
+                // Outermost, so that every answer is counted, a turned-away upload too; then the
+                // upload line; Javalin nests its own inside the innermost wrapper.
+                RequestMetrics counted = new RequestMetrics(metrics);
+                counted.setHandler(admission);
+                server.setHandler(counted);
+              });
+          // Jetty builds a header cache of about 17 KiB for every connection that sends a second
+          // request; with thousands of phones connected that is tens of megabytes for a saving of
+          // a few header objects per request.
+          javalinConfig.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
+          Routes.register(javalinConfig.routes, services);
+          String adminToken = config.admin().token();
+          if (adminToken != null) {
+            AdminRoutes.register(
+                javalinConfig.routes,
+                new AdminRoutes.Services(adminToken, ledger, readiness, metrics, clock));
+          }
+        });
+  }
+
+  /**
+   * How long a request waiting for its transcript keeps its connection: the engine deadline's cap
+   * plus the wait of a duplicate.
+   */
+  private Duration answerTimeout() {
+    Duration answer = config.deadlines().upstream().cap().plus(IDLE_TIMEOUT_MARGIN);
+    return answer.compareTo(MIN_ANSWER_TIMEOUT) < 0 ? MIN_ANSWER_TIMEOUT : answer;
+  }
+}

@@ -1,0 +1,208 @@
+package dev.bolo.server;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The README's configuration table, one constant per row, in the README's order: what its variables
+ * mean and their defaults, in words for an operator. Each {@link Variable} names its row; several
+ * variables may share one (the host and the port). {@link #markdown()} writes the table, and a test
+ * keeps the README's copy equal to it. Immutable.
+ */
+public enum ConfigTable {
+  CONFIG("a properties file with any of these keys; a variable always wins over the file", "—"),
+  LISTEN("where `./bolo serve` listens", "`127.0.0.1`, `8080`"),
+  ENGINE("`offline`, `openai`, `gemini`", "`offline`"),
+  OPENAI_BASE_URL(
+      "any OpenAI-compatible `/audio/transcriptions` service", "`https://api.openai.com/v1`"),
+  OPENAI_API_KEY("sent as the bearer token upstream", "none"),
+  OPENAI_MODEL("model used when the client names none", "`whisper-1`"),
+  OPENAI_LANGUAGE("language sent when the client names none (`auto` for whisper.cpp)", "none"),
+  GEMINI("Gemini `generateContent`", "Google's, none, `gemini-2.5-flash`"),
+  IDEMPOTENCY_TTL("how long a finished transcript is replayed (`10m`, `90s`, `PT10M`)", "`10m`"),
+  DEDUP_MAX_BYTES("memory bound on replayable transcripts (in-memory store)", "`67108864`"),
+  STORE("`memory` or `redis`", "`memory`"),
+  REDIS_URL("`redis://host:port`, or a comma-separated list of cluster seed nodes", "—"),
+  LEASE("how long a claim on work lives unless renewed (renewed every third of it)", "`15s`"),
+  DATABASE_URL(
+      "JDBC URL of the device and usage ledger (`jdbc:postgresql://…`)",
+      "SQLite file under `BOLO_DATA_DIR`"),
+  DATA_DIR(
+      "embedded ledger and upload spool; kept 0700 (ledger, WAL and SHM 0600), fixed with "
+          + "a warning at start",
+      "`./bolo-data`"),
+  DEVICE_TOKENS(
+      "static devices, `name=token,name2=token2`, in addition to the ledger's; a name also "
+          + "enrolled with `bolo devices add` stops the start (exit 2)",
+      "—"),
+  MAX_UPLOAD_BYTES("largest accepted audio", "`26214400` (OpenAI's limit)"),
+  UPLOAD_MEMORY_BYTES(
+      "notes up to this size stay in memory; larger ones spool to disk", "`1048576`"),
+  MAX_TRANSCRIPT_BYTES(
+      "most of a provider's answer the gateway reads; beyond it 502 `upstream_error` "
+          + "\"provider answer larger than N bytes\"",
+      "`33554432` (32 MiB)"),
+  ANSWER_BUDGET_BYTES(
+      "provider answer bytes held at once across all notes, from the answer's arrival "
+          + "until it is parsed (Gemini's: until read; a 32 MiB answer is held several times "
+          + "over: bytes, text, parsed transcript). An answer that does not fit waits up to 10 s "
+          + "(never past the engine's deadline for the note), then its note gets 503 "
+          + "`upstream_unavailable` with `Retry-After: 2`; one larger than the budget is read "
+          + "alone. With `-Xmx256m` and a stand-in provider answering 31 MB to each note, 10 "
+          + "notes sent at once were all answered 200 in 5.3–6.2 s, and 20 in 11 s; with the "
+          + "budget off (`1099511627776`) 2–3 of the 10 were answered and 7–8 got 500 "
+          + "(OutOfMemoryError), 3 of 20",
+      "heap / 8 (`33554432` with `-Xmx256m`)"),
+  TRIAL_SECONDS("free audio seconds per device before 402 (`0` = unlimited)", "`0`"),
+  USAGE_RETENTION(
+      "usage rows and charges are kept one per request this long, then rolled up into "
+          + "per-device daily totals that `./bolo usage` still reports (see "
+          + "[below](#devices-quota-and-usage)); 1 day to 36500 days, and at least the charge "
+          + "window",
+      "`90d`"),
+  RATE_LIMIT_PER_MINUTE(
+      "requests per device per minute before 429 (`0` = off; with `BOLO_STORE=redis` "
+          + "counted once for all instances)",
+      "`0`"),
+  UPSTREAM_TIMEOUT(
+      "the engine deadline for one note: the first plus the note's length, capped at the "
+          + "second. It covers connecting, sending, the first byte and the whole call, for every "
+          + "engine",
+      "`120s`, `15m`"),
+  CLIENT_READ_TIMEOUT(
+      "what your apps' SDK waits: read timeout = the first + half the note, capped at the "
+          + "second; the pauses between attempts. Startup refuses engine deadlines that do not "
+          + "outlast them (see below)",
+      "the SDK's: `30s`, `120s`, `2s,5s,10s`"),
+  DRAIN_TIMEOUT(
+      "on SIGTERM (or Ctrl-C), how long running requests and their engine calls may finish",
+      "`30s`"),
+  HEADER_TIMEOUT(
+      "a request's headers must have arrived this long after its first byte, or the "
+          + "connection is closed with 408",
+      "`10s`"),
+  IDLE_TIMEOUT(
+      "an idle keep-alive connection is closed after this; a request waiting for its "
+          + "transcript is not idle and keeps its connection until the engine deadline, nor is "
+          + "an upload waiting its turn (`BOLO_REQUEST_QUEUE_WAIT`)",
+      "`30s`"),
+  MIN_BODY_RATE(
+      "an upload must bring at least this many bytes per second, averaged over the window "
+          + "(and may not fall silent for a whole window), or it ends with 408 "
+          + "`request_timeout`; only time the gateway spends waiting for the client's bytes "
+          + "counts, so a busy gateway never blames a fast phone",
+      "`16384`, `10s`"),
+  MAX_CONCURRENT_UPLOADS(
+      "bodies read at once; a further upload waits up to a second, then gets 503 "
+          + "`server_unavailable` with `Retry-After`",
+      "`256`"),
+  UPLOAD_BUDGET_BYTES(
+      "admission control: declared bytes (`Content-Length`) of upload bodies read at once. "
+          + "A body over `BOLO_UPLOAD_MEMORY_BYTES` that does not fit waits its turn (first "
+          + "come, first served); one larger than the whole budget runs alone; a body without a "
+          + "length (chunked) counts as `BOLO_MAX_UPLOAD_BYTES`. Notes that stay in memory are "
+          + "admitted at once (and counted). So the admitted bodies do not share the cores with "
+          + "every other upload, which would make all of them finish late together",
+      "64 MiB per core, at least one largest note (`134217728` on 2 cores)"),
+  UPLOAD_QUEUE_WAIT(
+      "how long a large body waits for room in that budget; then 503 `server_unavailable` "
+          + "with `Retry-After` (this wait, at least 1 s), answered before any of the body is "
+          + "read. `0s` refuses at once",
+      "`4s`"),
+  MAX_CONCURRENT_REQUESTS(
+      "upload requests (`POST` to the transcription routes, tus `POST`/`PATCH`) served at "
+          + "once, from the first byte of the body to the last of the answer. More wait their "
+          + "turn in arrival order, without a thread and with their bodies unread; probes, "
+          + "`/metrics`, lookups and the admin API never wait. Each request served holds heap "
+          + "(its note, two parked virtual-thread stacks, a provider connection: about 50 KiB "
+          + "for a short note, besides a 16 KiB connection buffer outside the heap), so the "
+          + "default follows the heap: 2,730 with `-Xmx256m`, 10,922 with 1 GiB. "
+          + "`bolo_requests_waiting` shows the line",
+      "heap / 96 KiB"),
+  REQUEST_QUEUE_WAIT(
+      "how long such a request waits for its turn; then 503 `server_unavailable` with "
+          + "`Retry-After: 5` in its endpoint's shape, its body never read (counted in "
+          + "`bolo_requests_turned_away_total`). At most 2 × `BOLO_MAX_CONCURRENT_REQUESTS` wait "
+          + "at once; a further one is answered so at once, as is every one with `0s`",
+      "`10s`"),
+  MAX_UPLOADS_PER_DEVICE(
+      "bodies one device sends at once; a further one gets 429 `rate_limited` with "
+          + "`Retry-After: 2` at once, so one token (perhaps stolen) cannot take every upload "
+          + "slot",
+      "`8`"),
+  SPOOL_MAX_BYTES(
+      "spool bytes in use at once by uploads larger than `BOLO_UPLOAD_MEMORY_BYTES`; "
+          + "beyond it 503 `server_unavailable`",
+      "`4294967296` (4 GiB)"),
+  UPLOAD_TTL(
+      "how long a resumable upload (tus at `/v1/uploads`, or the IETF draft on `POST "
+          + "/v1/transcriptions`) lives after its creation; then it answers 404 and is swept "
+          + "with its bytes. Its bytes hold `BOLO_SPOOL_MAX_BYTES` from creation to end; a "
+          + "device may have `BOLO_MAX_UPLOADS_PER_DEVICE` unfinished at once: a creation beyond "
+          + "that deletes the device's oldest upload no append is storing into (one whose "
+          + "address the phone lost, say; resuming it gets 404 and starts over), and gets 429 "
+          + "`rate_limited` only while every one is receiving bytes",
+      "`24h`"),
+  OPENAI_MODELS(
+      "models a device may ask for, comma-separated; others get 422 `invalid_parameter` "
+          + "naming the allowed ones",
+      "the configured model only"),
+  OFFLINE_MAX_SECONDS(
+      "the longest note the offline engine takes; longer ones get 413 `audio_too_long` "
+          + "before anything is decoded (at its measured real-time factor of up to 1.2, 600 s is "
+          + "what it finishes within the default deadline)",
+      "`600`"),
+  ADMIN_TOKEN(
+      "bearer token of the operator dashboard at `/admin` and its API `/admin/api/…` "
+          + "([docs/admin-api.md](docs/admin-api.md)); at least 16 characters. Unset: neither "
+          + "exists (404)",
+      "—"),
+  LOG_LEVEL("log level (`TRACE` … `ERROR`)", "`INFO`"),
+  LOG_FORMAT(
+      "`text`, or `json`: one JSON object per line (Logback's `JsonEncoder`) with `level`, "
+          + "`loggerName`, `formattedMessage`, the request's `request_id` and `device` under "
+          + "`mdc`, and a request line's `status` and `duration_ms` under `kvpList`",
+      "`text`"),
+  JAVA_OPTS(
+      "JVM options `./bolo` adds (heap, GC), e.g. `-Xmx1g`; one with its own `-Xmx` (or "
+          + "`-XX:MaxRAMPercentage`) replaces the default heap",
+      "`-Xmx512m` with the offline engine, `-Xmx256m` otherwise");
+
+  /** The header of the table, as the README has it. */
+  static final String HEADER = "| variable | meaning | default |\n|---|---|---|\n";
+
+  private final String meaning;
+  private final String defaults;
+
+  ConfigTable(String meaning, String defaults) {
+    this.meaning = meaning;
+    this.defaults = defaults;
+  }
+
+  /** What the row's variables set, in Markdown. */
+  public String meaning() {
+    return meaning;
+  }
+
+  /** The row's defaults in words, in Markdown. */
+  public String defaults() {
+    return defaults;
+  }
+
+  /** The variables this row documents, in {@link Variable}'s order. */
+  public List<Variable> variables() {
+    return Variable.ALL.stream().filter(v -> v.row() == this).toList();
+  }
+
+  /** The whole table in Markdown, header first, one line per row, ending with a newline. */
+  public static String markdown() {
+    StringBuilder table = new StringBuilder(HEADER);
+    for (ConfigTable row : values()) {
+      String names =
+          row.variables().stream().map(v -> "`" + v.name() + "`").collect(Collectors.joining(", "));
+      table.append("| ").append(names).append(" | ").append(row.meaning);
+      table.append(" | ").append(row.defaults).append(" |\n");
+    }
+    return table.toString();
+  }
+}

@@ -1,0 +1,297 @@
+package dev.bolo.server;
+
+import static dev.bolo.server.VariableParser.FOREVER;
+import static dev.bolo.server.VariableParser.MODELS;
+import static dev.bolo.server.VariableParser.POSITIVE;
+import static dev.bolo.server.VariableParser.SECRET;
+import static dev.bolo.server.VariableParser.TEXT;
+import static dev.bolo.server.VariableParser.UP_TO_A_DAY;
+import static dev.bolo.server.VariableParser.UP_TO_A_MINUTE;
+import static dev.bolo.server.VariableParser.URL;
+import static dev.bolo.server.VariableParser.choice;
+import static dev.bolo.server.VariableParser.whole;
+
+import dev.bolo.server.VariableParser.Choice;
+import dev.bolo.server.VariableParser.Durations;
+import dev.bolo.server.VariableParser.Span;
+import dev.bolo.server.engine.AnswerLimit;
+import dev.bolo.server.engine.gemini.GeminiConfig;
+import dev.bolo.server.ledger.LedgerConfig;
+import java.time.Duration;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every {@code BOLO_*} variable {@code bolo serve} reads: the one list that the configuration's
+ * parser ({@link ServerConfig#fromMap}), {@code bolo serve --help} and the README's table ({@link
+ * ConfigTable}) all read. Each constant is named as the variable and carries how its text is read
+ * and checked, its default, a one-line meaning for the help, and its row of the README's table.
+ * Immutable.
+ */
+public enum Variable {
+  BOLO_CONFIG(
+      TEXT,
+      null,
+      "a properties file with any of these keys; a variable wins over it",
+      ConfigTable.CONFIG),
+  BOLO_HOST(TEXT, "127.0.0.1", "address to listen on (default 127.0.0.1)", ConfigTable.LISTEN),
+  BOLO_PORT(whole(0, 65535), "8080", "port to listen on (default 8080)", ConfigTable.LISTEN),
+  BOLO_ENGINE(
+      choice(ServerConfig.EngineKind.class),
+      "offline",
+      "offline, openai or gemini (default offline)",
+      ConfigTable.ENGINE),
+  BOLO_OPENAI_BASE_URL(
+      URL,
+      "https://api.openai.com/v1",
+      "an OpenAI-compatible service (default OpenAI's)",
+      ConfigTable.OPENAI_BASE_URL),
+  BOLO_OPENAI_API_KEY(
+      SECRET, null, "its key, sent upstream as the bearer token", ConfigTable.OPENAI_API_KEY),
+  BOLO_OPENAI_MODEL(
+      TEXT,
+      "whisper-1",
+      "model when the client names none (default whisper-1)",
+      ConfigTable.OPENAI_MODEL),
+  BOLO_OPENAI_LANGUAGE(
+      TEXT, "", "language sent when the client names none", ConfigTable.OPENAI_LANGUAGE),
+  BOLO_GEMINI_BASE_URL(
+      URL, GeminiConfig.DEFAULT_BASE_URL, "Gemini's API (default Google's)", ConfigTable.GEMINI),
+  BOLO_GEMINI_API_KEY(
+      SECRET, null, "Gemini key; required with BOLO_ENGINE=gemini", ConfigTable.GEMINI),
+  BOLO_GEMINI_MODEL(
+      TEXT,
+      GeminiConfig.DEFAULT_MODEL,
+      "Gemini model (default gemini-2.5-flash)",
+      ConfigTable.GEMINI),
+  BOLO_IDEMPOTENCY_TTL(
+      POSITIVE,
+      "10m",
+      "how long a transcript is replayed (default 10m)",
+      ConfigTable.IDEMPOTENCY_TTL),
+  BOLO_DEDUP_MAX_BYTES(
+      whole(1024, Long.MAX_VALUE),
+      "67108864",
+      "memory bound on replayable transcripts (default 64 MiB)",
+      ConfigTable.DEDUP_MAX_BYTES),
+  BOLO_STORE(
+      choice(ServerConfig.StoreKind.class),
+      "memory",
+      "memory or redis (default memory)",
+      ConfigTable.STORE),
+  BOLO_REDIS_URL(
+      TEXT,
+      null,
+      "redis://host:port, or cluster seed nodes comma-separated",
+      ConfigTable.REDIS_URL),
+  BOLO_LEASE(
+      new Span(Duration.ofMillis(30), FOREVER, "must be at least 30ms"),
+      "15s",
+      "how long a claim on work lives unless renewed (default 15s)",
+      ConfigTable.LEASE),
+  BOLO_DATABASE_URL(
+      TEXT,
+      null,
+      "JDBC URL of the ledger (default SQLite under the data dir)",
+      ConfigTable.DATABASE_URL),
+  BOLO_DATA_DIR(
+      TEXT,
+      "bolo-data",
+      "embedded ledger and upload spool (default ./bolo-data)",
+      ConfigTable.DATA_DIR),
+  BOLO_DEVICE_TOKENS(
+      TEXT, "", "static devices, name=token,name2=token2", ConfigTable.DEVICE_TOKENS),
+  BOLO_MAX_UPLOAD_BYTES(
+      whole(1, Long.MAX_VALUE),
+      "26214400",
+      "largest accepted audio (default 26214400)",
+      ConfigTable.MAX_UPLOAD_BYTES),
+  BOLO_UPLOAD_MEMORY_BYTES(
+      whole(0, 64 * 1024 * 1024),
+      "1048576",
+      "notes up to this stay in memory (default 1048576)",
+      ConfigTable.UPLOAD_MEMORY_BYTES),
+  BOLO_MAX_TRANSCRIPT_BYTES(
+      whole(1024, 1L << 30),
+      String.valueOf(AnswerLimit.DEFAULT_MAX_BYTES),
+      "most of a provider's answer read (default 32 MiB)",
+      ConfigTable.MAX_TRANSCRIPT_BYTES),
+  BOLO_ANSWER_BUDGET_BYTES(
+      whole(1024, Long.MAX_VALUE),
+      null,
+      "provider answer bytes held at once (default heap / 8)",
+      ConfigTable.ANSWER_BUDGET_BYTES),
+  BOLO_TRIAL_SECONDS(
+      whole(0, Long.MAX_VALUE / 1000),
+      "0",
+      "free audio seconds per device before 402 (0 = unlimited)",
+      ConfigTable.TRIAL_SECONDS),
+  BOLO_USAGE_RETENTION(
+      new Span(
+          LedgerConfig.MIN_USAGE_RETENTION,
+          LedgerConfig.MAX_USAGE_RETENTION,
+          "must be between 1d and 36500d"),
+      "90d",
+      "usage kept in detail, then rolled up daily (default 90d)",
+      ConfigTable.USAGE_RETENTION),
+  BOLO_RATE_LIMIT_PER_MINUTE(
+      whole(0, 1_000_000),
+      "0",
+      "requests per device per minute before 429 (0 = off)",
+      ConfigTable.RATE_LIMIT_PER_MINUTE),
+  BOLO_UPSTREAM_TIMEOUT(
+      POSITIVE,
+      "120s",
+      "engine deadline: this plus the note's length (default 120s)",
+      ConfigTable.UPSTREAM_TIMEOUT),
+  BOLO_UPSTREAM_TIMEOUT_MAX(
+      POSITIVE, "15m", "cap on the engine deadline (default 15m)", ConfigTable.UPSTREAM_TIMEOUT),
+  BOLO_CLIENT_READ_TIMEOUT(
+      POSITIVE,
+      "30s",
+      "your apps' SDK read timeout (default 30s)",
+      ConfigTable.CLIENT_READ_TIMEOUT),
+  BOLO_CLIENT_READ_TIMEOUT_MAX(
+      POSITIVE, "120s", "its cap (default 120s)", ConfigTable.CLIENT_READ_TIMEOUT),
+  BOLO_CLIENT_RESEND_PAUSES(
+      new Durations(),
+      "2s,5s,10s",
+      "your apps' pauses between attempts (default 2s,5s,10s)",
+      ConfigTable.CLIENT_READ_TIMEOUT),
+  BOLO_DRAIN_TIMEOUT(
+      POSITIVE,
+      "30s",
+      "on SIGTERM, how long running requests may finish (default 30s)",
+      ConfigTable.DRAIN_TIMEOUT),
+  BOLO_HEADER_TIMEOUT(
+      UP_TO_A_DAY,
+      "10s",
+      "request headers must arrive within this (default 10s)",
+      ConfigTable.HEADER_TIMEOUT),
+  BOLO_IDLE_TIMEOUT(
+      UP_TO_A_DAY,
+      "30s",
+      "an idle keep-alive connection is closed after this (default 30s)",
+      ConfigTable.IDLE_TIMEOUT),
+  BOLO_MIN_BODY_RATE(
+      whole(1, 1L << 30),
+      "16384",
+      "slowest accepted upload, bytes per second (default 16384)",
+      ConfigTable.MIN_BODY_RATE),
+  BOLO_BODY_RATE_WINDOW(
+      UP_TO_A_DAY,
+      "10s",
+      "the window that rate is averaged over (default 10s)",
+      ConfigTable.MIN_BODY_RATE),
+  BOLO_MAX_CONCURRENT_UPLOADS(
+      whole(1, 100_000),
+      "256",
+      "bodies read at once before 503 (default 256)",
+      ConfigTable.MAX_CONCURRENT_UPLOADS),
+  BOLO_UPLOAD_BUDGET_BYTES(
+      whole(1, Long.MAX_VALUE),
+      null,
+      "declared bytes of bodies read at once; larger ones wait their turn (default 64 MiB "
+          + "per core)",
+      ConfigTable.UPLOAD_BUDGET_BYTES),
+  BOLO_UPLOAD_QUEUE_WAIT(
+      UP_TO_A_MINUTE,
+      "4s",
+      "how long a body waits for room in the budget before 503 (default 4s)",
+      ConfigTable.UPLOAD_QUEUE_WAIT),
+  BOLO_MAX_CONCURRENT_REQUESTS(
+      whole(1, 1_000_000),
+      null,
+      "upload requests served at once; more wait their turn (default: heap / 96 KiB)",
+      ConfigTable.MAX_CONCURRENT_REQUESTS),
+  BOLO_REQUEST_QUEUE_WAIT(
+      UP_TO_A_MINUTE,
+      "10s",
+      "how long a request over that waits for its turn before 503 (default 10s)",
+      ConfigTable.REQUEST_QUEUE_WAIT),
+  BOLO_MAX_UPLOADS_PER_DEVICE(
+      whole(1, 100_000),
+      "8",
+      "bodies one device sends at once before 429 (default 8)",
+      ConfigTable.MAX_UPLOADS_PER_DEVICE),
+  BOLO_SPOOL_MAX_BYTES(
+      whole(1, Long.MAX_VALUE),
+      "4294967296",
+      "spool bytes in use before 503 (default 4 GiB)",
+      ConfigTable.SPOOL_MAX_BYTES),
+  BOLO_UPLOAD_TTL(
+      POSITIVE,
+      "24h",
+      "unfinished resumable uploads are kept this long (default 24h)",
+      ConfigTable.UPLOAD_TTL),
+  BOLO_OPENAI_MODELS(
+      MODELS, null, "models a device may ask for, comma-separated", ConfigTable.OPENAI_MODELS),
+  BOLO_GEMINI_MODELS(
+      MODELS,
+      null,
+      "Gemini models a device may ask for, comma-separated",
+      ConfigTable.OPENAI_MODELS),
+  BOLO_OFFLINE_MAX_SECONDS(
+      whole(1, 86_400),
+      "600",
+      "longest note the offline engine takes (default 600)",
+      ConfigTable.OFFLINE_MAX_SECONDS),
+  BOLO_ADMIN_TOKEN(
+      TEXT,
+      null,
+      "bearer token of the operator dashboard at /admin (unset = no dashboard)",
+      ConfigTable.ADMIN_TOKEN),
+  BOLO_LOG_LEVEL(
+      new Choice<>(ServerConfig.LogLevel.class, true),
+      "INFO",
+      "TRACE, DEBUG, INFO, WARN or ERROR (default INFO)",
+      ConfigTable.LOG_LEVEL),
+  BOLO_LOG_FORMAT(
+      choice(ServerConfig.LogFormat.class),
+      "text",
+      "text, or json for one JSON object per line (default text)",
+      ConfigTable.LOG_FORMAT),
+  BOLO_JAVA_OPTS(
+      TEXT,
+      null,
+      "JVM options for ./bolo, such as -Xmx1g (default heap by engine)",
+      ConfigTable.JAVA_OPTS);
+
+  /** Every variable, in the README's order. */
+  public static final List<Variable> ALL = List.of(values());
+
+  private final VariableParser parser;
+  private final @Nullable String defaultValue;
+  private final String help;
+  private final ConfigTable row;
+
+  Variable(VariableParser parser, @Nullable String defaultValue, String help, ConfigTable row) {
+    this.parser = parser;
+    this.defaultValue = defaultValue;
+    this.help = help;
+    this.row = row;
+  }
+
+  /** How the variable's text is read and checked. */
+  VariableParser parser() {
+    return parser;
+  }
+
+  /**
+   * The text that applies when the variable is unset, read by the same parser; null when there is
+   * none or the parser works it out from other values (the heap, the cores, the configured model).
+   */
+  public @Nullable String defaultValue() {
+    return defaultValue;
+  }
+
+  /** What the variable sets and its default, in one line for {@code bolo serve --help}. */
+  public String help() {
+    return help;
+  }
+
+  /** The README's row that documents it. */
+  public ConfigTable row() {
+    return row;
+  }
+}

@@ -1,0 +1,107 @@
+package dev.bolo.server;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The variables' text as set, read through each {@link Variable}'s parser and default. A blank
+ * value counts as unset. Immutable.
+ */
+final class VariableValues {
+
+  private final Map<String, String> values;
+
+  VariableValues(Map<String, String> values) {
+    this.values = Map.copyOf(values);
+  }
+
+  /** The trimmed value as set, or null when unset or blank; no default applies. */
+  @Nullable String optional(Variable variable) {
+    String value = values.get(variable.name());
+    return value == null || value.isBlank() ? null : value.trim();
+  }
+
+  /** The value as set, else the variable's default. */
+  String text(Variable variable) {
+    String value = optional(variable);
+    return value != null ? value : defaultOf(variable);
+  }
+
+  /** A key, checked when set; null when unset. */
+  @Nullable String secret(Variable variable) {
+    String value = optional(variable);
+    return value == null
+        ? null
+        : parser(variable, VariableParser.Secret.class).parse(variable.name(), value);
+  }
+
+  String url(Variable variable) {
+    return parser(variable, VariableParser.Url.class).parse(variable.name(), text(variable));
+  }
+
+  long whole(Variable variable) {
+    return parser(variable, VariableParser.Whole.class).parse(variable.name(), text(variable));
+  }
+
+  /** A whole number whose default is worked out from elsewhere (the heap, the cores). */
+  long whole(Variable variable, long fallback) {
+    String value = optional(variable);
+    return value == null
+        ? fallback
+        : parser(variable, VariableParser.Whole.class).parse(variable.name(), value);
+  }
+
+  /** A whole number whose parser's bounds keep it within an {@code int}. */
+  int integer(Variable variable) {
+    return Math.toIntExact(whole(variable));
+  }
+
+  Duration duration(Variable variable) {
+    return parser(variable, VariableParser.Span.class).parse(variable.name(), text(variable));
+  }
+
+  List<Duration> durations(Variable variable) {
+    return parser(variable, VariableParser.Durations.class).parse(variable.name(), text(variable));
+  }
+
+  /** A comma-separated list of names with {@code first} always first. */
+  List<String> names(Variable variable, String first) {
+    List<String> names = new ArrayList<>(List.of(first));
+    String value = optional(variable);
+    if (value != null) {
+      for (String name :
+          parser(variable, VariableParser.Names.class).parse(variable.name(), value)) {
+        if (!names.contains(name)) {
+          names.add(name);
+        }
+      }
+    }
+    return List.copyOf(names);
+  }
+
+  <E extends Enum<E>> E choice(Variable variable, Class<E> type) {
+    VariableParser.Choice<?> choice = parser(variable, VariableParser.Choice.class);
+    Object value = choice.parse(variable.name(), text(variable));
+    return type.cast(value);
+  }
+
+  private static String defaultOf(Variable variable) {
+    String fallback = variable.defaultValue();
+    if (fallback == null) {
+      throw new IllegalStateException(variable + " has no default: read it with optional()");
+    }
+    return fallback;
+  }
+
+  /** The variable's parser as the kind the caller reads; another kind is a bug in the caller. */
+  private static <P extends VariableParser> P parser(Variable variable, Class<P> kind) {
+    if (!kind.isInstance(variable.parser())) {
+      throw new IllegalStateException(
+          variable + " is read as " + kind.getSimpleName() + " but parsed as " + variable.parser());
+    }
+    return kind.cast(variable.parser());
+  }
+}

@@ -1,0 +1,90 @@
+package dev.bolo.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The one list of variables is complete, every variable in it is documented, and the README's table
+ * is the one {@link ConfigTable} writes, so neither can drift from the other.
+ */
+class VariableTest {
+
+  /** A variable's name anywhere: in a message, a comment, a doc. */
+  private static final Pattern NAMED = Pattern.compile("BOLO_[A-Z0-9_]*[A-Z0-9]");
+
+  private static Set<String> listed() {
+    return Variable.ALL.stream().map(Variable::name).collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  @Test
+  void everyVariableTheServerCodeNamesIsListed() throws Exception {
+    Set<String> named = new TreeSet<>();
+    try (Stream<Path> sources = Files.walk(Path.of("src", "main", "java"))) {
+      for (Path source : sources.filter(p -> p.toString().endsWith(".java")).toList()) {
+        Matcher m = NAMED.matcher(Files.readString(source));
+        while (m.find()) {
+          named.add(m.group());
+        }
+      }
+    }
+    assertThat(named).hasSizeGreaterThan(30).contains("BOLO_ADMIN_TOKEN", "BOLO_OPENAI_BASE_URL");
+
+    assertThat(listed()).containsAll(named);
+  }
+
+  @Test
+  void theReadmesConfigurationTableIsTheOneTheVariablesWrite() throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    int start = readme.indexOf(ConfigTable.HEADER);
+    assertThat(start).as("the README has the table's header").isNotNegative();
+    int end = readme.indexOf("\n\n", start);
+    String table = readme.substring(start, end + 1);
+
+    assertThat(table)
+        .as("README.md's configuration table; replace it with the expected text")
+        .isEqualTo(ConfigTable.markdown());
+  }
+
+  @Test
+  void everyVariableHasAHelpLineAndARowAndEveryRowAVariable() {
+    assertThat(Variable.ALL).allSatisfy(v -> assertThat(v.help()).hasSizeGreaterThan(10));
+    assertThat(ConfigTable.values()).allSatisfy(row -> assertThat(row.variables()).isNotEmpty());
+    assertThat(ConfigTable.markdown()).contains("`BOLO_CONFIG`", "`BOLO_PORT`", "`BOLO_JAVA_OPTS`");
+  }
+
+  @Test
+  void everyDefaultTheParserAppliesIsTheOneTheHelpOrTheReadmeStates() {
+    assertThat(Variable.ALL)
+        .filteredOn(v -> v.defaultValue() != null && !v.defaultValue().isEmpty())
+        // The README calls Google's long endpoint "Google's".
+        .filteredOn(v -> v != Variable.BOLO_GEMINI_BASE_URL)
+        .allSatisfy(
+            v ->
+                assertThat(v.help() + " " + v.row().defaults())
+                    .as(v.name())
+                    .contains(v.defaultValue()));
+  }
+
+  @Test
+  void everyDefaultIsAValueItsOwnParserAccepts() {
+    // Each variable set to its own default reads as the defaults do.
+    Map<String, String> defaults =
+        Arrays.stream(Variable.values())
+            .filter(v -> v.defaultValue() != null && !v.defaultValue().isEmpty())
+            .collect(Collectors.toMap(Variable::name, Variable::defaultValue));
+
+    assertThat(ServerConfig.fromMap(defaults))
+        .hasToString(ServerConfig.fromMap(Map.of()).toString());
+  }
+}
