@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.UpstreamTimeout;
@@ -300,16 +301,10 @@ public record ServerConfig(
      */
     static long defaultUploadBudgetBytes(int cores, long maxUploadBytes) {
       long perCores = Math.multiplyExact((long) Math.max(1, cores), UPLOAD_BUDGET_BYTES_PER_CORE);
-      long oneLargest =
-          maxUploadBytes > Long.MAX_VALUE - FORM_OVERHEAD_BYTES
-              ? Long.MAX_VALUE
-              : maxUploadBytes + FORM_OVERHEAD_BYTES;
+      long oneLargest = UploadReader.maxBodyBytes(maxUploadBytes);
       return Math.max(perCores, oneLargest);
     }
   }
-
-  /** Room for multipart boundaries and text parts on top of the audio in one body. */
-  private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
 
   /**
    * The engine deadline for one note and the clients' patience it must outlast (PROTOCOL.md rule

@@ -41,6 +41,9 @@ public final class UploadReader {
 
   private static final Logger log = LoggerFactory.getLogger(UploadReader.class);
 
+  /** Room for multipart boundaries and text parts on top of the audio in one body. */
+  public static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
+
   /** Field names the audio may arrive in: Bolo's own and OpenAI's. */
   private static final List<String> AUDIO_FIELDS = List.of("audio", "file");
 
@@ -174,6 +177,21 @@ public final class UploadReader {
   /** The largest accepted note in bytes. */
   public long maxAudioBytes() {
     return maxAudioBytes;
+  }
+
+  /** The largest accepted request body: the largest note and its form around it. */
+  public long maxBodyBytes() {
+    return maxBodyBytes(maxAudioBytes);
+  }
+
+  /**
+   * The largest body that carries a note of {@code maxAudioBytes}: the note and {@link
+   * #FORM_OVERHEAD_BYTES} around it, saturating at {@link Long#MAX_VALUE}.
+   */
+  public static long maxBodyBytes(long maxAudioBytes) {
+    return maxAudioBytes > Long.MAX_VALUE - FORM_OVERHEAD_BYTES
+        ? Long.MAX_VALUE
+        : maxAudioBytes + FORM_OVERHEAD_BYTES;
   }
 
   /**
