@@ -54,6 +54,17 @@ final class AudioSink implements AutoCloseable {
   private boolean handedOver;
 
   /**
+   * Where the audio parts of every upload go: at most {@code maxAudioBytes}, in memory up to {@code
+   * inMemoryBytes}, beyond that to a file in {@code spoolDir} within the {@code spool} budget.
+   */
+  record Config(long maxAudioBytes, int inMemoryBytes, Path spoolDir, SpoolBudget spool) {
+    /** A sink for the audio part of a body of {@code bodyLength} bytes (-1 when unknown). */
+    AudioSink open(long bodyLength) {
+      return new AudioSink(maxAudioBytes, inMemoryBytes, spoolDir, spool, bodyLength);
+    }
+  }
+
+  /**
    * @param bodyLength the declared length of the whole request body, -1 when unknown: the audio
    *     part is no longer, so a note kept in memory gets one buffer of about its size, never grown
    *     (the body's declared length is already counted against the upload budget when it is read)

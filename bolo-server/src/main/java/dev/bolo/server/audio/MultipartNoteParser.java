@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,32 +53,17 @@ final class MultipartNoteParser {
   private static final int BUFFER_BYTES = 64 * 1024;
   private static final int MIN_BUFFER_BYTES = 4 * 1024;
 
-  private final long maxAudioBytes;
-  private final int inMemoryBytes;
-  private final Path spoolDir;
-  private final SpoolBudget spool;
+  private final AudioSink.Config sinks;
   private final long minBytesPerSecond;
   private final Duration rateWindow;
 
   /**
-   * @param maxAudioBytes the largest accepted note
-   * @param inMemoryBytes notes up to this size stay in memory; larger ones spool to disk
-   * @param spoolDir where spool files go; created if missing
-   * @param spool the spool's byte budget, shared by every upload
+   * @param sinks where the audio part goes: its size limit, memory, spool and spool budget
    * @param minBytesPerSecond the slowest accepted body, for the words of a refusal
    * @param rateWindow the window the rate is averaged over, for the same words
    */
-  MultipartNoteParser(
-      long maxAudioBytes,
-      int inMemoryBytes,
-      Path spoolDir,
-      SpoolBudget spool,
-      long minBytesPerSecond,
-      Duration rateWindow) {
-    this.maxAudioBytes = maxAudioBytes;
-    this.inMemoryBytes = inMemoryBytes;
-    this.spoolDir = spoolDir;
-    this.spool = spool;
+  MultipartNoteParser(AudioSink.Config sinks, long minBytesPerSecond, Duration rateWindow) {
+    this.sinks = sinks;
     this.minBytesPerSecond = minBytesPerSecond;
     this.rateWindow = rateWindow;
   }
@@ -228,7 +212,7 @@ final class MultipartNoteParser {
                   "more than one audio part; send one note per request"));
           return;
         }
-        sink = new AudioSink(maxAudioBytes, inMemoryBytes, spoolDir, spool, contentLength);
+        sink = sinks.open(contentLength);
       }
     }
 
@@ -265,7 +249,7 @@ final class MultipartNoteParser {
       } catch (AudioSink.SpoolFailure e) {
         spoolFailed(e);
       } catch (AudioSink.SpoolFull e) {
-        log.warn("spool full: {}", spool);
+        log.warn("spool full: {}", sinks.spool());
         refuse(
             new UploadResult.Invalid(
                 UploadResult.Reason.SERVER_BUSY,

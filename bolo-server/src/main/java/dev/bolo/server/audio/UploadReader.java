@@ -134,7 +134,9 @@ public final class UploadReader {
     this.nanoTime = nanoTime;
     this.parser =
         new MultipartNoteParser(
-            maxAudioBytes, inMemoryBytes, spoolDir, spool, minBytesPerSecond, rateWindow);
+            new AudioSink.Config(maxAudioBytes, inMemoryBytes, spoolDir, spool),
+            minBytesPerSecond,
+            rateWindow);
   }
 
   /** The largest accepted note in bytes. */

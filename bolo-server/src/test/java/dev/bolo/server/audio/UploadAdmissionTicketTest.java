@@ -36,17 +36,14 @@ class UploadAdmissionTicketTest {
   @Test
   void aDeviceSendingItsMostBodiesIsTurnedAwayAtOnceWhileAnotherDeviceIsAdmitted() {
     UploadAdmission admission = admission(4, 1, 100);
-    UploadAdmission.Ticket first = admitted(admission.admit("phone", 5, Body.NOTE));
 
-    UploadResult.Invalid refused = turnedAway(admission.admit("phone", 5, Body.NOTE));
-    UploadAdmission.Ticket other = admitted(admission.admit("tablet", 5, Body.NOTE));
-
-    assertThat(refused.reason()).isEqualTo(UploadResult.Reason.DEVICE_BUSY);
-    assertThat(refused.message())
-        .isEqualTo(
-            "this device is already sending 1 notes at once; resend when one of them has arrived");
-    first.close();
-    other.close();
+    try (UploadAdmission.Ticket phone = admitted(admission.admit("phone", 5, Body.NOTE));
+        UploadAdmission.Ticket tablet = admitted(admission.admit("tablet", 5, Body.NOTE))) {
+      turnedAway(
+          admission.admit("phone", 5, Body.NOTE),
+          UploadResult.Reason.DEVICE_BUSY,
+          "this device is already sending 1 notes at once; resend when one of them has arrived");
+    }
     admitted(admission.admit("phone", 5, Body.NOTE)).close();
   }
 
@@ -55,12 +52,13 @@ class UploadAdmissionTicketTest {
     UploadAdmission admission = admission(4, 1, 100);
     UploadAdmission.Ticket large = admitted(admission.admit("phone", 80, Body.APPEND));
 
-    UploadResult.Invalid refused = turnedAway(admission.admit("tablet", 80, Body.APPEND));
+    UploadResult.Invalid refused =
+        turnedAway(
+            admission.admit("tablet", 80, Body.APPEND),
+            UploadResult.Reason.SERVER_BUSY,
+            "the gateway is reading as many large uploads as it can take; resume in 1 s");
 
-    assertThat(refused.reason()).isEqualTo(UploadResult.Reason.SERVER_BUSY);
     assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(refused.message())
-        .isEqualTo("the gateway is reading as many large uploads as it can take; resume in 1 s");
     large.close();
     // The tablet's place among its bodies was given back with the refusal.
     admitted(admission.admit("tablet", 80, Body.APPEND)).close();
@@ -69,14 +67,14 @@ class UploadAdmissionTicketTest {
   @Test
   void aBodyWithoutASlotIsTurnedAwayAndGivesBackItsShareOfTheBudgetAndItsDevicesPlace() {
     UploadAdmission admission = admission(1, 1, 100);
-    UploadAdmission.Ticket holder = admitted(admission.admit("phone", 30, Body.NOTE));
 
-    UploadResult.Invalid refused = turnedAway(admission.admit("tablet", 30, Body.APPEND));
-
-    assertThat(refused.reason()).isEqualTo(UploadResult.Reason.SERVER_BUSY);
-    assertThat(refused.message()).isEqualTo("too many uploads at once; resume shortly");
-    assertThat(admission.admittedBytes()).isEqualTo(30);
-    holder.close();
+    try (UploadAdmission.Ticket holder = admitted(admission.admit("phone", 30, Body.NOTE))) {
+      turnedAway(
+          admission.admit("tablet", 30, Body.APPEND),
+          UploadResult.Reason.SERVER_BUSY,
+          "too many uploads at once; resume shortly");
+      assertThat(admission.admittedBytes()).isEqualTo(30);
+    }
     admitted(admission.admit("tablet", 30, Body.APPEND)).close();
     assertThat(admission.admittedBytes()).isZero();
   }
@@ -93,8 +91,7 @@ class UploadAdmissionTicketTest {
     UploadAdmission.Ticket first = admitted(admission.admit("phone", 50, Body.NOTE));
     UploadAdmission.Ticket second = admitted(admission.admit("phone", 50, Body.NOTE));
     assertThat(admission.admittedBytes()).isEqualTo(100);
-    assertThat(turnedAway(admission.admit("phone", 50, Body.NOTE)).reason())
-        .isEqualTo(UploadResult.Reason.SERVER_BUSY);
+    assertThat(admission.admit("phone", 50, Body.NOTE)).isInstanceOf(Decision.TurnedAway.class);
     first.close();
     second.close();
   }
@@ -113,8 +110,12 @@ class UploadAdmissionTicketTest {
     return ((Decision.Admitted) decision).ticket();
   }
 
-  private static UploadResult.Invalid turnedAway(Decision decision) {
+  private static UploadResult.Invalid turnedAway(
+      Decision decision, UploadResult.Reason reason, String message) {
     assertThat(decision).isInstanceOf(Decision.TurnedAway.class);
-    return ((Decision.TurnedAway) decision).why();
+    UploadResult.Invalid why = ((Decision.TurnedAway) decision).why();
+    assertThat(why.reason()).isEqualTo(reason);
+    assertThat(why.message()).isEqualTo(message);
+    return why;
   }
 }
