@@ -66,7 +66,8 @@ final class UploadExchange {
       case ResumableUploads.Ending.Transcribed t ->
           sendTranscript(ctx, t.transcript(), t.replayed());
       case ResumableUploads.Ending.Refused r -> refuse(ctx, Errors.of(r.refused()));
-      case ResumableUploads.Ending.Unusable u -> refuse(ctx, Errors.of(u.why(), "audio"));
+      case ResumableUploads.Ending.Unusable u ->
+          refuse(ctx, Errors.of(u.why(), Dialect.NATIVE.audioField()));
       case ResumableUploads.Ending.HashMismatch h ->
           refuse(ctx, Errors.hashMismatch("sha256", h.declared(), h.computed()));
     }
@@ -145,7 +146,7 @@ final class UploadExchange {
       }
       case ResumableUploads.Append.Interrupted interrupted -> {
         ctx.header("Upload-Offset", Long.toString(interrupted.upload().offset()));
-        refuseBody(ctx, Errors.of(interrupted.why(), "audio"));
+        refuseBody(ctx, Errors.of(interrupted.why(), Dialect.NATIVE.audioField()));
       }
       case ResumableUploads.Append.WrongOffset wrong -> {
         ctx.header("Upload-Offset", Long.toString(wrong.offset()));
@@ -166,7 +167,7 @@ final class UploadExchange {
       case ResumableUploads.Append.Gone gone -> refuseBody(ctx, Errors.noSuchUpload());
       case ResumableUploads.Append.Locked locked -> refuseBody(ctx, Errors.uploadLocked());
       case ResumableUploads.Append.Refused refused ->
-          refuseBody(ctx, Errors.of(refused.why(), "audio"));
+          refuseBody(ctx, Errors.of(refused.why(), Dialect.NATIVE.audioField()));
     }
   }
 
