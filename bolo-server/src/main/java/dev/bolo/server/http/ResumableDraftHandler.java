@@ -18,8 +18,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Resumable Uploads for HTTP (draft-ietf-httpbis-resumable-upload-05, interop version 6, as {@code
@@ -32,8 +30,6 @@ import org.slf4j.LoggerFactory;
  * Thread safe.
  */
 final class ResumableDraftHandler {
-
-  private static final Logger log = LoggerFactory.getLogger(ResumableDraftHandler.class);
 
   static final String INTEROP_VERSION = "Upload-Draft-Interop-Version";
   private static final String VERSION = "6";
