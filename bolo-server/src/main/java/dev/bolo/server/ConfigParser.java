@@ -75,15 +75,8 @@ final class ConfigParser {
    */
   static long defaultUploadBudgetBytes(int cores, long maxUploadBytes) {
     long perCores = Math.multiplyExact((long) Math.max(1, cores), UPLOAD_BUDGET_BYTES_PER_CORE);
-    long oneLargest =
-        maxUploadBytes > Long.MAX_VALUE - FORM_OVERHEAD_BYTES
-            ? Long.MAX_VALUE
-            : maxUploadBytes + FORM_OVERHEAD_BYTES;
-    return Math.max(perCores, oneLargest);
+    return Math.max(perCores, UploadReader.maxBodyBytes(maxUploadBytes));
   }
-
-  /** Room for multipart boundaries and text parts on top of the audio in one body. */
-  private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
 
   /** Reads {@code variables} over the {@code BOLO_CONFIG} file's entries, if it names one. */
   static ServerConfig parse(Map<String, String> variables) {

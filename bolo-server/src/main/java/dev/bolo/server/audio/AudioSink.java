@@ -17,7 +17,6 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +36,7 @@ final class AudioSink implements AutoCloseable {
   private final long maxAudioBytes;
   private final int inMemoryBytes;
   private final Path spoolDir;
-  private final AtomicLong spoolInUse;
-  private final long spoolMaxBytes;
+  private final SpoolBudget spool;
   private final MessageDigest digest = Hashing.sha256();
   private final byte[] head = new byte[AudioContainer.SNIFF_BYTES];
   private int headLength;
@@ -56,22 +54,27 @@ final class AudioSink implements AutoCloseable {
   private boolean handedOver;
 
   /**
+   * Where the audio parts of every upload go: at most {@code maxAudioBytes}, in memory up to {@code
+   * inMemoryBytes}, beyond that to a file in {@code spoolDir} within the {@code spool} budget.
+   */
+  record Config(long maxAudioBytes, int inMemoryBytes, Path spoolDir, SpoolBudget spool) {
+    /** A sink for the audio part of a body of {@code bodyLength} bytes (-1 when unknown). */
+    AudioSink open(long bodyLength) {
+      return new AudioSink(maxAudioBytes, inMemoryBytes, spoolDir, spool, bodyLength);
+    }
+  }
+
+  /**
    * @param bodyLength the declared length of the whole request body, -1 when unknown: the audio
    *     part is no longer, so a note kept in memory gets one buffer of about its size, never grown
    *     (the body's declared length is already counted against the upload budget when it is read)
    */
   AudioSink(
-      long maxAudioBytes,
-      int inMemoryBytes,
-      Path spoolDir,
-      AtomicLong spoolInUse,
-      long spoolMax,
-      long bodyLength) {
+      long maxAudioBytes, int inMemoryBytes, Path spoolDir, SpoolBudget spool, long bodyLength) {
     this.maxAudioBytes = maxAudioBytes;
     this.inMemoryBytes = inMemoryBytes;
     this.spoolDir = spoolDir;
-    this.spoolInUse = spoolInUse;
-    this.spoolMaxBytes = spoolMax;
+    this.spool = spool;
     this.memory =
         new byte
             [bodyLength < 0
@@ -116,8 +119,7 @@ final class AudioSink implements AutoCloseable {
       }
     }
     long needed = (out == null ? memoryLength : 0) + n;
-    if (spoolInUse.addAndGet(needed) > spoolMaxBytes) {
-      spoolInUse.addAndGet(-needed);
+    if (!spool.tryHold(needed)) {
       throw new SpoolFull();
     }
     reserved += needed;
@@ -216,19 +218,19 @@ final class AudioSink implements AutoCloseable {
     record Note(SpooledAudio audio) implements Finished {}
 
     /** Why the part is refused: empty, not audio, or headers that contradict the bytes. */
-    record Refused(UploadResult.Invalid why) implements Finished {}
+    record UnusableAudio(UploadResult.Invalid why) implements Finished {}
   }
 
   /** Ends the part: the measured note, or why it is refused. */
   Finished finish() throws SpoolFailure {
     if (total == 0) {
-      return new Finished.Refused(
+      return new Finished.UnusableAudio(
           new UploadResult.Invalid(UploadResult.Reason.EMPTY_AUDIO, "the audio part is empty"));
     }
     if (container == null) {
       UploadResult.@Nullable Invalid unsupported = sniff();
       if (unsupported != null) {
-        return new Finished.Refused(unsupported);
+        return new Finished.UnusableAudio(unsupported);
       }
     }
     AudioContainer found = Objects.requireNonNull(container, "sniffed");
@@ -253,14 +255,14 @@ final class AudioSink implements AutoCloseable {
     NoteMeasurement judged = NoteMeasurement.of(found, measurement);
     UploadResult.@Nullable Invalid refusal = judged.refusal();
     if (refusal != null) {
-      return new Finished.Refused(refusal);
+      return new Finished.UnusableAudio(refusal);
     }
     OptionalLong duration = judged.duration();
     long held = reserved;
     SpooledAudio audio =
         spooled != null
             ? SpooledAudio.inFile(
-                spooled, total, sha256, found, duration, () -> spoolInUse.addAndGet(-held))
+                spooled, total, sha256, found, duration, () -> spool.release(held))
             : SpooledAudio.inMemory(memory, memoryLength, sha256, found, duration);
     handedOver = true;
     return new Finished.Note(audio);
@@ -273,7 +275,7 @@ final class AudioSink implements AutoCloseable {
       return;
     }
     handedOver = true;
-    spoolInUse.addAndGet(-reserved);
+    spool.release(reserved);
     releaseStaging();
     try {
       FileChannel channel = out;

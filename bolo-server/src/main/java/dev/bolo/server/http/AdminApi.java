@@ -98,6 +98,7 @@ final class AdminApi {
     if (name == null || !name.isTextual() || !Device.isValidName(name.asText())) {
       ErrorWriter.write(
           ctx,
+          Dialect.NATIVE,
           Errors.invalid(
               "name", "name must be 1-64 letters, digits, '.', '_' or '-': " + shown(name)));
       return;
@@ -111,7 +112,8 @@ final class AdminApi {
         ctx.header("Cache-Control", "no-store");
         json(ctx, 201, body);
       }
-      case Enrollment.NameTaken taken -> ErrorWriter.write(ctx, Errors.deviceExists(taken.name()));
+      case Enrollment.NameTaken taken ->
+          ErrorWriter.write(ctx, Dialect.NATIVE, Errors.deviceExists(taken.name()));
     }
   }
 
@@ -119,7 +121,7 @@ final class AdminApi {
   void revoke(Context ctx) {
     String name = ctx.pathParam("name");
     if (!Device.isValidName(name) || !ledger.revoke(name)) {
-      ErrorWriter.write(ctx, Errors.noSuchDevice(shown(name)));
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.noSuchDevice(shown(name)));
       return;
     }
     answerDevice(ctx, name);
@@ -129,7 +131,7 @@ final class AdminApi {
   void setQuota(Context ctx) {
     String name = ctx.pathParam("name");
     if (!Device.isValidName(name)) {
-      ErrorWriter.write(ctx, Errors.noSuchDevice(shown(name)));
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.noSuchDevice(shown(name)));
       return;
     }
     JsonNode request = bodyOf(ctx);
@@ -145,6 +147,7 @@ final class AdminApi {
         || seconds.asLong() > Long.MAX_VALUE / 1000) {
       ErrorWriter.write(
           ctx,
+          Dialect.NATIVE,
           Errors.invalid(
               "seconds",
               "seconds must be a whole number from 0 (unlimited) to "
@@ -154,7 +157,7 @@ final class AdminApi {
       return;
     }
     if (!ledger.setQuota(name, seconds.asLong())) {
-      ErrorWriter.write(ctx, Errors.noSuchDevice(name));
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.noSuchDevice(name));
       return;
     }
     answerDevice(ctx, name);
@@ -169,7 +172,9 @@ final class AdminApi {
     Optional<Range> range = Range.named(rangeName == null ? "day" : rangeName);
     if (range.isEmpty()) {
       ErrorWriter.write(
-          ctx, Errors.invalid("range", "range must be hour, day or 30d: " + shown(rangeName)));
+          ctx,
+          Dialect.NATIVE,
+          Errors.invalid("range", "range must be hour, day or 30d: " + shown(rangeName)));
       return;
     }
     String device = ctx.queryParam("device");
@@ -179,12 +184,13 @@ final class AdminApi {
     if (device != null && !Device.isValidName(device)) {
       ErrorWriter.write(
           ctx,
+          Dialect.NATIVE,
           Errors.invalid(
               "device", "device must be 1-64 letters, digits, '.', '_' or '-': " + shown(device)));
       return;
     }
     if (device != null && !isKnown(device)) {
-      ErrorWriter.write(ctx, Errors.noSuchDevice(device));
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.noSuchDevice(device));
       return;
     }
     Range chosen = range.get();
@@ -258,7 +264,7 @@ final class AdminApi {
     Optional<DeviceInfo> device =
         ledger.devices().stream().filter(d -> d.name().equals(name)).findFirst();
     if (device.isEmpty()) {
-      ErrorWriter.write(ctx, Errors.noSuchDevice(name));
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.noSuchDevice(name));
       return;
     }
     json(ctx, 200, deviceJson(device.get()));
@@ -291,12 +297,15 @@ final class AdminApi {
     try {
       bytes = ctx.req().getInputStream().readNBytes(MAX_BODY_BYTES + 1);
     } catch (java.io.IOException e) {
-      ErrorWriter.write(ctx, Errors.requestTimeout("the request body did not arrive"));
+      ErrorWriter.write(
+          ctx, Dialect.NATIVE, Errors.requestTimeout("the request body did not arrive"));
       return null;
     }
     if (bytes.length > MAX_BODY_BYTES) {
       ErrorWriter.write(
-          ctx, Errors.invalid("body", "the request body exceeds " + MAX_BODY_BYTES + " bytes"));
+          ctx,
+          Dialect.NATIVE,
+          Errors.invalid("body", "the request body exceeds " + MAX_BODY_BYTES + " bytes"));
       return null;
     }
     JsonNode node;
@@ -306,7 +315,8 @@ final class AdminApi {
       node = null;
     }
     if (node == null || !node.isObject()) {
-      ErrorWriter.write(ctx, Errors.invalid("body", "the request body must be a JSON object"));
+      ErrorWriter.write(
+          ctx, Dialect.NATIVE, Errors.invalid("body", "the request body must be a JSON object"));
       return null;
     }
     return node;

@@ -79,7 +79,7 @@ public final class AdminRoutes {
       String presented = bearerToken(ctx);
       if (presented == null || !MessageDigest.isEqual(tokenSha256, sha256(presented))) {
         ctx.header("WWW-Authenticate", "Bearer realm=\"bolo-admin\"");
-        ErrorWriter.write(ctx, Errors.adminUnauthorized());
+        ErrorWriter.write(ctx, Dialect.NATIVE, Errors.adminUnauthorized());
         return;
       }
       handler.handle(ctx);

@@ -5,19 +5,20 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.RateDecision;
 import io.javalin.http.Context;
-import java.io.IOException;
+import io.javalin.http.Handler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one way into every device route: a request passes while the gateway is not draining, with a
- * known bearer token, within its device's rate limit; otherwise the route's own refusal answers it
- * (503 while draining or while the ledger cannot say, 401 without a known token, 429 over the
- * limit). Each route keeps its way of refusing: an upload refused before its body was read drains
- * it, a lookup has none. Thread safe.
+ * The one way into every device route, as a decorator around its handler: a request passes while
+ * the gateway is not draining, with a known bearer token, within its device's rate limit, and the
+ * handler finds its {@link Device} on the request ({@link #device}); otherwise the gate answers in
+ * the path's {@link Dialect} (503 while draining or while the ledger cannot say, 401 without a
+ * known token, 429 over the limit). Thread safe.
  */
 final class DeviceGate {
 
@@ -25,6 +26,9 @@ final class DeviceGate {
 
   /** A draining instance is gone within seconds; another one (or this one restarted) takes it. */
   private static final Duration DRAINING_RETRY_AFTER = Duration.ofSeconds(2);
+
+  /** Where the gate puts the device it let in, for the handler inside. */
+  private static final String DEVICE_ATTRIBUTE = "bolo.device";
 
   private final Ledger ledger;
   private final InFlightRequests inFlight;
@@ -34,62 +38,35 @@ final class DeviceGate {
     this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
   }
 
-  /** What a route does for a device that passed the gate. */
-  @FunctionalInterface
-  interface Admitted {
-    void serve(Context ctx, String requestId, Device device) throws Exception;
-  }
-
-  /** How a route answers a request the gate turns away. */
-  @FunctionalInterface
-  interface Refusal {
-    void send(Context ctx, ApiError error, String requestId) throws IOException;
+  /**
+   * {@code route} behind the gate, counted as in flight for the drain.
+   *
+   * @param again how the client tries again, ending the 503 messages: {@code "resume shortly"}
+   */
+  Handler around(String again, Handler route) {
+    return new Guarded(route, again, 0);
   }
 
   /**
-   * Serves the request's device with {@code admitted}, counted as in flight for the drain, or
-   * answers why not with {@code refusal}.
-   *
-   * @param again how the client tries again, ending the 503 messages: {@code "resend shortly"}
+   * {@code route}, a note's upload, behind the gate: a refusal comes before the body was read, so
+   * the connection closes after it and up to {@code unreadBodyBytes} still arriving are read and
+   * discarded first, for the phone to read its answer instead of a reset.
    */
-  void pass(Context ctx, String again, Refusal refusal, Admitted admitted) throws Exception {
-    String requestId = RequestLog.requestIdOf(ctx);
-    // Draining for shutdown: this instance takes nothing new.
-    if (!inFlight.tryEnter()) {
-      refusal.send(
-          ctx,
-          Errors.serverUnavailable("the gateway is shutting down; " + again, DRAINING_RETRY_AFTER),
-          requestId);
-      return;
+  Handler aroundUpload(long unreadBodyBytes, Handler route) {
+    return new Guarded(route, "resend shortly", unreadBodyBytes);
+  }
+
+  /**
+   * The device the gate let in for this request.
+   *
+   * @throws IllegalStateException when the route is not behind the gate (a wiring fault)
+   */
+  static Device device(Context ctx) {
+    @Nullable Device device = ctx.attribute(DEVICE_ATTRIBUTE);
+    if (device == null) {
+      throw new IllegalStateException("no device on " + ctx.method() + " " + ctx.path());
     }
-    try {
-      Optional<Device> device;
-      try {
-        device = deviceOf(ctx);
-      } catch (LedgerException e) {
-        // The gateway's own fault: the client must try again, not give up on the note.
-        log.warn("cannot authenticate: {}", e.getMessage());
-        refusal.send(
-            ctx,
-            Errors.serverUnavailable("the device ledger is unavailable; " + again, null),
-            requestId);
-        return;
-      }
-      // Checked before anything else, so an unknown token learns nothing about uploads or hashes.
-      if (device.isEmpty()) {
-        refusal.send(ctx, Errors.unauthorized(), requestId);
-        return;
-      }
-      RequestLog.nameDevice(device.get().name());
-      // Every request counts, lookups and appends as much as uploads.
-      if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
-        refusal.send(ctx, Errors.rateLimited(limited.retryAfter()), requestId);
-        return;
-      }
-      admitted.serve(ctx, requestId, device.get());
-    } finally {
-      inFlight.exit();
-    }
+    return device;
   }
 
   /**
@@ -97,12 +74,73 @@ final class DeviceGate {
    *
    * @throws LedgerException when the ledger cannot say
    */
-  Optional<Device> deviceOf(Context ctx) {
+  Optional<Device> bearerOf(Context ctx) {
     String header = ctx.header("Authorization");
     if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return Optional.empty();
     }
     String token = header.substring(7).trim();
     return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
+  }
+
+  /** One route behind the gate. */
+  private final class Guarded implements Handler {
+    private final Handler route;
+    private final String again;
+    private final long unreadBodyBytes;
+
+    Guarded(Handler route, String again, long unreadBodyBytes) {
+      this.route = Objects.requireNonNull(route, "route");
+      this.again = again;
+      this.unreadBodyBytes = unreadBodyBytes;
+    }
+
+    @Override
+    public void handle(Context ctx) throws Exception {
+      // Draining for shutdown: this instance takes nothing new.
+      if (!inFlight.tryEnter()) {
+        refuse(
+            ctx,
+            Errors.serverUnavailable(
+                "the gateway is shutting down; " + again, DRAINING_RETRY_AFTER));
+        return;
+      }
+      try {
+        Optional<Device> device;
+        try {
+          device = bearerOf(ctx);
+        } catch (LedgerException e) {
+          // The gateway's own fault: the client must try again, not give up on the note.
+          log.warn("cannot authenticate: {}", e.getMessage());
+          refuse(ctx, Errors.serverUnavailable("the device ledger is unavailable; " + again, null));
+          return;
+        }
+        // Checked before anything else, so an unknown token learns nothing about uploads or hashes.
+        if (device.isEmpty()) {
+          refuse(ctx, Errors.unauthorized());
+          return;
+        }
+        RequestLog.nameDevice(device.get().name());
+        // Every request counts, lookups and appends as much as uploads.
+        if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
+          refuse(ctx, Errors.rateLimited(limited.retryAfter()));
+          return;
+        }
+        ctx.attribute(DEVICE_ATTRIBUTE, device.get());
+        route.handle(ctx);
+      } finally {
+        inFlight.exit();
+      }
+    }
+
+    private void refuse(Context ctx, ApiError error) {
+      if (unreadBodyBytes == 0) {
+        ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
+        return;
+      }
+      ctx.res().setHeader("Connection", "close");
+      ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
+      UnreadBody.discard(ctx, unreadBodyBytes);
+    }
   }
 }

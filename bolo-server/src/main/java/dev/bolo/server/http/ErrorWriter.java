@@ -2,34 +2,29 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The one place that renders an {@link ApiError} as a body: Bolo's native {@code
- * {"error","code","request_id"}} or OpenAI's {@code {"error":{...}}}. The handlers, the exception
- * mappers and Jetty's own errors (431, 414, 400, 408) all write through it.
+ * The one writer of error answers: {@link #write} sends an {@link ApiError} as Bolo's native {@code
+ * {"error","code","request_id"}} or OpenAI's {@code {"error":{...}}}, with its status, {@code
+ * Retry-After} and the request's id. The handlers, the gate, the exception mappers and the unrouted
+ * requests all answer through it; Jetty's own errors (431, 414, 400, 408), which come before any
+ * route, render the same {@link #body}. Thread safe (stateless).
  */
 final class ErrorWriter {
 
+  private static final Logger log = LoggerFactory.getLogger(ErrorWriter.class);
   private static final ObjectMapper JSON = Json.MAPPER;
   private static final Pattern REQUEST_ID_FORMAT = Pattern.compile("[A-Za-z0-9._:/+=-]{1,128}");
 
   private ErrorWriter() {}
-
-  /**
-   * The OpenAI-compatible routes live under these prefixes (an unknown path there too, so an OpenAI
-   * SDK reads its 404); everything else speaks native.
-   */
-  static TranscriptionHandler.Dialect dialectOf(@Nullable String path) {
-    return path != null
-            && (path.startsWith("/v1/audio/")
-                || path.equals("/v1/models")
-                || path.startsWith("/v1/models/"))
-        ? TranscriptionHandler.Dialect.OPENAI
-        : TranscriptionHandler.Dialect.NATIVE;
-  }
 
   /** The client's request id when it is usable, else a fresh one so the logs can be joined. */
   static String requestId(@Nullable String header) {
@@ -40,37 +35,54 @@ final class ErrorWriter {
   }
 
   /**
-   * Answers {@code error} through Javalin in the dialect of the request's path, with its {@code
-   * Retry-After} and the request id, and notes its code for the request metrics.
+   * Answers {@code error} in {@code dialect} at once: status, {@code Retry-After}, the request id
+   * and the body, which a HEAD request does without (HTTP sends none); notes its code for the
+   * request metrics. The answer is flushed before this returns, so a caller may go on to read and
+   * discard a body the client is still sending. A client that hung up gets nothing.
    */
-  static void write(io.javalin.http.Context ctx, ApiError error) {
+  static void write(Context ctx, Dialect dialect, ApiError error) {
     RequestMetrics.noteOutcome(ctx.req(), error.code());
     String requestId = RequestLog.requestIdOf(ctx);
-    ctx.header(RequestLog.REQUEST_ID, requestId);
+    HttpServletResponse res = ctx.res();
+    res.setHeader(RequestLog.REQUEST_ID, requestId);
     if (error.retryAfter() != null) {
-      ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
+      res.setHeader("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
     }
-    ctx.status(error.status())
-        .contentType("application/json")
-        .result(body(dialectOf(ctx.path()), error, requestId));
+    res.setStatus(error.status());
+    if (ctx.method().name().equals("HEAD")) {
+      return;
+    }
+    byte[] body = body(dialect, error, requestId);
+    res.setContentType("application/json");
+    res.setContentLength(body.length);
+    try {
+      res.getOutputStream().write(body);
+      res.flushBuffer();
+    } catch (IOException e) {
+      log.info("client gone before the {} answer: {}", error.status(), e.toString());
+    }
   }
 
-  static byte[] body(TranscriptionHandler.Dialect dialect, ApiError error, String requestId) {
+  /** The body of {@code error} in {@code dialect}, for {@link #write} and Jetty's own errors. */
+  static byte[] body(Dialect dialect, ApiError error, String requestId) {
     ObjectNode body = JSON.createObjectNode();
-    if (dialect == TranscriptionHandler.Dialect.NATIVE) {
-      body.put("error", error.message());
-      body.put("code", error.code());
-      body.put("request_id", requestId);
-    } else {
-      ObjectNode inner = body.putObject("error");
-      inner.put("message", error.message());
-      inner.put("type", error.openAiType());
-      if (error.param() == null) {
-        inner.putNull("param");
-      } else {
-        inner.put("param", error.param());
+    switch (dialect) {
+      case NATIVE -> {
+        body.put("error", error.message());
+        body.put("code", error.code());
+        body.put("request_id", requestId);
       }
-      inner.put("code", error.code());
+      case OPENAI -> {
+        ObjectNode inner = body.putObject("error");
+        inner.put("message", error.message());
+        inner.put("type", error.openAiType());
+        if (error.param() == null) {
+          inner.putNull("param");
+        } else {
+          inner.put("param", error.param());
+        }
+        inner.put("code", error.code());
+      }
     }
     try {
       return JSON.writeValueAsBytes(body);

@@ -92,7 +92,8 @@ final class Errors {
       case NoteRefusal.Malformed m -> invalid(m.parameter(), m.message());
       case NoteRefusal.NotOffered n ->
           new ApiError(422, "invalid_parameter", n.message(), n.parameter(), null);
-      case NoteRefusal.HashMismatch h -> hashMismatch(h.claimed(), h.computed());
+      case NoteRefusal.HashMismatch h ->
+          hashMismatch(RequestHeaders.AUDIO_SHA256, h.claimed(), h.computed());
       case NoteRefusal.TranslationUnsupported t -> translationUnsupported(t.engine());
     };
   }
@@ -110,16 +111,21 @@ final class Errors {
     return new ApiError(400, "invalid_parameter", message, param, null);
   }
 
-  private static ApiError hashMismatch(String claimed, String computed) {
+  /**
+   * 400 {@code audio_hash_mismatch}: the hash the client declared ({@code param}: the POST's
+   * header, a resumable upload's {@code sha256}) is not the hash of the bytes that arrived.
+   */
+  static ApiError hashMismatch(String param, String claimed, String computed) {
     return new ApiError(
         400,
         "audio_hash_mismatch",
-        "X-Bolo-Audio-Sha256 "
+        param
+            + " "
             + claimed
             + " does not match the received audio "
             + computed
             + "; the upload was damaged or the hash is wrong",
-        "X-Bolo-Audio-Sha256",
+        param,
         null);
   }
 
@@ -194,5 +200,108 @@ final class Errors {
 
   static ApiError internal() {
     return new ApiError(500, "internal_error", "internal error; the request was not transcribed");
+  }
+
+  /** 404 {@code not_found}: a lookup for a note this device has no finished transcript of. */
+  static ApiError noTranscript() {
+    return new ApiError(
+        404,
+        "not_found",
+        "no finished transcript of this note with these settings for this device; upload it");
+  }
+
+  /** 404 {@code model_not_found}: {@code id} is not among the models this gateway offers. */
+  static ApiError modelNotOffered(String id, java.util.List<String> allowed) {
+    return new ApiError(
+        404,
+        "model_not_found",
+        "model '"
+            + (id.length() > 64 ? id.substring(0, 64) + "…" : id)
+            + "' is not offered here; allowed: "
+            + String.join(", ", allowed),
+        "model",
+        null);
+  }
+
+  /** 400 {@code empty_audio} for a resumable upload announced with no bytes. */
+  static ApiError emptyAudio(String message) {
+    return new ApiError(400, "empty_audio", message, "audio", null);
+  }
+
+  /** 412 (tus 1.0.0): the request speaks another tus version than {@code version}. */
+  static ApiError tusVersionRequired(String version) {
+    return new ApiError(
+        412,
+        "invalid_parameter",
+        "send Tus-Resumable: " + version + "; no other version is spoken");
+  }
+
+  /** 415 {@code unsupported_audio}: an append's body is not of the {@code expected} type. */
+  static ApiError appendTypeRequired(String expected) {
+    return new ApiError(415, "unsupported_audio", "an append's Content-Type must be " + expected);
+  }
+
+  /** 404 {@code not_found}: the upload's transcript outlived its keeping time. */
+  static ApiError transcriptExpired() {
+    return new ApiError(
+        404,
+        "not_found",
+        "the transcript is no longer kept (BOLO_IDEMPOTENCY_TTL); upload the note again");
+  }
+
+  /** 404 {@code not_found}: no upload of that id for this device, or it expired. */
+  static ApiError noSuchUpload() {
+    return new ApiError(404, "not_found", "no such upload for this device (unknown or expired)");
+  }
+
+  /**
+   * 429 {@code rate_limited}: the device has {@code max} unfinished uploads, all still receiving
+   * bytes; one of them ends within seconds or is swept.
+   */
+  static ApiError tooManyUnfinishedUploads(int max) {
+    return new ApiError(
+        429,
+        "rate_limited",
+        "this device has "
+            + max
+            + " unfinished uploads, all still receiving bytes; retry when one has ended",
+        null,
+        java.time.Duration.ofSeconds(5));
+  }
+
+  /** 409 {@code upload_offset_mismatch}: appends continue where the stored bytes end. */
+  static ApiError wrongOffset(long offset) {
+    return new ApiError(
+        409,
+        "upload_offset_mismatch",
+        "the upload holds " + offset + " bytes; append from Upload-Offset " + offset);
+  }
+
+  /** 413 {@code audio_too_large}: an append that goes past the upload's announced length. */
+  static ApiError appendOverrun(long length) {
+    return new ApiError(
+        413,
+        "audio_too_large",
+        "the append passes the upload's length of " + length + " bytes; nothing of it was kept");
+  }
+
+  /** 421 (RFC 9110) {@code wrong_instance}: the upload's bytes are held by another instance. */
+  static ApiError uploadElsewhere() {
+    return new ApiError(
+        421,
+        "wrong_instance",
+        "this upload's bytes are held by another gateway instance; route every request of an"
+            + " upload to one instance, by the device's token (see running several instances), or"
+            + " start a new upload");
+  }
+
+  /** 423 {@code upload_locked}: an earlier append to the upload is still arriving. */
+  static ApiError uploadLocked() {
+    return new ApiError(
+        423,
+        "upload_locked",
+        "an earlier append to this upload is still arriving; resume shortly",
+        null,
+        java.time.Duration.ofSeconds(1));
   }
 }

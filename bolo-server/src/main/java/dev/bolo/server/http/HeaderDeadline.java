@@ -83,7 +83,7 @@ public final class HeaderDeadline implements AutoCloseable {
     log.info("closing a connection whose request headers did not arrive in time");
     byte[] body =
         ErrorWriter.body(
-            TranscriptionHandler.Dialect.NATIVE,
+            Dialect.NATIVE,
             Errors.requestTimeout(
                 "the request headers did not arrive within "
                     + timeoutNanos / 1_000_000

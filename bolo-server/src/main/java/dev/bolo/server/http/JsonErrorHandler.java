@@ -32,7 +32,7 @@ public final class JsonErrorHandler extends ErrorHandler {
     RequestMetrics.noteOutcome(request, error.code());
     String requestId = ErrorWriter.requestId(request.getHeaders().get(RequestLog.REQUEST_ID));
     String path = request.getHttpURI().getPath();
-    byte[] body = ErrorWriter.body(ErrorWriter.dialectOf(path), error, requestId);
+    byte[] body = ErrorWriter.body(Dialect.of(path), error, requestId);
     response.setStatus(status);
     HttpFields.Mutable headers = response.getHeaders();
     headers.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
@@ -58,9 +58,6 @@ public final class JsonErrorHandler extends ErrorHandler {
   public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
     fields.put(HttpHeader.CONTENT_TYPE, JSON_TYPE);
     return ByteBuffer.wrap(
-        ErrorWriter.body(
-            TranscriptionHandler.Dialect.NATIVE,
-            Errors.ofHttpStatus(status),
-            ErrorWriter.requestId(null)));
+        ErrorWriter.body(Dialect.NATIVE, Errors.ofHttpStatus(status), ErrorWriter.requestId(null)));
   }
 }

@@ -34,30 +34,24 @@ final class LookupHandler implements Handler {
   private static final List<String> SINGLE_VALUED =
       Stream.concat(SettingFields.SINGLE_VALUED.stream(), Stream.of("wait")).toList();
 
-  private final DeviceGate gate;
   private final NoteLookup lookups;
   private final ConnectionTimeouts timeouts;
 
-  LookupHandler(DeviceGate gate, NoteLookup lookups, ConnectionTimeouts timeouts) {
-    this.gate = Objects.requireNonNull(gate, "gate");
+  LookupHandler(NoteLookup lookups, ConnectionTimeouts timeouts) {
     this.lookups = Objects.requireNonNull(lookups, "lookups");
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
   }
 
   @Override
-  public void handle(Context ctx) throws Exception {
-    // Draining for shutdown, too: a lookup may wait up to a minute, which a drain does not grant.
-    gate.pass(ctx, "ask again shortly", LookupHandler::send, this::serve);
-  }
-
-  private void serve(Context ctx, String requestId, Device device)
-      throws IOException, InterruptedException {
+  public void handle(Context ctx) throws IOException, InterruptedException {
+    Device device = DeviceGate.device(ctx);
+    String requestId = RequestLog.requestIdOf(ctx);
     String hash = ctx.pathParam("sha256");
     if (!RequestHeaders.HEX_SHA256.matcher(hash).matches()) {
-      send(
+      ErrorWriter.write(
           ctx,
-          Errors.invalid("sha256", "the audio hash must be 64 hex digits: " + cut(hash)),
-          requestId);
+          Dialect.NATIVE,
+          Errors.invalid("sha256", "the audio hash must be 64 hex digits: " + cut(hash)));
       return;
     }
     Duration wait;
@@ -66,7 +60,7 @@ final class LookupHandler implements Handler {
       MalformedParameterException.ifRepeated(ctx::queryParams, SINGLE_VALUED);
       wait = waitOf(ctx.queryParam("wait"));
     } catch (MalformedParameterException e) {
-      send(ctx, Errors.invalid(e), requestId);
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.invalid(e));
       return;
     }
     // Waiting for running work is not idleness: keep the connection for the wait.
@@ -92,16 +86,10 @@ final class LookupHandler implements Handler {
         ctx.header("Retry-After", "1");
         write(ctx, 202, JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
       }
-      case NoteLookup.Found.Refused refused -> send(ctx, Errors.of(refused.refusal()), requestId);
+      case NoteLookup.Found.Refused refused ->
+          ErrorWriter.write(ctx, Dialect.NATIVE, Errors.of(refused.refusal()));
       case NoteLookup.Found.Absent absent ->
-          send(
-              ctx,
-              new ApiError(
-                  404,
-                  "not_found",
-                  "no finished transcript of this note with these settings for this device; upload"
-                      + " it"),
-              requestId);
+          ErrorWriter.write(ctx, Dialect.NATIVE, Errors.noTranscript());
     }
   }
 
@@ -128,16 +116,6 @@ final class LookupHandler implements Handler {
       throws IOException {
     ctx.header("Idempotent-Replayed", "true");
     write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
-  }
-
-  private static void send(Context ctx, ApiError error, String requestId) {
-    if (error.retryAfter() != null) {
-      ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
-    }
-    write(
-        ctx,
-        error.status(),
-        ErrorWriter.body(TranscriptionHandler.Dialect.NATIVE, error, requestId));
   }
 
   private static void write(Context ctx, int status, byte[] body) {

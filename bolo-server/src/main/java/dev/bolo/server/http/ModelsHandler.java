@@ -52,17 +52,7 @@ final class ModelsHandler {
     String id = ctx.pathParam("model");
     List<String> allowed = transcriber.allowedModels();
     if (!allowed.contains(id)) {
-      ErrorWriter.write(
-          ctx,
-          new ApiError(
-              404,
-              "model_not_found",
-              "model '"
-                  + (id.length() > 64 ? id.substring(0, 64) + "…" : id)
-                  + "' is not offered here; allowed: "
-                  + String.join(", ", allowed),
-              "model",
-              null));
+      ErrorWriter.write(ctx, Dialect.OPENAI, Errors.modelNotOffered(id, allowed));
       return;
     }
     ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(model(id)));
@@ -78,10 +68,10 @@ final class ModelsHandler {
   }
 
   private boolean isAuthenticated(Context ctx) {
-    if (gate.deviceOf(ctx).isPresent()) {
+    if (gate.bearerOf(ctx).isPresent()) {
       return true;
     }
-    ErrorWriter.write(ctx, Errors.unauthorized());
+    ErrorWriter.write(ctx, Dialect.OPENAI, Errors.unauthorized());
     return false;
   }
 }

@@ -18,8 +18,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Resumable Uploads for HTTP (draft-ietf-httpbis-resumable-upload-05, interop version 6, as {@code
@@ -32,8 +30,6 @@ import org.slf4j.LoggerFactory;
  * Thread safe.
  */
 final class ResumableDraftHandler {
-
-  private static final Logger log = LoggerFactory.getLogger(ResumableDraftHandler.class);
 
   static final String INTEROP_VERSION = "Upload-Draft-Interop-Version";
   private static final String VERSION = "6";
@@ -60,20 +56,9 @@ final class ResumableDraftHandler {
     };
   }
 
-  void create(Context ctx) throws Exception {
-    exchange.handle(ctx, this::create);
-  }
-
-  void head(Context ctx) throws Exception {
-    exchange.handle(ctx, this::head);
-  }
-
-  void patch(Context ctx) throws Exception {
-    exchange.handle(ctx, this::patch);
-  }
-
-  void delete(Context ctx) throws Exception {
-    exchange.handle(ctx, exchange::terminate);
+  /** {@code DELETE /v1/uploads/{id}}: the upload is cancelled. */
+  void delete(Context ctx) {
+    exchange.terminate(ctx);
   }
 
   private static @Nullable ApiError versionError(Context ctx) {
@@ -104,22 +89,24 @@ final class ResumableDraftHandler {
    * Whether a request that carries a body (creation, append) says it ends the note, after checking
    * it speaks the draft; null when it was refused, before its body was read.
    */
-  private static @Nullable Boolean appendable(Context ctx, String requestId) {
+  private static @Nullable Boolean appendable(Context ctx) {
     ApiError wrongVersion = versionError(ctx);
     if (wrongVersion != null) {
-      UploadExchange.refuseBody(ctx, wrongVersion, requestId);
+      UploadExchange.refuseBody(ctx, wrongVersion);
       return null;
     }
     Boolean complete = uploadComplete(ctx);
     if (complete == null) {
       UploadExchange.refuseBody(
-          ctx, Errors.invalid("Upload-Complete", "Upload-Complete must be ?1 or ?0"), requestId);
+          ctx, Errors.invalid("Upload-Complete", "Upload-Complete must be ?1 or ?0"));
     }
     return complete;
   }
 
-  private void create(Context ctx, String requestId, Device device) throws Exception {
-    Boolean complete = appendable(ctx, requestId);
+  /** {@code POST /v1/transcriptions} speaking the draft: a new upload with its first bytes. */
+  void create(Context ctx) throws IOException {
+    Device device = DeviceGate.device(ctx);
+    Boolean complete = appendable(ctx);
     if (complete == null) {
       return;
     }
@@ -134,17 +121,15 @@ final class ResumableDraftHandler {
       UploadExchange.refuseBody(
           ctx,
           Errors.invalid(
-              "Upload-Length", "send Upload-Length: the note's size in bytes (1 to " + max + ")"),
-          requestId);
+              "Upload-Length", "send Upload-Length: the note's size in bytes (1 to " + max + ")"));
       return;
     }
     if (length > max || contentLength > max) {
-      UploadExchange.refuseBody(ctx, Errors.tooLarge(max), requestId);
+      UploadExchange.refuseBody(ctx, Errors.tooLarge(max));
       return;
     }
     if (length == 0) {
-      UploadExchange.refuseBody(
-          ctx, new ApiError(400, "empty_audio", "the note has no bytes", "audio", null), requestId);
+      UploadExchange.refuseBody(ctx, Errors.emptyAudio("the note has no bytes"));
       return;
     }
     Map<String, String> fields;
@@ -156,14 +141,14 @@ final class ResumableDraftHandler {
       idempotencyKey =
           RequestHeaders.idempotencyKey(RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY));
     } catch (MalformedParameterException e) {
-      UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
+      UploadExchange.refuseBody(ctx, Errors.invalid(e));
       return;
     }
     ResumableUploads.Creation creation =
         exchange.uploads.create(
             device, ResumableUploads.Protocol.IETF, length, fields, sha256, idempotencyKey);
     if (!(creation instanceof ResumableUploads.Creation.Created created)) {
-      UploadExchange.refuseCreation(ctx, requestId, creation);
+      UploadExchange.refuseCreation(ctx, creation);
       return;
     }
     StoredUpload upload = created.upload();
@@ -172,17 +157,19 @@ final class ResumableDraftHandler {
     // for the interim statuses 101 and 103, so a 104 would go out without the Location the draft
     // requires. Every final response to the POST carries it instead.
     ctx.header("Location", location);
-    append(ctx, requestId, device, upload, 0, complete, true);
+    append(ctx, device, upload, 0, complete, true);
   }
 
-  private void head(Context ctx, String requestId, Device device) {
+  /** {@code HEAD /v1/uploads/{id}}: where to resume. */
+  void head(Context ctx) {
+    Device device = DeviceGate.device(ctx);
     ctx.header("Cache-Control", "no-store");
     ApiError wrongVersion = versionError(ctx);
     if (wrongVersion != null) {
-      UploadExchange.send(ctx, wrongVersion, requestId);
+      UploadExchange.refuse(ctx, wrongVersion);
       return;
     }
-    Optional<StoredUpload> upload = exchange.settledUploadOf(ctx, device, requestId);
+    Optional<StoredUpload> upload = exchange.settledUploadOf(ctx, device);
     if (upload.isEmpty()) {
       return;
     }
@@ -198,23 +185,25 @@ final class ResumableDraftHandler {
     }
   }
 
-  private void patch(Context ctx, String requestId, Device device) throws Exception {
-    Boolean complete = appendable(ctx, requestId);
+  /** {@code PATCH /v1/uploads/{id}}: an append, perhaps the last. */
+  void patch(Context ctx) throws IOException {
+    Device device = DeviceGate.device(ctx);
+    Boolean complete = appendable(ctx);
     if (complete == null) {
       return;
     }
     Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
     if (upload.isEmpty()) {
-      UploadExchange.refuseBody(ctx, UploadExchange.notFound(), requestId);
+      UploadExchange.refuseBody(ctx, Errors.noSuchUpload());
       return;
     }
     @Nullable Long offset = UploadExchange.nonNegative(ctx.header("Upload-Offset"));
     if (offset == null || offset != upload.get().offset()) {
       describe(ctx, upload.get());
-      UploadExchange.refuseBody(ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
+      UploadExchange.refuseBody(ctx, Errors.wrongOffset(upload.get().offset()));
       return;
     }
-    append(ctx, requestId, device, upload.get(), offset, complete, false);
+    append(ctx, device, upload.get(), offset, complete, false);
   }
 
   /**
@@ -223,29 +212,15 @@ final class ResumableDraftHandler {
    */
   private void append(
       Context ctx,
-      String requestId,
       Device device,
       StoredUpload upload,
       long offset,
       boolean complete,
       boolean created)
       throws IOException {
-    ResumableUploads.Append append;
-    try {
-      append =
-          exchange.uploads.append(
-              device,
-              upload,
-              offset,
-              ctx.req().getContentLengthLong(),
-              exchange.body(ctx),
-              complete,
-              requestId);
-    } finally {
-      exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
-    }
+    ResumableUploads.Append append = exchange.appendBody(ctx, device, upload, offset, complete);
     if (!(append instanceof ResumableUploads.Append.Appended appended)) {
-      UploadExchange.answerAppend(ctx, requestId, append);
+      UploadExchange.answerAppend(ctx, append);
       return;
     }
     describe(ctx, appended.upload());
@@ -255,17 +230,16 @@ final class ResumableDraftHandler {
       return;
     }
     ctx.header("Upload-Complete", "?1");
-    answer(ctx, requestId, ending);
+    answer(ctx, ending);
   }
 
   /** The transcription answer to the request that completed the upload. */
-  private void answer(
-      Context ctx, String requestId, CompletableFuture<ResumableUploads.Ending> ending)
+  private void answer(Context ctx, CompletableFuture<ResumableUploads.Ending> ending)
       throws IOException {
     Duration wait = exchange.timeouts.answer();
     exchange.timeouts.setIdleTimeout(ctx, wait);
     try {
-      exchange.sendEnding(ctx, requestId, ending.get(wait.toMillis(), TimeUnit.MILLISECONDS));
+      UploadExchange.sendEnding(ctx, ending.get(wait.toMillis(), TimeUnit.MILLISECONDS));
     } catch (TimeoutException e) {
       // Not expected: the engine's deadline is shorter. The phone asks for the answer later.
       UploadExchange.sendRunning(ctx);

@@ -20,6 +20,9 @@ public final class Routes {
 
   private static final Logger log = LoggerFactory.getLogger(Routes.class);
 
+  /** How a client of a resumable upload tries again after the gate turned it away. */
+  private static final String RESUME = "resume shortly";
+
   private Routes() {}
 
   /** What the routes need from the composition root. */
@@ -35,27 +38,33 @@ public final class Routes {
 
   public static void register(RoutesConfig routes, Services services) {
     DeviceGate gate = new DeviceGate(services.ledger(), services.inFlight());
-    UploadExchange exchange = new UploadExchange(gate, services.resumable(), services.timeouts());
+    UploadExchange exchange = new UploadExchange(services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
+    // An upload refused before its body was read drains what is still arriving, up to one body.
+    long unreadBodyBytes = services.uploads().maxBodyBytes();
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
-    // Every device route is named, logged and timed alike by RequestLog around its handler.
+    // Every device route is named, logged and timed alike by RequestLog, then let in by the gate.
     routes.post(
         "/v1/transcriptions",
         RequestLog.around(
             ResumableDraftHandler.or(
-                draft::create,
-                new TranscriptionHandler(
-                    TranscriptionHandler.Dialect.NATIVE,
-                    services.transcriber().transcriptions(),
-                    gate,
-                    services.uploads(),
-                    services.transcriber(),
-                    services.timeouts()))));
-    registerResumable(routes, exchange, draft);
+                gate.around(RESUME, draft::create),
+                gate.aroundUpload(
+                    unreadBodyBytes,
+                    new TranscriptionHandler(
+                        Dialect.NATIVE,
+                        services.transcriber().transcriptions(),
+                        services.uploads(),
+                        services.transcriber(),
+                        services.timeouts())))));
+    registerResumable(routes, gate, exchange, draft);
+    // Draining for shutdown, too: a lookup may wait up to a minute, which a drain does not grant.
     routes.get(
         LookupHandler.PATH,
         RequestLog.around(
-            new LookupHandler(gate, services.transcriber().lookups(), services.timeouts())));
+            gate.around(
+                "ask again shortly",
+                new LookupHandler(services.transcriber().lookups(), services.timeouts()))));
     Map<String, Intake> openAi =
         Map.of(
             "/v1/audio/transcriptions", services.transcriber().transcriptions(),
@@ -65,19 +74,19 @@ public final class Routes {
             routes.post(
                 path,
                 RequestLog.around(
-                    new TranscriptionHandler(
-                        TranscriptionHandler.Dialect.OPENAI,
-                        intake,
-                        gate,
-                        services.uploads(),
-                        services.transcriber(),
-                        services.timeouts()))));
+                    gate.aroundUpload(
+                        unreadBodyBytes,
+                        new TranscriptionHandler(
+                            Dialect.OPENAI,
+                            intake,
+                            services.uploads(),
+                            services.transcriber(),
+                            services.timeouts())))));
     ModelsHandler models = new ModelsHandler(gate, services.transcriber());
     routes.get("/v1/models", models::list);
     routes.get("/v1/models/{model}", models::one);
     // 404, 405 and Javalin's other HTTP errors; an unwanted upload is drained like a refused one.
-    UnroutedRequests unrouted =
-        new UnroutedRequests(services.uploads().maxAudioBytes() + 1024 * 1024);
+    UnroutedRequests unrouted = new UnroutedRequests(unreadBodyBytes);
     routes.exception(HttpResponseException.class, unrouted::handle);
     OperationsHandlers operations =
         new OperationsHandlers(services.readiness(), services.metrics());
@@ -97,6 +106,7 @@ public final class Routes {
                   log.error("the ledger is unavailable: {}", e.getMessage());
                   ErrorWriter.write(
                       ctx,
+                      Dialect.of(ctx.path()),
                       Errors.serverUnavailable(
                           "the device ledger is unavailable; retry shortly", null));
                 }));
@@ -107,25 +117,27 @@ public final class Routes {
                 ctx,
                 () -> {
                   log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
-                  ErrorWriter.write(ctx, Errors.internal());
+                  ErrorWriter.write(ctx, Dialect.of(ctx.path()), Errors.internal());
                 }));
   }
 
   /** tus at /v1/uploads; the IETF draft's upload resource is the same path, told by its header. */
   private static void registerResumable(
-      RoutesConfig routes, UploadExchange exchange, ResumableDraftHandler draft) {
+      RoutesConfig routes, DeviceGate gate, UploadExchange exchange, ResumableDraftHandler draft) {
     TusHandler tus = new TusHandler(exchange);
     routes.options(TusHandler.COLLECTION, tus::options);
-    routes.post(TusHandler.COLLECTION, RequestLog.around(tus::create));
+    routes.post(TusHandler.COLLECTION, RequestLog.around(gate.around(RESUME, tus::create)));
     routes.head(
         UploadExchange.UPLOAD_PATH,
-        RequestLog.around(ResumableDraftHandler.or(draft::head, tus::head)));
+        RequestLog.around(gate.around(RESUME, ResumableDraftHandler.or(draft::head, tus::head))));
     routes.patch(
         UploadExchange.UPLOAD_PATH,
-        RequestLog.around(ResumableDraftHandler.or(draft::patch, tus::patch)));
+        RequestLog.around(gate.around(RESUME, ResumableDraftHandler.or(draft::patch, tus::patch))));
     routes.delete(
         UploadExchange.UPLOAD_PATH,
-        RequestLog.around(ResumableDraftHandler.or(draft::delete, tus::delete)));
-    routes.get(TusHandler.TRANSCRIPTION, RequestLog.around(tus::transcription));
+        RequestLog.around(
+            gate.around(RESUME, ResumableDraftHandler.or(draft::delete, tus::delete))));
+    routes.get(
+        TusHandler.TRANSCRIPTION, RequestLog.around(gate.around(RESUME, tus::transcription)));
   }
 }

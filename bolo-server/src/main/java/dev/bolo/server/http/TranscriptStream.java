@@ -31,12 +31,6 @@ final class TranscriptStream {
   private static final Logger log = LoggerFactory.getLogger(TranscriptStream.class);
   private static final ObjectMapper JSON = Json.MAPPER;
 
-  /** Sends an error the ordinary way, before the stream started. */
-  @FunctionalInterface
-  interface Refusal {
-    void send(ApiError error) throws IOException;
-  }
-
   /** What the transcribing thread reports to the request thread, in order. */
   private sealed interface Event {
     record Joining(boolean joined) implements Event {}
@@ -63,12 +57,7 @@ final class TranscriptStream {
    * Transcribes {@code call} on a virtual thread and streams its text to the client; returns when
    * the work has answered, so the caller may then release the upload.
    */
-  static void answer(
-      Context ctx,
-      String requestId,
-      Transcriber transcriber,
-      Transcriber.Note call,
-      Refusal refusal)
+  static void answer(Context ctx, String requestId, Transcriber transcriber, Transcriber.Note call)
       throws IOException, InterruptedException {
     BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     @Nullable Map<String, String> context = MDC.getCopyOfContextMap();
@@ -109,11 +98,11 @@ final class TranscriptStream {
         case Event.Joining joining -> joined = joining.joined();
         case Event.Delta delta -> stream.delta(delta.text(), joined);
         case Event.Finished finished -> {
-          stream.finish(finished.answer(), refusal);
+          stream.finish(finished.answer());
           return;
         }
         case Event.Crashed crashed -> {
-          stream.crash(crashed.cause(), refusal);
+          stream.crash(crashed.cause());
           return;
         }
       }
@@ -129,7 +118,7 @@ final class TranscriptStream {
     send(null, event);
   }
 
-  private void finish(Transcriber.Answer answer, Refusal refusal) throws IOException {
+  private void finish(Transcriber.Answer answer) throws IOException {
     switch (answer.outcome()) {
       case Outcome.Success success -> {
         String text = success.transcript().text();
@@ -149,7 +138,7 @@ final class TranscriptStream {
           if (answer.replayed()) {
             ctx.res().setHeader("Idempotent-Replayed", "true");
           }
-          refusal.send(error);
+          ErrorWriter.write(ctx, Dialect.OPENAI, error);
           return;
         }
         log.warn("stream ended by {}: {}", error.code(), error.message());
@@ -158,10 +147,10 @@ final class TranscriptStream {
     }
   }
 
-  private void crash(Throwable cause, Refusal refusal) throws IOException {
+  private void crash(Throwable cause) {
     log.error("streaming transcription failed unexpectedly", cause);
     if (!started) {
-      refusal.send(Errors.internal());
+      ErrorWriter.write(ctx, Dialect.OPENAI, Errors.internal());
       return;
     }
     sendError(Errors.internal());
@@ -186,9 +175,7 @@ final class TranscriptStream {
 
   private void sendError(ApiError error) {
     try {
-      send(
-          "error",
-          JSON.readTree(ErrorWriter.body(TranscriptionHandler.Dialect.OPENAI, error, requestId)));
+      send("error", JSON.readTree(ErrorWriter.body(Dialect.OPENAI, error, requestId)));
     } catch (IOException e) {
       throw new IllegalStateException("the error writer's JSON always parses", e);
     }

@@ -17,7 +17,6 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
@@ -29,22 +28,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Handles {@code POST /v1/transcriptions} (Bolo's native shape), {@code POST
  * /v1/audio/transcriptions} and {@code POST /v1/audio/translations} (OpenAI's shape, streamed with
- * {@code stream=true}, see {@link TranscriptStream}): once the {@link DeviceGate} let the device
- * in, read and hash the upload, transcribe once, answer. Thread safe.
+ * {@code stream=true}, see {@link TranscriptStream}): behind the {@link DeviceGate}, read and hash
+ * the upload, transcribe once, answer; every refusal through the {@link ErrorWriter}. Thread safe.
  */
 final class TranscriptionHandler implements Handler {
 
   private static final Logger log = LoggerFactory.getLogger(TranscriptionHandler.class);
   private static final ObjectMapper JSON = Json.MAPPER;
-
-  /** Which contract a route speaks. */
-  enum Dialect {
-    NATIVE,
-    OPENAI
-  }
-
-  /** Room for multipart boundaries and text parts on top of the audio limit. */
-  private static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
 
   /** The form fields that carry one value each: the settings, and stream. */
   private static final List<String> FORM_SINGLE_VALUED =
@@ -52,7 +42,6 @@ final class TranscriptionHandler implements Handler {
 
   private final Dialect dialect;
   private final Intake intake;
-  private final DeviceGate gate;
   private final UploadReader uploads;
   private final Transcriber transcriber;
   private final ConnectionTimeouts timeouts;
@@ -60,30 +49,24 @@ final class TranscriptionHandler implements Handler {
   TranscriptionHandler(
       Dialect dialect,
       Intake intake,
-      DeviceGate gate,
       UploadReader uploads,
       Transcriber transcriber,
       ConnectionTimeouts timeouts) {
     this.dialect = dialect;
     this.intake = Objects.requireNonNull(intake, "intake");
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
-    this.gate = Objects.requireNonNull(gate, "gate");
     this.uploads = Objects.requireNonNull(uploads, "uploads");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
   }
 
   @Override
-  public void handle(Context ctx) throws Exception {
-    gate.pass(ctx, "resend shortly", this::refuseAndDrain, this::serve);
-  }
-
-  private void serve(Context ctx, String requestId, Device device)
-      throws IOException, InterruptedException {
+  public void handle(Context ctx) throws IOException, InterruptedException {
+    Device device = DeviceGate.device(ctx);
     long contentLength = ctx.req().getContentLengthLong();
     // Refuse a declared oversize body at once, before reading any of it.
-    if (contentLength > uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES) {
+    if (contentLength > uploads.maxBodyBytes()) {
       ctx.res().setHeader("Connection", "close");
-      send(ctx, Errors.tooLarge(uploads.maxAudioBytes()), requestId);
+      ErrorWriter.write(ctx, dialect, Errors.tooLarge(uploads.maxAudioBytes()));
       return;
     }
     // A body that falls silent for a whole rate window is too slow; the rate itself is checked
@@ -94,14 +77,14 @@ final class TranscriptionHandler implements Handler {
             device.name(), ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
     switch (result) {
       case UploadResult.Invalid invalid -> {
-        ApiError error = Errors.of(invalid, audioField());
+        ApiError error = Errors.of(invalid, dialect.audioField());
         log.info("upload refused: {}", invalid.message());
         switch (invalid.reason()) {
           case MALFORMED, TOO_SLOW, SERVER_BUSY, DEVICE_BUSY -> {
             ctx.res().setHeader("Connection", "close");
-            send(ctx, error, requestId);
+            ErrorWriter.write(ctx, dialect, error);
           }
-          default -> refuseAndDrain(ctx, error, requestId);
+          default -> refuseAndDrain(ctx, error);
         }
       }
       case UploadResult.Received received -> {
@@ -109,7 +92,7 @@ final class TranscriptionHandler implements Handler {
         // deadline, then goes back to the keep-alive idle timeout once answered.
         timeouts.setIdleTimeout(ctx, timeouts.answer());
         try (Upload upload = received.upload()) {
-          transcribe(ctx, requestId, device, upload);
+          transcribe(ctx, RequestLog.requestIdOf(ctx), device, upload);
         } finally {
           timeouts.setIdleTimeout(ctx, timeouts.idle());
         }
@@ -136,20 +119,19 @@ final class TranscriptionHandler implements Handler {
               requestId);
       stream = isStreamAsked(upload);
     } catch (MalformedParameterException e) {
-      send(ctx, Errors.invalid(e), requestId);
+      ErrorWriter.write(ctx, dialect, Errors.invalid(e));
       return;
     }
     Transcriber.Note note;
     switch (intake.accept(request)) {
       case Intake.Acceptance.Refused refused -> {
-        send(ctx, Errors.of(refused.refusal()), requestId);
+        ErrorWriter.write(ctx, dialect, Errors.of(refused.refusal()));
         return;
       }
       case Intake.Acceptance.Accepted accepted -> note = accepted.note();
     }
     if (stream) {
-      TranscriptStream.answer(
-          ctx, requestId, transcriber, note, error -> send(ctx, error, requestId));
+      TranscriptStream.answer(ctx, requestId, transcriber, note);
       return;
     }
     Transcriber.Answer answer = transcriber.transcribe(note);
@@ -160,7 +142,7 @@ final class TranscriptionHandler implements Handler {
         if (answer.replayed()) {
           ctx.res().setHeader("Idempotent-Replayed", "true");
         }
-        send(ctx, Errors.of(refused), requestId);
+        ErrorWriter.write(ctx, dialect, Errors.of(refused));
       }
     }
   }
@@ -229,39 +211,15 @@ final class TranscriptionHandler implements Handler {
     return body == null ? fallback : body;
   }
 
-  private String audioField() {
-    return dialect == Dialect.NATIVE ? "audio" : "file";
-  }
-
   /**
    * Answers an error while the client may still be sending its body, then reads and discards what
    * is still arriving (bounded): a phone that sees a reset instead of the answer would resend the
    * same doomed upload.
    */
-  private void refuseAndDrain(Context ctx, ApiError error, String requestId) throws IOException {
+  private void refuseAndDrain(Context ctx, ApiError error) {
     ctx.res().setHeader("Connection", "close");
-    send(ctx, error, requestId);
-    ctx.res().flushBuffer();
-    long limit = uploads.maxAudioBytes() + FORM_OVERHEAD_BYTES;
-    try (InputStream in = ctx.req().getInputStream()) {
-      byte[] sink = new byte[64 * 1024];
-      long discarded = 0;
-      int n;
-      while (discarded < limit && (n = in.read(sink)) != -1) {
-        discarded += n;
-      }
-    } catch (IOException e) {
-      // The client stopped sending; it has its answer or is gone.
-    }
-  }
-
-  private void send(Context ctx, ApiError error, String requestId) throws IOException {
-    RequestMetrics.noteOutcome(ctx.req(), error.code());
-    if (error.retryAfter() != null) {
-      ctx.res()
-          .setHeader("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
-    }
-    write(ctx, error.status(), "application/json", ErrorWriter.body(dialect, error, requestId));
+    ErrorWriter.write(ctx, dialect, error);
+    UnreadBody.discard(ctx, uploads.maxBodyBytes());
   }
 
   private static void write(Context ctx, int status, String contentType, byte[] body)

@@ -58,26 +58,6 @@ final class TusHandler {
     ctx.status(204);
   }
 
-  void create(Context ctx) throws Exception {
-    exchange.handle(ctx, this::create);
-  }
-
-  void head(Context ctx) throws Exception {
-    exchange.handle(ctx, this::head);
-  }
-
-  void patch(Context ctx) throws Exception {
-    exchange.handle(ctx, this::patch);
-  }
-
-  void delete(Context ctx) throws Exception {
-    exchange.handle(ctx, this::delete);
-  }
-
-  void transcription(Context ctx) throws Exception {
-    exchange.handle(ctx, this::transcription);
-  }
-
   /** tus: every request but OPTIONS says the version it speaks; 412 names the one we do. */
   private static boolean speaksTus(Context ctx) {
     ctx.header("Tus-Resumable", VERSION);
@@ -89,16 +69,13 @@ final class TusHandler {
     return false;
   }
 
-  private static ApiError versionRequired() {
-    return new ApiError(
-        412,
-        "invalid_parameter",
-        "send Tus-Resumable: " + VERSION + "; no other version is spoken");
-  }
-
-  private void create(Context ctx, String requestId, Device device) throws Exception {
+  /**
+   * {@code POST /v1/uploads}: a new upload, perhaps with its first bytes (creation-with-upload).
+   */
+  void create(Context ctx) throws IOException {
+    Device device = DeviceGate.device(ctx);
     if (!speaksTus(ctx)) {
-      UploadExchange.refuseBody(ctx, versionRequired(), requestId);
+      UploadExchange.refuseBody(ctx, Errors.tusVersionRequired(VERSION));
       return;
     }
     long max = exchange.uploads.maxBytes();
@@ -107,19 +84,16 @@ final class TusHandler {
       UploadExchange.refuseBody(
           ctx,
           Errors.invalid(
-              "Upload-Length", "Upload-Length must be the note's size in bytes (1 to " + max + ")"),
-          requestId);
+              "Upload-Length",
+              "Upload-Length must be the note's size in bytes (1 to " + max + ")"));
       return;
     }
     if (length > max) {
-      UploadExchange.refuseBody(ctx, Errors.tooLarge(max), requestId);
+      UploadExchange.refuseBody(ctx, Errors.tooLarge(max));
       return;
     }
     if (length == 0) {
-      UploadExchange.refuseBody(
-          ctx,
-          new ApiError(400, "empty_audio", "Upload-Length is 0: a note has bytes", "audio", null),
-          requestId);
+      UploadExchange.refuseBody(ctx, Errors.emptyAudio("Upload-Length is 0: a note has bytes"));
       return;
     }
     Map<String, String> fields;
@@ -133,7 +107,7 @@ final class TusHandler {
       }
       idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
     } catch (MalformedParameterException e) {
-      UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
+      UploadExchange.refuseBody(ctx, Errors.invalid(e));
       return;
     }
     ResumableUploads.Creation creation =
@@ -145,7 +119,7 @@ final class TusHandler {
             sha256 == null ? null : sha256.trim(),
             idempotencyKey);
     if (!(creation instanceof ResumableUploads.Creation.Created created)) {
-      UploadExchange.refuseCreation(ctx, requestId, creation);
+      UploadExchange.refuseCreation(ctx, creation);
       return;
     }
     StoredUpload upload = created.upload();
@@ -157,13 +131,13 @@ final class TusHandler {
       return;
     }
     // creation-with-upload: the body is the first append.
-    ResumableUploads.Append append = appendBody(ctx, requestId, device, upload, 0);
+    ResumableUploads.Append append = exchange.appendBody(ctx, device, upload, 0, false);
     switch (append) {
       case ResumableUploads.Append.Appended appended -> {
         ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
         ctx.status(201);
       }
-      default -> UploadExchange.answerAppend(ctx, requestId, append);
+      default -> UploadExchange.answerAppend(ctx, append);
     }
   }
 
@@ -172,13 +146,15 @@ final class TusHandler {
     return type != null && type.trim().toLowerCase(Locale.ROOT).startsWith(OCTET_STREAM);
   }
 
-  private void head(Context ctx, String requestId, Device device) {
+  /** {@code HEAD /v1/uploads/{id}}: where to resume. */
+  void head(Context ctx) {
+    Device device = DeviceGate.device(ctx);
     ctx.header("Cache-Control", "no-store");
     if (!speaksTus(ctx)) {
-      UploadExchange.send(ctx, versionRequired(), requestId);
+      UploadExchange.refuse(ctx, Errors.tusVersionRequired(VERSION));
       return;
     }
-    Optional<StoredUpload> upload = exchange.settledUploadOf(ctx, device, requestId);
+    Optional<StoredUpload> upload = exchange.settledUploadOf(ctx, device);
     if (upload.isEmpty()) {
       return;
     }
@@ -188,74 +164,57 @@ final class TusHandler {
     ctx.status(200);
   }
 
-  private void patch(Context ctx, String requestId, Device device) throws Exception {
+  /** {@code PATCH /v1/uploads/{id}}: an append at the stored offset. */
+  void patch(Context ctx) throws IOException {
+    Device device = DeviceGate.device(ctx);
     if (!speaksTus(ctx)) {
-      UploadExchange.refuseBody(ctx, versionRequired(), requestId);
+      UploadExchange.refuseBody(ctx, Errors.tusVersionRequired(VERSION));
       return;
     }
     if (!isOctetStream(ctx)) {
-      UploadExchange.refuseBody(
-          ctx,
-          new ApiError(
-              415, "unsupported_audio", "an append's Content-Type must be " + OCTET_STREAM),
-          requestId);
+      UploadExchange.refuseBody(ctx, Errors.appendTypeRequired(OCTET_STREAM));
       return;
     }
     Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
     if (upload.isEmpty()) {
-      UploadExchange.refuseBody(ctx, UploadExchange.notFound(), requestId);
+      UploadExchange.refuseBody(ctx, Errors.noSuchUpload());
       return;
     }
     @Nullable Long offset = UploadExchange.nonNegative(ctx.header("Upload-Offset"));
     if (offset == null || offset != upload.get().offset()) {
       ctx.header("Upload-Offset", Long.toString(upload.get().offset()));
-      UploadExchange.refuseBody(ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
+      UploadExchange.refuseBody(ctx, Errors.wrongOffset(upload.get().offset()));
       return;
     }
-    ResumableUploads.Append append = appendBody(ctx, requestId, device, upload.get(), offset);
+    ResumableUploads.Append append = exchange.appendBody(ctx, device, upload.get(), offset, false);
     if (append instanceof ResumableUploads.Append.Appended appended) {
       ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
       ctx.header("Upload-Expires", UploadExchange.httpDate(appended.upload().expiresAt()));
       ctx.status(204);
       return;
     }
-    UploadExchange.answerAppend(ctx, requestId, append);
+    UploadExchange.answerAppend(ctx, append);
   }
 
-  private ResumableUploads.Append appendBody(
-      Context ctx, String requestId, Device device, StoredUpload upload, long offset)
-      throws IOException {
-    try {
-      return exchange.uploads.append(
-          device,
-          upload,
-          offset,
-          ctx.req().getContentLengthLong(),
-          exchange.body(ctx),
-          false,
-          requestId);
-    } finally {
-      exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
-    }
-  }
-
-  private void delete(Context ctx, String requestId, Device device) {
+  /** {@code DELETE /v1/uploads/{id}}: termination. */
+  void delete(Context ctx) {
     if (!speaksTus(ctx)) {
-      UploadExchange.send(ctx, versionRequired(), requestId);
+      UploadExchange.refuse(ctx, Errors.tusVersionRequired(VERSION));
       return;
     }
-    exchange.terminate(ctx, requestId, device);
+    exchange.terminate(ctx);
   }
 
-  private void transcription(Context ctx, String requestId, Device device) throws Exception {
+  /** {@code GET /v1/uploads/{id}/transcription}: the note's answer, waiting for it if asked. */
+  void transcription(Context ctx) throws IOException, InterruptedException {
+    Device device = DeviceGate.device(ctx);
     Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
     if (upload.isEmpty()) {
-      UploadExchange.send(ctx, UploadExchange.notFound(), requestId);
+      UploadExchange.refuse(ctx, Errors.noSuchUpload());
       return;
     }
     if (ctx.queryParams("wait").size() > 1) {
-      UploadExchange.send(
-          ctx, Errors.invalid("wait", "wait must be given at most once"), requestId);
+      UploadExchange.refuse(ctx, Errors.invalid("wait", "wait must be given at most once"));
       return;
     }
     Duration wait;
@@ -263,30 +222,24 @@ final class TusHandler {
       QueryEscapes.check(ctx.queryString());
       wait = LookupHandler.waitOf(ctx.queryParam("wait"));
     } catch (MalformedParameterException e) {
-      UploadExchange.send(ctx, Errors.invalid(e), requestId);
+      UploadExchange.refuse(ctx, Errors.invalid(e));
       return;
     }
     // Waiting for running work is not idleness: keep the connection for the wait.
     exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle().plus(wait));
     ResumableUploads.Progress progress;
     try {
-      progress = exchange.uploads.transcription(device, upload.get(), wait, requestId);
+      progress =
+          exchange.uploads.transcription(device, upload.get(), wait, RequestLog.requestIdOf(ctx));
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
     switch (progress) {
       case ResumableUploads.Progress.Incomplete incomplete -> UploadExchange.sendRunning(ctx);
       case ResumableUploads.Progress.Running running -> UploadExchange.sendRunning(ctx);
-      case ResumableUploads.Progress.Ended ended ->
-          exchange.sendEnding(ctx, requestId, ended.ending());
+      case ResumableUploads.Progress.Ended ended -> UploadExchange.sendEnding(ctx, ended.ending());
       case ResumableUploads.Progress.Gone gone ->
-          UploadExchange.send(
-              ctx,
-              new ApiError(
-                  404,
-                  "not_found",
-                  "the transcript is no longer kept (BOLO_IDEMPOTENCY_TTL); upload the note again"),
-              requestId);
+          UploadExchange.refuse(ctx, Errors.transcriptExpired());
     }
   }
 

@@ -3,12 +3,7 @@ package dev.bolo.server.http;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.MethodNotAllowedResponse;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Answers what no handler serves (an unknown path: 404, a known path with another method: 405) and
@@ -18,8 +13,6 @@ import org.slf4j.LoggerFactory;
  * client reads the 404 instead of a connection reset.
  */
 final class UnroutedRequests {
-
-  private static final Logger log = LoggerFactory.getLogger(UnroutedRequests.class);
 
   /** How much of an unwanted body is read after the answer; beyond it the connection closes. */
   private final long drainLimitBytes;
@@ -43,38 +36,13 @@ final class UnroutedRequests {
           default -> Errors.ofHttpStatus(e.getStatus());
         };
     if (!hasBody(ctx)) {
-      ErrorWriter.write(ctx, error);
+      ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
       return;
     }
-    HttpServletResponse res = ctx.res();
-    String requestId = RequestLog.requestIdOf(ctx);
-    byte[] body = ErrorWriter.body(ErrorWriter.dialectOf(ctx.path()), error, requestId);
-    try {
-      // The body is not wanted: answer, then swallow what is still arriving (bounded) and close.
-      res.setHeader("Connection", "close");
-      res.setHeader(RequestLog.REQUEST_ID, requestId);
-      res.setStatus(error.status());
-      res.setContentType("application/json");
-      res.setContentLength(body.length);
-      res.getOutputStream().write(body);
-      res.flushBuffer();
-      drain(ctx);
-    } catch (IOException gone) {
-      log.info("client gone before the {} answer: {}", error.status(), gone.toString());
-    }
-  }
-
-  private void drain(Context ctx) {
-    try (InputStream in = ctx.req().getInputStream()) {
-      byte[] sink = new byte[64 * 1024];
-      long discarded = 0;
-      int n;
-      while (discarded < drainLimitBytes && (n = in.read(sink)) != -1) {
-        discarded += n;
-      }
-    } catch (IOException e) {
-      // The client stopped sending; it has its answer or is gone.
-    }
+    // The body is not wanted: answer, then swallow what is still arriving (bounded) and close.
+    ctx.res().setHeader("Connection", "close");
+    ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
+    UnreadBody.discard(ctx, drainLimitBytes);
   }
 
   private static boolean hasBody(Context ctx) {

@@ -1,7 +1,6 @@
 package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
@@ -9,16 +8,15 @@ import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
-import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the handlers of both resumable protocols share: the way in through the {@link DeviceGate},
- * the settings of a stored upload, and the answers (native JSON errors, the transcript). Thread
- * safe.
+ * What the handlers of both resumable protocols share behind the {@link DeviceGate}: the upload
+ * named in the path, the body of an append, and the answers (native JSON errors through the {@link
+ * ErrorWriter}, the transcript). Thread safe.
  */
 final class UploadExchange {
 
@@ -29,17 +27,10 @@ final class UploadExchange {
 
   final ResumableUploads uploads;
   final ConnectionTimeouts timeouts;
-  private final DeviceGate gate;
 
-  UploadExchange(DeviceGate gate, ResumableUploads uploads, ConnectionTimeouts timeouts) {
-    this.gate = gate;
+  UploadExchange(ResumableUploads uploads, ConnectionTimeouts timeouts) {
     this.uploads = uploads;
     this.timeouts = timeouts;
-  }
-
-  /** Runs {@code step} for the request's device, once it passed the gate every request passes. */
-  void handle(Context ctx, DeviceGate.Admitted step) throws Exception {
-    gate.pass(ctx, "resume shortly", UploadExchange::send, step);
   }
 
   /** The device's upload named in the path, if it exists, is theirs and has not expired. */
@@ -51,15 +42,15 @@ final class UploadExchange {
    * The device's upload named in the path once no append to it is arriving here, for a client
    * asking where to resume; empty when it was answered instead (404 unknown, 423 still appending).
    */
-  Optional<StoredUpload> settledUploadOf(Context ctx, Device device, String requestId) {
+  Optional<StoredUpload> settledUploadOf(Context ctx, Device device) {
     Optional<StoredUpload> found = uploadOf(ctx, device);
     if (found.isEmpty()) {
-      send(ctx, notFound(), requestId);
+      refuse(ctx, Errors.noSuchUpload());
       return found;
     }
     Optional<StoredUpload> upload = uploads.settled(device, found.get());
     if (upload.isEmpty()) {
-      send(ctx, locked(), requestId);
+      refuse(ctx, Errors.uploadLocked());
     }
     return upload;
   }
@@ -70,27 +61,15 @@ final class UploadExchange {
   }
 
   /** How an upload's ending is answered: the POST's own answer. */
-  void sendEnding(Context ctx, String requestId, ResumableUploads.Ending ending)
-      throws IOException {
+  static void sendEnding(Context ctx, ResumableUploads.Ending ending) throws IOException {
     switch (ending) {
       case ResumableUploads.Ending.Transcribed t ->
-          sendTranscript(ctx, requestId, t.transcript(), t.replayed());
-      case ResumableUploads.Ending.Refused r -> send(ctx, Errors.of(r.refused()), requestId);
-      case ResumableUploads.Ending.Unusable u -> send(ctx, Errors.of(u.why(), "audio"), requestId);
+          sendTranscript(ctx, t.transcript(), t.replayed());
+      case ResumableUploads.Ending.Refused r -> refuse(ctx, Errors.of(r.refused()));
+      case ResumableUploads.Ending.Unusable u ->
+          refuse(ctx, Errors.of(u.why(), Dialect.NATIVE.audioField()));
       case ResumableUploads.Ending.HashMismatch h ->
-          send(
-              ctx,
-              new ApiError(
-                  400,
-                  "audio_hash_mismatch",
-                  "the declared sha256 "
-                      + h.declared()
-                      + " does not match the received audio "
-                      + h.computed()
-                      + "; the upload was damaged or the hash is wrong; nothing was transcribed",
-                  "sha256",
-                  null),
-              requestId);
+          refuse(ctx, Errors.hashMismatch("sha256", h.declared(), h.computed()));
     }
   }
 
@@ -98,44 +77,31 @@ final class UploadExchange {
    * Answers a creation that made no upload: its settings refused, 429 for too many unfinished ones,
    * 503 when full.
    */
-  static void refuseCreation(Context ctx, String requestId, ResumableUploads.Creation creation)
-      throws IOException {
+  static void refuseCreation(Context ctx, ResumableUploads.Creation creation) {
     switch (creation) {
       case ResumableUploads.Creation.TooMany tooMany ->
-          refuseBody(
-              ctx,
-              new ApiError(
-                  429,
-                  "rate_limited",
-                  "this device has "
-                      + tooMany.max()
-                      + " unfinished uploads, all still receiving bytes; retry when one has"
-                      + " ended",
-                  null,
-                  Duration.ofSeconds(5)),
-              requestId);
+          refuseBody(ctx, Errors.tooManyUnfinishedUploads(tooMany.max()));
       case ResumableUploads.Creation.SpoolFull full ->
           refuseBody(
               ctx,
               Errors.serverUnavailable(
-                  "the gateway is holding too many uploads; retry shortly", null),
-              requestId);
+                  "the gateway is holding too many uploads; retry shortly", null));
       case ResumableUploads.Creation.Refused refused ->
-          refuseBody(ctx, Errors.of(refused.refusal()), requestId);
+          refuseBody(ctx, Errors.of(refused.refusal()));
       case ResumableUploads.Creation.Created created ->
           throw new IllegalArgumentException("an upload was created: nothing to refuse");
     }
   }
 
   /** The native upload's 200 body. */
-  static void sendTranscript(Context ctx, String requestId, Transcript transcript, boolean replayed)
+  static void sendTranscript(Context ctx, Transcript transcript, boolean replayed)
       throws IOException {
     if (replayed) {
       ctx.header("Idempotent-Replayed", "true");
     }
     ctx.status(200)
         .contentType("application/json")
-        .result(NativeAnswer.body(transcript, replayed, requestId));
+        .result(NativeAnswer.body(transcript, replayed, RequestLog.requestIdOf(ctx)));
   }
 
   /** 202 while the note is incomplete or being transcribed (RFC 9110 Retry-After: 1 s). */
@@ -147,63 +113,14 @@ final class UploadExchange {
   }
 
   /** A native JSON error; on HEAD the body is left out, as HTTP wants. */
-  static void send(Context ctx, ApiError error, String requestId) {
-    RequestMetrics.noteOutcome(ctx.req(), error.code());
-    if (error.retryAfter() != null) {
-      ctx.header("Retry-After", Long.toString(Errors.retryAfterSeconds(error.retryAfter())));
-    }
-    ctx.status(error.status());
-    if (!ctx.method().name().equals("HEAD")) {
-      ctx.contentType("application/json")
-          .result(ErrorWriter.body(TranscriptionHandler.Dialect.NATIVE, error, requestId));
-    }
+  static void refuse(Context ctx, ApiError error) {
+    ErrorWriter.write(ctx, Dialect.NATIVE, error);
   }
 
   /** An error answered before the body was read: the connection closes after it. */
-  static void refuseBody(Context ctx, ApiError error, String requestId) {
+  static void refuseBody(Context ctx, ApiError error) {
     ctx.header("Connection", "close");
-    send(ctx, error, requestId);
-  }
-
-  static ApiError notFound() {
-    return new ApiError(404, "not_found", "no such upload for this device (unknown or expired)");
-  }
-
-  static ApiError wrongOffset(long offset) {
-    return new ApiError(
-        409,
-        "upload_offset_mismatch",
-        "the upload holds " + offset + " bytes; append from Upload-Offset " + offset);
-  }
-
-  static ApiError overrun(long length) {
-    return new ApiError(
-        413,
-        "audio_too_large",
-        "the append passes the upload's length of " + length + " bytes; nothing of it was kept");
-  }
-
-  /** 421 (RFC 9110): the upload's bytes are held by another instance. */
-  static ApiError elsewhere() {
-    return new ApiError(
-        421,
-        "wrong_instance",
-        "this upload's bytes are held by another gateway instance; route every request of an"
-            + " upload to one instance, by the device's token (see running several instances), or"
-            + " start a new upload");
-  }
-
-  static ApiError locked() {
-    return new ApiError(
-        423,
-        "upload_locked",
-        "an earlier append to this upload is still arriving; resume shortly",
-        null,
-        Duration.ofSeconds(1));
-  }
-
-  static ApiError interrupted(UploadResult.Invalid why) {
-    return Errors.of(why, "audio");
+    refuse(ctx, error);
   }
 
   /** A header's value as a non-negative whole number, or null when absent or malformed. */
@@ -221,7 +138,7 @@ final class UploadExchange {
   }
 
   /** Every answer to an append but a clean one. */
-  static void answerAppend(Context ctx, String requestId, ResumableUploads.Append append) {
+  static void answerAppend(Context ctx, ResumableUploads.Append append) {
     switch (append) {
       case ResumableUploads.Append.Appended appended -> {
         ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
@@ -229,14 +146,14 @@ final class UploadExchange {
       }
       case ResumableUploads.Append.Interrupted interrupted -> {
         ctx.header("Upload-Offset", Long.toString(interrupted.upload().offset()));
-        refuseBody(ctx, interrupted(interrupted.why()), requestId);
+        refuseBody(ctx, Errors.of(interrupted.why(), Dialect.NATIVE.audioField()));
       }
       case ResumableUploads.Append.WrongOffset wrong -> {
         ctx.header("Upload-Offset", Long.toString(wrong.offset()));
-        refuseBody(ctx, wrongOffset(wrong.offset()), requestId);
+        refuseBody(ctx, Errors.wrongOffset(wrong.offset()));
       }
       case ResumableUploads.Append.Overrun overrun ->
-          refuseBody(ctx, overrun(overrun.length()), requestId);
+          refuseBody(ctx, Errors.appendOverrun(overrun.length()));
       case ResumableUploads.Append.Inconsistent inconsistent ->
           refuseBody(
               ctx,
@@ -245,36 +162,51 @@ final class UploadExchange {
                   "the note ended at "
                       + inconsistent.reached()
                       + " bytes, not at its Upload-Length of "
-                      + inconsistent.length()),
-              requestId);
-      case ResumableUploads.Append.Elsewhere elsewhere -> refuseBody(ctx, elsewhere(), requestId);
-      case ResumableUploads.Append.Gone gone -> refuseBody(ctx, notFound(), requestId);
-      case ResumableUploads.Append.Locked locked -> refuseBody(ctx, locked(), requestId);
+                      + inconsistent.length()));
+      case ResumableUploads.Append.Elsewhere elsewhere -> refuseBody(ctx, Errors.uploadElsewhere());
+      case ResumableUploads.Append.Gone gone -> refuseBody(ctx, Errors.noSuchUpload());
+      case ResumableUploads.Append.Locked locked -> refuseBody(ctx, Errors.uploadLocked());
       case ResumableUploads.Append.Refused refused ->
-          refuseBody(ctx, Errors.of(refused.why(), "audio"), requestId);
+          refuseBody(ctx, Errors.of(refused.why(), Dialect.NATIVE.audioField()));
     }
   }
 
   /** Deletes the device's upload named in the path and its bytes: 204, or why not. */
-  void terminate(Context ctx, String requestId, Device device) {
+  void terminate(Context ctx) {
+    Device device = DeviceGate.device(ctx);
     Optional<StoredUpload> upload = uploadOf(ctx, device);
     if (upload.isEmpty()) {
-      send(ctx, notFound(), requestId);
+      refuse(ctx, Errors.noSuchUpload());
       return;
     }
     switch (uploads.terminate(upload.get())) {
-      case DELETED -> {
-        ctx.status(204);
-      }
-      case ELSEWHERE -> send(ctx, elsewhere(), requestId);
-      case GONE -> send(ctx, notFound(), requestId);
-      case BUSY -> send(ctx, locked(), requestId);
+      case DELETED -> ctx.status(204);
+      case ELSEWHERE -> refuse(ctx, Errors.uploadElsewhere());
+      case GONE -> refuse(ctx, Errors.noSuchUpload());
+      case BUSY -> refuse(ctx, Errors.uploadLocked());
     }
   }
 
-  /** The request body, with its idle timeout raised to the body's rate window while it is read. */
-  InputStream body(Context ctx) throws IOException {
+  /**
+   * Appends the request's body to {@code upload} at {@code offset}, its idle timeout raised to the
+   * body's rate window while it is read; {@code last} when the client says it ends the note.
+   */
+  ResumableUploads.Append appendBody(
+      Context ctx, Device device, StoredUpload upload, long offset, boolean last)
+      throws IOException {
     timeouts.setIdleTimeout(ctx, timeouts.body());
-    return ctx.req().getInputStream();
+    try {
+      InputStream body = ctx.req().getInputStream();
+      return uploads.append(
+          device,
+          upload,
+          offset,
+          ctx.req().getContentLengthLong(),
+          body,
+          last,
+          RequestLog.requestIdOf(ctx));
+    } finally {
+      timeouts.setIdleTimeout(ctx, timeouts.idle());
+    }
   }
 }

@@ -68,10 +68,10 @@ class UploadReaderTest {
 
   @Test
   void aShortBodyIsReadThroughABufferOfItsOwnSizeAndALongOrUnknownOneThrough64KiB() {
-    assertThat(UploadReader.bufferBytes(10_240)).isEqualTo(10_240);
-    assertThat(UploadReader.bufferBytes(100)).isEqualTo(4_096);
-    assertThat(UploadReader.bufferBytes(20_000_000)).isEqualTo(65_536);
-    assertThat(UploadReader.bufferBytes(-1)).isEqualTo(65_536);
+    assertThat(MultipartNoteParser.bufferBytes(10_240)).isEqualTo(10_240);
+    assertThat(MultipartNoteParser.bufferBytes(100)).isEqualTo(4_096);
+    assertThat(MultipartNoteParser.bufferBytes(20_000_000)).isEqualTo(65_536);
+    assertThat(MultipartNoteParser.bufferBytes(-1)).isEqualTo(65_536);
   }
 
   @Test

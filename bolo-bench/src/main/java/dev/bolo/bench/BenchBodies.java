@@ -1,4 +1,4 @@
-package dev.bolo.server.audio;
+package dev.bolo.bench;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,28 +1,22 @@
-package dev.bolo.server.audio;
+package dev.bolo.bench;
 
+import dev.bolo.server.audio.Upload;
+import dev.bolo.server.audio.UploadReader;
+import dev.bolo.server.audio.UploadResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.MultiPart;
 import org.eclipse.jetty.io.Content;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The multipart body scan on one core: a 20 MiB upload delivered in chunks of 16 to 64 KiB, as the
@@ -37,15 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       then the note is discarded. The server's whole cost of reading a body but for the socket.
  * </ul>
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class MultipartScanBenchmark {
+public class MultipartScanBenchmark extends OneCoreBenchmark {
 
   private static final int NOTE_BYTES = 20 * 1024 * 1024;
 

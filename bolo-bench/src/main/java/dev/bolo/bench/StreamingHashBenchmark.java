@@ -1,5 +1,7 @@
-package dev.bolo.server.audio;
+package dev.bolo.bench;
 
+import dev.bolo.server.audio.AudioPartWriter;
+import dev.bolo.server.audio.UploadResult;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -7,21 +9,11 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Hashing while streaming, on one core: a note of 200 KiB (the load harness's size, kept in memory
@@ -31,21 +23,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li>{@code messageDigestSha256}: the JDK's SHA-256 over the chunks, the reference (and the
  *       ceiling: nothing that hashes every byte can be faster).
- *   <li>{@code audioSinkInMemory}: {@link AudioSink#write} as the server calls it for each chunk of
- *       the audio part: SHA-256, the head kept for sniffing and the copy into memory.
+ *   <li>{@code audioSinkInMemory}: {@link AudioPartWriter#write}, the server's {@code AudioSink} as
+ *       it is called for each chunk of the audio part: SHA-256, the head kept for sniffing and the
+ *       copy into memory.
  *   <li>{@code audioSinkSpooled}: the same with the server's default in-memory threshold (1 MiB),
  *       so all but the first MiB goes to a spool file (the page cache, on an idle disk).
  * </ul>
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class StreamingHashBenchmark {
+public class StreamingHashBenchmark extends OneCoreBenchmark {
 
   private static final long MAX_BYTES = 32L * 1024 * 1024;
 
@@ -64,7 +49,6 @@ public class StreamingHashBenchmark {
 
   private List<ByteBuffer> chunks = List.of();
   private Path spool = Path.of(".");
-  private final AtomicLong spoolInUse = new AtomicLong();
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -106,9 +90,8 @@ public class StreamingHashBenchmark {
 
   private long writeAll(int inMemoryBytes) throws Exception {
     long written = 0;
-    try (AudioSink sink =
-        new AudioSink(
-            MAX_BYTES, inMemoryBytes, spool, spoolInUse, Long.MAX_VALUE, noteKiB * 1024L)) {
+    try (AudioPartWriter sink =
+        AudioPartWriter.open(MAX_BYTES, inMemoryBytes, spool, noteKiB * 1024L)) {
       for (ByteBuffer chunk : chunks) {
         ByteBuffer bytes = chunk.duplicate();
         written += bytes.remaining();

@@ -1,0 +1,63 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+
+/** The shapes one error takes in each dialect, and which paths speak which dialect. */
+class ErrorWriterTest {
+
+  private static final ApiError MISMATCH =
+      Errors.hashMismatch("X-Bolo-Audio-Sha256", "a".repeat(64), "b".repeat(64));
+
+  @Test
+  void theNativeBodyCarriesTheMessageTheCodeAndTheRequestId() throws IOException {
+    JsonNode body = Json.MAPPER.readTree(ErrorWriter.body(Dialect.NATIVE, MISMATCH, "req-1"));
+
+    assertThat(body.path("code").asText()).isEqualTo("audio_hash_mismatch");
+    assertThat(body.path("request_id").asText()).isEqualTo("req-1");
+    assertThat(body.path("error").asText())
+        .startsWith("X-Bolo-Audio-Sha256 " + "a".repeat(64) + " does not match");
+  }
+
+  @Test
+  void theOpenAiBodyNestsTheErrorWithItsTypeAndTheParameterAtFault() throws IOException {
+    JsonNode error =
+        Json.MAPPER.readTree(ErrorWriter.body(Dialect.OPENAI, MISMATCH, "req-1")).path("error");
+
+    assertThat(error.path("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(error.path("param").asText()).isEqualTo("X-Bolo-Audio-Sha256");
+    assertThat(error.path("code").asText()).isEqualTo("audio_hash_mismatch");
+  }
+
+  @Test
+  void anErrorWithoutAParameterNamesItsParamAsNullInOpenAisShape() throws IOException {
+    JsonNode error =
+        Json.MAPPER
+            .readTree(ErrorWriter.body(Dialect.OPENAI, Errors.unauthorized(), "req-1"))
+            .path("error");
+
+    assertThat(error.has("param")).isTrue();
+    assertThat(error.path("param").isNull()).isTrue();
+    assertThat(error.path("type").asText()).isEqualTo("authentication_error");
+  }
+
+  @Test
+  void theAudioAndModelsRoutesSpeakOpenAiAndEveryOtherPathNative() {
+    assertThat(Dialect.of("/v1/audio/transcriptions")).isEqualTo(Dialect.OPENAI);
+    assertThat(Dialect.of("/v1/audio/nowhere")).isEqualTo(Dialect.OPENAI);
+    assertThat(Dialect.of("/v1/models")).isEqualTo(Dialect.OPENAI);
+    assertThat(Dialect.of("/v1/models/whisper-1")).isEqualTo(Dialect.OPENAI);
+    assertThat(Dialect.of("/v1/modelsx")).isEqualTo(Dialect.NATIVE);
+    assertThat(Dialect.of("/v1/transcriptions")).isEqualTo(Dialect.NATIVE);
+    assertThat(Dialect.of(null)).isEqualTo(Dialect.NATIVE);
+  }
+
+  @Test
+  void eachDialectNamesTheFormFieldItsAudioArrivesIn() {
+    assertThat(Dialect.NATIVE.audioField()).isEqualTo("audio");
+    assertThat(Dialect.OPENAI.audioField()).isEqualTo("file");
+  }
+}
