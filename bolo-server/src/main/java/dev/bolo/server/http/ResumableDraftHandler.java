@@ -2,8 +2,11 @@ package dev.bolo.server.http;
 
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
-import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.SettingFields;
+import dev.bolo.server.transcription.UploadAppend;
+import dev.bolo.server.transcription.UploadCreation;
+import dev.bolo.server.transcription.UploadEnding;
+import dev.bolo.server.transcription.UploadProtocol;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
@@ -159,10 +162,10 @@ final class ResumableDraftHandler {
       UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
       return;
     }
-    ResumableUploads.Creation creation =
+    UploadCreation creation =
         exchange.uploads.create(
-            device, ResumableUploads.Protocol.IETF, length, fields, sha256, idempotencyKey);
-    if (!(creation instanceof ResumableUploads.Creation.Created created)) {
+            device, UploadProtocol.IETF, length, fields, sha256, idempotencyKey);
+    if (!(creation instanceof UploadCreation.Created created)) {
       UploadExchange.refuseCreation(ctx, requestId, creation);
       return;
     }
@@ -230,7 +233,7 @@ final class ResumableDraftHandler {
       boolean complete,
       boolean created)
       throws IOException {
-    ResumableUploads.Append append;
+    UploadAppend append;
     try {
       append =
           exchange.uploads.append(
@@ -244,12 +247,12 @@ final class ResumableDraftHandler {
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
-    if (!(append instanceof ResumableUploads.Append.Appended appended)) {
+    if (!(append instanceof UploadAppend.Appended appended)) {
       UploadExchange.answerAppend(ctx, requestId, append);
       return;
     }
     describe(ctx, appended.upload());
-    CompletableFuture<ResumableUploads.Ending> ending = appended.ending();
+    CompletableFuture<UploadEnding> ending = appended.ending();
     if (ending == null) {
       ctx.status(created ? 201 : 204);
       return;
@@ -259,8 +262,7 @@ final class ResumableDraftHandler {
   }
 
   /** The transcription answer to the request that completed the upload. */
-  private void answer(
-      Context ctx, String requestId, CompletableFuture<ResumableUploads.Ending> ending)
+  private void answer(Context ctx, String requestId, CompletableFuture<UploadEnding> ending)
       throws IOException {
     Duration wait = exchange.timeouts.answer();
     exchange.timeouts.setIdleTimeout(ctx, wait);

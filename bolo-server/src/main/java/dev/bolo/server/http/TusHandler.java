@@ -3,7 +3,10 @@ package dev.bolo.server.http;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.NoteLookup;
-import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.UploadAppend;
+import dev.bolo.server.transcription.UploadCreation;
+import dev.bolo.server.transcription.UploadProgress;
+import dev.bolo.server.transcription.UploadProtocol;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -136,15 +139,15 @@ final class TusHandler {
       UploadExchange.refuseBody(ctx, Errors.invalid(e), requestId);
       return;
     }
-    ResumableUploads.Creation creation =
+    UploadCreation creation =
         exchange.uploads.create(
             device,
-            ResumableUploads.Protocol.TUS,
+            UploadProtocol.TUS,
             length,
             fields,
             sha256 == null ? null : sha256.trim(),
             idempotencyKey);
-    if (!(creation instanceof ResumableUploads.Creation.Created created)) {
+    if (!(creation instanceof UploadCreation.Created created)) {
       UploadExchange.refuseCreation(ctx, requestId, creation);
       return;
     }
@@ -157,9 +160,9 @@ final class TusHandler {
       return;
     }
     // creation-with-upload: the body is the first append.
-    ResumableUploads.Append append = appendBody(ctx, requestId, device, upload, 0);
+    UploadAppend append = appendBody(ctx, requestId, device, upload, 0);
     switch (append) {
-      case ResumableUploads.Append.Appended appended -> {
+      case UploadAppend.Appended appended -> {
         ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
         ctx.status(201);
       }
@@ -212,8 +215,8 @@ final class TusHandler {
       UploadExchange.refuseBody(ctx, UploadExchange.wrongOffset(upload.get().offset()), requestId);
       return;
     }
-    ResumableUploads.Append append = appendBody(ctx, requestId, device, upload.get(), offset);
-    if (append instanceof ResumableUploads.Append.Appended appended) {
+    UploadAppend append = appendBody(ctx, requestId, device, upload.get(), offset);
+    if (append instanceof UploadAppend.Appended appended) {
       ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
       ctx.header("Upload-Expires", UploadExchange.httpDate(appended.upload().expiresAt()));
       ctx.status(204);
@@ -222,7 +225,7 @@ final class TusHandler {
     UploadExchange.answerAppend(ctx, requestId, append);
   }
 
-  private ResumableUploads.Append appendBody(
+  private UploadAppend appendBody(
       Context ctx, String requestId, Device device, StoredUpload upload, long offset)
       throws IOException {
     try {
@@ -268,18 +271,17 @@ final class TusHandler {
     }
     // Waiting for running work is not idleness: keep the connection for the wait.
     exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle().plus(wait));
-    ResumableUploads.Progress progress;
+    UploadProgress progress;
     try {
       progress = exchange.uploads.transcription(device, upload.get(), wait, requestId);
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
     switch (progress) {
-      case ResumableUploads.Progress.Incomplete incomplete -> UploadExchange.sendRunning(ctx);
-      case ResumableUploads.Progress.Running running -> UploadExchange.sendRunning(ctx);
-      case ResumableUploads.Progress.Ended ended ->
-          exchange.sendEnding(ctx, requestId, ended.ending());
-      case ResumableUploads.Progress.Gone gone ->
+      case UploadProgress.Incomplete incomplete -> UploadExchange.sendRunning(ctx);
+      case UploadProgress.Running running -> UploadExchange.sendRunning(ctx);
+      case UploadProgress.Ended ended -> exchange.sendEnding(ctx, requestId, ended.ending());
+      case UploadProgress.Gone gone ->
           UploadExchange.send(
               ctx,
               new ApiError(

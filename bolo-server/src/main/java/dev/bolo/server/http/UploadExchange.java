@@ -5,6 +5,9 @@ import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.UploadAppend;
+import dev.bolo.server.transcription.UploadCreation;
+import dev.bolo.server.transcription.UploadEnding;
 import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -70,14 +73,13 @@ final class UploadExchange {
   }
 
   /** How an upload's ending is answered: the POST's own answer. */
-  void sendEnding(Context ctx, String requestId, ResumableUploads.Ending ending)
-      throws IOException {
+  void sendEnding(Context ctx, String requestId, UploadEnding ending) throws IOException {
     switch (ending) {
-      case ResumableUploads.Ending.Transcribed t ->
+      case UploadEnding.Transcribed t ->
           sendTranscript(ctx, requestId, t.transcript(), t.replayed());
-      case ResumableUploads.Ending.Refused r -> send(ctx, Errors.of(r.refused()), requestId);
-      case ResumableUploads.Ending.Unusable u -> send(ctx, Errors.of(u.why(), "audio"), requestId);
-      case ResumableUploads.Ending.HashMismatch h ->
+      case UploadEnding.Refused r -> send(ctx, Errors.of(r.refused()), requestId);
+      case UploadEnding.Unusable u -> send(ctx, Errors.of(u.why(), "audio"), requestId);
+      case UploadEnding.HashMismatch h ->
           send(
               ctx,
               new ApiError(
@@ -98,10 +100,10 @@ final class UploadExchange {
    * Answers a creation that made no upload: its settings refused, 429 for too many unfinished ones,
    * 503 when full.
    */
-  static void refuseCreation(Context ctx, String requestId, ResumableUploads.Creation creation)
+  static void refuseCreation(Context ctx, String requestId, UploadCreation creation)
       throws IOException {
     switch (creation) {
-      case ResumableUploads.Creation.TooMany tooMany ->
+      case UploadCreation.TooMany tooMany ->
           refuseBody(
               ctx,
               new ApiError(
@@ -114,15 +116,15 @@ final class UploadExchange {
                   null,
                   Duration.ofSeconds(5)),
               requestId);
-      case ResumableUploads.Creation.SpoolFull full ->
+      case UploadCreation.SpoolFull full ->
           refuseBody(
               ctx,
               Errors.serverUnavailable(
                   "the gateway is holding too many uploads; retry shortly", null),
               requestId);
-      case ResumableUploads.Creation.Refused refused ->
+      case UploadCreation.Refused refused ->
           refuseBody(ctx, Errors.of(refused.refusal()), requestId);
-      case ResumableUploads.Creation.Created created ->
+      case UploadCreation.Created created ->
           throw new IllegalArgumentException("an upload was created: nothing to refuse");
     }
   }
@@ -221,23 +223,22 @@ final class UploadExchange {
   }
 
   /** Every answer to an append but a clean one. */
-  static void answerAppend(Context ctx, String requestId, ResumableUploads.Append append) {
+  static void answerAppend(Context ctx, String requestId, UploadAppend append) {
     switch (append) {
-      case ResumableUploads.Append.Appended appended -> {
+      case UploadAppend.Appended appended -> {
         ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
         ctx.status(204);
       }
-      case ResumableUploads.Append.Interrupted interrupted -> {
+      case UploadAppend.Interrupted interrupted -> {
         ctx.header("Upload-Offset", Long.toString(interrupted.upload().offset()));
         refuseBody(ctx, interrupted(interrupted.why()), requestId);
       }
-      case ResumableUploads.Append.WrongOffset wrong -> {
+      case UploadAppend.WrongOffset wrong -> {
         ctx.header("Upload-Offset", Long.toString(wrong.offset()));
         refuseBody(ctx, wrongOffset(wrong.offset()), requestId);
       }
-      case ResumableUploads.Append.Overrun overrun ->
-          refuseBody(ctx, overrun(overrun.length()), requestId);
-      case ResumableUploads.Append.Inconsistent inconsistent ->
+      case UploadAppend.Overrun overrun -> refuseBody(ctx, overrun(overrun.length()), requestId);
+      case UploadAppend.Inconsistent inconsistent ->
           refuseBody(
               ctx,
               Errors.invalid(
@@ -247,10 +248,10 @@ final class UploadExchange {
                       + " bytes, not at its Upload-Length of "
                       + inconsistent.length()),
               requestId);
-      case ResumableUploads.Append.Elsewhere elsewhere -> refuseBody(ctx, elsewhere(), requestId);
-      case ResumableUploads.Append.Gone gone -> refuseBody(ctx, notFound(), requestId);
-      case ResumableUploads.Append.Locked locked -> refuseBody(ctx, locked(), requestId);
-      case ResumableUploads.Append.Refused refused ->
+      case UploadAppend.Elsewhere elsewhere -> refuseBody(ctx, elsewhere(), requestId);
+      case UploadAppend.Gone gone -> refuseBody(ctx, notFound(), requestId);
+      case UploadAppend.Locked locked -> refuseBody(ctx, locked(), requestId);
+      case UploadAppend.Refused refused ->
           refuseBody(ctx, Errors.of(refused.why(), "audio"), requestId);
     }
   }

@@ -33,6 +33,19 @@ public final class Intake {
 
   /** Checks the note's hash, its settings and the engine's ability, in that order. */
   public Acceptance accept(NoteRequest request) {
+    return accept(request, true);
+  }
+
+  /**
+   * Checks the note of a resumable upload whose last byte arrived, as {@link #accept} checks a
+   * POST's, but its settings were checked when the upload was created: the model stays the one
+   * asked for even if it is no longer offered, as for a POST that was already accepted.
+   */
+  Acceptance acceptUploaded(NoteRequest request) {
+    return accept(request, false);
+  }
+
+  private Acceptance accept(NoteRequest request, boolean offeredNow) {
     String claimed = request.claimedSha256();
     String computed = request.audio().sha256();
     // Damaged on the way, or the client hashed other bytes: nothing is transcribed.
@@ -41,7 +54,10 @@ public final class Intake {
     }
     Settings canonical;
     try {
-      canonical = settings.offered(task, request.fields());
+      canonical =
+          offeredNow
+              ? settings.offered(task, request.fields())
+              : settings.of(task, request.fields());
     } catch (InvalidSettingException e) {
       return new Acceptance.Refused(NoteSettings.refusalOf(e));
     }
