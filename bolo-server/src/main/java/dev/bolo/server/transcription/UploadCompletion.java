@@ -127,17 +127,35 @@ final class UploadCompletion {
       }
       case Intake.Acceptance.Accepted accepted -> call = accepted.note();
     }
-    store.startTranscription(upload.id(), audio.sha256());
     CompletableFuture<UploadEnding> ending = new CompletableFuture<>();
+    try {
+      store.startTranscription(upload.id(), audio.sha256());
+    } catch (RuntimeException e) {
+      // The ledger cannot record the work, so none starts: the note's bytes and their budget are
+      // given back, and the upload ends unavailable instead of staying open at its length.
+      log.warn("could not start transcribing upload {}: {}", upload.id(), e.toString());
+      audio.close();
+      end(upload.id(), ending, notStarted());
+      return ending;
+    }
     running.put(upload.id(), ending);
     try {
       work.execute(() -> transcribe(upload.id(), call, ending));
     } catch (RuntimeException rejected) {
+      // Nothing will run it (the gateway is stopping): it ends now, not transcribing until expiry.
+      log.warn("could not start transcribing upload {}: {}", upload.id(), rejected.toString());
       audio.close();
-      running.remove(upload.id());
-      throw rejected;
+      end(upload.id(), ending, notStarted());
     }
     return ending;
+  }
+
+  /** How an upload ends whose work could not start: the phone sends the note again. */
+  private static UploadEnding notStarted() {
+    return new UploadEnding.Refused(
+        new Outcome.Refused(
+            Problem.SERVER_UNAVAILABLE,
+            "the gateway could not start transcribing this note; send it again"));
   }
 
   /**
