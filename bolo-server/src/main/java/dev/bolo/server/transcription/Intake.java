@@ -45,6 +45,14 @@ public final class Intake {
     return accept(request, false);
   }
 
+  /**
+   * The canonical settings of a resumable upload's fields, by the rule {@link #acceptUploaded}
+   * follows: they were checked at its creation.
+   */
+  Settings settingsOfUploaded(SettingFields fields) {
+    return settings.of(task, fields);
+  }
+
   private Acceptance accept(NoteRequest request, boolean offeredNow) {
     String claimed = request.claimedSha256();
     String computed = request.audio().sha256();

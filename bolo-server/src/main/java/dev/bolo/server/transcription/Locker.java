@@ -1,6 +1,7 @@
 package dev.bolo.server.transcription;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +39,7 @@ final class Locker {
         locks.compute(
             id,
             (key, known) -> {
-              Entry used = known != null ? known : new Entry();
+              Entry used = Objects.requireNonNullElseGet(known, Entry::new);
               used.users++;
               return used;
             });

@@ -73,7 +73,7 @@ public final class ResumableUploads {
         reader,
         transcriber.noteSettings(),
         transcriber.transcriptions(),
-        UploadCompletion.UseCase.of(transcriber),
+        UploadTranscriber.of(transcriber),
         work,
         clock,
         ttl,
@@ -86,7 +86,7 @@ public final class ResumableUploads {
       UploadReader reader,
       NoteSettings noteSettings,
       Intake intake,
-      UploadCompletion.UseCase useCase,
+      UploadTranscriber transcriber,
       Executor work,
       Clock clock,
       Duration ttl,
@@ -95,7 +95,7 @@ public final class ResumableUploads {
     this.store = Objects.requireNonNull(store, "store");
     this.reader = Objects.requireNonNull(reader, "reader");
     this.noteSettings = Objects.requireNonNull(noteSettings, "noteSettings");
-    this.completion = new UploadCompletion(store, intake, noteSettings, useCase, work);
+    this.completion = new UploadCompletion(store, intake, transcriber, work);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.ttl = Objects.requireNonNull(ttl, "ttl");
     if (maxUnfinishedPerDevice < 1) {

@@ -3,7 +3,6 @@ package dev.bolo.server.transcription;
 import dev.bolo.server.audio.PartialNote;
 import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.work.Outcome;
@@ -38,38 +37,9 @@ final class UploadCompletion {
   /** How often a wait for work run elsewhere reads the upload's record again. */
   private static final Duration RECHECK = Duration.ofMillis(250);
 
-  /** What the completion needs of the use case: {@link Transcriber} and its lookups. */
-  interface UseCase {
-
-    /** Transcribes or replays the note; never throws for an expected failure. */
-    Transcriber.Answer transcribe(Transcriber.Note note) throws InterruptedException;
-
-    /** The device's stored transcript of this work, waiting up to {@code wait} for it. */
-    Optional<Transcript> stored(Device device, Settings settings, String audioSha256, Duration wait)
-        throws InterruptedException;
-
-    static UseCase of(Transcriber transcriber) {
-      NoteLookup lookups = transcriber.lookups();
-      return new UseCase() {
-        @Override
-        public Transcriber.Answer transcribe(Transcriber.Note note) throws InterruptedException {
-          return transcriber.transcribe(note);
-        }
-
-        @Override
-        public Optional<Transcript> stored(
-            Device device, Settings settings, String audioSha256, Duration wait)
-            throws InterruptedException {
-          return lookups.stored(device, settings, audioSha256, wait);
-        }
-      };
-    }
-  }
-
   private final UploadStore store;
   private final Intake intake;
-  private final NoteSettings noteSettings;
-  private final UseCase useCase;
+  private final UploadTranscriber transcriber;
   private final Executor work;
   private final ConcurrentHashMap<String, CompletableFuture<UploadEnding>> running =
       new ConcurrentHashMap<>();
@@ -85,12 +55,10 @@ final class UploadCompletion {
    * @param intake where transcriptions come in, as a POST's do
    * @param work runs transcriptions that outlive the request that completed the upload
    */
-  UploadCompletion(
-      UploadStore store, Intake intake, NoteSettings noteSettings, UseCase useCase, Executor work) {
+  UploadCompletion(UploadStore store, Intake intake, UploadTranscriber transcriber, Executor work) {
     this.store = Objects.requireNonNull(store, "store");
     this.intake = Objects.requireNonNull(intake, "intake");
-    this.noteSettings = Objects.requireNonNull(noteSettings, "noteSettings");
-    this.useCase = Objects.requireNonNull(useCase, "useCase");
+    this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
     this.work = Objects.requireNonNull(work, "work");
   }
 
@@ -208,7 +176,7 @@ final class UploadCompletion {
       String id, Transcriber.Note call, CompletableFuture<UploadEnding> ending) {
     UploadEnding ended;
     try (SpooledAudio audio = call.audio()) {
-      Transcriber.Answer answer = useCase.transcribe(call);
+      Transcriber.Answer answer = transcriber.transcribe(call);
       ended =
           switch (answer.outcome()) {
             case Outcome.Success success ->
@@ -269,7 +237,7 @@ final class UploadCompletion {
       case DONE -> {
         String sha = Objects.requireNonNull(upload.audioSha256(), "hash of a finished upload");
         boolean replayed = EndingCodec.replayed(upload);
-        yield useCase
+        yield transcriber
             .stored(device, settingsOf(upload), sha, Duration.ZERO)
             .<UploadProgress>map(
                 t -> new UploadProgress.Ended(new UploadEnding.Transcribed(t, replayed)))
@@ -284,7 +252,7 @@ final class UploadCompletion {
    * one asked for even if it is no longer offered, as for a POST that was already accepted.
    */
   private Settings settingsOf(StoredUpload upload) {
-    return noteSettings.of(Task.TRANSCRIBE, SettingFields.of(UploadStore.fieldsOf(upload)));
+    return intake.settingsOfUploaded(SettingFields.of(UploadStore.fieldsOf(upload)));
   }
 
   private UploadProgress awaitRunning(
@@ -312,7 +280,8 @@ final class UploadCompletion {
         return progress(device, now.get(), Duration.ZERO, requestId);
       }
       long left = Math.max(0, deadline - System.nanoTime());
-      Optional<Transcript> stored = useCase.stored(device, settings, sha, Duration.ofNanos(left));
+      Optional<Transcript> stored =
+          transcriber.stored(device, settings, sha, Duration.ofNanos(left));
       if (stored.isPresent()) {
         return new UploadProgress.Ended(new UploadEnding.Transcribed(stored.get(), false));
       }

@@ -90,7 +90,7 @@ final class UploadsOnMemory {
             reader,
             settings,
             new Intake(Task.TRANSCRIBE, settings, engine),
-            new CountingUseCase(),
+            new CountingTranscriber(),
             work != null ? work : queued::add,
             clock,
             TTL,
@@ -113,7 +113,7 @@ final class UploadsOnMemory {
     return "text of " + sha256;
   }
 
-  private final class CountingUseCase implements UploadCompletion.UseCase {
+  private final class CountingTranscriber implements UploadTranscriber {
     @Override
     public Transcriber.Answer transcribe(Transcriber.Note note) {
       transcriptions.incrementAndGet();
