@@ -6,6 +6,7 @@ import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where one kind of note (transcriptions, or translations into English) enters the use case: checks
@@ -43,6 +44,19 @@ public final class Intake {
    */
   Acceptance acceptUploaded(NoteRequest request) {
     return accept(request, false);
+  }
+
+  /**
+   * Why a resumable upload with these settings cannot be created, as a POST with them would be
+   * refused; empty when it can. They are checked once, at its creation.
+   */
+  Optional<NoteRefusal> refusalOf(SettingFields fields) {
+    try {
+      settings.offered(task, fields);
+      return Optional.empty();
+    } catch (InvalidSettingException e) {
+      return Optional.of(NoteSettings.refusalOf(e));
+    }
   }
 
   /**

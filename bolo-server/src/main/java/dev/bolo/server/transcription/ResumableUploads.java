@@ -3,8 +3,6 @@ package dev.bolo.server.transcription;
 import dev.bolo.server.audio.PartialNote;
 import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.engine.InvalidSettingException;
-import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.ledger.UploadRegistry;
@@ -42,7 +40,7 @@ public final class ResumableUploads {
   private final Locker locker = new Locker();
   private final UploadCompletion completion;
   private final UploadReader reader;
-  private final NoteSettings noteSettings;
+  private final Intake intake;
   private final Clock clock;
   private final Duration ttl;
   private final int maxUnfinishedPerDevice;
@@ -71,7 +69,6 @@ public final class ResumableUploads {
     this(
         new UploadStore(registry, SpoolBudget.of(reader), spoolDir, instanceId, clock),
         reader,
-        transcriber.noteSettings(),
         transcriber.transcriptions(),
         UploadTranscriber.of(transcriber),
         work,
@@ -84,7 +81,6 @@ public final class ResumableUploads {
   ResumableUploads(
       UploadStore store,
       UploadReader reader,
-      NoteSettings noteSettings,
       Intake intake,
       UploadTranscriber transcriber,
       Executor work,
@@ -94,7 +90,7 @@ public final class ResumableUploads {
       Duration lockWait) {
     this.store = Objects.requireNonNull(store, "store");
     this.reader = Objects.requireNonNull(reader, "reader");
-    this.noteSettings = Objects.requireNonNull(noteSettings, "noteSettings");
+    this.intake = Objects.requireNonNull(intake, "intake");
     this.completion = new UploadCompletion(store, intake, transcriber, work);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.ttl = Objects.requireNonNull(ttl, "ttl");
@@ -128,10 +124,9 @@ public final class ResumableUploads {
     if (length < 1) {
       throw new IllegalArgumentException("length must be >= 1: " + length);
     }
-    try {
-      noteSettings.offered(Task.TRANSCRIBE, SettingFields.of(fields));
-    } catch (InvalidSettingException e) {
-      return new UploadCreation.Refused(NoteSettings.refusalOf(e));
+    Optional<NoteRefusal> refusal = intake.refusalOf(SettingFields.of(fields));
+    if (refusal.isPresent()) {
+      return new UploadCreation.Refused(refusal.get());
     }
     Instant now = clock.instant();
     byte[] random = new byte[16];

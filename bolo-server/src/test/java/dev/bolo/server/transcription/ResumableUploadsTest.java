@@ -10,8 +10,10 @@ import dev.bolo.server.work.Problem;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -219,6 +221,81 @@ class ResumableUploadsTest {
                 assertThat(((UploadEnding.Refused) ended.ending()).refused().problem())
                     .isEqualTo(Problem.SERVER_UNAVAILABLE));
     assertThat(restarted.reader.spoolBytesInUse()).isZero();
+  }
+
+  @Test
+  void anUploadWithSettingsNoPostCouldHaveIsNeverCreated() {
+    UploadCreation creation =
+        memory.uploads.create(
+            ALPHA, UploadProtocol.TUS, note.length, Map.of("model", "gpt-9"), null, null);
+
+    assertThat(creation)
+        .isInstanceOfSatisfying(
+            UploadCreation.Refused.class,
+            refused -> assertThat(refused.refusal()).isInstanceOf(NoteRefusal.NotOffered.class));
+    assertThat(memory.reader.spoolBytesInUse()).isZero();
+  }
+
+  @Test
+  void anUploadWhoseSpoolLostBytesIsMovedBackToWhatIsLeftAndEndsWithTheRightHash()
+      throws Exception {
+    StoredUpload upload = create(memory, sha256(note));
+    append(memory, upload, 0, Arrays.copyOfRange(note, 0, 5000));
+    Path file = spoolFiles().get(0);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      channel.truncate(2000);
+    }
+
+    UploadAppend refused =
+        append(
+            memory,
+            upload.withOffset(5000, note.length),
+            5000,
+            Arrays.copyOfRange(note, 5000, 6000));
+    UploadAppend rest =
+        append(
+            memory,
+            upload.withOffset(2000, note.length),
+            2000,
+            Arrays.copyOfRange(note, 2000, note.length));
+
+    assertThat(refused).isEqualTo(new UploadAppend.WrongOffset(2000));
+    CompletableFuture<UploadEnding> ending = endingOf(rest);
+    memory.runQueued();
+    assertThat(ending.get()).isInstanceOf(UploadEnding.Transcribed.class);
+    assertThat(memory.transcriptions).hasValue(1);
+  }
+
+  @Test
+  void aTerminationWhileTheNoteIsTranscribedLeavesItsFileToTheWorkWhichGivesTheBudgetBackOnce()
+      throws Exception {
+    StoredUpload upload = create(memory, null);
+    CompletableFuture<UploadEnding> ending = endingOf(append(memory, upload, 0, note));
+
+    assertThat(memory.uploads.terminate(memory.registry.find(upload.id()).orElseThrow()))
+        .isEqualTo(UploadTermination.DELETED);
+
+    assertThat(spoolFiles()).hasSize(1);
+    assertThat(memory.reader.spoolBytesInUse()).isEqualTo(note.length);
+    memory.runQueued();
+    assertThat(ending.get()).isInstanceOf(UploadEnding.Transcribed.class);
+    assertThat(spoolFiles()).isEmpty();
+    assertThat(memory.reader.spoolBytesInUse()).isZero();
+  }
+
+  @Test
+  void anOrphanNobodyAskedForIsSweptWithItsBytes() throws Exception {
+    StoredUpload upload = create(memory, null);
+    endingOf(append(memory, upload, 0, note));
+    UploadsOnMemory restarted = memory.restarted();
+    restarted.uploads.recover();
+
+    memory.clock.advance(UploadsOnMemory.TTL);
+
+    assertThat(restarted.uploads.sweep()).isEqualTo(1);
+    assertThat(spoolFiles()).isEmpty();
+    assertThat(restarted.reader.spoolBytesInUse()).isZero();
+    assertThat(restarted.runQueued()).isZero();
   }
 
   @Test

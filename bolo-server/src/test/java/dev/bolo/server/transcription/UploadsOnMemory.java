@@ -88,7 +88,6 @@ final class UploadsOnMemory {
             new UploadStore(
                 registry, SpoolBudget.of(reader), spool.resolve("resumable"), "instance-1", clock),
             reader,
-            settings,
             new Intake(Task.TRANSCRIBE, settings, engine),
             new CountingTranscriber(),
             work != null ? work : queued::add,
