@@ -78,6 +78,12 @@ public final class ResumableUploads {
         lockWait);
   }
 
+  /**
+   * The uploads over parts given as they are: unit tests stand in for the use case and the work.
+   *
+   * @param intake where the finished notes come in, as a POST's do
+   * @param transcriber the use case that transcribes them and finds their stored answers
+   */
   ResumableUploads(
       UploadStore store,
       UploadReader reader,
