@@ -283,20 +283,4 @@ public final class UploadReader {
   private InputStream rateGuarded(InputStream body) {
     return new MinimumRateInputStream(body, minBytesPerSecond, rateWindow, nanoTime);
   }
-
-  /**
-   * Holds {@code bytes} of the spool budget ({@code BOLO_SPOOL_MAX_BYTES}) for a resumable upload
-   * from its creation to its end, so that open uploads cannot fill the disk. The same as {@code
-   * spoolBudget().tryHold(bytes)}.
-   *
-   * @return false when that would pass the budget; nothing is held then
-   */
-  public boolean holdSpool(long bytes) {
-    return spool.tryHold(bytes);
-  }
-
-  /** Gives back what {@link #holdSpool} held; the same as {@code spoolBudget().release(bytes)}. */
-  public void releaseSpool(long bytes) {
-    spool.release(bytes);
-  }
 }

@@ -2,8 +2,11 @@ package dev.bolo.server.http;
 
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
-import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.SettingFields;
+import dev.bolo.server.transcription.UploadAppend;
+import dev.bolo.server.transcription.UploadCreation;
+import dev.bolo.server.transcription.UploadEnding;
+import dev.bolo.server.transcription.UploadProtocol;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
@@ -144,10 +147,10 @@ final class ResumableDraftHandler {
       UploadExchange.refuseBody(ctx, Errors.invalid(e));
       return;
     }
-    ResumableUploads.Creation creation =
+    UploadCreation creation =
         exchange.uploads.create(
-            device, ResumableUploads.Protocol.IETF, length, fields, sha256, idempotencyKey);
-    if (!(creation instanceof ResumableUploads.Creation.Created created)) {
+            device, UploadProtocol.IETF, length, fields, sha256, idempotencyKey);
+    if (!(creation instanceof UploadCreation.Created created)) {
       UploadExchange.refuseCreation(ctx, creation);
       return;
     }
@@ -218,13 +221,13 @@ final class ResumableDraftHandler {
       boolean complete,
       boolean created)
       throws IOException {
-    ResumableUploads.Append append = exchange.appendBody(ctx, device, upload, offset, complete);
-    if (!(append instanceof ResumableUploads.Append.Appended appended)) {
+    UploadAppend append = exchange.appendBody(ctx, device, upload, offset, complete);
+    if (!(append instanceof UploadAppend.Appended appended)) {
       UploadExchange.answerAppend(ctx, append);
       return;
     }
     describe(ctx, appended.upload());
-    CompletableFuture<ResumableUploads.Ending> ending = appended.ending();
+    CompletableFuture<UploadEnding> ending = appended.ending();
     if (ending == null) {
       ctx.status(created ? 201 : 204);
       return;
@@ -234,8 +237,7 @@ final class ResumableDraftHandler {
   }
 
   /** The transcription answer to the request that completed the upload. */
-  private void answer(Context ctx, CompletableFuture<ResumableUploads.Ending> ending)
-      throws IOException {
+  private void answer(Context ctx, CompletableFuture<UploadEnding> ending) throws IOException {
     Duration wait = exchange.timeouts.answer();
     exchange.timeouts.setIdleTimeout(ctx, wait);
     try {

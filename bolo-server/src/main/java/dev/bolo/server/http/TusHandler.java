@@ -3,7 +3,10 @@ package dev.bolo.server.http;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.NoteLookup;
-import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.UploadAppend;
+import dev.bolo.server.transcription.UploadCreation;
+import dev.bolo.server.transcription.UploadProgress;
+import dev.bolo.server.transcription.UploadProtocol;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -110,15 +113,15 @@ final class TusHandler {
       UploadExchange.refuseBody(ctx, Errors.invalid(e));
       return;
     }
-    ResumableUploads.Creation creation =
+    UploadCreation creation =
         exchange.uploads.create(
             device,
-            ResumableUploads.Protocol.TUS,
+            UploadProtocol.TUS,
             length,
             fields,
             sha256 == null ? null : sha256.trim(),
             idempotencyKey);
-    if (!(creation instanceof ResumableUploads.Creation.Created created)) {
+    if (!(creation instanceof UploadCreation.Created created)) {
       UploadExchange.refuseCreation(ctx, creation);
       return;
     }
@@ -131,9 +134,9 @@ final class TusHandler {
       return;
     }
     // creation-with-upload: the body is the first append.
-    ResumableUploads.Append append = exchange.appendBody(ctx, device, upload, 0, false);
+    UploadAppend append = exchange.appendBody(ctx, device, upload, 0, false);
     switch (append) {
-      case ResumableUploads.Append.Appended appended -> {
+      case UploadAppend.Appended appended -> {
         ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
         ctx.status(201);
       }
@@ -186,8 +189,8 @@ final class TusHandler {
       UploadExchange.refuseBody(ctx, Errors.wrongOffset(upload.get().offset()));
       return;
     }
-    ResumableUploads.Append append = exchange.appendBody(ctx, device, upload.get(), offset, false);
-    if (append instanceof ResumableUploads.Append.Appended appended) {
+    UploadAppend append = exchange.appendBody(ctx, device, upload.get(), offset, false);
+    if (append instanceof UploadAppend.Appended appended) {
       ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
       ctx.header("Upload-Expires", UploadExchange.httpDate(appended.upload().expiresAt()));
       ctx.status(204);
@@ -227,7 +230,7 @@ final class TusHandler {
     }
     // Waiting for running work is not idleness: keep the connection for the wait.
     exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle().plus(wait));
-    ResumableUploads.Progress progress;
+    UploadProgress progress;
     try {
       progress =
           exchange.uploads.transcription(device, upload.get(), wait, RequestLog.requestIdOf(ctx));
@@ -235,11 +238,10 @@ final class TusHandler {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
     switch (progress) {
-      case ResumableUploads.Progress.Incomplete incomplete -> UploadExchange.sendRunning(ctx);
-      case ResumableUploads.Progress.Running running -> UploadExchange.sendRunning(ctx);
-      case ResumableUploads.Progress.Ended ended -> UploadExchange.sendEnding(ctx, ended.ending());
-      case ResumableUploads.Progress.Gone gone ->
-          UploadExchange.refuse(ctx, Errors.transcriptExpired());
+      case UploadProgress.Incomplete incomplete -> UploadExchange.sendRunning(ctx);
+      case UploadProgress.Running running -> UploadExchange.sendRunning(ctx);
+      case UploadProgress.Ended ended -> UploadExchange.sendEnding(ctx, ended.ending());
+      case UploadProgress.Gone gone -> UploadExchange.refuse(ctx, Errors.transcriptExpired());
     }
   }
 

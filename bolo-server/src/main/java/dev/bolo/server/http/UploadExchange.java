@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.UploadAppend;
+import dev.bolo.server.transcription.UploadCreation;
+import dev.bolo.server.transcription.UploadEnding;
 import dev.bolo.server.work.Transcript;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -61,14 +64,12 @@ final class UploadExchange {
   }
 
   /** How an upload's ending is answered: the POST's own answer. */
-  static void sendEnding(Context ctx, ResumableUploads.Ending ending) throws IOException {
+  static void sendEnding(Context ctx, UploadEnding ending) throws IOException {
     switch (ending) {
-      case ResumableUploads.Ending.Transcribed t ->
-          sendTranscript(ctx, t.transcript(), t.replayed());
-      case ResumableUploads.Ending.Refused r -> refuse(ctx, Errors.of(r.refused()));
-      case ResumableUploads.Ending.Unusable u ->
-          refuse(ctx, Errors.of(u.why(), Dialect.NATIVE.audioField()));
-      case ResumableUploads.Ending.HashMismatch h ->
+      case UploadEnding.Transcribed t -> sendTranscript(ctx, t.transcript(), t.replayed());
+      case UploadEnding.Refused r -> refuse(ctx, Errors.of(r.refused()));
+      case UploadEnding.Unusable u -> refuse(ctx, Errors.of(u.why(), Dialect.NATIVE.audioField()));
+      case UploadEnding.HashMismatch h ->
           refuse(ctx, Errors.hashMismatch("sha256", h.declared(), h.computed()));
     }
   }
@@ -77,18 +78,17 @@ final class UploadExchange {
    * Answers a creation that made no upload: its settings refused, 429 for too many unfinished ones,
    * 503 when full.
    */
-  static void refuseCreation(Context ctx, ResumableUploads.Creation creation) {
+  static void refuseCreation(Context ctx, UploadCreation creation) {
     switch (creation) {
-      case ResumableUploads.Creation.TooMany tooMany ->
+      case UploadCreation.TooMany tooMany ->
           refuseBody(ctx, Errors.tooManyUnfinishedUploads(tooMany.max()));
-      case ResumableUploads.Creation.SpoolFull full ->
+      case UploadCreation.SpoolFull full ->
           refuseBody(
               ctx,
               Errors.serverUnavailable(
                   "the gateway is holding too many uploads; retry shortly", null));
-      case ResumableUploads.Creation.Refused refused ->
-          refuseBody(ctx, Errors.of(refused.refusal()));
-      case ResumableUploads.Creation.Created created ->
+      case UploadCreation.Refused refused -> refuseBody(ctx, Errors.of(refused.refusal()));
+      case UploadCreation.Created created ->
           throw new IllegalArgumentException("an upload was created: nothing to refuse");
     }
   }
@@ -138,23 +138,22 @@ final class UploadExchange {
   }
 
   /** Every answer to an append but a clean one. */
-  static void answerAppend(Context ctx, ResumableUploads.Append append) {
+  static void answerAppend(Context ctx, UploadAppend append) {
     switch (append) {
-      case ResumableUploads.Append.Appended appended -> {
+      case UploadAppend.Appended appended -> {
         ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
         ctx.status(204);
       }
-      case ResumableUploads.Append.Interrupted interrupted -> {
+      case UploadAppend.Interrupted interrupted -> {
         ctx.header("Upload-Offset", Long.toString(interrupted.upload().offset()));
         refuseBody(ctx, Errors.of(interrupted.why(), Dialect.NATIVE.audioField()));
       }
-      case ResumableUploads.Append.WrongOffset wrong -> {
+      case UploadAppend.WrongOffset wrong -> {
         ctx.header("Upload-Offset", Long.toString(wrong.offset()));
         refuseBody(ctx, Errors.wrongOffset(wrong.offset()));
       }
-      case ResumableUploads.Append.Overrun overrun ->
-          refuseBody(ctx, Errors.appendOverrun(overrun.length()));
-      case ResumableUploads.Append.Inconsistent inconsistent ->
+      case UploadAppend.Overrun overrun -> refuseBody(ctx, Errors.appendOverrun(overrun.length()));
+      case UploadAppend.Inconsistent inconsistent ->
           refuseBody(
               ctx,
               Errors.invalid(
@@ -163,10 +162,10 @@ final class UploadExchange {
                       + inconsistent.reached()
                       + " bytes, not at its Upload-Length of "
                       + inconsistent.length()));
-      case ResumableUploads.Append.Elsewhere elsewhere -> refuseBody(ctx, Errors.uploadElsewhere());
-      case ResumableUploads.Append.Gone gone -> refuseBody(ctx, Errors.noSuchUpload());
-      case ResumableUploads.Append.Locked locked -> refuseBody(ctx, Errors.uploadLocked());
-      case ResumableUploads.Append.Refused refused ->
+      case UploadAppend.Elsewhere elsewhere -> refuseBody(ctx, Errors.uploadElsewhere());
+      case UploadAppend.Gone gone -> refuseBody(ctx, Errors.noSuchUpload());
+      case UploadAppend.Locked locked -> refuseBody(ctx, Errors.uploadLocked());
+      case UploadAppend.Refused refused ->
           refuseBody(ctx, Errors.of(refused.why(), Dialect.NATIVE.audioField()));
     }
   }
@@ -191,7 +190,7 @@ final class UploadExchange {
    * Appends the request's body to {@code upload} at {@code offset}, its idle timeout raised to the
    * body's rate window while it is read; {@code last} when the client says it ends the note.
    */
-  ResumableUploads.Append appendBody(
+  UploadAppend appendBody(
       Context ctx, Device device, StoredUpload upload, long offset, boolean last)
       throws IOException {
     timeouts.setIdleTimeout(ctx, timeouts.body());

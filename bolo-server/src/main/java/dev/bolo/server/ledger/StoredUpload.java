@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * @param device the device that created it; no other device may see it
  * @param instanceId the gateway instance whose spool holds its bytes
  * @param protocol {@code tus} or {@code ietf}
- * @param length the note's length in bytes, -1 while the client has not said it
+ * @param length the note's length in bytes, which both protocols require at creation
  * @param offset bytes stored so far
  * @param fields the note's settings as a JSON object of form field names to values
  * @param declaredSha256 the client's claimed SHA-256 of the whole note, checked at the end

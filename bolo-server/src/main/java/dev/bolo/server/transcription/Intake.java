@@ -6,6 +6,7 @@ import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where one kind of note (transcriptions, or translations into English) enters the use case: checks
@@ -33,6 +34,40 @@ public final class Intake {
 
   /** Checks the note's hash, its settings and the engine's ability, in that order. */
   public Acceptance accept(NoteRequest request) {
+    return accept(request, true);
+  }
+
+  /**
+   * Checks the note of a resumable upload whose last byte arrived, as {@link #accept} checks a
+   * POST's, but its settings were checked when the upload was created: the model stays the one
+   * asked for even if it is no longer offered, as for a POST that was already accepted.
+   */
+  Acceptance acceptUploaded(NoteRequest request) {
+    return accept(request, false);
+  }
+
+  /**
+   * Why a resumable upload with these settings cannot be created, as a POST with them would be
+   * refused; empty when it can. They are checked once, at its creation.
+   */
+  Optional<NoteRefusal> refusalOf(SettingFields fields) {
+    try {
+      settings.offered(task, fields);
+      return Optional.empty();
+    } catch (InvalidSettingException e) {
+      return Optional.of(NoteSettings.refusalOf(e));
+    }
+  }
+
+  /**
+   * The canonical settings of a resumable upload's fields, by the rule {@link #acceptUploaded}
+   * follows: they were checked at its creation.
+   */
+  Settings settingsOfUploaded(SettingFields fields) {
+    return settings.of(task, fields);
+  }
+
+  private Acceptance accept(NoteRequest request, boolean offeredNow) {
     String claimed = request.claimedSha256();
     String computed = request.audio().sha256();
     // Damaged on the way, or the client hashed other bytes: nothing is transcribed.
@@ -41,7 +76,10 @@ public final class Intake {
     }
     Settings canonical;
     try {
-      canonical = settings.offered(task, request.fields());
+      canonical =
+          offeredNow
+              ? settings.offered(task, request.fields())
+              : settings.of(task, request.fields());
     } catch (InvalidSettingException e) {
       return new Acceptance.Refused(NoteSettings.refusalOf(e));
     }

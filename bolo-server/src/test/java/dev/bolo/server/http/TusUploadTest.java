@@ -13,6 +13,7 @@ import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
 import dev.bolo.server.testing.WallClock;
 import dev.bolo.server.transcription.ResumableUploads;
+import dev.bolo.server.transcription.UploadAppend;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -221,11 +222,11 @@ class TusUploadTest {
     assertThat(append(Gateway.TOKEN_A, location, 60_000, slice(note, 60_000, note.length)).code())
         .isEqualTo(204);
 
-    ResumableUploads.Append late =
+    UploadAppend late =
         uploads.append(
             alpha, stale, 60_000, 100, new ByteArrayInputStream(new byte[100]), false, "late");
 
-    assertThat(late).isEqualTo(new ResumableUploads.Append.WrongOffset(note.length));
+    assertThat(late).isEqualTo(new UploadAppend.WrongOffset(note.length));
     // The file the transcription reads is whole.
     assertThat(Files.size(spoolFileOf(location))).isEqualTo(note.length);
     provider.release();

@@ -1,0 +1,38 @@
+package dev.bolo.server.transcription;
+
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.work.Transcript;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What the end of a resumable upload needs of the use case: {@link Transcriber} and its lookups
+ * ({@link NoteLookup}), as an interface a test can stand in for. Implementations are thread safe.
+ */
+interface UploadTranscriber {
+  /** Transcribes or replays the note; never throws for an expected failure. */
+  Transcriber.Answer transcribe(Transcriber.Note note) throws InterruptedException;
+
+  /** The device's stored transcript of this work, waiting up to {@code wait} for it. */
+  Optional<Transcript> stored(Device device, Settings settings, String audioSha256, Duration wait)
+      throws InterruptedException;
+
+  /** The gateway's own use case. */
+  static UploadTranscriber of(Transcriber transcriber) {
+    NoteLookup lookups = transcriber.lookups();
+    return new UploadTranscriber() {
+      @Override
+      public Transcriber.Answer transcribe(Transcriber.Note note) throws InterruptedException {
+        return transcriber.transcribe(note);
+      }
+
+      @Override
+      public Optional<Transcript> stored(
+          Device device, Settings settings, String audioSha256, Duration wait)
+          throws InterruptedException {
+        return lookups.stored(device, settings, audioSha256, wait);
+      }
+    };
+  }
+}
