@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-class SpoolBudgetTest {
+class SpoolHoldsTest {
 
   private static final long MAX = 1000;
 
