@@ -1,13 +1,13 @@
 package dev.bolo.bench;
 
 import dev.bolo.audio.AudioContainer;
-import dev.bolo.server.audio.AudioContent;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.offline.OfflineConfig;
 import dev.bolo.server.engine.offline.OfflineEngine;
+import dev.bolo.server.upload.AudioContent;
 import edu.cmu.sphinx.api.Configuration;
 import edu.cmu.sphinx.api.SpeechResult;
 import edu.cmu.sphinx.api.StreamSpeechRecognizer;

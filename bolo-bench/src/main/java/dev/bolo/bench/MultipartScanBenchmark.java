@@ -1,8 +1,8 @@
 package dev.bolo.bench;
 
-import dev.bolo.server.audio.Upload;
-import dev.bolo.server.audio.UploadReader;
-import dev.bolo.server.audio.UploadResult;
+import dev.bolo.server.upload.Upload;
+import dev.bolo.server.upload.UploadReader;
+import dev.bolo.server.upload.UploadResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package dev.bolo.bench;
 
-import dev.bolo.server.audio.AudioPartWriter;
-import dev.bolo.server.audio.UploadResult;
+import dev.bolo.server.upload.AudioPartWriter;
+import dev.bolo.server.upload.UploadResult;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
 package dev.bolo.server;
 
-import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.AnswerBudget;
@@ -27,6 +26,7 @@ import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.upload.UploadReader;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -214,18 +214,18 @@ public final class AppBuilder {
             clock,
             metrics);
     ServerConfig.Limits limits = config.limits();
-    UploadReader uploads =
+    UploadReader reader =
         new UploadReader(
             limits.maxUploadBytes(),
             limits.inMemoryUploadBytes(),
             slot.spoolDir(),
             limits.uploads(),
             wireTicker);
-    GatewayGauges.bindUploads(metrics, uploads, limits.uploads().spoolMaxBytes());
+    GatewayGauges.bindUploads(metrics, reader, limits.uploads().spoolMaxBytes());
     ResumableUploads resumable =
         new ResumableUploads(
-            ledger.uploads(),
-            uploads,
+            ledger.uploadRegistry(),
+            reader,
             transcriber,
             slot.spoolDir().resolve(RESUMABLE_FOLDER),
             slot.id(),
@@ -237,7 +237,7 @@ public final class AppBuilder {
     resumable.recover();
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
-    readiness.put("spool", uploads::readiness);
+    readiness.put("spool", reader::readiness);
     readiness.put("store", store::readiness);
     readiness.put("ledger", ledger::readiness);
     ReadinessMonitor readinessMonitor = ReadinessMonitor.start(readiness, wireTicker);
@@ -250,7 +250,7 @@ public final class AppBuilder {
     Routes.Services services =
         new Routes.Services(
             served,
-            uploads,
+            reader,
             transcriber,
             inFlight,
             kept,

@@ -1,11 +1,11 @@
 package dev.bolo.server;
 
-import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.ledger.ChargeOutbox;
+import dev.bolo.server.upload.UploadReader;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -103,8 +103,8 @@ final class GatewayGauges {
         .register(registry);
   }
 
-  static void bindUploads(MeterRegistry registry, UploadReader uploads, long spoolMaxBytes) {
-    Gauge.builder("bolo_spool_bytes", uploads, UploadReader::spoolBytesInUse)
+  static void bindUploads(MeterRegistry registry, UploadReader reader, long spoolMaxBytes) {
+    Gauge.builder("bolo_spool_bytes", reader, UploadReader::spoolBytesInUse)
         .description("Bytes of spooled uploads on disk now")
         .baseUnit("bytes")
         .register(registry);
@@ -112,12 +112,12 @@ final class GatewayGauges {
         .description("BOLO_SPOOL_MAX_BYTES: beyond it uploads get 503 server_unavailable")
         .baseUnit("bytes")
         .register(registry);
-    Gauge.builder("bolo_upload_admitted_bytes", uploads, UploadReader::admittedBytes)
+    Gauge.builder("bolo_upload_admitted_bytes", reader, UploadReader::admittedBytes)
         .description(
             "Declared bytes of the upload bodies being read now, against BOLO_UPLOAD_BUDGET_BYTES")
         .baseUnit("bytes")
         .register(registry);
-    Gauge.builder("bolo_upload_waiting", uploads, UploadReader::waitingUploads)
+    Gauge.builder("bolo_upload_waiting", reader, UploadReader::waitingUploads)
         .description("Upload bodies waiting for room in the upload budget before they are read")
         .register(registry);
   }

@@ -1,9 +1,9 @@
 package dev.bolo.server;
 
-import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.upload.UploadReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

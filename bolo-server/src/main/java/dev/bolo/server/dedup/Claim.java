@@ -1,6 +1,6 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import java.util.Objects;
 
 /** The answer to {@link DedupStore#claim}: who does the work for a key. */
@@ -19,7 +19,7 @@ public sealed interface Claim {
   }
 
   /** The work is already done; replay this transcript. */
-  record Completed(Transcript transcript) implements Claim {}
+  record Completed(KeptTranscript transcript) implements Claim {}
 
   /** Someone else holds a live lease on the work; {@link DedupStore#await} its end. */
   record Busy() implements Claim {}

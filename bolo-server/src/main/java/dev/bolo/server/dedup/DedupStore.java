@@ -1,9 +1,9 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.health.Readiness;
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -62,13 +62,13 @@ public interface DedupStore extends AutoCloseable {
    * a transcript is stored already (a late owner never overwrites another's result); returns
    * whether it stored it. A claim the store forgot does not stop the owner.
    */
-  boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript);
+  boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript);
 
   /**
    * Releases the claim and gives {@code refusal} to everyone waiting, unless another owner holds a
    * live claim; stores nothing.
    */
-  void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal);
+  void fail(WorkKey key, Claim.Owned owner, WorkResult.Refused refusal);
 
   /**
    * Waits up to {@code timeout} for the in-flight work on {@code key} to end. Without live work it

@@ -1,9 +1,9 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.health.Readiness;
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
@@ -219,7 +219,7 @@ final class FailOpenDedupStore implements DedupStore {
   }
 
   @Override
-  public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+  public boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
     if (isLocal(owner)) {
       try {
         boolean kept = local.complete(key, untagged(owner), transcript);
@@ -244,7 +244,7 @@ final class FailOpenDedupStore implements DedupStore {
   }
 
   @Override
-  public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
+  public void fail(WorkKey key, Claim.Owned owner, WorkResult.Refused refusal) {
     if (isLocal(owner)) {
       try {
         local.fail(key, untagged(owner), refusal);
@@ -358,7 +358,7 @@ final class FailOpenDedupStore implements DedupStore {
     }
   }
 
-  private void writeToShared(WorkKey key, Claim.Owned owner, Transcript transcript) {
+  private void writeToShared(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
     withFallBack(
         null,
         s -> () -> s.complete(key, owner, transcript),

@@ -2,9 +2,9 @@ package dev.bolo.server.dedup;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
@@ -29,9 +29,9 @@ final class InMemoryDedupStore implements DedupStore {
   static final Duration FAILURE_MEMORY = Duration.ofSeconds(10);
 
   private final LongSupplier ticker;
-  private final Cache<WorkKey, Transcript> completed;
+  private final Cache<WorkKey, KeptTranscript> completed;
   private final Cache<String, WorkKey> idempotencyKeys;
-  private final Cache<WorkKey, Outcome.Refused> recentFailures;
+  private final Cache<WorkKey, WorkResult.Refused> recentFailures;
   private final ConcurrentHashMap<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
 
   private record InFlight(
@@ -54,7 +54,7 @@ final class InMemoryDedupStore implements DedupStore {
             .ticker(ticker::getAsLong)
             .expireAfterWrite(ttl)
             .maximumWeight(maxBytes)
-            .weigher((WorkKey key, Transcript transcript) -> transcript.weight())
+            .weigher((WorkKey key, KeptTranscript transcript) -> transcript.weight())
             .build();
     // An idempotency key is small; bound the count so a misbehaving client cannot grow it forever.
     this.idempotencyKeys =
@@ -73,7 +73,7 @@ final class InMemoryDedupStore implements DedupStore {
 
   @Override
   public Claim claim(WorkKey key, Duration lease) {
-    Transcript done = completed.getIfPresent(key);
+    KeptTranscript done = completed.getIfPresent(key);
     if (done != null) {
       return new Claim.Completed(done);
     }
@@ -100,7 +100,7 @@ final class InMemoryDedupStore implements DedupStore {
     // New work on this key: an earlier failure no longer answers anyone who waits from now on.
     recentFailures.invalidate(key);
     // Completed between our look-up and our claim: hand back the result, not a second call.
-    Transcript raced = completed.getIfPresent(key);
+    KeptTranscript raced = completed.getIfPresent(key);
     if (raced != null) {
       inFlight.remove(key, holder);
       holder.end().complete(new Resolution.Completed(raced));
@@ -133,7 +133,7 @@ final class InMemoryDedupStore implements DedupStore {
   }
 
   @Override
-  public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+  public boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
     InFlight current = inFlight.get(key);
     if (isHeldByAnother(current, owner) || completed.getIfPresent(key) != null) {
       return false;
@@ -147,7 +147,7 @@ final class InMemoryDedupStore implements DedupStore {
   }
 
   @Override
-  public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
+  public void fail(WorkKey key, Claim.Owned owner, WorkResult.Refused refusal) {
     InFlight current = inFlight.get(key);
     if (isHeldByAnother(current, owner)) {
       return;
@@ -171,11 +171,11 @@ final class InMemoryDedupStore implements DedupStore {
     InFlight current = inFlight.get(key);
     // Nobody holds a live lease: answer from what is stored instead of waiting for a dead owner.
     if (current == null || !current.isLive(ticker.getAsLong())) {
-      Transcript done = completed.getIfPresent(key);
+      KeptTranscript done = completed.getIfPresent(key);
       if (done != null) {
         return new Resolution.Completed(done);
       }
-      Outcome.Refused failed = recentFailures.getIfPresent(key);
+      WorkResult.Refused failed = recentFailures.getIfPresent(key);
       return failed != null ? new Resolution.Failed(failed) : new Resolution.Vacant();
     }
     try {

@@ -2,9 +2,9 @@ package dev.bolo.server.dedup;
 
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.redis.RedisEndpoint;
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
@@ -225,7 +225,7 @@ final class RedisDedupStore implements DedupStore {
   }
 
   @Override
-  public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+  public boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
     Entries e = Entries.of(key);
     RedisValues.StoredTranscript stored = RedisValues.StoredTranscript.of(transcript);
     String message = RedisValues.write(new RedisValues.Ended(owner.token(), stored, null));
@@ -243,7 +243,7 @@ final class RedisDedupStore implements DedupStore {
   }
 
   @Override
-  public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
+  public void fail(WorkKey key, Claim.Owned owner, WorkResult.Refused refusal) {
     Entries e = Entries.of(key);
     RedisValues.StoredRefusal stored = RedisValues.StoredRefusal.of(refusal);
     redis.eval(
@@ -367,7 +367,7 @@ final class RedisDedupStore implements DedupStore {
     }
   }
 
-  private static Transcript transcript(String json) {
+  private static KeptTranscript transcript(String json) {
     return RedisValues.read(json, RedisValues.StoredTranscript.class).transcript();
   }
 

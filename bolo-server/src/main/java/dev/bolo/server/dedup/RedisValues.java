@@ -5,9 +5,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -39,7 +39,7 @@ final class RedisValues {
       @JsonProperty("settings_fingerprint") String settingsFingerprint,
       @JsonProperty("usage") @Nullable String usage) {
 
-    static StoredTranscript of(Transcript t) {
+    static StoredTranscript of(KeptTranscript t) {
       return new StoredTranscript(
           t.text(),
           t.body(),
@@ -51,8 +51,8 @@ final class RedisValues {
           t.usage());
     }
 
-    Transcript transcript() {
-      return new Transcript(
+    KeptTranscript transcript() {
+      return new KeptTranscript(
           text,
           body,
           engine,
@@ -70,14 +70,14 @@ final class RedisValues {
       @JsonProperty("message") String message,
       @JsonProperty("retry_after_ms") @Nullable Long retryAfterMs) {
 
-    static StoredRefusal of(Outcome.Refused r) {
+    static StoredRefusal of(WorkResult.Refused r) {
       Duration retryAfter = r.retryAfter();
       return new StoredRefusal(
           r.problem(), r.message(), retryAfter == null ? null : retryAfter.toMillis());
     }
 
-    Outcome.Refused refusal() {
-      return new Outcome.Refused(
+    WorkResult.Refused refusal() {
+      return new WorkResult.Refused(
           problem, message, retryAfterMs == null ? null : Duration.ofMillis(retryAfterMs));
     }
   }

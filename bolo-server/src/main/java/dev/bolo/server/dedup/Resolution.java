@@ -1,16 +1,16 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
+import dev.bolo.server.work.WorkResult;
 
 /** The answer to {@link DedupStore#await}: how in-flight work ended, or that it has not yet. */
 public sealed interface Resolution {
 
   /** The work succeeded. */
-  record Completed(Transcript transcript) implements Resolution {}
+  record Completed(KeptTranscript transcript) implements Resolution {}
 
   /** The work failed; this refusal goes to everyone who waited on it. */
-  record Failed(Outcome.Refused refusal) implements Resolution {}
+  record Failed(WorkResult.Refused refusal) implements Resolution {}
 
   /** Nobody holds the work and no result is stored (its lease expired): claim it afresh. */
   record Vacant() implements Resolution {}

@@ -1,9 +1,9 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
-import dev.bolo.server.work.Transcript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -58,8 +58,8 @@ public final class WorkCoordinator {
    * What everyone waiting on work that threw is told (an Error too: a full heap, a deep recursion):
    * the gateway's fault, a resend may succeed, and nothing of the exception. It is logged once.
    */
-  static final Outcome.Refused INTERNAL_ERROR =
-      new Outcome.Refused(Problem.INTERNAL, "internal error; the note was not transcribed");
+  static final WorkResult.Refused INTERNAL_ERROR =
+      new WorkResult.Refused(Problem.INTERNAL, "internal error; the note was not transcribed");
 
   private final DedupStore store;
   private final Executor detached;
@@ -152,10 +152,10 @@ public final class WorkCoordinator {
    * @param replay whether the answer came from this request's own work, from work that was in
    *     flight when it arrived, or from a stored result
    */
-  public record Served(Outcome outcome, Replay replay) {
+  public record Served(WorkResult outcome, Replay replay) {
 
     /** An answer from this request's own work ({@code false}) or from other work ({@code true}). */
-    public Served(Outcome outcome, boolean replayed) {
+    public Served(WorkResult outcome, boolean replayed) {
       this(outcome, replayed ? Replay.JOINED : Replay.NONE);
     }
 
@@ -185,7 +185,7 @@ public final class WorkCoordinator {
    *     receive as a 502
    * @throws InterruptedException if this request's thread is interrupted; the work goes on
    */
-  public Served serve(WorkKey key, Duration maxWait, Supplier<Outcome> work)
+  public Served serve(WorkKey key, Duration maxWait, Supplier<WorkResult> work)
       throws InterruptedException {
     long deadline = ticker.getAsLong() + maxWait.toNanos();
     InFlight started = new InFlight(new CompletableFuture<>(), new AtomicInteger());
@@ -230,7 +230,8 @@ public final class WorkCoordinator {
     return current == null ? 0 : current.copies().get();
   }
 
-  private void resolveDetached(WorkKey key, long deadline, Supplier<Outcome> work, InFlight entry) {
+  private void resolveDetached(
+      WorkKey key, long deadline, Supplier<WorkResult> work, InFlight entry) {
     CompletableFuture<Served> result = entry.outcome();
     var context = MDC.getCopyOfContextMap();
     try {
@@ -261,13 +262,13 @@ public final class WorkCoordinator {
       inFlight.remove(key, entry);
       result.complete(
           new Served(
-              new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, "the gateway is shutting down"),
+              new WorkResult.Refused(Problem.UPSTREAM_UNAVAILABLE, "the gateway is shutting down"),
               Replay.NONE));
     }
   }
 
   /** Finds the outcome of the key: a stored one, this instance's run, or another instance's. */
-  private Served resolve(WorkKey key, long deadline, Supplier<Outcome> work)
+  private Served resolve(WorkKey key, long deadline, Supplier<WorkResult> work)
       throws InterruptedException {
     Sighting sighting = new Sighting();
     try {
@@ -277,7 +278,7 @@ public final class WorkCoordinator {
     }
   }
 
-  private Served resolve(WorkKey key, long deadline, Supplier<Outcome> work, Sighting sighting)
+  private Served resolve(WorkKey key, long deadline, Supplier<WorkResult> work, Sighting sighting)
       throws InterruptedException {
     settleAfterStoreChange(deadline);
     while (true) {
@@ -417,22 +418,22 @@ public final class WorkCoordinator {
         && now - backAt < OWNERS_RETAKE.toNanos();
   }
 
-  private Served replay(WorkKey key, Transcript transcript, Replay replay) {
+  private Served replay(WorkKey key, KeptTranscript transcript, Replay replay) {
     // Bug guard: a stored entry must answer the key it was stored under.
     if (!transcript.answers(key)) {
       log.error("stored transcript does not answer its key {}", key.asString());
       return new Served(
-          new Outcome.Refused(
+          new WorkResult.Refused(
               Problem.IDEMPOTENCY_CONFLICT, "a stored result contradicts this request's key"),
           replay);
     }
-    return new Served(new Outcome.Success(transcript), replay);
+    return new Served(new WorkResult.Success(transcript), replay);
   }
 
   /** Runs the work this instance owns, renewing its lease, and records how it ended. */
-  private Outcome runOwned(WorkKey key, Claim.Owned owned, Supplier<Outcome> work) {
+  private WorkResult runOwned(WorkKey key, Claim.Owned owned, Supplier<WorkResult> work) {
     Renewal renewal = new Renewal(key, owned);
-    Outcome outcome;
+    WorkResult outcome;
     try {
       outcome = work.get();
     } catch (Throwable e) {
@@ -519,15 +520,15 @@ public final class WorkCoordinator {
     }
   }
 
-  private void finish(WorkKey key, Claim.Owned owned, Outcome outcome) {
+  private void finish(WorkKey key, Claim.Owned owned, WorkResult outcome) {
     switch (outcome) {
-      case Outcome.Success success -> {
+      case WorkResult.Success success -> {
         if (!store.complete(key, owned, success.transcript())) {
           log.warn(
               "claim on {} was lost and another result is stored; this one is not", key.asString());
         }
       }
-      case Outcome.Refused refused -> store.fail(key, owned, refused);
+      case WorkResult.Refused refused -> store.fail(key, owned, refused);
     }
   }
 
@@ -546,7 +547,7 @@ public final class WorkCoordinator {
 
   private static Served stillRunning() {
     return new Served(
-        new Outcome.Refused(
+        new WorkResult.Refused(
             Problem.UPSTREAM_TIMEOUT, "the same note is still being transcribed; resend later"),
         Replay.JOINED);
   }

@@ -1,6 +1,6 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ final class WriteBehind {
   static final int MAX_ENTRIES = 10_000;
 
   /** One result waiting for the shared store, with the claim token of the work that made it. */
-  record Pending(WorkKey key, Claim.Owned owner, Transcript transcript, long keptAtNanos) {
+  record Pending(WorkKey key, Claim.Owned owner, KeptTranscript transcript, long keptAtNanos) {
     Pending {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(owner, "owner");
@@ -56,7 +56,7 @@ final class WriteBehind {
   }
 
   /** Keeps a result for the shared store; a later result for the same key replaces it. */
-  synchronized void add(WorkKey key, Claim.Owned owner, Transcript transcript) {
+  synchronized void add(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
     putBack(new Pending(key, owner, transcript, ticker.getAsLong()));
   }
 

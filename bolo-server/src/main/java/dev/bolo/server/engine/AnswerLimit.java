@@ -59,7 +59,7 @@ public final class AnswerLimit implements Interceptor {
     if (given == null) {
       return response;
     }
-    java.time.Duration wait = RetryAfter.parse(given);
+    java.time.Duration wait = ProviderRetryAfter.parse(given);
     Response.Builder sane = response.newBuilder().removeHeader("Retry-After");
     if (wait != null) {
       sane.header("Retry-After", Long.toString(wait.toSeconds()));

@@ -1,6 +1,6 @@
 package dev.bolo.server.engine;
 
-import dev.bolo.server.audio.AudioContent;
+import dev.bolo.server.upload.AudioContent;
 import java.time.Duration;
 import java.util.Objects;
 

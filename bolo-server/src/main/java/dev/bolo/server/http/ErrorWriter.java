@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 final class ErrorWriter {
 
   private static final Logger log = LoggerFactory.getLogger(ErrorWriter.class);
-  private static final ObjectMapper JSON = Json.MAPPER;
+  private static final ObjectMapper JSON = HttpJson.MAPPER;
   private static final Pattern REQUEST_ID_FORMAT = Pattern.compile("[A-Za-z0-9._:/+=-]{1,128}");
 
   private ErrorWriter() {}

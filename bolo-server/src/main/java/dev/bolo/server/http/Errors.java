@@ -1,8 +1,8 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.transcription.NoteRefusal;
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.upload.UploadResult;
+import dev.bolo.server.work.WorkResult;
 import org.jspecify.annotations.Nullable;
 
 /** The single place that maps Bolo's outcomes to HTTP statuses and codes (PROTOCOL.md's table). */
@@ -13,7 +13,7 @@ final class Errors {
 
   private Errors() {}
 
-  static ApiError of(Outcome.Refused refused) {
+  static ApiError of(WorkResult.Refused refused) {
     return switch (refused.problem()) {
       case UPSTREAM_REJECTED -> new ApiError(422, "upstream_rejected", refused.message());
       case UNSUPPORTED_AUDIO -> new ApiError(415, "unsupported_audio", refused.message());

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.transcription.NoteLookup;
 import dev.bolo.server.transcription.SettingFields;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class LookupHandler implements Handler {
 
-  private static final ObjectMapper JSON = Json.MAPPER;
+  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   static final String PATH = "/v1/transcriptions/{sha256}";
 
@@ -112,7 +112,7 @@ final class LookupHandler implements Handler {
   }
 
   /** The native upload's 200 body for a replay, with this request's id. */
-  private static void sendTranscript(Context ctx, String requestId, Transcript transcript)
+  private static void sendTranscript(Context ctx, String requestId, KeptTranscript transcript)
       throws IOException {
     ctx.header("Idempotent-Replayed", "true");
     write(ctx, 200, NativeAnswer.body(transcript, true, requestId));

@@ -16,7 +16,7 @@ import java.util.Objects;
  */
 final class ModelsHandler {
 
-  private static final ObjectMapper JSON = Json.MAPPER;
+  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   /**
    * OpenAI's {@code created} is when the provider published a model; the gateway does not know it,

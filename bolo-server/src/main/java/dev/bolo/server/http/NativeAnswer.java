@@ -2,7 +2,7 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import java.io.IOException;
 
 /**
@@ -11,12 +11,13 @@ import java.io.IOException;
  */
 final class NativeAnswer {
 
-  private static final ObjectMapper JSON = Json.MAPPER;
+  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   private NativeAnswer() {}
 
   /** The JSON body for {@code transcript}, answered to the request {@code requestId}. */
-  static byte[] body(Transcript transcript, boolean replayed, String requestId) throws IOException {
+  static byte[] body(KeptTranscript transcript, boolean replayed, String requestId)
+      throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("text", transcript.text());
     body.put("deduplicated", replayed);

@@ -11,7 +11,7 @@ import java.util.function.Supplier;
 /** {@code /healthz}, {@code /readyz} and {@code /metrics}. */
 final class OperationsHandlers {
 
-  private static final ObjectMapper JSON = Json.MAPPER;
+  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   private final Map<String, Supplier<Readiness>> components;
   private final PrometheusMeterRegistry registry;

@@ -113,7 +113,7 @@ final class ResumableDraftHandler {
     if (complete == null) {
       return;
     }
-    long max = exchange.uploads.maxBytes();
+    long max = exchange.resumable.maxBytes();
     long contentLength = ctx.req().getContentLengthLong();
     @Nullable Long length = UploadExchange.nonNegative(ctx.header("Upload-Length"));
     if (length == null && complete && contentLength >= 0) {
@@ -148,7 +148,7 @@ final class ResumableDraftHandler {
       return;
     }
     UploadCreation creation =
-        exchange.uploads.create(
+        exchange.resumable.create(
             device, UploadProtocol.IETF, length, fields, sha256, idempotencyKey);
     if (!(creation instanceof UploadCreation.Created created)) {
       UploadExchange.refuseCreation(ctx, creation);

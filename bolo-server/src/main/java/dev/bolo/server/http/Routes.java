@@ -1,12 +1,12 @@
 package dev.bolo.server.http;
 
-import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.transcription.Intake;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.upload.UploadReader;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -28,7 +28,7 @@ public final class Routes {
   /** What the routes need from the composition root. */
   public record Services(
       Ledger ledger,
-      UploadReader uploads,
+      UploadReader reader,
       Transcriber transcriber,
       InFlightRequests inFlight,
       Map<String, Supplier<Readiness>> readiness,
@@ -41,7 +41,7 @@ public final class Routes {
     UploadExchange exchange = new UploadExchange(services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
     // An upload refused before its body was read drains what is still arriving, up to one body.
-    long unreadBodyBytes = services.uploads().maxBodyBytes();
+    long unreadBodyBytes = services.reader().maxBodyBytes();
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
     // Every device route is named, logged and timed alike by RequestLog, then let in by the gate.
     routes.post(
@@ -54,7 +54,7 @@ public final class Routes {
                     new TranscriptionHandler(
                         Dialect.NATIVE,
                         services.transcriber().transcriptions(),
-                        services.uploads(),
+                        services.reader(),
                         services.transcriber(),
                         services.timeouts())))));
     registerResumable(routes, gate, exchange, draft);
@@ -79,7 +79,7 @@ public final class Routes {
                         new TranscriptionHandler(
                             Dialect.OPENAI,
                             intake,
-                            services.uploads(),
+                            services.reader(),
                             services.transcriber(),
                             services.timeouts())))));
     ModelsHandler models = new ModelsHandler(gate, services.transcriber());

@@ -3,7 +3,7 @@ package dev.bolo.server.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.transcription.Transcriber;
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.WorkResult;
 import io.javalin.http.Context;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -29,7 +29,7 @@ import org.slf4j.MDC;
 final class TranscriptStream {
 
   private static final Logger log = LoggerFactory.getLogger(TranscriptStream.class);
-  private static final ObjectMapper JSON = Json.MAPPER;
+  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   /** What the transcribing thread reports to the request thread, in order. */
   private sealed interface Event {
@@ -120,7 +120,7 @@ final class TranscriptStream {
 
   private void finish(Transcriber.Answer answer) throws IOException {
     switch (answer.outcome()) {
-      case Outcome.Success success -> {
+      case WorkResult.Success success -> {
         String text = success.transcript().text();
         start(answer.replayed());
         if (!anyDelta && !text.isEmpty()) {
@@ -132,7 +132,7 @@ final class TranscriptStream {
         TranscriptionHandler.putUsage(done, success.transcript());
         send(null, done);
       }
-      case Outcome.Refused refused -> {
+      case WorkResult.Refused refused -> {
         ApiError error = Errors.of(refused);
         if (!started) {
           if (answer.replayed()) {

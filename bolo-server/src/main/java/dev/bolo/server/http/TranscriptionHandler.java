@@ -2,17 +2,17 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.audio.Upload;
-import dev.bolo.server.audio.UploadReader;
-import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.transcription.Intake;
 import dev.bolo.server.transcription.NoteRequest;
 import dev.bolo.server.transcription.SettingFields;
 import dev.bolo.server.transcription.Transcriber;
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.upload.Upload;
+import dev.bolo.server.upload.UploadReader;
+import dev.bolo.server.upload.UploadResult;
+import dev.bolo.server.work.KeptTranscript;
+import dev.bolo.server.work.WorkResult;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.http.HttpServletResponse;
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 final class TranscriptionHandler implements Handler {
 
   private static final Logger log = LoggerFactory.getLogger(TranscriptionHandler.class);
-  private static final ObjectMapper JSON = Json.MAPPER;
+  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   /** The form fields that carry one value each: the settings, and stream. */
   private static final List<String> FORM_SINGLE_VALUED =
@@ -42,20 +42,20 @@ final class TranscriptionHandler implements Handler {
 
   private final Dialect dialect;
   private final Intake intake;
-  private final UploadReader uploads;
+  private final UploadReader reader;
   private final Transcriber transcriber;
   private final ConnectionTimeouts timeouts;
 
   TranscriptionHandler(
       Dialect dialect,
       Intake intake,
-      UploadReader uploads,
+      UploadReader reader,
       Transcriber transcriber,
       ConnectionTimeouts timeouts) {
     this.dialect = dialect;
     this.intake = Objects.requireNonNull(intake, "intake");
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
-    this.uploads = Objects.requireNonNull(uploads, "uploads");
+    this.reader = Objects.requireNonNull(reader, "uploads");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
   }
 
@@ -64,16 +64,16 @@ final class TranscriptionHandler implements Handler {
     Device device = DeviceGate.device(ctx);
     long contentLength = ctx.req().getContentLengthLong();
     // Refuse a declared oversize body at once, before reading any of it.
-    if (contentLength > uploads.maxBodyBytes()) {
+    if (contentLength > reader.maxBodyBytes()) {
       ctx.res().setHeader("Connection", "close");
-      ErrorWriter.write(ctx, dialect, Errors.tooLarge(uploads.maxAudioBytes()));
+      ErrorWriter.write(ctx, dialect, Errors.tooLarge(reader.maxAudioBytes()));
       return;
     }
     // A body that falls silent for a whole rate window is too slow; the rate itself is checked
     // as it arrives.
     timeouts.setIdleTimeout(ctx, timeouts.body());
     UploadResult result =
-        uploads.read(
+        reader.read(
             device.name(), ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
     switch (result) {
       case UploadResult.Invalid invalid -> {
@@ -136,9 +136,9 @@ final class TranscriptionHandler implements Handler {
     }
     Transcriber.Answer answer = transcriber.transcribe(note);
     switch (answer.outcome()) {
-      case Outcome.Success success ->
+      case WorkResult.Success success ->
           sendTranscript(ctx, requestId, success.transcript(), answer, note.responseFormat());
-      case Outcome.Refused refused -> {
+      case WorkResult.Refused refused -> {
         if (answer.replayed()) {
           ctx.res().setHeader("Idempotent-Replayed", "true");
         }
@@ -166,7 +166,7 @@ final class TranscriptionHandler implements Handler {
   private void sendTranscript(
       Context ctx,
       String requestId,
-      Transcript transcript,
+      KeptTranscript transcript,
       Transcriber.Answer answer,
       ResponseFormat format)
       throws IOException {
@@ -199,14 +199,14 @@ final class TranscriptionHandler implements Handler {
    * Adds the provider's {@code usage} to an OpenAI-shaped answer, as OpenAI's own answer carries
    * it; a replay carries the usage of the call that made the transcript.
    */
-  static void putUsage(ObjectNode answer, Transcript transcript) throws IOException {
+  static void putUsage(ObjectNode answer, KeptTranscript transcript) throws IOException {
     String usage = transcript.usage();
     if (usage != null) {
       answer.set("usage", JSON.readTree(usage));
     }
   }
 
-  private static String bodyOr(Transcript transcript, String fallback) {
+  private static String bodyOr(KeptTranscript transcript, String fallback) {
     String body = transcript.body();
     return body == null ? fallback : body;
   }
@@ -219,7 +219,7 @@ final class TranscriptionHandler implements Handler {
   private void refuseAndDrain(Context ctx, ApiError error) {
     ctx.res().setHeader("Connection", "close");
     ErrorWriter.write(ctx, dialect, error);
-    UnreadBody.discard(ctx, uploads.maxBodyBytes());
+    UnreadBody.discard(ctx, reader.maxBodyBytes());
   }
 
   private static void write(Context ctx, int status, String contentType, byte[] body)

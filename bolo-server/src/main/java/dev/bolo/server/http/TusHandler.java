@@ -57,7 +57,7 @@ final class TusHandler {
     ctx.header("Tus-Resumable", VERSION);
     ctx.header("Tus-Version", VERSION);
     ctx.header("Tus-Extension", "creation,creation-with-upload,termination,expiration");
-    ctx.header("Tus-Max-Size", Long.toString(exchange.uploads.maxBytes()));
+    ctx.header("Tus-Max-Size", Long.toString(exchange.resumable.maxBytes()));
     ctx.status(204);
   }
 
@@ -81,7 +81,7 @@ final class TusHandler {
       UploadExchange.refuseBody(ctx, Errors.tusVersionRequired(VERSION));
       return;
     }
-    long max = exchange.uploads.maxBytes();
+    long max = exchange.resumable.maxBytes();
     @Nullable Long length = UploadExchange.nonNegative(ctx.header("Upload-Length"));
     if (length == null) {
       UploadExchange.refuseBody(
@@ -114,7 +114,7 @@ final class TusHandler {
       return;
     }
     UploadCreation creation =
-        exchange.uploads.create(
+        exchange.resumable.create(
             device,
             UploadProtocol.TUS,
             length,
@@ -233,7 +233,7 @@ final class TusHandler {
     UploadProgress progress;
     try {
       progress =
-          exchange.uploads.transcription(device, upload.get(), wait, RequestLog.requestIdOf(ctx));
+          exchange.resumable.transcription(device, upload.get(), wait, RequestLog.requestIdOf(ctx));
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }

@@ -7,7 +7,7 @@ import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.UploadAppend;
 import dev.bolo.server.transcription.UploadCreation;
 import dev.bolo.server.transcription.UploadEnding;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,22 +23,22 @@ import org.jspecify.annotations.Nullable;
  */
 final class UploadExchange {
 
-  private static final ObjectMapper JSON = Json.MAPPER;
+  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   /** The upload resource both protocols append to. */
   static final String UPLOAD_PATH = "/v1/uploads/{id}";
 
-  final ResumableUploads uploads;
+  final ResumableUploads resumable;
   final ConnectionTimeouts timeouts;
 
-  UploadExchange(ResumableUploads uploads, ConnectionTimeouts timeouts) {
-    this.uploads = uploads;
+  UploadExchange(ResumableUploads resumable, ConnectionTimeouts timeouts) {
+    this.resumable = resumable;
     this.timeouts = timeouts;
   }
 
   /** The device's upload named in the path, if it exists, is theirs and has not expired. */
   Optional<StoredUpload> uploadOf(Context ctx, Device device) {
-    return uploads.find(device, ctx.pathParam("id"));
+    return resumable.find(device, ctx.pathParam("id"));
   }
 
   /**
@@ -51,7 +51,7 @@ final class UploadExchange {
       refuse(ctx, Errors.noSuchUpload());
       return found;
     }
-    Optional<StoredUpload> upload = uploads.settled(device, found.get());
+    Optional<StoredUpload> upload = resumable.settled(device, found.get());
     if (upload.isEmpty()) {
       refuse(ctx, Errors.uploadLocked());
     }
@@ -94,7 +94,7 @@ final class UploadExchange {
   }
 
   /** The native upload's 200 body. */
-  static void sendTranscript(Context ctx, Transcript transcript, boolean replayed)
+  static void sendTranscript(Context ctx, KeptTranscript transcript, boolean replayed)
       throws IOException {
     if (replayed) {
       ctx.header("Idempotent-Replayed", "true");
@@ -178,7 +178,7 @@ final class UploadExchange {
       refuse(ctx, Errors.noSuchUpload());
       return;
     }
-    switch (uploads.terminate(upload.get())) {
+    switch (resumable.terminate(upload.get())) {
       case DELETED -> ctx.status(204);
       case ELSEWHERE -> refuse(ctx, Errors.uploadElsewhere());
       case GONE -> refuse(ctx, Errors.noSuchUpload());
@@ -196,7 +196,7 @@ final class UploadExchange {
     timeouts.setIdleTimeout(ctx, timeouts.body());
     try {
       InputStream body = ctx.req().getInputStream();
-      return uploads.append(
+      return resumable.append(
           device,
           upload,
           offset,

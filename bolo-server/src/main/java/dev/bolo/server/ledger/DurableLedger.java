@@ -25,5 +25,5 @@ public interface DurableLedger extends Ledger, DeviceAdmin, UsageReport {
   void flushWrites();
 
   /** The state of resumable uploads, in this ledger's database. */
-  UploadRegistry uploads();
+  UploadRegistry uploadRegistry();
 }

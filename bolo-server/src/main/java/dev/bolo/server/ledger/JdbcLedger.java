@@ -467,7 +467,7 @@ final class JdbcLedger implements DurableLedger {
   }
 
   @Override
-  public UploadRegistry uploads() {
+  public UploadRegistry uploadRegistry() {
     return uploads;
   }
 

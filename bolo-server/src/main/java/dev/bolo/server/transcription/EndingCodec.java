@@ -6,10 +6,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.ledger.StoredUpload;
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.upload.UploadResult;
 import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -115,7 +115,7 @@ final class EndingCodec {
       case REFUSED -> {
         Long retryAfterMs = stored.retryAfterMs();
         yield new UploadEnding.Refused(
-            new Outcome.Refused(
+            new WorkResult.Refused(
                 required(stored.problem(), "problem", failed),
                 message,
                 retryAfterMs == null ? null : Duration.ofMillis(retryAfterMs)));

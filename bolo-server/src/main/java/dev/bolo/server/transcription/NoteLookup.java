@@ -9,7 +9,7 @@ import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.UsageRecord;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,7 +57,7 @@ public final class NoteLookup {
   public sealed interface Found {
 
     /** The work is finished and replayable: answer its transcript as a replay. */
-    record Finished(Transcript transcript) implements Found {
+    record Finished(KeptTranscript transcript) implements Found {
       public Finished {
         Objects.requireNonNull(transcript, "transcript");
       }
@@ -113,7 +113,8 @@ public final class NoteLookup {
    * running work), without counting or recording a replay: a resumable upload fetching the answer
    * of its own work.
    */
-  Optional<Transcript> stored(Device device, Settings settings, String audioSha256, Duration wait)
+  Optional<KeptTranscript> stored(
+      Device device, Settings settings, String audioSha256, Duration wait)
       throws InterruptedException {
     WorkKey key = WorkKey.of(device.name(), settings, audioSha256);
     if (store.await(key, wait) instanceof Resolution.Completed done
@@ -132,7 +133,7 @@ public final class NoteLookup {
     };
   }
 
-  private Found replay(Device device, WorkKey key, Transcript transcript, String requestId) {
+  private Found replay(Device device, WorkKey key, KeptTranscript transcript, String requestId) {
     // The same bug guard as an upload's replay; here the safe answer is "upload it".
     if (!transcript.answers(key)) {
       log.error("stored transcript does not answer its key {}", key.asString());

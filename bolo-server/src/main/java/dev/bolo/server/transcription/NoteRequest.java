@@ -1,7 +1,7 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.ledger.Device;
+import dev.bolo.server.upload.SpooledAudio;
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 

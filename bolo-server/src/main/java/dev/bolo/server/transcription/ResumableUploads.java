@@ -1,11 +1,11 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.audio.PartialNote;
-import dev.bolo.server.audio.UploadReader;
-import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.ledger.UploadRegistry;
+import dev.bolo.server.upload.PartialNote;
+import dev.bolo.server.upload.UploadReader;
+import dev.bolo.server.upload.UploadResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;

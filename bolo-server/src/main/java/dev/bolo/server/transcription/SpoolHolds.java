@@ -1,6 +1,6 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.audio.SpoolBudget;
+import dev.bolo.server.upload.SpoolBudget;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;

@@ -1,6 +1,5 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.DeltaFanOut;
 import dev.bolo.server.dedup.IdempotencyCheck;
@@ -19,10 +18,11 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.Reservation;
 import dev.bolo.server.ledger.UsageRecord;
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.upload.SpooledAudio;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
-import dev.bolo.server.work.Transcript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -164,7 +164,7 @@ public final class Transcriber {
    * @param replayed true when the answer came from earlier or in-flight work
    * @param durationMs the note's length used for quota and timeouts
    */
-  public record Answer(Outcome outcome, boolean replayed, long durationMs) {}
+  public record Answer(WorkResult outcome, boolean replayed, long durationMs) {}
 
   /**
    * Transcribes or replays; never throws for an expected failure.
@@ -207,7 +207,7 @@ public final class Transcriber {
           key,
           length,
           new WorkCoordinator.Served(
-              new Outcome.Refused(
+              new WorkResult.Refused(
                   Problem.AUDIO_TOO_LONG,
                   "this note is "
                       + length.millis() / 1000
@@ -227,7 +227,7 @@ public final class Transcriber {
           key,
           length,
           new WorkCoordinator.Served(
-              new Outcome.Refused(
+              new WorkResult.Refused(
                   Problem.IDEMPOTENCY_KEY_REUSED,
                   "this Idempotency-Key was used for other audio or settings; use a new key per note"),
               false));
@@ -246,7 +246,7 @@ public final class Transcriber {
     return record(note, key, length, served);
   }
 
-  private Outcome runOnce(
+  private WorkResult runOnce(
       Note note, SpooledAudio audio, WorkKey key, Length length, Duration timeout) {
     try (SpooledAudio held = audio.retain();
         DeltaFanOut.Publication deltas = live.publish(key)) {
@@ -258,7 +258,7 @@ public final class Transcriber {
       } catch (LedgerException e) {
         // The gateway's own fault: the phone must resend, not drop the note.
         log.warn("cannot reserve quota: {}", e.getMessage());
-        return new Outcome.Refused(
+        return new WorkResult.Refused(
             Problem.SERVER_UNAVAILABLE,
             "the device ledger is unavailable; resend shortly",
             LEDGER_RETRY_AFTER);
@@ -266,7 +266,7 @@ public final class Transcriber {
       Reservation.Granted granted;
       switch (reservation) {
         case Reservation.Exhausted exhausted -> {
-          return new Outcome.Refused(
+          return new WorkResult.Refused(
               Problem.QUOTA_EXHAUSTED,
               "this device's free audio is spent: "
                   + exhausted.remainingMillis() / 1000
@@ -275,7 +275,7 @@ public final class Transcriber {
                   + " s");
         }
         case Reservation.Held busy -> {
-          return new Outcome.Refused(
+          return new WorkResult.Refused(
               Problem.SERVER_UNAVAILABLE,
               "this device's remaining seconds are held by notes still in progress; resend in "
                   + busy.retryAfter().toSeconds()
@@ -301,8 +301,8 @@ public final class Transcriber {
           Length charged = length.correctedBy(t.reportedDurationMs());
           // The transcript is paid for at the provider: answer it whatever the ledger does now.
           charges.charge(granted, charged.millis());
-          yield new Outcome.Success(
-              new Transcript(
+          yield new WorkResult.Success(
+              new KeptTranscript(
                   t.text(),
                   t.body(),
                   engine.name(),
@@ -333,8 +333,8 @@ public final class Transcriber {
   private Answer record(Note note, WorkKey key, Length length, WorkCoordinator.Served served) {
     String outcome =
         switch (served.outcome()) {
-          case Outcome.Success s -> "ok";
-          case Outcome.Refused r -> r.problem().name().toLowerCase(Locale.ROOT);
+          case WorkResult.Success s -> "ok";
+          case WorkResult.Refused r -> r.problem().name().toLowerCase(Locale.ROOT);
         };
     meters.answered(outcome, served.replay(), length.millis());
     try {
@@ -387,15 +387,16 @@ public final class Transcriber {
   }
 
   /** The refusal that stands for an engine's failure. */
-  private static Outcome.Refused refusal(EngineResult.Failure failure) {
+  private static WorkResult.Refused refusal(EngineResult.Failure failure) {
     return switch (failure) {
-      case EngineResult.Rejected r -> new Outcome.Refused(Problem.UPSTREAM_REJECTED, r.message());
+      case EngineResult.Rejected r ->
+          new WorkResult.Refused(Problem.UPSTREAM_REJECTED, r.message());
       case EngineResult.UnsupportedAudio u ->
-          new Outcome.Refused(Problem.UNSUPPORTED_AUDIO, u.message());
+          new WorkResult.Refused(Problem.UNSUPPORTED_AUDIO, u.message());
       case EngineResult.Unavailable u ->
-          new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
-      case EngineResult.Failed f -> new Outcome.Refused(Problem.UPSTREAM_ERROR, f.message());
-      case EngineResult.TimedOut t -> new Outcome.Refused(Problem.UPSTREAM_TIMEOUT, t.message());
+          new WorkResult.Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
+      case EngineResult.Failed f -> new WorkResult.Refused(Problem.UPSTREAM_ERROR, f.message());
+      case EngineResult.TimedOut t -> new WorkResult.Refused(Problem.UPSTREAM_TIMEOUT, t.message());
     };
   }
 }

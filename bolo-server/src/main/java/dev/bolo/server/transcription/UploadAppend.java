@@ -1,7 +1,7 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.ledger.StoredUpload;
+import dev.bolo.server.upload.UploadResult;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 

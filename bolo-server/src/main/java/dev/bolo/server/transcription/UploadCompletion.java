@@ -1,13 +1,13 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.audio.PartialNote;
-import dev.bolo.server.audio.SpooledAudio;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.upload.PartialNote;
+import dev.bolo.server.upload.SpooledAudio;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkResult;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
@@ -121,7 +121,7 @@ final class UploadCompletion {
   /** How an upload ends whose work could not start: the phone sends the note again. */
   private static UploadEnding notStarted() {
     return new UploadEnding.Refused(
-        new Outcome.Refused(
+        new WorkResult.Refused(
             Problem.SERVER_UNAVAILABLE,
             "the gateway could not start transcribing this note; send it again"));
   }
@@ -169,7 +169,7 @@ final class UploadCompletion {
         upload.id(),
         refusal);
     return new UploadEnding.Refused(
-        new Outcome.Refused(Problem.INTERNAL, "internal error; the note was not transcribed"));
+        new WorkResult.Refused(Problem.INTERNAL, "internal error; the note was not transcribed"));
   }
 
   private void transcribe(
@@ -179,21 +179,21 @@ final class UploadCompletion {
       Transcriber.Answer answer = transcriber.transcribe(call);
       ended =
           switch (answer.outcome()) {
-            case Outcome.Success success ->
+            case WorkResult.Success success ->
                 new UploadEnding.Transcribed(success.transcript(), answer.replayed());
-            case Outcome.Refused refused -> new UploadEnding.Refused(refused);
+            case WorkResult.Refused refused -> new UploadEnding.Refused(refused);
           };
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       ended =
           new UploadEnding.Refused(
-              new Outcome.Refused(
+              new WorkResult.Refused(
                   Problem.SERVER_UNAVAILABLE, "the gateway stopped while transcribing; resend"));
     } catch (RuntimeException | Error bug) {
       log.error("transcribing upload {} failed", id, bug);
       ended =
           new UploadEnding.Refused(
-              new Outcome.Refused(
+              new WorkResult.Refused(
                   Problem.INTERNAL, "internal error; the note was not transcribed"));
     }
     end(id, ending, ended);
@@ -280,7 +280,7 @@ final class UploadCompletion {
         return progress(device, now.get(), Duration.ZERO, requestId);
       }
       long left = Math.max(0, deadline - System.nanoTime());
-      Optional<Transcript> stored =
+      Optional<KeptTranscript> stored =
           transcriber.stored(device, settings, sha, Duration.ofNanos(left));
       if (stored.isPresent()) {
         return new UploadProgress.Ended(new UploadEnding.Transcribed(stored.get(), false));
@@ -371,7 +371,7 @@ final class UploadCompletion {
 
   private static UploadEnding lost() {
     return new UploadEnding.Refused(
-        new Outcome.Refused(
+        new WorkResult.Refused(
             Problem.SERVER_UNAVAILABLE,
             "the gateway restarted while transcribing this note and lost its bytes; send it"
                 + " again"));

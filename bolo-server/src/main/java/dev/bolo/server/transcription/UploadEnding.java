@@ -1,17 +1,17 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.audio.UploadResult;
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.upload.UploadResult;
+import dev.bolo.server.work.KeptTranscript;
+import dev.bolo.server.work.WorkResult;
 
 /** How a resumable upload ended once its last byte arrived. */
 public sealed interface UploadEnding {
 
   /** Transcribed, or replayed from earlier work. */
-  record Transcribed(Transcript transcript, boolean replayed) implements UploadEnding {}
+  record Transcribed(KeptTranscript transcript, boolean replayed) implements UploadEnding {}
 
   /** The work was refused (quota, engine, ...), exactly as a POST would be. */
-  record Refused(Outcome.Refused refused) implements UploadEnding {}
+  record Refused(WorkResult.Refused refused) implements UploadEnding {}
 
   /** The bytes are no note Bolo takes: empty, not audio, or contradictory headers. */
   record Unusable(UploadResult.Invalid why) implements UploadEnding {}

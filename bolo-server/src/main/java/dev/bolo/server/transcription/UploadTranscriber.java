@@ -2,7 +2,7 @@ package dev.bolo.server.transcription;
 
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -15,7 +15,8 @@ interface UploadTranscriber {
   Transcriber.Answer transcribe(Transcriber.Note note) throws InterruptedException;
 
   /** The device's stored transcript of this work, waiting up to {@code wait} for it. */
-  Optional<Transcript> stored(Device device, Settings settings, String audioSha256, Duration wait)
+  Optional<KeptTranscript> stored(
+      Device device, Settings settings, String audioSha256, Duration wait)
       throws InterruptedException;
 
   /** The gateway's own use case. */
@@ -28,7 +29,7 @@ interface UploadTranscriber {
       }
 
       @Override
-      public Optional<Transcript> stored(
+      public Optional<KeptTranscript> stored(
           Device device, Settings settings, String audioSha256, Duration wait)
           throws InterruptedException {
         return lookups.stored(device, settings, audioSha256, wait);

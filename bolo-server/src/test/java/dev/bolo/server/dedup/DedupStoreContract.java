@@ -3,10 +3,10 @@ package dev.bolo.server.dedup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
-import dev.bolo.server.work.Transcript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -113,7 +113,7 @@ abstract class DedupStoreContract {
     DedupStore store = store(LONG_TTL);
     WorkKey key = newKey();
     Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
-    Transcript transcript = transcriptFor(key, "hello from the first copy");
+    KeptTranscript transcript = transcriptFor(key, "hello from the first copy");
 
     assertThat(store.complete(key, owner, transcript)).isTrue();
 
@@ -128,7 +128,7 @@ abstract class DedupStoreContract {
     Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
     List<Future<Resolution>> waiters = startWaiters(store, key, 8);
 
-    Transcript transcript = transcriptFor(key, "everyone gets this");
+    KeptTranscript transcript = transcriptFor(key, "everyone gets this");
     assertThat(store.complete(key, owner, transcript)).isTrue();
 
     for (Future<Resolution> waiter : waiters) {
@@ -144,8 +144,8 @@ abstract class DedupStoreContract {
     Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
     List<Future<Resolution>> waiters = startWaiters(store, key, 8);
 
-    Outcome.Refused refusal =
-        new Outcome.Refused(
+    WorkResult.Refused refusal =
+        new WorkResult.Refused(
             Problem.UPSTREAM_UNAVAILABLE, "engine overloaded: 503", Duration.ofSeconds(7));
     store.fail(key, owner, refusal);
 
@@ -164,7 +164,7 @@ abstract class DedupStoreContract {
     DedupStore store = store(LONG_TTL);
     WorkKey key = newKey();
     Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
-    Outcome.Refused refusal = new Outcome.Refused(Problem.UPSTREAM_ERROR, "bad gateway: 502");
+    WorkResult.Refused refusal = new WorkResult.Refused(Problem.UPSTREAM_ERROR, "bad gateway: 502");
     store.fail(key, owner, refusal);
 
     assertThat(store.await(key, PATIENCE)).isEqualTo(new Resolution.Failed(refusal));
@@ -181,12 +181,12 @@ abstract class DedupStoreContract {
     Claim.Owned stranger = new Claim.Owned("not-the-owners-token");
 
     assertThat(store.complete(key, stranger, transcriptFor(key, "forged"))).isFalse();
-    store.fail(key, stranger, new Outcome.Refused(Problem.UPSTREAM_ERROR, "forged failure"));
+    store.fail(key, stranger, new WorkResult.Refused(Problem.UPSTREAM_ERROR, "forged failure"));
     assertThat(store.renew(key, stranger, LONG_LEASE)).isFalse();
 
     assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
     assertThat(store.await(key, Duration.ofMillis(50))).isEqualTo(new Resolution.Pending());
-    Transcript real = transcriptFor(key, "the real one");
+    KeptTranscript real = transcriptFor(key, "the real one");
     assertThat(store.complete(key, owner, real)).isTrue();
     assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(real));
   }
@@ -200,7 +200,7 @@ abstract class DedupStoreContract {
 
     assertThat(store.renew(key, forgotten, LONG_LEASE)).isTrue();
     assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
-    Transcript transcript = transcriptFor(key, "kept across the restart");
+    KeptTranscript transcript = transcriptFor(key, "kept across the restart");
     assertThat(store.complete(key, forgotten, transcript)).isTrue();
 
     assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
@@ -211,7 +211,7 @@ abstract class DedupStoreContract {
     DedupStore store = store(LONG_TTL);
     WorkKey key = newKey();
     Claim.Owned first = owned(store.claim(key, LONG_LEASE));
-    Transcript stored = transcriptFor(key, "first result");
+    KeptTranscript stored = transcriptFor(key, "first result");
     assertThat(store.complete(key, first, stored)).isTrue();
 
     Claim.Owned late = new Claim.Owned("an-owner-that-lost-its-lease");
@@ -241,7 +241,7 @@ abstract class DedupStoreContract {
     // The vanished owner comes back too late: its result must not overwrite the new owner's.
     assertThat(store.renew(key, vanished, LONG_LEASE)).isFalse();
     assertThat(store.complete(key, vanished, transcriptFor(key, "late"))).isFalse();
-    Transcript fresh = transcriptFor(key, "fresh");
+    KeptTranscript fresh = transcriptFor(key, "fresh");
     assertThat(store.complete(key, owned(takeover[0]), fresh)).isTrue();
     assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(fresh));
   }
@@ -280,7 +280,7 @@ abstract class DedupStoreContract {
   void completedTranscriptsExpireAfterTheTtl() {
     DedupStore store = store(shortTtl());
     WorkKey key = newKey();
-    Transcript transcript = transcriptFor(key, "short-lived");
+    KeptTranscript transcript = transcriptFor(key, "short-lived");
     assertThat(store.complete(key, owned(store.claim(key, LONG_LEASE)), transcript)).isTrue();
     assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
 
@@ -349,8 +349,8 @@ abstract class DedupStoreContract {
     DedupStore store = store(LONG_TTL);
     WorkKey plain = newKey();
     WorkKey formatted = newKey();
-    Transcript withoutBody =
-        new Transcript(
+    KeptTranscript withoutBody =
+        new KeptTranscript(
             "Grüße, \"quoted\" — ünïcödé ✓\nline two",
             null,
             "openai",
@@ -358,8 +358,8 @@ abstract class DedupStoreContract {
             false,
             plain.audioSha256(),
             plain.settingsFingerprint());
-    Transcript withBody =
-        new Transcript(
+    KeptTranscript withBody =
+        new KeptTranscript(
             "one\ntwo",
             "WEBVTT\n\n00:00.000 --> 00:01.000\none\n",
             "gemini",
@@ -386,8 +386,8 @@ abstract class DedupStoreContract {
     WorkKey key = newKey();
     Claim.Owned owner = owned(store.claim(key, LONG_LEASE));
     Future<Resolution> waiter = threads.submit(() -> store.await(key, PATIENCE));
-    Outcome.Refused refusal =
-        new Outcome.Refused(Problem.UPSTREAM_REJECTED, "invalid file format: \"x.ogg\" ✗");
+    WorkResult.Refused refusal =
+        new WorkResult.Refused(Problem.UPSTREAM_REJECTED, "invalid file format: \"x.ogg\" ✗");
 
     store.fail(key, owner, refusal);
 
@@ -398,22 +398,22 @@ abstract class DedupStoreContract {
   void sixteenConcurrentCopiesRunTheWorkOnceAndFifteenReplayIt() throws Exception {
     WatchedStore store = new WatchedStore(store(LONG_TTL));
     WorkKey key = newKey();
-    Transcript transcript = transcriptFor(key, "transcribed once");
-    CountedWork work = new CountedWork(store, INSTANCES - 1, new Outcome.Success(transcript));
+    KeptTranscript transcript = transcriptFor(key, "transcribed once");
+    CountedWork work = new CountedWork(store, INSTANCES - 1, new WorkResult.Success(transcript));
 
     List<WorkCoordinator.Served> served = serveConcurrently(store, key, 16, work);
 
     assertThat(work.calls()).isEqualTo(1);
     assertThat(served)
         .extracting(WorkCoordinator.Served::outcome)
-        .containsOnly(new Outcome.Success(transcript));
+        .containsOnly(new WorkResult.Success(transcript));
     assertThat(served).filteredOn(WorkCoordinator.Served::replayed).hasSize(15);
     // A later resend replays the stored transcript without running the work.
     WorkCoordinator.Served resend = coordinator(store).serve(key, PATIENCE, work);
     assertThat(resend)
         .isEqualTo(
             new WorkCoordinator.Served(
-                new Outcome.Success(transcript), WorkCoordinator.Replay.CACHED));
+                new WorkResult.Success(transcript), WorkCoordinator.Replay.CACHED));
     assertThat(work.calls()).isEqualTo(1);
   }
 
@@ -421,8 +421,8 @@ abstract class DedupStoreContract {
   void aFailureGoesToEveryWaitingCopyAndTheNextCopyRunsAfresh() throws Exception {
     WatchedStore store = new WatchedStore(store(LONG_TTL));
     WorkKey key = newKey();
-    Outcome.Refused refusal =
-        new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, "overloaded", Duration.ofSeconds(3));
+    WorkResult.Refused refusal =
+        new WorkResult.Refused(Problem.UPSTREAM_UNAVAILABLE, "overloaded", Duration.ofSeconds(3));
     CountedWork failing = new CountedWork(store, INSTANCES - 1, refusal);
 
     List<WorkCoordinator.Served> served = serveConcurrently(store, key, 16, failing);
@@ -431,10 +431,11 @@ abstract class DedupStoreContract {
     assertThat(served).extracting(WorkCoordinator.Served::outcome).containsOnly(refusal);
     assertThat(served).filteredOn(WorkCoordinator.Served::replayed).hasSize(15);
 
-    Transcript transcript = transcriptFor(key, "second time lucky");
-    CountedWork succeeding = new CountedWork(store, 0, new Outcome.Success(transcript));
+    KeptTranscript transcript = transcriptFor(key, "second time lucky");
+    CountedWork succeeding = new CountedWork(store, 0, new WorkResult.Success(transcript));
     WorkCoordinator.Served next = coordinator(store).serve(key, PATIENCE, succeeding);
-    assertThat(next).isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
+    assertThat(next)
+        .isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(transcript), false));
     assertThat(succeeding.calls()).isEqualTo(1);
   }
 
@@ -508,12 +509,12 @@ abstract class DedupStoreContract {
     }
 
     @Override
-    public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+    public boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
       return delegate.complete(key, owner, transcript);
     }
 
     @Override
-    public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
+    public void fail(WorkKey key, Claim.Owned owner, WorkResult.Refused refusal) {
       delegate.fail(key, owner, refusal);
     }
 
@@ -538,14 +539,14 @@ abstract class DedupStoreContract {
    * instances) have been told the work is busy and every copy waits, so they all wait on this one
    * call.
    */
-  static final class CountedWork implements Supplier<Outcome> {
+  static final class CountedWork implements Supplier<WorkResult> {
     private final WatchedStore store;
     private final int duplicates;
-    private final Outcome outcome;
+    private final WorkResult outcome;
     private final AtomicInteger calls = new AtomicInteger();
     private volatile BooleanSupplier allWaiting = () -> true;
 
-    CountedWork(WatchedStore store, int duplicates, Outcome outcome) {
+    CountedWork(WatchedStore store, int duplicates, WorkResult outcome) {
       this.store = store;
       this.duplicates = duplicates;
       this.outcome = outcome;
@@ -560,7 +561,7 @@ abstract class DedupStoreContract {
     }
 
     @Override
-    public Outcome get() {
+    public WorkResult get() {
       calls.incrementAndGet();
       eventually(duplicates + " instances wait", () -> store.busyAnswers() >= duplicates);
       eventually("every copy waits", allWaiting);
@@ -584,8 +585,8 @@ abstract class DedupStoreContract {
     return HEX.formatHex(bytes);
   }
 
-  static Transcript transcriptFor(WorkKey key, String text) {
-    return new Transcript(
+  static KeptTranscript transcriptFor(WorkKey key, String text) {
+    return new KeptTranscript(
         text, null, "offline", 1_500, true, key.audioSha256(), key.settingsFingerprint());
   }
 

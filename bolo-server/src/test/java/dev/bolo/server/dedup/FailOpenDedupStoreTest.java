@@ -9,9 +9,9 @@ import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.health.Readiness;
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import io.lettuce.core.RedisConnectionException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -164,7 +164,7 @@ class FailOpenDedupStoreTest {
     redis.stop();
 
     WorkKey key = newKey();
-    Transcript transcript = transcriptFor(key, "transcribed during the outage");
+    KeptTranscript transcript = transcriptFor(key, "transcribed during the outage");
     AtomicInteger calls = new AtomicInteger();
     WorkCoordinator coordinator = coordinator(first);
     WorkCoordinator.Served served =
@@ -173,10 +173,10 @@ class FailOpenDedupStoreTest {
             PATIENCE,
             () -> {
               calls.incrementAndGet();
-              return new Outcome.Success(transcript);
+              return new WorkResult.Success(transcript);
             });
     assertThat(served)
-        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
+        .isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(transcript), false));
     assertThat(first.isDegraded()).isTrue();
     assertThat(first.readiness().state()).isEqualTo(Readiness.State.DEGRADED);
     assertThat(first.readiness().detail())
@@ -185,11 +185,11 @@ class FailOpenDedupStoreTest {
         .contains("this instance only");
     // The local fallback still de-duplicates on this instance.
     WorkCoordinator.Served resend =
-        coordinator.serve(key, PATIENCE, () -> new Outcome.Success(transcriptFor(key, "again")));
+        coordinator.serve(key, PATIENCE, () -> new WorkResult.Success(transcriptFor(key, "again")));
     assertThat(resend)
         .isEqualTo(
             new WorkCoordinator.Served(
-                new Outcome.Success(transcript), WorkCoordinator.Replay.CACHED));
+                new WorkResult.Success(transcript), WorkCoordinator.Replay.CACHED));
     assertThat(calls).hasValue(1);
     eventually("the idle instance notices the outage too", second::isDegraded);
 
@@ -209,7 +209,7 @@ class FailOpenDedupStoreTest {
     assertThat(first.isDegraded()).isTrue();
     assertThat(first.readiness().state()).isEqualTo(Readiness.State.DEGRADED);
     WorkKey key = newKey();
-    Transcript transcript = transcriptFor(key, "local");
+    KeptTranscript transcript = transcriptFor(key, "local");
     assertThat(first.complete(key, owned(first.claim(key, LONG_LEASE)), transcript)).isTrue();
     assertThat(first.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
 
@@ -228,7 +228,7 @@ class FailOpenDedupStoreTest {
 
     redis.stop();
 
-    Transcript transcript = transcriptFor(key, "finished while Redis was away");
+    KeptTranscript transcript = transcriptFor(key, "finished while Redis was away");
     assertThat(first.complete(key, owner, transcript)).isTrue();
     assertThat(first.isDegraded()).isTrue();
     assertThat(first.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));
@@ -253,7 +253,7 @@ class FailOpenDedupStoreTest {
     Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
 
     redis.stop();
-    Transcript transcript = transcriptFor(key, "finished during the outage");
+    KeptTranscript transcript = transcriptFor(key, "finished during the outage");
     assertThat(owner.complete(key, claim, transcript)).isTrue();
     assertThat(owner.pendingWrites()).isEqualTo(1);
 
@@ -270,7 +270,7 @@ class FailOpenDedupStoreTest {
     redis.stop();
     WorkKey key = newKey();
     Claim.Owned local = owned(first.claim(key, LONG_LEASE));
-    Transcript transcript = transcriptFor(key, "run on this instance alone");
+    KeptTranscript transcript = transcriptFor(key, "run on this instance alone");
     assertThat(first.complete(key, local, transcript)).isTrue();
 
     redis.startAgain();
@@ -319,7 +319,7 @@ class FailOpenDedupStoreTest {
                       } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                       }
-                      return new Outcome.Success(transcriptFor(key, "still mine"));
+                      return new WorkResult.Success(transcriptFor(key, "still mine"));
                     }));
     eventually("the owner runs the work", () -> calls.get() == 1);
 
@@ -334,7 +334,8 @@ class FailOpenDedupStoreTest {
     assertThat(Duration.ofNanos(System.nanoTime() - restarted)).isLessThan(Duration.ofSeconds(10));
     assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
     release.countDown();
-    assertThat(DedupStoreContract.waitFor(running).outcome()).isInstanceOf(Outcome.Success.class);
+    assertThat(DedupStoreContract.waitFor(running).outcome())
+        .isInstanceOf(WorkResult.Success.class);
   }
 
   @Test
@@ -346,7 +347,7 @@ class FailOpenDedupStoreTest {
     WorkKey key = newKey();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
-    java.util.function.Supplier<Outcome> work =
+    java.util.function.Supplier<WorkResult> work =
         () -> {
           calls.incrementAndGet();
           try {
@@ -354,7 +355,7 @@ class FailOpenDedupStoreTest {
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
-          return new Outcome.Success(transcriptFor(key, "transcribed once"));
+          return new WorkResult.Success(transcriptFor(key, "transcribed once"));
         };
     Future<WorkCoordinator.Served> first = threads.submit(() -> owner.serve(key, PATIENCE, work));
     eventually("the owner runs the work", () -> calls.get() == 1);
@@ -365,7 +366,7 @@ class FailOpenDedupStoreTest {
     redis.startAgain();
     release.countDown();
 
-    assertThat(DedupStoreContract.waitFor(first).outcome()).isInstanceOf(Outcome.Success.class);
+    assertThat(DedupStoreContract.waitFor(first).outcome()).isInstanceOf(WorkResult.Success.class);
     WorkCoordinator.Served replayed = DedupStoreContract.waitFor(second);
     assertThat(replayed.replayed()).isTrue();
     assertThat(replayed.outcome()).isEqualTo(DedupStoreContract.waitFor(first).outcome());
@@ -378,7 +379,7 @@ class FailOpenDedupStoreTest {
     Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
     assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
     Future<Resolution> waiter = threads.submit(() -> other.await(key, PATIENCE));
-    Transcript transcript = transcriptFor(key, "shared");
+    KeptTranscript transcript = transcriptFor(key, "shared");
     assertThat(owner.complete(key, claim, transcript)).isTrue();
     assertThat(DedupStoreContract.waitFor(waiter)).isEqualTo(new Resolution.Completed(transcript));
     assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Completed(transcript));

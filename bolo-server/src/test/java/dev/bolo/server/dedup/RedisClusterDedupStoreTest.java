@@ -2,7 +2,7 @@ package dev.bolo.server.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
 import java.io.IOException;
 import java.time.Duration;
@@ -70,7 +70,7 @@ class RedisClusterDedupStoreTest extends DedupStoreContract {
       Claim.Owned claim = owned(owner.claim(key, LONG_LEASE));
       assertThat(waiting.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
       Future<Resolution> waiter = threads.submit(() -> waiting.await(key, PATIENCE));
-      Transcript transcript = transcriptFor(key, "done elsewhere " + i);
+      KeptTranscript transcript = transcriptFor(key, "done elsewhere " + i);
 
       assertThat(owner.complete(key, claim, transcript)).isTrue();
 

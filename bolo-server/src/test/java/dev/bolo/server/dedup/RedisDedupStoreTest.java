@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.bolo.server.redis.RedisEndpoint;
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
-import dev.bolo.server.work.Transcript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
@@ -75,7 +75,7 @@ class RedisDedupStoreTest extends DedupStoreContract {
   void finishedTranscriptsSurviveAGatewayRestart() {
     DedupStore before = store(LONG_TTL);
     WorkKey key = newKey();
-    Transcript transcript = transcriptFor(key, "still here after the restart");
+    KeptTranscript transcript = transcriptFor(key, "still here after the restart");
     assertThat(before.complete(key, owned(before.claim(key, LONG_LEASE)), transcript)).isTrue();
     before.close();
 
@@ -93,7 +93,7 @@ class RedisDedupStoreTest extends DedupStoreContract {
     assertThat(waiting.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
     Future<Resolution> waiter = threads.submit(() -> waiting.await(key, PATIENCE));
 
-    Transcript transcript = transcriptFor(key, "done on the other instance");
+    KeptTranscript transcript = transcriptFor(key, "done on the other instance");
     assertThat(owner.complete(key, claim, transcript)).isTrue();
 
     assertThat(waitFor(waiter)).isEqualTo(new Resolution.Completed(transcript));
@@ -109,7 +109,8 @@ class RedisDedupStoreTest extends DedupStoreContract {
     for (int i = 0; i < 4; i++) {
       waiters.add(threads.submit(() -> waiting.await(key, PATIENCE)));
     }
-    Outcome.Refused refusal = new Outcome.Refused(Problem.UPSTREAM_TIMEOUT, "no answer in 30 s");
+    WorkResult.Refused refusal =
+        new WorkResult.Refused(Problem.UPSTREAM_TIMEOUT, "no answer in 30 s");
 
     owner.fail(key, claim, refusal);
 

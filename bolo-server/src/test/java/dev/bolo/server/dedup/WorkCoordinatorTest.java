@@ -5,10 +5,10 @@ import static dev.bolo.server.dedup.DedupStoreContract.eventually;
 import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
-import dev.bolo.server.work.Transcript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -69,13 +69,13 @@ class WorkCoordinatorTest {
       // The gateway's fault, told without the exception.
       assertThat(served.outcome())
           .isEqualTo(
-              new Outcome.Refused(
+              new WorkResult.Refused(
                   Problem.INTERNAL, "internal error; the note was not transcribed"));
     }
     // The failure freed the key: the next copy runs afresh.
-    Transcript transcript = transcriptFor(key, "second try");
-    assertThat(coordinator.serve(key, deadline, () -> new Outcome.Success(transcript)))
-        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
+    KeptTranscript transcript = transcriptFor(key, "second try");
+    assertThat(coordinator.serve(key, deadline, () -> new WorkResult.Success(transcript)))
+        .isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(transcript), false));
   }
 
   @Test
@@ -91,12 +91,12 @@ class WorkCoordinatorTest {
             Duration.ofMillis(200),
             () -> {
               await(never);
-              return new Outcome.Success(transcriptFor(key, "too late"));
+              return new WorkResult.Success(transcriptFor(key, "too late"));
             });
 
     assertThat(served.outcome())
         .isInstanceOfSatisfying(
-            Outcome.Refused.class,
+            WorkResult.Refused.class,
             r -> assertThat(r.problem()).isEqualTo(Problem.UPSTREAM_TIMEOUT));
   }
 
@@ -106,7 +106,7 @@ class WorkCoordinatorTest {
         new CountingStore(DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000));
     WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
     WorkKey key = newKey();
-    Transcript transcript = transcriptFor(key, "once");
+    KeptTranscript transcript = transcriptFor(key, "once");
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch allWaiting = new CountDownLatch(1);
     List<Future<WorkCoordinator.Served>> copies = new ArrayList<>();
@@ -120,7 +120,7 @@ class WorkCoordinatorTest {
                       () -> {
                         runs.incrementAndGet();
                         await(allWaiting);
-                        return new Outcome.Success(transcript);
+                        return new WorkResult.Success(transcript);
                       })));
     }
     eventually("sixteen copies wait", () -> coordinator.copiesWaiting(key) == 16);
@@ -129,7 +129,7 @@ class WorkCoordinatorTest {
     int replayed = 0;
     for (Future<WorkCoordinator.Served> copy : copies) {
       WorkCoordinator.Served served = copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-      assertThat(served.outcome()).isEqualTo(new Outcome.Success(transcript));
+      assertThat(served.outcome()).isEqualTo(new WorkResult.Success(transcript));
       replayed += served.replayed() ? 1 : 0;
     }
     assertThat(runs).hasValue(1);
@@ -156,7 +156,7 @@ class WorkCoordinatorTest {
                     () -> {
                       started.countDown();
                       await(finish);
-                      return new Outcome.Success(transcriptFor(key, "done"));
+                      return new WorkResult.Success(transcriptFor(key, "done"));
                     }));
     // The work runs once its lease is in the sweep's list, whose clock starts then (at 0 here).
     await(started);
@@ -175,7 +175,7 @@ class WorkCoordinatorTest {
 
     finish.countDown();
     assertThat(work.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
-        .isInstanceOf(Outcome.Success.class);
+        .isInstanceOf(WorkResult.Success.class);
     nanos.addAndGet(lease.toNanos());
     Thread.sleep(600);
     assertThat(store.renewalsOf(key)).isOne();
@@ -216,7 +216,7 @@ class WorkCoordinatorTest {
     finish.countDown();
     for (Future<WorkCoordinator.Served> work : works) {
       assertThat(work.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
-          .isInstanceOf(Outcome.Success.class);
+          .isInstanceOf(WorkResult.Success.class);
     }
   }
 
@@ -240,8 +240,8 @@ class WorkCoordinatorTest {
     WorkKey key = newKey();
     CountDownLatch aFinishes = new CountDownLatch(1);
     CountDownLatch aRuns = new CountDownLatch(1);
-    Transcript fromA = transcriptFor(key, "from the owner that lost its lease");
-    Transcript fromB = transcriptFor(key, "from the owner that took over");
+    KeptTranscript fromA = transcriptFor(key, "from the owner that lost its lease");
+    KeptTranscript fromB = transcriptFor(key, "from the owner that took over");
 
     Future<WorkCoordinator.Served> onA =
         threads.submit(
@@ -252,18 +252,18 @@ class WorkCoordinatorTest {
                     () -> {
                       aRuns.countDown();
                       await(aFinishes);
-                      return new Outcome.Success(fromA);
+                      return new WorkResult.Success(fromA);
                     }));
     await(aRuns);
     // B waits for A's claim, sees it lapse, and runs the note itself.
-    WorkCoordinator.Served onB = b.serve(key, PATIENCE, () -> new Outcome.Success(fromB));
-    assertThat(onB).isEqualTo(new WorkCoordinator.Served(new Outcome.Success(fromB), false));
+    WorkCoordinator.Served onB = b.serve(key, PATIENCE, () -> new WorkResult.Success(fromB));
+    assertThat(onB).isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(fromB), false));
 
     aFinishes.countDown();
     renewalsResume.countDown();
 
     assertThat(onA.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
-        .isEqualTo(new Outcome.Success(fromA));
+        .isEqualTo(new WorkResult.Success(fromA));
     assertThat(shared.claim(key, lease)).isEqualTo(new Claim.Completed(fromB));
   }
 
@@ -274,13 +274,13 @@ class WorkCoordinatorTest {
     ForgetfulStore store = new ForgetfulStore();
     WorkCoordinator coordinator = coordinator(store, nanos::get, lease);
     WorkKey key = newKey();
-    Transcript transcript = transcriptFor(key, "run here after all");
+    KeptTranscript transcript = transcriptFor(key, "run here after all");
 
     Future<WorkCoordinator.Served> copy =
         threads.submit(
             () ->
                 coordinator.serve(
-                    key, Duration.ofMinutes(5), () -> new Outcome.Success(transcript)));
+                    key, Duration.ofMinutes(5), () -> new WorkResult.Success(transcript)));
 
     // Another instance held the claim, then the store restarted and forgot it: keep polling.
     eventually("the copy polls the forgetful store", () -> store.awaits.get() >= 3);
@@ -294,7 +294,7 @@ class WorkCoordinatorTest {
     nanos.addAndGet(Duration.ofSeconds(2).toNanos());
 
     assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(transcript), false));
+        .isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(transcript), false));
     assertThat(store.claims).hasValue(2);
   }
 
@@ -377,7 +377,7 @@ class WorkCoordinatorTest {
                 Duration.ofMinutes(5),
                 () -> {
                   store.runs.incrementAndGet();
-                  return new Outcome.Success(transcriptFor(key, "run here after all"));
+                  return new WorkResult.Success(transcriptFor(key, "run here after all"));
                 }));
   }
 
@@ -397,15 +397,15 @@ class WorkCoordinatorTest {
                     Duration.ofMinutes(5),
                     () -> {
                       runs.incrementAndGet();
-                      return new Outcome.Success(transcriptFor(key, "a second run"));
+                      return new WorkResult.Success(transcriptFor(key, "a second run"));
                     }));
     eventually("the copy polls the forgetful store", () -> store.awaits.get() >= 3);
 
-    Transcript written = transcriptFor(key, "the owner's result, written back");
+    KeptTranscript written = transcriptFor(key, "the owner's result, written back");
     store.writtenBack = written;
 
     assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-        .isEqualTo(new WorkCoordinator.Served(new Outcome.Success(written), true));
+        .isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(written), true));
     assertThat(runs).hasValue(0);
   }
 
@@ -417,7 +417,7 @@ class WorkCoordinatorTest {
     WorkCoordinator owner = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
     WorkCoordinator other = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
     WorkKey key = newKey();
-    Transcript transcript = transcriptFor(key, "the owner's run");
+    KeptTranscript transcript = transcriptFor(key, "the owner's run");
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
     Future<WorkCoordinator.Served> first =
@@ -429,7 +429,7 @@ class WorkCoordinatorTest {
                     () -> {
                       running.countDown();
                       await(finish);
-                      return new Outcome.Success(transcript);
+                      return new WorkResult.Success(transcript);
                     }));
     await(running);
 
@@ -445,16 +445,16 @@ class WorkCoordinatorTest {
                     PATIENCE,
                     () -> {
                       secondRuns.incrementAndGet();
-                      return new Outcome.Success(transcriptFor(key, "a second run"));
+                      return new WorkResult.Success(transcriptFor(key, "a second run"));
                     }));
     eventually("the owner takes its claim back", () -> store.claimedAgain.get() > 0);
     Thread.sleep(600);
     finish.countDown();
 
     assertThat(first.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
-        .isEqualTo(new Outcome.Success(transcript));
+        .isEqualTo(new WorkResult.Success(transcript));
     assertThat(copy.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
-        .isEqualTo(new Outcome.Success(transcript));
+        .isEqualTo(new WorkResult.Success(transcript));
     assertThat(secondRuns).as("runs on the other instance").hasValue(0);
   }
 
@@ -495,12 +495,12 @@ class WorkCoordinatorTest {
     }
 
     @Override
-    public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+    public boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
       return current.complete(key, owner, transcript);
     }
 
     @Override
-    public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {
+    public void fail(WorkKey key, Claim.Owned owner, WorkResult.Refused refusal) {
       current.fail(key, owner, refusal);
     }
 
@@ -523,7 +523,7 @@ class WorkCoordinatorTest {
   private static final class ForgetfulStore extends AgreeableStore {
     final AtomicInteger claims = new AtomicInteger();
     final AtomicInteger awaits = new AtomicInteger();
-    volatile @org.jspecify.annotations.Nullable Transcript writtenBack;
+    volatile @org.jspecify.annotations.Nullable KeptTranscript writtenBack;
 
     @Override
     public Claim claim(WorkKey key, Duration lease) {
@@ -540,7 +540,7 @@ class WorkCoordinatorTest {
     @Override
     public Resolution await(WorkKey key, Duration timeout) {
       awaits.incrementAndGet();
-      Transcript done = writtenBack;
+      KeptTranscript done = writtenBack;
       return done != null ? new Resolution.Completed(done) : new Resolution.Vacant();
     }
   }
@@ -604,12 +604,12 @@ class WorkCoordinatorTest {
     }
 
     @Override
-    public boolean complete(WorkKey key, Claim.Owned owner, Transcript transcript) {
+    public boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
       return true;
     }
 
     @Override
-    public void fail(WorkKey key, Claim.Owned owner, Outcome.Refused refusal) {}
+    public void fail(WorkKey key, Claim.Owned owner, WorkResult.Refused refusal) {}
 
     @Override
     public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
@@ -666,7 +666,7 @@ class WorkCoordinatorTest {
                 PATIENCE,
                 () -> {
                   await(finish);
-                  return new Outcome.Success(transcriptFor(key, "done"));
+                  return new WorkResult.Success(transcriptFor(key, "done"));
                 }));
   }
 

@@ -14,7 +14,7 @@ class ErrorWriterTest {
 
   @Test
   void theNativeBodyCarriesTheMessageTheCodeAndTheRequestId() throws IOException {
-    JsonNode body = Json.MAPPER.readTree(ErrorWriter.body(Dialect.NATIVE, MISMATCH, "req-1"));
+    JsonNode body = HttpJson.MAPPER.readTree(ErrorWriter.body(Dialect.NATIVE, MISMATCH, "req-1"));
 
     assertThat(body.path("code").asText()).isEqualTo("audio_hash_mismatch");
     assertThat(body.path("request_id").asText()).isEqualTo("req-1");
@@ -25,7 +25,7 @@ class ErrorWriterTest {
   @Test
   void theOpenAiBodyNestsTheErrorWithItsTypeAndTheParameterAtFault() throws IOException {
     JsonNode error =
-        Json.MAPPER.readTree(ErrorWriter.body(Dialect.OPENAI, MISMATCH, "req-1")).path("error");
+        HttpJson.MAPPER.readTree(ErrorWriter.body(Dialect.OPENAI, MISMATCH, "req-1")).path("error");
 
     assertThat(error.path("type").asText()).isEqualTo("invalid_request_error");
     assertThat(error.path("param").asText()).isEqualTo("X-Bolo-Audio-Sha256");
@@ -35,7 +35,7 @@ class ErrorWriterTest {
   @Test
   void anErrorWithoutAParameterNamesItsParamAsNullInOpenAisShape() throws IOException {
     JsonNode error =
-        Json.MAPPER
+        HttpJson.MAPPER
             .readTree(ErrorWriter.body(Dialect.OPENAI, Errors.unauthorized(), "req-1"))
             .path("error");
 

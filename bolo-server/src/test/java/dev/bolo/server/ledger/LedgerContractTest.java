@@ -267,9 +267,9 @@ abstract class LedgerContractTest {
     ledger.add(new Device("tablet"));
     Instant now = clock.instant();
     // One finished upload does not count; one of another device neither.
-    ledger.uploads().create(upload("done", "phone", now), 3);
-    ledger.uploads().finish("done", StoredUpload.State.DONE, "{}");
-    assertThat(ledger.uploads().create(upload("other", "tablet", now), 3)).isTrue();
+    ledger.uploadRegistry().create(upload("done", "phone", now), 3);
+    ledger.uploadRegistry().finish("done", StoredUpload.State.DONE, "{}");
+    assertThat(ledger.uploadRegistry().create(upload("other", "tablet", now), 3)).isTrue();
     CountDownLatch start = new CountDownLatch(1);
     List<Future<Boolean>> answers = new ArrayList<>();
     try (ExecutorService pool = Executors.newFixedThreadPool(16)) {
@@ -279,7 +279,7 @@ abstract class LedgerContractTest {
             pool.submit(
                 () -> {
                   start.await();
-                  return ledger.uploads().create(upload(id, "phone", now), 3);
+                  return ledger.uploadRegistry().create(upload(id, "phone", now), 3);
                 }));
       }
       start.countDown();
@@ -289,11 +289,11 @@ abstract class LedgerContractTest {
       }
       assertThat(created).isEqualTo(3);
     }
-    assertThat(ledger.uploads().countUnfinished("phone", now)).isEqualTo(3);
-    assertThat(ledger.uploads().countUnfinished("tablet", now)).isEqualTo(1);
+    assertThat(ledger.uploadRegistry().countUnfinished("phone", now)).isEqualTo(3);
+    assertThat(ledger.uploadRegistry().countUnfinished("tablet", now)).isEqualTo(1);
     // Once they expire the device may open new ones.
     Instant later = now.plus(Duration.ofHours(2));
-    assertThat(ledger.uploads().create(upload("fresh", "phone", later), 3)).isTrue();
+    assertThat(ledger.uploadRegistry().create(upload("fresh", "phone", later), 3)).isTrue();
   }
 
   private static StoredUpload upload(String id, String device, Instant createdAt) {

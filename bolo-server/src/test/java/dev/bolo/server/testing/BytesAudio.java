@@ -1,7 +1,7 @@
 package dev.bolo.server.testing;
 
 import dev.bolo.audio.AudioContainer;
-import dev.bolo.server.audio.AudioContent;
+import dev.bolo.server.upload.AudioContent;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

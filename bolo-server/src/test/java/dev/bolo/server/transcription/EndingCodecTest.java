@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.audio.UploadResult;
 import dev.bolo.server.ledger.StoredUpload;
-import dev.bolo.server.work.Outcome;
+import dev.bolo.server.upload.UploadResult;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -21,11 +21,12 @@ class EndingCodecTest {
   void eachEndingIsKeptInTheShapeEarlierVersionsWrote() throws Exception {
     assertStored(
         new UploadEnding.Transcribed(
-            new Transcript("hi", null, "openai", 1000, true, "ab", "cd"), true),
+            new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true),
         "{\"kind\":\"transcribed\",\"replayed\":true}");
     assertStored(
         new UploadEnding.Refused(
-            new Outcome.Refused(Problem.QUOTA_EXHAUSTED, "no seconds left", Duration.ofSeconds(5))),
+            new WorkResult.Refused(
+                Problem.QUOTA_EXHAUSTED, "no seconds left", Duration.ofSeconds(5))),
         "{\"kind\":\"refused\",\"problem\":\"QUOTA_EXHAUSTED\",\"message\":\"no seconds left\","
             + "\"retry_after_ms\":5000}");
     assertStored(
@@ -41,9 +42,9 @@ class EndingCodecTest {
   void everyFailureReadsBackAsItWasWritten() {
     for (UploadEnding ending :
         new UploadEnding[] {
-          new UploadEnding.Refused(new Outcome.Refused(Problem.UPSTREAM_ERROR, "502 upstream")),
+          new UploadEnding.Refused(new WorkResult.Refused(Problem.UPSTREAM_ERROR, "502 upstream")),
           new UploadEnding.Refused(
-              new Outcome.Refused(Problem.SERVER_UNAVAILABLE, "busy", Duration.ofMillis(1500))),
+              new WorkResult.Refused(Problem.SERVER_UNAVAILABLE, "busy", Duration.ofMillis(1500))),
           new UploadEnding.Unusable(
               new UploadResult.Invalid(UploadResult.Reason.UNSUPPORTED_AUDIO, "not audio")),
           new UploadEnding.HashMismatch("aa", "bb")
@@ -58,7 +59,7 @@ class EndingCodecTest {
   void aTranscribedUploadKeepsWhetherItWasReplayed() {
     UploadEnding replayed =
         new UploadEnding.Transcribed(
-            new Transcript("hi", null, "openai", 1000, true, "ab", "cd"), true);
+            new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true);
 
     StoredUpload done = stored(StoredUpload.State.DONE, EndingCodec.encode(replayed));
 

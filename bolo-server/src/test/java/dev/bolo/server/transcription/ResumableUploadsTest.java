@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.testing.TestAudio;
-import dev.bolo.server.work.Outcome;
 import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.WorkResult;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -375,7 +375,7 @@ class ResumableUploadsTest {
     assertThat(progress).isInstanceOf(UploadProgress.Ended.class);
     UploadEnding ending = ((UploadProgress.Ended) progress).ending();
     assertThat(ending).isInstanceOf(UploadEnding.Refused.class);
-    Outcome.Refused refused = ((UploadEnding.Refused) ending).refused();
+    WorkResult.Refused refused = ((UploadEnding.Refused) ending).refused();
     return refused.problem();
   }
 

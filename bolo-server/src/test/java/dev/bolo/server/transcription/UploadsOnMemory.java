@@ -1,6 +1,5 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.audio.UploadReader;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
@@ -8,9 +7,10 @@ import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.testing.WallClock;
-import dev.bolo.server.work.Outcome;
-import dev.bolo.server.work.Transcript;
+import dev.bolo.server.upload.UploadReader;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
+import dev.bolo.server.work.WorkResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -43,7 +43,7 @@ final class UploadsOnMemory {
   final UploadReader reader;
   final AtomicInteger transcriptions = new AtomicInteger();
   final Queue<Runnable> queued = new ConcurrentLinkedQueue<>();
-  final Map<String, Transcript> stored = new ConcurrentHashMap<>();
+  final Map<String, KeptTranscript> stored = new ConcurrentHashMap<>();
   final ResumableUploads uploads;
 
   /** Transcriptions are queued until {@link #runQueued}. */
@@ -123,14 +123,14 @@ final class UploadsOnMemory {
       String sha = note.audio().sha256();
       String fingerprint =
           WorkKey.of(note.device().name(), note.settings(), sha).settingsFingerprint();
-      Transcript transcript =
-          new Transcript(textOf(sha), null, "stand-in", 1000, true, sha, fingerprint);
+      KeptTranscript transcript =
+          new KeptTranscript(textOf(sha), null, "stand-in", 1000, true, sha, fingerprint);
       stored.put(sha, transcript);
-      return new Transcriber.Answer(new Outcome.Success(transcript), false, 1000);
+      return new Transcriber.Answer(new WorkResult.Success(transcript), false, 1000);
     }
 
     @Override
-    public Optional<Transcript> stored(
+    public Optional<KeptTranscript> stored(
         Device device, Settings settings, String audioSha256, Duration wait) {
       return Optional.ofNullable(stored.get(audioSha256));
     }

@@ -3,7 +3,7 @@ package dev.bolo.server.engine.gemini;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.ProviderMessage;
-import dev.bolo.server.engine.RetryAfter;
+import dev.bolo.server.engine.ProviderRetryAfter;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -106,7 +106,7 @@ final class GeminiErrors {
    * which Gemini uses on 429.
    */
   static @Nullable Duration retryAfter(Reply.Answer answer, GoogleError error) {
-    Duration header = RetryAfter.parse(answer.headers().get("Retry-After"));
+    Duration header = ProviderRetryAfter.parse(answer.headers().get("Retry-After"));
     return header != null ? header : error.retryDelay();
   }
 

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import dev.bolo.audio.AudioContainer;
-import dev.bolo.server.audio.AudioContent;
+import dev.bolo.server.upload.AudioContent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;

@@ -1,11 +1,11 @@
 package dev.bolo.server.engine.gemini;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.audio.AudioContent;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.upload.AudioContent;
 import java.math.BigDecimal;
 import java.util.Objects;
 import java.util.function.LongSupplier;

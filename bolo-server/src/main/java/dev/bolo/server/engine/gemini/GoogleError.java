@@ -3,7 +3,7 @@ package dev.bolo.server.engine.gemini;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.engine.RetryAfter;
+import dev.bolo.server.engine.ProviderRetryAfter;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.HashSet;
@@ -67,7 +67,7 @@ record GoogleError(
       return null;
     }
     BigDecimal seconds = new BigDecimal(text.substring(0, text.length() - 1));
-    return RetryAfter.capped(
+    return ProviderRetryAfter.capped(
         Duration.ofSeconds(
             seconds.longValue(), seconds.remainder(BigDecimal.ONE).movePointRight(9).longValue()));
   }

@@ -9,8 +9,8 @@ import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.HttpDeadline;
 import dev.bolo.server.engine.ProviderMessage;
+import dev.bolo.server.engine.ProviderRetryAfter;
 import dev.bolo.server.engine.ResponseFormat;
-import dev.bolo.server.engine.RetryAfter;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
@@ -280,7 +280,8 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
         yield new EngineResult.Failed("the gateway's provider credentials were refused");
       }
       case 408, 504 -> new EngineResult.TimedOut("the provider timed out: " + message);
-      case 429, 503, 529 -> new EngineResult.Unavailable(message, RetryAfter.parse(retryAfter));
+      case 429, 503, 529 ->
+          new EngineResult.Unavailable(message, ProviderRetryAfter.parse(retryAfter));
       default -> new EngineResult.Failed("the provider failed with " + status + ": " + message);
     };
   }
