@@ -67,7 +67,7 @@ final class UploadExchange {
   static void sendEnding(Context ctx, UploadEnding ending) throws IOException {
     switch (ending) {
       case UploadEnding.Transcribed t -> sendTranscript(ctx, t.transcript(), t.replayed());
-      case UploadEnding.Refused r -> refuse(ctx, Errors.of(r.refused()));
+      case UploadEnding.Failed r -> refuse(ctx, Errors.of(r.refused()));
       case UploadEnding.Unusable u -> refuse(ctx, Errors.of(u.why(), Dialect.NATIVE.audioField()));
       case UploadEnding.HashMismatch h ->
           refuse(ctx, Errors.hashMismatch("sha256", h.declared(), h.computed()));
@@ -165,7 +165,7 @@ final class UploadExchange {
       case UploadAppend.Elsewhere elsewhere -> refuseBody(ctx, Errors.uploadElsewhere());
       case UploadAppend.Gone gone -> refuseBody(ctx, Errors.noSuchUpload());
       case UploadAppend.Locked locked -> refuseBody(ctx, Errors.uploadLocked());
-      case UploadAppend.Refused refused ->
+      case UploadAppend.Unusable refused ->
           refuseBody(ctx, Errors.of(refused.why(), Dialect.NATIVE.audioField()));
     }
   }

@@ -60,7 +60,7 @@ final class EndingCodec {
   static StoredUpload.State stateOf(UploadEnding ending) {
     return switch (ending) {
       case UploadEnding.Transcribed t -> StoredUpload.State.DONE;
-      case UploadEnding.Refused r -> StoredUpload.State.FAILED;
+      case UploadEnding.Failed r -> StoredUpload.State.FAILED;
       case UploadEnding.Unusable u -> StoredUpload.State.FAILED;
       case UploadEnding.HashMismatch h -> StoredUpload.State.FAILED;
     };
@@ -72,7 +72,7 @@ final class EndingCodec {
         switch (ending) {
           case UploadEnding.Transcribed t ->
               new Stored(Kind.TRANSCRIBED, t.replayed(), null, null, null, null, null, null);
-          case UploadEnding.Refused r -> {
+          case UploadEnding.Failed r -> {
             Duration retryAfter = r.refused().retryAfter();
             yield new Stored(
                 Kind.REFUSED,
@@ -114,7 +114,7 @@ final class EndingCodec {
     return switch (stored.kind()) {
       case REFUSED -> {
         Long retryAfterMs = stored.retryAfterMs();
-        yield new UploadEnding.Refused(
+        yield new UploadEnding.Failed(
             new WorkResult.Refused(
                 required(stored.problem(), "problem", failed),
                 message,

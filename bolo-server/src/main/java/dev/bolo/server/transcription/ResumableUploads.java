@@ -297,7 +297,7 @@ public final class ResumableUploads {
       return result.bytes() == 0
               && refusal.reason() != UploadResult.Reason.TOO_SLOW
               && refusal.reason() != UploadResult.Reason.MALFORMED
-          ? new UploadAppend.Refused(refusal)
+          ? new UploadAppend.Unusable(refusal)
           : new UploadAppend.Interrupted(stored, refusal);
     }
     if (!complete) {

@@ -37,5 +37,5 @@ public sealed interface UploadAppend {
   record Locked() implements UploadAppend {}
 
   /** Refused before reading (device or gateway busy). */
-  record Refused(UploadResult.Invalid why) implements UploadAppend {}
+  record Unusable(UploadResult.Invalid why) implements UploadAppend {}
 }

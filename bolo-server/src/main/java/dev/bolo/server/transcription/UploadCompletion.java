@@ -72,7 +72,7 @@ final class UploadCompletion {
     try {
       SpooledAudio audio;
       switch (store.read(upload, note)) {
-        case PartialNote.Finished.Refused refused -> {
+        case PartialNote.Finished.Unusable refused -> {
           return CompletableFuture.completedFuture(
               record(upload.id(), new UploadEnding.Unusable(refused.why())));
         }
@@ -120,7 +120,7 @@ final class UploadCompletion {
 
   /** How an upload ends whose work could not start: the phone sends the note again. */
   private static UploadEnding notStarted() {
-    return new UploadEnding.Refused(
+    return new UploadEnding.Failed(
         new WorkResult.Refused(
             Problem.SERVER_UNAVAILABLE,
             "the gateway could not start transcribing this note; send it again"));
@@ -168,7 +168,7 @@ final class UploadCompletion {
         "upload {} was refused at its end although checked at its creation: {}",
         upload.id(),
         refusal);
-    return new UploadEnding.Refused(
+    return new UploadEnding.Failed(
         new WorkResult.Refused(Problem.INTERNAL, "internal error; the note was not transcribed"));
   }
 
@@ -181,18 +181,18 @@ final class UploadCompletion {
           switch (answer.outcome()) {
             case WorkResult.Success success ->
                 new UploadEnding.Transcribed(success.transcript(), answer.replayed());
-            case WorkResult.Refused refused -> new UploadEnding.Refused(refused);
+            case WorkResult.Refused refused -> new UploadEnding.Failed(refused);
           };
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       ended =
-          new UploadEnding.Refused(
+          new UploadEnding.Failed(
               new WorkResult.Refused(
                   Problem.SERVER_UNAVAILABLE, "the gateway stopped while transcribing; resend"));
     } catch (RuntimeException | Error bug) {
       log.error("transcribing upload {} failed", id, bug);
       ended =
-          new UploadEnding.Refused(
+          new UploadEnding.Failed(
               new WorkResult.Refused(
                   Problem.INTERNAL, "internal error; the note was not transcribed"));
     }
@@ -334,7 +334,7 @@ final class UploadCompletion {
     SpooledAudio audio;
     try {
       switch (store.readAgain(upload)) {
-        case PartialNote.Finished.Refused refused -> {
+        case PartialNote.Finished.Unusable refused -> {
           end(id, ending, new UploadEnding.Unusable(refused.why()));
           return;
         }
@@ -370,7 +370,7 @@ final class UploadCompletion {
   }
 
   private static UploadEnding lost() {
-    return new UploadEnding.Refused(
+    return new UploadEnding.Failed(
         new WorkResult.Refused(
             Problem.SERVER_UNAVAILABLE,
             "the gateway restarted while transcribing this note and lost its bytes; send it"

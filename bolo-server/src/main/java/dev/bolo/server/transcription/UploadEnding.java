@@ -11,7 +11,7 @@ public sealed interface UploadEnding {
   record Transcribed(KeptTranscript transcript, boolean replayed) implements UploadEnding {}
 
   /** The work was refused (quota, engine, ...), exactly as a POST would be. */
-  record Refused(WorkResult.Refused refused) implements UploadEnding {}
+  record Failed(WorkResult.Refused refused) implements UploadEnding {}
 
   /** The bytes are no note Bolo takes: empty, not audio, or contradictory headers. */
   record Unusable(UploadResult.Invalid why) implements UploadEnding {}

@@ -210,7 +210,7 @@ final class UploadStore {
    */
   PartialNote.Finished read(StoredUpload upload, PartialNote note) throws IOException {
     PartialNote.Finished finished = note.finish(() -> budget.release(upload.id()));
-    if (finished instanceof PartialNote.Finished.Refused) {
+    if (finished instanceof PartialNote.Finished.Unusable) {
       note.delete();
       budget.release(upload.id());
     }

@@ -237,7 +237,7 @@ public final class PartialNote {
     record Note(SpooledAudio audio) implements Finished {}
 
     /** Not a note Bolo accepts: empty, not audio, or headers that contradict the bytes. */
-    record Refused(UploadResult.Invalid why) implements Finished {}
+    record Unusable(UploadResult.Invalid why) implements Finished {}
   }
 
   /**
@@ -246,7 +246,7 @@ public final class PartialNote {
    */
   public Finished finish(Runnable onDeleted) throws IOException {
     if (offset == 0) {
-      return new Finished.Refused(
+      return new Finished.Unusable(
           new UploadResult.Invalid(UploadResult.Reason.EMPTY_AUDIO, "the upload is empty"));
     }
     byte[] head = new byte[AudioContainer.SNIFF_BYTES];
@@ -256,7 +256,7 @@ public final class PartialNote {
     }
     Optional<AudioContainer> found = AudioContainer.sniff(head, headLength);
     if (found.isEmpty()) {
-      return new Finished.Refused(
+      return new Finished.Unusable(
           new UploadResult.Invalid(
               UploadResult.Reason.UNSUPPORTED_AUDIO,
               "not a recognised audio container (WAV, MP3, M4A/MP4, OGG/Opus, WebM, FLAC, AAC);"
@@ -268,7 +268,7 @@ public final class PartialNote {
         NoteMeasurement.of(found.get(), AudioDurations.measure(found.get(), file));
     UploadResult.@Nullable Invalid refusal = judged.refusal();
     if (refusal != null) {
-      return new Finished.Refused(refusal);
+      return new Finished.Unusable(refusal);
     }
     return new Finished.Note(
         SpooledAudio.inFile(file, offset, sha256, found.get(), judged.duration(), onDeleted));

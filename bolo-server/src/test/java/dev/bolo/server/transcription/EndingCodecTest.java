@@ -24,7 +24,7 @@ class EndingCodecTest {
             new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true),
         "{\"kind\":\"transcribed\",\"replayed\":true}");
     assertStored(
-        new UploadEnding.Refused(
+        new UploadEnding.Failed(
             new WorkResult.Refused(
                 Problem.QUOTA_EXHAUSTED, "no seconds left", Duration.ofSeconds(5))),
         "{\"kind\":\"refused\",\"problem\":\"QUOTA_EXHAUSTED\",\"message\":\"no seconds left\","
@@ -42,8 +42,8 @@ class EndingCodecTest {
   void everyFailureReadsBackAsItWasWritten() {
     for (UploadEnding ending :
         new UploadEnding[] {
-          new UploadEnding.Refused(new WorkResult.Refused(Problem.UPSTREAM_ERROR, "502 upstream")),
-          new UploadEnding.Refused(
+          new UploadEnding.Failed(new WorkResult.Refused(Problem.UPSTREAM_ERROR, "502 upstream")),
+          new UploadEnding.Failed(
               new WorkResult.Refused(Problem.SERVER_UNAVAILABLE, "busy", Duration.ofMillis(1500))),
           new UploadEnding.Unusable(
               new UploadResult.Invalid(UploadResult.Reason.UNSUPPORTED_AUDIO, "not audio")),

@@ -218,7 +218,7 @@ class ResumableUploadsTest {
         .isInstanceOfSatisfying(
             UploadProgress.Ended.class,
             ended ->
-                assertThat(((UploadEnding.Refused) ended.ending()).refused().problem())
+                assertThat(((UploadEnding.Failed) ended.ending()).refused().problem())
                     .isEqualTo(Problem.SERVER_UNAVAILABLE));
     assertThat(restarted.reader.spoolBytesInUse()).isZero();
   }
@@ -374,8 +374,8 @@ class ResumableUploadsTest {
     UploadProgress progress = progressOf(on, upload);
     assertThat(progress).isInstanceOf(UploadProgress.Ended.class);
     UploadEnding ending = ((UploadProgress.Ended) progress).ending();
-    assertThat(ending).isInstanceOf(UploadEnding.Refused.class);
-    WorkResult.Refused refused = ((UploadEnding.Refused) ending).refused();
+    assertThat(ending).isInstanceOf(UploadEnding.Failed.class);
+    WorkResult.Refused refused = ((UploadEnding.Failed) ending).refused();
     return refused.problem();
   }
 
