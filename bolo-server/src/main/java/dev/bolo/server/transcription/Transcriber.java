@@ -392,6 +392,7 @@ public final class Transcriber {
       case EngineResult.Rejected r -> new Outcome.Refused(Problem.UPSTREAM_REJECTED, r.message());
       case EngineResult.UnsupportedAudio u ->
           new Outcome.Refused(Problem.UNSUPPORTED_AUDIO, u.message());
+      case EngineResult.InvalidAudio i -> new Outcome.Refused(Problem.INVALID_AUDIO, i.message());
       case EngineResult.Unavailable u ->
           new Outcome.Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
       case EngineResult.Failed f -> new Outcome.Refused(Problem.UPSTREAM_ERROR, f.message());
