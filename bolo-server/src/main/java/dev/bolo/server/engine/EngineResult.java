@@ -49,6 +49,12 @@ public sealed interface EngineResult {
   /** The engine refused this audio or these settings; a resend gets the same answer (422). */
   record Rejected(String message) implements Failure {}
 
+  /**
+   * The note's bytes are not audio the engine can decode: damaged, or not audio at all (400); a
+   * resend of the same bytes gets the same answer.
+   */
+  record InvalidAudio(String message) implements Failure {}
+
   /** The engine cannot read this container at all (415). */
   record UnsupportedAudio(String message) implements Failure {}
 

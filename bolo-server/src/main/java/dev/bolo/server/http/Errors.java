@@ -17,6 +17,7 @@ final class Errors {
     return switch (refused.problem()) {
       case UPSTREAM_REJECTED -> new ApiError(422, "upstream_rejected", refused.message());
       case UNSUPPORTED_AUDIO -> new ApiError(415, "unsupported_audio", refused.message());
+      case INVALID_AUDIO -> new ApiError(400, "invalid_audio", refused.message());
       case AUDIO_TOO_LONG -> new ApiError(413, "audio_too_long", refused.message());
       case UPSTREAM_UNAVAILABLE ->
           new ApiError(503, "upstream_unavailable", refused.message(), null, refused.retryAfter());

@@ -393,6 +393,8 @@ public final class Transcriber {
           new WorkResult.Refused(Problem.UPSTREAM_REJECTED, r.message());
       case EngineResult.UnsupportedAudio u ->
           new WorkResult.Refused(Problem.UNSUPPORTED_AUDIO, u.message());
+      case EngineResult.InvalidAudio i ->
+          new WorkResult.Refused(Problem.INVALID_AUDIO, i.message());
       case EngineResult.Unavailable u ->
           new WorkResult.Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
       case EngineResult.Failed f -> new WorkResult.Refused(Problem.UPSTREAM_ERROR, f.message());

@@ -25,6 +25,15 @@ public interface AudioContent {
   /** Lower-case hex SHA-256 of the bytes, computed by the server while they arrived. */
   String sha256();
 
+  /**
+   * The note for reading at any position, opened now; the caller closes it. Like a stream opened
+   * before the upload ends, it stays readable after.
+   */
+  default SeekableNote openSeekable() throws IOException {
+    byte[] bytes = readAllBytes();
+    return SeekableNote.of(bytes, bytes.length);
+  }
+
   /** The whole note in memory: for engines that must send it inline. */
   default byte[] readAllBytes() throws IOException {
     try (InputStream in = open()) {

@@ -85,6 +85,17 @@ public final class SpooledAudio implements AudioContent, AutoCloseable {
   }
 
   @Override
+  public SeekableNote openSeekable() throws IOException {
+    if (references.get() <= 0) {
+      throw new IllegalStateException("audio already released");
+    }
+    if (bytes != null) {
+      return SeekableNote.of(bytes, (int) size);
+    }
+    return SeekableNote.open(Objects.requireNonNull(file));
+  }
+
+  @Override
   public AudioContainer container() {
     return container;
   }

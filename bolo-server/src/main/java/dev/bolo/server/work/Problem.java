@@ -6,6 +6,8 @@ public enum Problem {
   UPSTREAM_REJECTED,
   /** The note is longer than this engine takes; another engine may (413). */
   AUDIO_TOO_LONG,
+  /** The note's bytes are damaged or not audio: the client's fault (400). */
+  INVALID_AUDIO,
   /** The engine cannot read this container. */
   UNSUPPORTED_AUDIO,
   /** The engine is overloaded or down; a resend may succeed. */

@@ -1,21 +1,21 @@
 package dev.bolo.server.engine.offline;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
-/** Turns one note's samples into utterances. Not thread safe: one note at a time. */
+/**
+ * Turns a piece of a note into utterances, timed from the piece's start. Not thread safe: one piece
+ * at a time.
+ */
 interface NoteRecognizer {
 
   /**
-   * Recognises a whole note, reading its samples as it goes.
+   * Recognises a piece, reading its samples as it goes.
    *
-   * @param samples the note, read to its end
-   * @param stop polled while the note is processed; true means give up and return what is done
-   * @throws IOException when the samples could not be read; the recogniser ended the note cleanly
-   *     and stays usable
+   * @param samples the piece, read to its end
+   * @param stop polled while the piece is processed; true means give up and return what is done
    */
-  List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) throws IOException;
+  List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop);
 
   /** Frees the recogniser's search structures. */
   void close();

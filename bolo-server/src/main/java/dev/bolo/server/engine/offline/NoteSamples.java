@@ -1,42 +1,43 @@
 package dev.bolo.server.engine.offline;
 
-import java.io.IOException;
-
 /**
- * A note as the recogniser hears it: 16 kHz mono signed 16-bit samples, decoded from the file a
- * window at a time as they are read. Read once, in order. Not thread safe.
+ * A piece of a note as the recogniser hears it: 16 kHz mono signed 16-bit samples, converted from
+ * the decoded floats a window at a time as they are read. Read once, in order. Not thread safe.
  */
 final class NoteSamples {
 
-  /** Samples converted at a time. */
-  private static final int WINDOW = 4096;
+  /** The rate the recogniser's acoustic model was trained at. */
+  static final int RATE = 16_000;
 
-  private final MonoSignal signal;
-  private final float[] window = new float[WINDOW];
+  private final float[] samples;
+  private int position;
 
   /**
-   * @param signal the note at {@link WavDecoder#TARGET_RATE}
+   * @param samples mono floats in [-1, 1] at {@link #RATE}; not copied
    */
-  NoteSamples(MonoSignal signal) {
-    this.signal = signal;
+  NoteSamples(float[] samples) {
+    this.samples = samples;
   }
 
   /**
    * Reads up to {@code length} samples into {@code into} from {@code offset}.
    *
    * @return how many were read, at least one when {@code length} is positive, or -1 at the end
-   * @throws IOException when the file cannot be read
    */
-  int read(short[] into, int offset, int length) throws IOException {
+  int read(short[] into, int offset, int length) {
     if (length == 0) {
       return 0;
     }
-    int count = signal.read(window, 0, Math.min(length, WINDOW));
+    if (position == samples.length) {
+      return -1;
+    }
+    int count = Math.min(length, samples.length - position);
     for (int i = 0; i < count; i++) {
-      float scaled = window[i] * 32768f;
+      float scaled = samples[position + i] * 32768f;
       into[offset + i] =
           (short) Math.max(Short.MIN_VALUE, Math.min(Short.MAX_VALUE, Math.round(scaled)));
     }
+    position += count;
     return count;
   }
 }

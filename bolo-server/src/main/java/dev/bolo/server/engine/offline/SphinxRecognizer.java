@@ -5,12 +5,10 @@ import edu.cmu.sphinx.frontend.util.StreamDataSource;
 import edu.cmu.sphinx.recognizer.Recognizer;
 import edu.cmu.sphinx.result.Result;
 import edu.cmu.sphinx.result.WordResult;
-import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One allocated Sphinx4 recogniser: its own search, language-model cache and front end, sharing the
@@ -29,14 +27,14 @@ final class SphinxRecognizer implements NoteRecognizer {
   }
 
   /**
-   * Recognises a whole note.
+   * Recognises a piece of a note.
    *
-   * @param samples the note, decoded as the front end reads it
+   * @param samples the piece, converted as the front end reads it
    * @param stop polled while audio is fed in; when it answers true the rest of the note is skipped,
    *     so an abandoned request frees its recogniser within a frame
    */
   @Override
-  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) throws IOException {
+  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) {
     // Each note starts from a clean front end: voice-activity levels and pre-emphasis history must
     // not carry over from the previous note, or the same audio could give another transcript.
     frontEnd.initialize();
@@ -62,7 +60,6 @@ final class SphinxRecognizer implements NoteRecognizer {
         utterances.add(new Utterance(words));
       }
     }
-    stream.rethrowFailure();
     return utterances;
   }
 
@@ -71,11 +68,7 @@ final class SphinxRecognizer implements NoteRecognizer {
     recognizer.deallocate();
   }
 
-  /**
-   * Little-endian 16-bit bytes over the samples, ending early once {@code stop} says so. A read
-   * failure ends the stream too, and is kept for the caller: Sphinx4 would wrap it into an
-   * exception that leaves its search mid-utterance.
-   */
+  /** Little-endian 16-bit bytes over the samples, ending early once {@code stop} says so. */
   private static final class SampleStream extends InputStream {
 
     /** Samples converted at a time: 0.128 s; the front end asks for 0.1 s at a time. */
@@ -85,7 +78,6 @@ final class SphinxRecognizer implements NoteRecognizer {
     private final BooleanSupplier stop;
     private final short[] window = new short[WINDOW];
     private boolean ended;
-    private @Nullable IOException failure;
 
     SampleStream(NoteSamples samples, BooleanSupplier stop) {
       this.samples = samples;
@@ -103,13 +95,7 @@ final class SphinxRecognizer implements NoteRecognizer {
         return -1;
       }
       // Whole samples only: the data source reads in blocks of even length.
-      int count;
-      try {
-        count = samples.read(window, 0, Math.min(length / 2, WINDOW));
-      } catch (IOException e) {
-        failure = e;
-        count = -1;
-      }
+      int count = samples.read(window, 0, Math.min(length / 2, WINDOW));
       if (count < 0) {
         ended = true;
         return -1;
@@ -120,12 +106,6 @@ final class SphinxRecognizer implements NoteRecognizer {
         buffer[offset + 2 * i + 1] = (byte) (sample >> 8);
       }
       return count * 2;
-    }
-
-    void rethrowFailure() throws IOException {
-      if (failure != null) {
-        throw failure;
-      }
     }
   }
 }

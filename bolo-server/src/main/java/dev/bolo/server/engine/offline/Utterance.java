@@ -19,6 +19,14 @@ record Utterance(List<TimedWord> words) {
     return words.stream().map(TimedWord::word).collect(Collectors.joining(" "));
   }
 
+  /** The same words, {@code millis} later: a piece's utterance timed against the whole note. */
+  Utterance shiftedBy(long millis) {
+    return new Utterance(
+        words.stream()
+            .map(w -> new TimedWord(w.word(), w.startMs() + millis, w.endMs() + millis))
+            .toList());
+  }
+
   long startMs() {
     return words.isEmpty() ? 0 : words.getFirst().startMs();
   }

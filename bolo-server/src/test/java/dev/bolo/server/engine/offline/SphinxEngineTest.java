@@ -1,7 +1,6 @@
 package dev.bolo.server.engine.offline;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,6 +27,8 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The engine's pool, admission and formats, with hand-written recognisers instead of Sphinx4. */
 class SphinxEngineTest {
@@ -37,13 +38,59 @@ class SphinxEngineTest {
 
   private final List<SphinxEngine> engines = new ArrayList<>();
 
+  @org.junit.jupiter.api.BeforeAll
+  static void loadTheDecoderOnce() throws Exception {
+    // FFmpeg's libraries load on the first note: not inside a test that times a note.
+    try (var decoder =
+        dev.bolo.decode.PcmDecoder.open(dev.bolo.audio.SeekableSource.of(NOTE), 16_000)) {
+      assertThat(decoder.read(new float[16], 0, 16)).isPositive();
+    }
+  }
+
   @AfterEach
   void closeEngines() {
     engines.forEach(SphinxEngine::close);
   }
 
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "aac-moov-at-end.m4a",
+        "aac-fragmented.m4a",
+        "aac-adts.aac",
+        "opus-no-duration.webm",
+        "opus.ogg",
+        "vorbis.ogg",
+        "vbr-xing-44k.mp3",
+        "flac-8k.flac",
+        "pcm24-extensible-8k.wav",
+        "pcm16-stereo-22k.wav"
+      })
+  void everyContainerAPhoneRecordsIsDecodedForTheRecognizer(String file) throws Exception {
+    List<Integer> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SphinxEngine engine =
+        loaded(
+            1,
+            0,
+            () ->
+                new FakeRecognizer() {
+                  @Override
+                  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) {
+                    heard.add(Wavs.count(samples));
+                    return super.recognize(samples, stop);
+                  }
+                });
+    byte[] note = Files.readAllBytes(Path.of("target/test-classes/audio", file));
+
+    EngineResult result = engine.transcribe(OfflineNote.of(note).request());
+
+    assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
+    // The fixtures are 1.1 to 3.6 s of speech: at least a second of it reached the recogniser.
+    assertThat(heard.stream().mapToInt(Integer::intValue).sum()).isGreaterThan(16_000);
+  }
+
   @Test
-  void compressedAudioIsUnsupportedAndTheMessageNamesTheEnginesThatReadIt() throws Exception {
+  void bytesThatAreNotAudioAreInvalidAudioNotAnEngineFailure() throws Exception {
     SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
     byte[] mp3 = "ID3\u0004 not really an mp3".getBytes(StandardCharsets.ISO_8859_1);
 
@@ -51,8 +98,7 @@ class SphinxEngineTest {
 
     assertThat(result)
         .isInstanceOfSatisfying(
-            EngineResult.UnsupportedAudio.class,
-            r -> assertThat(r.message()).contains("mp3", "openai", "gemini"));
+            EngineResult.InvalidAudio.class, r -> assertThat(r.message()).isNotBlank());
   }
 
   @Test
@@ -74,17 +120,16 @@ class SphinxEngineTest {
   }
 
   @Test
-  void aMalformedWavIsRejected() throws Exception {
+  void aWavOfAnUnknownEncodingIsInvalidAudio() throws Exception {
     SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
     byte[] wav = NOTE.clone();
     wav[20] = 0x55;
+    wav[21] = 0x55;
 
     EngineResult result =
         engine.transcribe(OfflineNote.labelled(wav, AudioContainer.WAV).request());
 
-    assertThat(result)
-        .isInstanceOfSatisfying(
-            EngineResult.Rejected.class, r -> assertThat(r.message()).contains("malformed WAV"));
+    assertThat(result).isInstanceOf(EngineResult.InvalidAudio.class);
   }
 
   @Test
@@ -134,7 +179,8 @@ class SphinxEngineTest {
 
   @Test
   void aNoteThatOutlivesItsTimeoutTimesOutAndFreesItsRecognizer() throws Exception {
-    AtomicInteger calls = new AtomicInteger();
+    CountDownLatch spinning = new CountDownLatch(1);
+    byte[] slowNote = Wavs.pcm(16_000, 16, Wavs.tone(16_000, 1, 440, 0.5, 3.0));
     // One queue slot: the next note waits there until the abandoned one has let go.
     SphinxEngine engine =
         loaded(
@@ -143,10 +189,10 @@ class SphinxEngineTest {
             () ->
                 new FakeRecognizer() {
                   @Override
-                  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop)
-                      throws IOException {
-                    // The first note runs until the engine gives up on it.
-                    if (calls.incrementAndGet() == 1) {
+                  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) {
+                    // The three-second note runs until the engine gives up on it.
+                    if (Wavs.count(samples) > 40_000) {
+                      spinning.countDown();
                       while (!stop.getAsBoolean()) {
                         Thread.onSpinWait();
                       }
@@ -157,16 +203,17 @@ class SphinxEngineTest {
 
     EngineResult slow =
         engine.transcribe(
-            OfflineNote.of(NOTE)
-                .request(OfflineNote.settings("", "json", List.of()), Duration.ofMillis(50)));
+            OfflineNote.of(slowNote)
+                .request(OfflineNote.settings("", "json", List.of()), Duration.ofSeconds(2)));
     EngineResult next = engine.transcribe(OfflineNote.of(NOTE).request());
 
+    assertThat(spinning.getCount()).as("the slow note reached its recognizer").isZero();
     assertThat(slow).isInstanceOf(EngineResult.TimedOut.class);
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
   }
 
   @Test
-  void aRecognizerThatThrowsIsReplacedAndTheFailureIsThrownForTheCallerToReport() throws Exception {
+  void aRecognizerThatThrowsFailsOnlyItsNoteWhichSaysSoAndIsReplaced() throws Exception {
     AtomicInteger made = new AtomicInteger();
     SphinxEngine engine =
         loaded(
@@ -177,9 +224,10 @@ class SphinxEngineTest {
                     ? throwing(new IllegalStateException("search stuck"))
                     : new FakeRecognizer());
 
-    assertThatThrownBy(() -> engine.transcribe(OfflineNote.of(NOTE).request()))
-        .isInstanceOf(IllegalStateException.class)
-        .hasRootCauseMessage("search stuck");
+    assertThat(engine.transcribe(OfflineNote.of(NOTE).request()))
+        .isInstanceOfSatisfying(
+            EngineResult.Failed.class,
+            r -> assertThat(r.message()).contains("IllegalStateException").doesNotContain("stuck"));
     EngineResult next = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
@@ -187,7 +235,7 @@ class SphinxEngineTest {
   }
 
   @Test
-  void anOutOfMemoryErrorIsThrownAsABugNotAnsweredAsAResultAndTheNextNoteIsTranscribed()
+  void anOutOfMemoryErrorFailsOnlyItsNoteWithAnAnswerThatSaysSoAndTheNextNoteIsTranscribed()
       throws Exception {
     AtomicInteger made = new AtomicInteger();
     SphinxEngine engine =
@@ -199,11 +247,13 @@ class SphinxEngineTest {
                     ? throwing(new OutOfMemoryError("Java heap space"))
                     : new FakeRecognizer());
 
-    assertThatThrownBy(() -> engine.transcribe(OfflineNote.of(NOTE).request()))
-        .hasRootCauseInstanceOf(OutOfMemoryError.class);
+    assertThat(engine.transcribe(OfflineNote.of(NOTE).request()))
+        .isInstanceOfSatisfying(
+            EngineResult.Failed.class, r -> assertThat(r.message()).contains("out of memory"));
     EngineResult next = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
+    assertThat(engine.readiness().state()).isEqualTo(Readiness.State.READY);
   }
 
   @Test
@@ -221,13 +271,16 @@ class SphinxEngineTest {
                   default -> new FakeRecognizer();
                 });
 
-    assertThatThrownBy(() -> engine.transcribe(OfflineNote.of(NOTE).request()))
-        .hasRootCauseInstanceOf(OutOfMemoryError.class);
+    assertThat(engine.transcribe(OfflineNote.of(NOTE).request()))
+        .isInstanceOf(EngineResult.Failed.class);
     assertThat(made).hasValue(2);
+    // Its one recogniser could not be rebuilt: the engine cannot serve until a note builds it.
+    assertThat(engine.readiness().state()).isEqualTo(Readiness.State.DOWN);
     EngineResult next = engine.transcribe(OfflineNote.of(NOTE).request());
 
     assertThat(next).isInstanceOf(EngineResult.Transcribed.class);
     assertThat(made).hasValue(3);
+    assertThat(engine.readiness().state()).isEqualTo(Readiness.State.READY);
   }
 
   @Test
@@ -244,8 +297,7 @@ class SphinxEngineTest {
             () ->
                 new FakeRecognizer() {
                   @Override
-                  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop)
-                      throws IOException {
+                  public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) {
                     awaitUninterruptibly(timedOut);
                     int read = samples.read(new short[1600], 0, 1600);
                     seen.complete("read " + read + ", stop " + stop.getAsBoolean());
@@ -398,7 +450,7 @@ class SphinxEngineTest {
 
   private static void awaitQueued(SphinxEngine engine, int count) {
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (engine.queuedNotes() < count) {
+    while (engine.queuedPieces() < count) {
       assertThat(System.nanoTime()).as("%d notes queued in time", count).isLessThan(deadline);
       Thread.onSpinWait();
     }
@@ -467,7 +519,7 @@ class SphinxEngineTest {
     }
 
     @Override
-    public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) throws IOException {
+    public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) {
       started.countDown();
       awaitUninterruptibly(release);
       return List.of(

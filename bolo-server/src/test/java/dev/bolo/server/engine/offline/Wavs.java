@@ -1,8 +1,5 @@
 package dev.bolo.server.engine.offline;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -80,39 +77,14 @@ final class Wavs {
     return samples;
   }
 
-  /** What {@link WavDecoder} makes of a whole file's header. */
-  static WavDecoding open(byte[] wav) {
-    try {
-      return WavDecoder.open(new ByteArrayInputStream(wav), wav.length);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Every 16 kHz sample {@link WavDecoder} makes of a well-formed file. */
-  static short[] decoded(byte[] wav) {
-    WavDecoding decoding = open(wav);
-    if (!(decoding instanceof WavDecoding.Decoded decoded)) {
-      throw new AssertionError("not decoded: " + decoding);
-    }
-    return readAll(decoded.samples(), 4096);
-  }
-
-  /** Reads {@code samples} to the end, {@code step} at a time. */
-  static short[] readAll(NoteSamples samples, int step) {
-    short[] all = new short[step];
+  /** Reads a piece's samples to the end and counts them. */
+  static int count(NoteSamples samples) {
+    short[] window = new short[4096];
     int count = 0;
-    try {
-      int read;
-      while ((read = samples.read(all, count, Math.min(step, all.length - count))) >= 0) {
-        count += read;
-        if (count == all.length) {
-          all = java.util.Arrays.copyOf(all, 2 * all.length);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    int read;
+    while ((read = samples.read(window, 0, window.length)) >= 0) {
+      count += read;
     }
-    return java.util.Arrays.copyOf(all, count);
+    return count;
   }
 }

@@ -1,0 +1,8 @@
+/**
+ * Decoding a note into mono PCM with FFmpeg's libraries, streaming, and finding its pauses: what
+ * the offline engine hears and where long notes are cut.
+ */
+@NullMarked
+package dev.bolo.decode;
+
+import org.jspecify.annotations.NullMarked;
