@@ -3,7 +3,7 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.ledger.LedgerConfig;
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;

@@ -12,7 +12,7 @@ import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.ledger.Reservation;
 import dev.bolo.server.ledger.UsageRecord;
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;

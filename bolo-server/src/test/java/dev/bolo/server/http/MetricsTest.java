@@ -6,7 +6,7 @@ import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.testing.AnsweringEngine;
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;

@@ -12,7 +12,7 @@ import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.ledger.UsageQuery;
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.DeviceUsage;
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.Burst;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;

@@ -2,7 +2,7 @@ package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.testing.OpenAiGateway;

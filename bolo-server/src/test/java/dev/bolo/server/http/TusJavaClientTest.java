@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.Await;
-import dev.bolo.server.testing.CuttingProxy;
+import dev.bolo.testkit.Await;
+import dev.bolo.testkit.CuttingProxy;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;

@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
-import dev.bolo.server.testing.WallClock;
+import dev.bolo.testkit.MutableClock;
 import dev.bolo.server.transcription.ResumableUploads;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -55,14 +55,14 @@ class TusUploadTest {
   @TempDir Path dataDir;
   private final ExecutorService appends = Executors.newCachedThreadPool();
   FakeProvider provider;
-  WallClock clock;
+  MutableClock clock;
   Gateway gateway;
   LedgerProbe ledger;
 
   @BeforeEach
   void start() throws IOException {
     provider = new FakeProvider();
-    clock = new WallClock();
+    clock = MutableClock.startingNow();
     gateway = Gateway.withClock(restartEnvironment(), clock);
     ledger = LedgerProbe.open(dataDir, gateway);
   }

@@ -6,7 +6,7 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DeviceUsage;
 import dev.bolo.server.ledger.UsageQuery;
 import dev.bolo.server.ledger.UsageRecord;
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;

@@ -2,6 +2,7 @@ package dev.bolo.server.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.testkit.MutableClock;
 import dev.bolo.server.dedup.EmbeddedRedis;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 class RedisRateLimiterTest extends RateLimiterContract {
 
   private static EmbeddedRedis redis;
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
+  private final MutableClock clock = MutableClock.at(Instant.parse("2026-11-30T12:00:00Z"));
 
   @BeforeAll
   static void startRedis() {

@@ -2,6 +2,7 @@ package dev.bolo.server.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.testkit.MutableClock;
 import dev.bolo.server.dedup.EmbeddedRedis;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /** The rate limit counted in Redis for the whole deployment, and its per-instance fallback. */
 class SharedRateLimiterTest {
 
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
+  private final MutableClock clock = MutableClock.at(Instant.parse("2026-11-30T12:00:00Z"));
   private final AtomicLong nanos = new AtomicLong();
   private final List<RateLimiter> instances = new ArrayList<>();
   private EmbeddedRedis redis;

@@ -3,6 +3,7 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.bolo.testkit.MutableClock;
 import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -47,7 +48,7 @@ abstract class UsageRetentionContractTest {
 
   @TempDir Path dataDir;
 
-  final MutableClock clock = new MutableClock(DAY_0);
+  final MutableClock clock = MutableClock.at(DAY_0);
   final AtomicLong ticker = new AtomicLong();
   LedgerConfig config;
   DurableLedger ledger;

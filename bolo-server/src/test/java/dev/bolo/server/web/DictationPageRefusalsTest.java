@@ -2,7 +2,7 @@ package dev.bolo.server.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Browser;
-import dev.bolo.server.testing.CuttingProxy;
+import dev.bolo.testkit.CuttingProxy;
 import dev.bolo.server.testing.FrontProxy;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.NpmPackages;

@@ -1,4 +1,4 @@
-package dev.bolo.server.ledger;
+package dev.bolo.testkit;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,20 +7,30 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock tests move forward by hand. Thread safe. */
-final class MutableClock extends Clock {
+/** A wall clock in UTC that tests set and move forward by hand. Thread safe. */
+public final class MutableClock extends Clock {
 
   private final AtomicReference<Instant> now;
 
-  MutableClock(Instant start) {
+  private MutableClock(Instant start) {
     this.now = new AtomicReference<>(start);
   }
 
-  void set(Instant instant) {
+  /** A clock that reads {@code start} until it is moved. */
+  public static MutableClock at(Instant start) {
+    return new MutableClock(start);
+  }
+
+  /** A clock that reads the real time of its creation until it is moved. */
+  public static MutableClock startingNow() {
+    return new MutableClock(Instant.now());
+  }
+
+  public void set(Instant instant) {
     now.set(instant);
   }
 
-  void advance(Duration by) {
+  public void advance(Duration by) {
     now.updateAndGet(instant -> instant.plus(by));
   }
 
