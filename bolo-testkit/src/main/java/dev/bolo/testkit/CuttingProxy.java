@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP proxy on loopback in front of a server that breaks connections the way a phone's link
- * does: the n-th connection it accepts is cut (both ways) after forwarding the n-th scripted number
- * of bytes from the client; connections beyond the script pass through ({@link #start}, {@link
+ * A TCP proxy on loopback in front of a server that breaks connections the way a phone's link does:
+ * the n-th connection it accepts is cut (both ways) after forwarding the n-th scripted number of
+ * bytes from the client; connections beyond the script pass through ({@link #start}, {@link
  * #cutAfter}). A browser opens connections in no fixed order (pages, scripts, keep-alive pools), so
  * {@link #cuttingTheFirstConnectionPast} instead cuts whichever connection first carries that many
  * bytes from the client, once. Counts the bytes clients sent. Thread safe.

@@ -2,8 +2,8 @@ package dev.bolo.server.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.testkit.MutableClock;
 import dev.bolo.server.dedup.EmbeddedRedis;
+import dev.bolo.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.bolo.testkit.MutableClock;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.bolo.testkit.MutableClock;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
