@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -274,14 +275,8 @@ class GatewayDedupTest {
   }
 
   private void awaitCalls(int expected) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (provider.calls() < expected) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(
-            "provider saw " + provider.calls() + " calls, expected " + expected);
-      }
-      Thread.onSpinWait();
-      Thread.sleep(5);
-    }
+    Await.until(
+        () -> provider.calls() >= expected,
+        () -> "provider saw " + provider.calls() + " calls, expected " + expected);
   }
 }

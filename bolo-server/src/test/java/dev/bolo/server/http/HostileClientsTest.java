@@ -90,6 +90,7 @@ class HostileClientsTest {
                       while (trickling.get()) {
                         out.write('x');
                         out.flush();
+                        // The client's slowness is the behaviour under test.
                         Thread.sleep(100);
                       }
                     } catch (IOException | InterruptedException e) {
@@ -123,6 +124,7 @@ class HostileClientsTest {
                       while (trickling.get()) {
                         out.write(new byte[100]);
                         out.flush();
+                        // The client's slowness is the behaviour under test.
                         Thread.sleep(50);
                       }
                     } catch (IOException | InterruptedException e) {

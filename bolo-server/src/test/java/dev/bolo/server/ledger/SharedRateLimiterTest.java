@@ -3,6 +3,7 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.dedup.EmbeddedRedis;
+import dev.bolo.testkit.Await;
 import dev.bolo.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,17 +81,15 @@ class SharedRateLimiterTest {
 
   /** Lets the fallback's retry pause pass until the instance counts in Redis again. */
   private void awaitShared(RedisRateLimiter gateway) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
     Device probe = new Device("probe");
-    while (true) {
-      nanos.addAndGet(RedisRateLimiter.RETRY_AFTER.plusMillis(1).toNanos());
-      gateway.admit(probe);
-      if (gateway.isShared()) {
-        return;
-      }
-      assertThat(System.nanoTime()).as("Redis counted again in time").isLessThan(deadline);
-      Thread.sleep(20);
-    }
+    Await.until(
+        Duration.ofSeconds(15),
+        "Redis counted again in time",
+        () -> {
+          nanos.addAndGet(RedisRateLimiter.RETRY_AFTER.plusMillis(1).toNanos());
+          gateway.admit(probe);
+          return gateway.isShared();
+        });
   }
 
   /** Sends {@code requests} round robin over the instances; returns how many were allowed. */
