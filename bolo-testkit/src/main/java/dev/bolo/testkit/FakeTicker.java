@@ -1,6 +1,8 @@
 package dev.bolo.testkit;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -36,5 +38,18 @@ public final class FakeTicker implements LongSupplier {
   @Override
   public long getAsLong() {
     return nanos.get();
+  }
+
+  /**
+   * A wall clock in UTC that reads {@code start} plus what this ticker has advanced since 0: wall
+   * time and elapsed time move together, in one step, as on a phone whose clock nobody sets.
+   */
+  public Clock wallClockFrom(Instant start) {
+    return new UtcClock() {
+      @Override
+      public Instant instant() {
+        return start.plusNanos(nanos.get());
+      }
+    };
   }
 }

@@ -1,14 +1,11 @@
 package dev.bolo.testkit;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A wall clock in UTC that tests set and move forward by hand. Thread safe. */
-public final class MutableClock extends Clock {
+public final class MutableClock extends UtcClock {
 
   private final AtomicReference<Instant> now;
 
@@ -37,15 +34,5 @@ public final class MutableClock extends Clock {
   @Override
   public Instant instant() {
     return now.get();
-  }
-
-  @Override
-  public ZoneId getZone() {
-    return ZoneOffset.UTC;
-  }
-
-  @Override
-  public Clock withZone(ZoneId zone) {
-    throw new UnsupportedOperationException("fixed to UTC");
   }
 }

@@ -110,6 +110,10 @@ public final class OpenAiGateway implements BeforeEachCallback, AfterEachCallbac
 
   @Override
   public void afterEach(ExtensionContext context) throws IOException {
+    if (provider != null) {
+      // Held work would keep a closing gateway waiting for it.
+      provider.release();
+    }
     try (AutoCloseable closeDataDir = this::deleteDataDir;
         FakeProvider closeProvider = provider;
         Gateway closeGateway = gateway;
