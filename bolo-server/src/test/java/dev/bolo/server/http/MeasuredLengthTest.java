@@ -66,16 +66,7 @@ class MeasuredLengthTest {
     long measured = measuredMillis(note);
     assertThat(measured).isGreaterThan(3000);
 
-    Gateway.Reply reply =
-        fixture
-            .gateway()
-            .send(
-                fixture
-                    .gateway()
-                    .nativeUpload(Gateway.TOKEN_A, note)
-                    .newBuilder()
-                    .header("X-Bolo-Audio-Duration-Ms", "0")
-                    .build());
+    Gateway.Reply reply = uploadClaimingZeroMillis(note);
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).get("duration_ms").asLong()).isEqualTo(measured);
@@ -92,17 +83,7 @@ class MeasuredLengthTest {
       byte[] note = m4a.clone();
       // A different byte in the media data: another note to the gateway, the same length.
       note[mdat + 64 + i] ^= 0x5a;
-      statuses[i] =
-          fixture
-              .gateway()
-              .send(
-                  fixture
-                      .gateway()
-                      .nativeUpload(Gateway.TOKEN_A, note)
-                      .newBuilder()
-                      .header("X-Bolo-Audio-Duration-Ms", "0")
-                      .build())
-              .status();
+      statuses[i] = uploadClaimingZeroMillis(note).status();
     }
 
     assertThat(statuses).containsExactly(200, 402, 402, 402, 402, 402);
@@ -177,5 +158,16 @@ class MeasuredLengthTest {
             MeasuredLengthTest.class.getResourceAsStream("/audio/" + file), file)) {
       return in.readAllBytes();
     }
+  }
+
+  /** Uploads {@code note} as alpha, with a client that claims it lasts 0 ms. */
+  private Gateway.Reply uploadClaimingZeroMillis(byte[] note) throws IOException {
+    Gateway gateway = fixture.gateway();
+    return gateway.send(
+        gateway
+            .nativeUpload(Gateway.TOKEN_A, note)
+            .newBuilder()
+            .header("X-Bolo-Audio-Duration-Ms", "0")
+            .build());
   }
 }

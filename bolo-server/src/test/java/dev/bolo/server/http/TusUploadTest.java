@@ -34,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import okhttp3.MediaType;
@@ -422,7 +423,10 @@ class TusUploadTest {
     Future<Integer> last = stalledAppendOf(location, note, release);
     // The DELETE waits for the append's lock; the append then completes the note.
     Future<Integer> deleted = appends.submit(() -> delete(Gateway.TOKEN_A, location));
-    Thread.sleep(300);
+    assertThat(deleted)
+        .as("the DELETE waits for the append")
+        .failsWithin(Duration.ofMillis(300))
+        .withThrowableOfType(TimeoutException.class);
     release.countDown();
     assertThat(last.get(30, TimeUnit.SECONDS)).isEqualTo(204);
     assertThat(deleted.get(30, TimeUnit.SECONDS)).isIn(204, 404);

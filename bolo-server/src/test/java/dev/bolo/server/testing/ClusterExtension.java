@@ -126,32 +126,28 @@ public final class ClusterExtension implements BeforeEachCallback, AfterEachCall
 
   /** The data directory ({@code BOLO_DATA_DIR}) of the instance named {@code instance}. */
   public Path dataDir(String instance) {
-    if (root == null) {
-      throw new IllegalStateException("used outside a test");
-    }
-    return root.resolve(instance);
+    return duringATest(root).resolve(instance);
   }
 
   public EmbeddedRedis redis() {
-    if (redis == null) {
-      throw new IllegalStateException("used outside a test");
-    }
-    return redis;
+    return duringATest(redis);
   }
 
   public FakeProvider provider() {
-    if (provider == null) {
-      throw new IllegalStateException("used outside a test");
-    }
-    return provider;
+    return duringATest(provider);
   }
 
   /** The JDBC URL of this test's ledger database. */
   public String databaseUrl() {
-    if (databaseUrl == null) {
+    return duringATest(databaseUrl);
+  }
+
+  /** What the fixture holds while a test runs; there is nothing before or after it. */
+  private static <T> T duringATest(@Nullable T held) {
+    if (held == null) {
       throw new IllegalStateException("used outside a test");
     }
-    return databaseUrl;
+    return held;
   }
 
   @Override
