@@ -40,7 +40,7 @@ class RedisRateLimiterTest extends RateLimiterContract {
 
   @Override
   protected RateLimiter newLimiter(int perMinute) {
-    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, nanos::get);
+    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, ticker);
     made.add(limiter);
     return limiter;
   }

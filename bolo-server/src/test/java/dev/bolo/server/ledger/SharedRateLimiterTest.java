@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.dedup.EmbeddedRedis;
 import dev.bolo.testkit.Await;
+import dev.bolo.testkit.FakeTicker;
 import dev.bolo.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class SharedRateLimiterTest {
 
   private final MutableClock clock = MutableClock.at(Instant.parse("2026-11-30T12:00:00Z"));
-  private final AtomicLong nanos = new AtomicLong();
+  private final FakeTicker ticker = FakeTicker.atZero();
   private final List<RateLimiter> instances = new ArrayList<>();
   private EmbeddedRedis redis;
 
@@ -34,7 +34,7 @@ class SharedRateLimiterTest {
   }
 
   private RateLimiter instance(int perMinute) {
-    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, nanos::get);
+    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, ticker);
     instances.add(limiter);
     return limiter;
   }
@@ -86,7 +86,7 @@ class SharedRateLimiterTest {
         Duration.ofSeconds(15),
         "Redis counted again in time",
         () -> {
-          nanos.addAndGet(RedisRateLimiter.RETRY_AFTER.plusMillis(1).toNanos());
+          ticker.advance(RedisRateLimiter.RETRY_AFTER.plusMillis(1));
           gateway.admit(probe);
           return gateway.isShared();
         });
