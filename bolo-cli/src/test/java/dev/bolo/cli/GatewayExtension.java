@@ -6,16 +6,15 @@ import dev.bolo.client.Scheduler;
 import dev.bolo.client.Timing;
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.testkit.Directories;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -100,11 +99,7 @@ final class GatewayExtension implements BeforeEachCallback, AfterEachCallback {
       provider.close();
     }
     if (dataDir != null) {
-      try (Stream<Path> files = Files.walk(dataDir)) {
-        for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(file);
-        }
-      }
+      Directories.deleteTree(dataDir);
     }
   }
 

@@ -8,9 +8,8 @@ import dev.bolo.client.Outcome;
 import dev.bolo.client.TranscriptionListener;
 import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
+import dev.bolo.testkit.CuttingProxy;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,11 +38,7 @@ class ResumableEndToEndTest {
 
   @BeforeEach
   void startProxy() throws IOException {
-    URI gatewayUri = URI.create(gateway.baseUrl());
-    proxy =
-        new CuttingProxy(
-            new InetSocketAddress(
-                InetAddress.getByName(gatewayUri.getHost()), gatewayUri.getPort()));
+    proxy = CuttingProxy.start(URI.create(gateway.baseUrl()).getPort());
   }
 
   @AfterEach
@@ -76,7 +71,7 @@ class ResumableEndToEndTest {
     Outcome.Transcribed transcribed = (Outcome.Transcribed) outcome;
     assertThat(transcribed.transcript().audioSha256()).isEqualTo(note.sha256());
     assertThat(resumedAt).hasSize(1).allMatch(offset -> offset > 0 && offset < 500_000);
-    assertThat(proxy.bytesFromClients())
+    assertThat(proxy.upstreamBytes())
         .as("the note once, plus what the cut lost and the requests' headers")
         .isLessThan(note.size() * 11 / 10);
     assertThat(gateway.calls()).isEqualTo(1);
@@ -91,7 +86,7 @@ class ResumableEndToEndTest {
     assertThat(outcome).isInstanceOf(Outcome.Transcribed.class);
     assertThat(outcome.attempts()).isEqualTo(1);
     assertThat(resumedAt).hasSize(2).isSorted();
-    assertThat(proxy.bytesFromClients()).isLessThan(note.size() * 11 / 10);
+    assertThat(proxy.upstreamBytes()).isLessThan(note.size() * 11 / 10);
     assertThat(gateway.calls()).isEqualTo(1);
   }
 
@@ -105,7 +100,7 @@ class ResumableEndToEndTest {
 
     assertThat(outcome).isInstanceOf(Outcome.Transcribed.class);
     assertThat(outcome.attempts()).isEqualTo(2);
-    assertThat(proxy.bytesFromClients())
+    assertThat(proxy.upstreamBytes())
         .as("the upload went on where the gateway was: the note was not sent again")
         .isLessThan(note.size() * 11 / 10);
     assertThat(gateway.calls()).isEqualTo(1);
@@ -124,7 +119,7 @@ class ResumableEndToEndTest {
     assertThat(outcome).isInstanceOf(Outcome.Transcribed.class);
     assertThat(outcome.attempts()).isEqualTo(2);
     assertThat(resumedAt).isEmpty();
-    assertThat(proxy.bytesFromClients()).isGreaterThan(note.size() + 400_000);
+    assertThat(proxy.upstreamBytes()).isGreaterThan(note.size() + 400_000);
   }
 
   @Test
@@ -148,6 +143,6 @@ class ResumableEndToEndTest {
         .containsPattern("long\\.wav: attempt 1 of 4: link lost, resuming at byte \\d+ of 1280044")
         .contains(
             "long.wav: attempt 1 of 4: sent 1280044 of 1280044 bytes; waiting for the transcript");
-    assertThat(proxy.bytesFromClients()).isLessThan(1280044L * 11 / 10);
+    assertThat(proxy.upstreamBytes()).isLessThan(1280044L * 11 / 10);
   }
 }

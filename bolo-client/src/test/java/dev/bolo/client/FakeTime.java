@@ -1,11 +1,9 @@
 package dev.bolo.client;
 
+import dev.bolo.testkit.FakeTicker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /** Wall time and elapsed time that move only when a test says so. Thread-safe. */
@@ -13,36 +11,22 @@ final class FakeTime {
 
   static final Instant START = Instant.parse("2026-11-30T12:00:00Z");
 
-  private final AtomicLong nanos = new AtomicLong();
+  private final FakeTicker ticker = FakeTicker.atZero();
+  private final Clock clock = ticker.wallClockFrom(START);
 
   void advance(Duration duration) {
-    nanos.addAndGet(duration.toNanos());
+    ticker.advance(duration);
   }
 
   Duration elapsed() {
-    return Duration.ofNanos(nanos.get());
+    return Duration.ofNanos(ticker.getAsLong());
   }
 
   LongSupplier ticker() {
-    return nanos::get;
+    return ticker;
   }
 
   Clock clock() {
-    return new Clock() {
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
-
-      @Override
-      public Clock withZone(ZoneId zone) {
-        throw new UnsupportedOperationException("fixed to UTC");
-      }
-
-      @Override
-      public Instant instant() {
-        return START.plusNanos(nanos.get());
-      }
-    };
+    return clock;
   }
 }

@@ -2,9 +2,8 @@ package dev.bolo.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.testkit.CuttingProxy;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,9 +81,7 @@ class ResumableUploadTest {
             }
           }
         });
-    proxy =
-        new CuttingProxy(
-            new InetSocketAddress(InetAddress.getByName(server.getHostName()), server.getPort()));
+    proxy = CuttingProxy.start(server.getPort());
   }
 
   @AfterEach
@@ -190,7 +187,7 @@ class ResumableUploadTest {
     RecordedRequest resumed = received.get(2);
     assertThat(resumed.getHeaders().get("Upload-Offset")).isEqualTo("150000");
     assertThat(body(resumed)).isEqualTo(Arrays.copyOfRange(audio, 150_000, audio.length));
-    assertThat(proxy.bytesFromClients())
+    assertThat(proxy.upstreamBytes())
         .as("the note once, the cut part again, and headers")
         .isLessThan(audio.length + 200_000 - 150_000 + 4_000);
     assertThat(scheduler.pauses()).as("no pause: a resume is part of its attempt").isEmpty();

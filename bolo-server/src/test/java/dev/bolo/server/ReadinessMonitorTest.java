@@ -3,6 +3,7 @@ package dev.bolo.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.health.Readiness;
+import dev.bolo.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,7 +13,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -23,7 +23,7 @@ class ReadinessMonitorTest {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-  private final AtomicLong nanos = new AtomicLong();
+  private final FakeTicker ticker = FakeTicker.atZero();
   private final CountDownLatch unhang = new CountDownLatch(1);
 
   /** Checks that have ended, answer published: counted after the monitor's own work for each. */
@@ -58,11 +58,11 @@ class ReadinessMonitorTest {
     refreshAndSettle(monitor);
     // The engine's second check must have answered before the clock moves past its timeout.
     awaitChecksEnded(3);
-    nanos.addAndGet(TIMEOUT.minusMillis(1).toNanos());
+    ticker.advance(TIMEOUT.minusMillis(1));
     monitor.refresh();
     assertThat(state(monitor, "ledger")).isEqualTo(Readiness.State.READY);
 
-    nanos.addAndGet(Duration.ofMillis(2).toNanos());
+    ticker.advance(Duration.ofMillis(2));
     monitor.refresh();
 
     assertThat(monitor.current().get("ledger"))
@@ -117,7 +117,7 @@ class ReadinessMonitorTest {
     return new ReadinessMonitor(
         probes,
         TIMEOUT,
-        nanos::get,
+        ticker,
         check ->
             threads.execute(
                 () -> {

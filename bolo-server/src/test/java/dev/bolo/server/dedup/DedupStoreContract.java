@@ -1,12 +1,12 @@
 package dev.bolo.server.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
+import dev.bolo.testkit.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -20,7 +20,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -642,12 +641,11 @@ abstract class DedupStoreContract {
 
   /** Waits, with a bound, until {@code condition} holds; fails the test otherwise. */
   static void eventually(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + PATIENCE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        fail("not within %s: %s", PATIENCE, what);
-      }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    try {
+      Await.until(PATIENCE, what, condition);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted waiting until " + what, e);
     }
   }
 }

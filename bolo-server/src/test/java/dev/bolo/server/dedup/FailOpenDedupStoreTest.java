@@ -92,7 +92,8 @@ class FailOpenDedupStoreTest {
     long down = store.generation();
     assertThat(down).isGreaterThan(healthy);
 
-    // Ten failed tries at least (every 100 ms here).
+    // Ten failed tries at least (every 100 ms here): a second of the prober's own time passing is
+    // the behaviour under test, and it tells no one of a failed try.
     Thread.sleep(1_000);
     assertThat(store.generation()).as("while Redis stays down").isEqualTo(down);
 

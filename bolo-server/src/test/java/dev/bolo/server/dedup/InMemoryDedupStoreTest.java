@@ -1,21 +1,21 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.testkit.FakeTicker;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** The store contract on the in-memory store, with a fake ticker driving leases and TTLs. */
 class InMemoryDedupStoreTest extends DedupStoreContract {
 
-  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  private final FakeTicker ticker = FakeTicker.atOneSecond();
 
   @Override
   protected DedupStore newStore(Duration ttl) {
-    return DedupStore.inMemory(nanos::get, ttl, 1_000_000);
+    return DedupStore.inMemory(ticker, ttl, 1_000_000);
   }
 
   @Override
   protected void letTimePass(Duration duration) {
-    nanos.addAndGet(duration.toNanos());
+    ticker.advance(duration);
   }
 
   @Override

@@ -19,7 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class WorkCoordinatorTest {
 
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-  private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
+  private final SweepTimer renewals = new SweepTimer();
 
   @AfterEach
   void stopThreads() {
@@ -163,21 +163,21 @@ class WorkCoordinatorTest {
 
     // Sweeps come every 200 ms; the lease is renewed only once 5 s (a third) have passed.
     nanos.addAndGet(Duration.ofMillis(4_900).toNanos());
-    Thread.sleep(600);
+    renewals.awaitSweeps(2);
     assertThat(store.renewalsOf(key)).isZero();
     nanos.addAndGet(Duration.ofMillis(100).toNanos());
     long sent = System.nanoTime();
     eventually("the lease is renewed", () -> store.renewalsOf(key) == 1);
     assertThat(Duration.ofNanos(System.nanoTime() - sent)).isLessThan(Duration.ofSeconds(2));
     nanos.addAndGet(Duration.ofSeconds(4).toNanos());
-    Thread.sleep(600);
+    renewals.awaitSweeps(2);
     assertThat(store.renewalsOf(key)).isOne();
 
     finish.countDown();
     assertThat(work.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
         .isInstanceOf(WorkResult.Success.class);
     nanos.addAndGet(lease.toNanos());
-    Thread.sleep(600);
+    renewals.awaitSweeps(2);
     assertThat(store.renewalsOf(key)).isOne();
   }
 
@@ -316,7 +316,7 @@ class WorkCoordinatorTest {
 
     // Back at 14.5 s, the claim not yet taken back; the watch notes the moment.
     lost.at(Duration.ofMillis(14_500)).store().comeBack();
-    Thread.sleep(500);
+    renewals.awaitSweeps(1);
 
     // 15.3 s: past the lease, within the owner's time to take it back.
     lost.at(Duration.ofMillis(15_300)).stillPolls();
@@ -448,7 +448,8 @@ class WorkCoordinatorTest {
                       return new WorkResult.Success(transcriptFor(key, "a second run"));
                     }));
     eventually("the owner takes its claim back", () -> store.claimedAgain.get() > 0);
-    Thread.sleep(600);
+    // Three sweeps of both instances' watches: a window in which a wrong second run would start.
+    renewals.awaitSweeps(6);
     finish.countDown();
 
     assertThat(first.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
@@ -586,6 +587,7 @@ class WorkCoordinatorTest {
 
     @Override
     public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
+      // A store's wait takes a moment, as Redis's does; without it the copy would spin.
       Thread.sleep(5);
       if (visible) {
         pending.incrementAndGet();
@@ -614,6 +616,33 @@ class WorkCoordinatorTest {
     @Override
     public IdempotencyCheck bindIdempotencyKey(String device, String idempotencyKey, WorkKey key) {
       return IdempotencyCheck.BOUND;
+    }
+  }
+
+  /**
+   * The coordinators' timer, which runs nothing but their sweeps: counts the sweeps it has run, so
+   * that a test waits for sweeps rather than for the time they take.
+   */
+  private static final class SweepTimer extends ScheduledThreadPoolExecutor {
+    private final AtomicInteger sweeps = new AtomicInteger();
+
+    SweepTimer() {
+      super(1);
+    }
+
+    @Override
+    protected void afterExecute(Runnable sweep, Throwable thrown) {
+      super.afterExecute(sweep, thrown);
+      sweeps.incrementAndGet();
+    }
+
+    /**
+     * Returns once {@code count} whole sweeps have run since this call (one more than that ends, as
+     * the one running now may have read the ticker before the test moved it).
+     */
+    void awaitSweeps(int count) {
+      int seen = sweeps.get();
+      eventually(count + " sweeps", () -> sweeps.get() > seen + count);
     }
   }
 

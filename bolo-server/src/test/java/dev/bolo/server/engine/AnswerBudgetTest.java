@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.junit5.StartStop;
@@ -66,8 +67,10 @@ class AnswerBudgetTest {
                   throw new IllegalStateException(e);
                 }
               });
-      Thread.sleep(300);
-      assertThat(waiting).isNotDone();
+      assertThat(waiting)
+          .as("still waiting for room")
+          .failsWithin(Duration.ofMillis(300))
+          .withThrowableOfType(TimeoutException.class);
 
       first.close();
 

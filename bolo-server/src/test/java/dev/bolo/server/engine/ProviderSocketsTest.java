@@ -1,12 +1,16 @@
 package dev.bolo.server.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
 import mockwebserver3.MockResponse;
@@ -41,8 +45,7 @@ class ProviderSocketsTest {
       for (int i = 0; i < 7; i++) {
         out.write(note, i * 8192, 8192);
       }
-      Thread.sleep(100);
-      assertThat(in.available()).isZero();
+      assertNothingArrivesWithin(peer, Duration.ofMillis(100));
 
       out.write(note, 7 * 8192, note.length - 7 * 8192);
       out.flush();
@@ -84,8 +87,7 @@ class ProviderSocketsTest {
         Socket peer = server.accept()) {
       assertThat(client.getOutputStream()).isSameAs(client.getOutputStream());
       client.getOutputStream().write(new byte[] {1, 2, 3});
-      Thread.sleep(50);
-      assertThat(peer.getInputStream().available()).isZero();
+      assertNothingArrivesWithin(peer, Duration.ofMillis(50));
       client.getOutputStream().flush();
       assertThat(peer.getInputStream().readNBytes(3)).containsExactly(1, 2, 3);
     }
@@ -127,6 +129,21 @@ class ProviderSocketsTest {
       RecordedRequest received = provider.takeRequest();
       assertThat(received.getHandshake()).isNotNull();
       assertThat(Objects.requireNonNull(received.getBody()).toByteArray()).isEqualTo(note);
+    }
+  }
+
+  /**
+   * Reads from {@code peer} for {@code quiet}: no byte may arrive in that time. The socket stays
+   * usable after the timeout.
+   */
+  private static void assertNothingArrivesWithin(Socket peer, Duration quiet) throws IOException {
+    peer.setSoTimeout((int) quiet.toMillis());
+    try {
+      assertThatThrownBy(() -> peer.getInputStream().read())
+          .as("a byte reached the peer")
+          .isInstanceOf(SocketTimeoutException.class);
+    } finally {
+      peer.setSoTimeout(0);
     }
   }
 }

@@ -3,12 +3,12 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.ledger.LedgerConfig;
-import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,37 +21,22 @@ import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The de-duplication rules of PROTOCOL.md, against a real gateway and a fake provider. */
 class GatewayDedupTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
-
-  @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway =
-        Gateway.openAi(provider, dataDir, Map.of("BOLO_OPENAI_MODELS", "whisper-1,whisper-large"));
-  }
-
-  @AfterEach
-  void stop() {
-    gateway.close();
-    provider.close();
-  }
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      new OpenAiGateway(Map.of("BOLO_OPENAI_MODELS", "whisper-1,whisper-large"));
 
   @Test
   void concurrentDuplicatesShareOneUpstreamCall() throws Exception {
     byte[] note = TestAudio.wav(1500, 1);
-    provider.hold();
+    fixture.provider().hold();
     int copies = 16;
     CountDownLatch ready = new CountDownLatch(copies);
     ExecutorService pool = Executors.newFixedThreadPool(copies);
@@ -62,12 +47,14 @@ class GatewayDedupTest {
             pool.submit(
                 () -> {
                   ready.countDown();
-                  return gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+                  return fixture
+                      .gateway()
+                      .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
                 }));
       }
       ready.await();
       awaitCalls(1);
-      provider.release();
+      fixture.provider().release();
       List<JsonNode> bodies = new ArrayList<>();
       int replayed = 0;
       for (Future<Gateway.Reply> reply : replies) {
@@ -82,7 +69,7 @@ class GatewayDedupTest {
           assertThat(r.replayed()).isNull();
         }
       }
-      assertThat(provider.calls()).isEqualTo(1);
+      assertThat(fixture.provider().calls()).isEqualTo(1);
       assertThat(bodies).extracting(b -> b.get("text").asText()).containsOnly(text(bodies.get(0)));
       assertThat(replayed).isEqualTo(copies - 1);
     } finally {
@@ -93,39 +80,50 @@ class GatewayDedupTest {
   @Test
   void everyOutputChangingSettingIsItsOwnWork() throws Exception {
     byte[] note = TestAudio.wav(800, 2);
-    String en = text(ok(gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "en")));
-    String fr = text(ok(gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "fr")));
-    assertThat(provider.calls()).isEqualTo(2);
+    String en = text(ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note, "language", "en")));
+    String fr = text(ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note, "language", "fr")));
+    assertThat(fixture.provider().calls()).isEqualTo(2);
     assertThat(en).endsWith("in en");
     assertThat(fr).endsWith("in fr");
 
-    ok(gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "en", "model", "whisper-large"));
-    assertThat(provider.calls()).isEqualTo(3);
-    ok(gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "en", "prompt", "Names: Ada"));
-    assertThat(provider.calls()).isEqualTo(4);
-    ok(gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "en", "temperature", "0.2"));
-    assertThat(provider.calls()).isEqualTo(5);
+    ok(
+        fixture
+            .gateway()
+            .nativeUpload(Gateway.TOKEN_A, note, "language", "en", "model", "whisper-large"));
+    assertThat(fixture.provider().calls()).isEqualTo(3);
+    ok(
+        fixture
+            .gateway()
+            .nativeUpload(Gateway.TOKEN_A, note, "language", "en", "prompt", "Names: Ada"));
+    assertThat(fixture.provider().calls()).isEqualTo(4);
+    ok(
+        fixture
+            .gateway()
+            .nativeUpload(Gateway.TOKEN_A, note, "language", "en", "temperature", "0.2"));
+    assertThat(fixture.provider().calls()).isEqualTo(5);
   }
 
   @Test
   void equivalentSpellingsOfASettingAreOneWork() throws Exception {
     byte[] note = TestAudio.wav(800, 3);
-    JsonNode first = ok(gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "en"));
-    JsonNode upper = ok(gateway.nativeUpload(Gateway.TOKEN_A, note, "language", " EN "));
+    JsonNode first = ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note, "language", "en"));
+    JsonNode upper = ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note, "language", " EN "));
     JsonNode defaults =
         ok(
-            gateway.nativeUpload(
-                Gateway.TOKEN_A,
-                note,
-                "language",
-                "en",
-                "temperature",
-                "0.00",
-                "response_format",
-                "json",
-                "model",
-                "whisper-1"));
-    assertThat(provider.calls()).isEqualTo(1);
+            fixture
+                .gateway()
+                .nativeUpload(
+                    Gateway.TOKEN_A,
+                    note,
+                    "language",
+                    "en",
+                    "temperature",
+                    "0.00",
+                    "response_format",
+                    "json",
+                    "model",
+                    "whisper-1"));
+    assertThat(fixture.provider().calls()).isEqualTo(1);
     assertThat(first.get("deduplicated").asBoolean()).isFalse();
     assertThat(upper.get("deduplicated").asBoolean()).isTrue();
     assertThat(defaults.get("deduplicated").asBoolean()).isTrue();
@@ -135,11 +133,11 @@ class GatewayDedupTest {
   @Test
   void devicesNeverShareTranscripts() throws Exception {
     byte[] note = TestAudio.wav(800, 4);
-    provider.enqueue(json("{\"text\":\"alpha's private words\"}"));
-    provider.enqueue(json("{\"text\":\"bravo's own words\"}"));
-    JsonNode a = ok(gateway.nativeUpload(Gateway.TOKEN_A, note));
-    JsonNode b = ok(gateway.nativeUpload(Gateway.TOKEN_B, note));
-    assertThat(provider.calls()).isEqualTo(2);
+    fixture.provider().enqueue(json("{\"text\":\"alpha's private words\"}"));
+    fixture.provider().enqueue(json("{\"text\":\"bravo's own words\"}"));
+    JsonNode a = ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
+    JsonNode b = ok(fixture.gateway().nativeUpload(Gateway.TOKEN_B, note));
+    assertThat(fixture.provider().calls()).isEqualTo(2);
     assertThat(text(a)).isEqualTo("alpha's private words");
     assertThat(text(b)).isEqualTo("bravo's own words");
     assertThat(b.get("deduplicated").asBoolean()).isFalse();
@@ -148,28 +146,31 @@ class GatewayDedupTest {
   @Test
   void aFailureIsNotKeptAndTheNextCopyRunsAfresh() throws Exception {
     byte[] note = TestAudio.wav(800, 5);
-    provider.enqueue(
-        new MockResponse.Builder()
-            .code(503)
-            .setHeader("Retry-After", "7")
-            .body("{\"error\":{\"message\":\"overloaded\"}}")
-            .build());
-    Gateway.Reply failed = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(503)
+                .setHeader("Retry-After", "7")
+                .body("{\"error\":{\"message\":\"overloaded\"}}")
+                .build());
+    Gateway.Reply failed =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
     assertThat(failed.status()).isEqualTo(503);
     assertThat(JSON.readTree(failed.body()).get("code").asText()).isEqualTo("upstream_unavailable");
     assertThat(failed.retryAfter()).isEqualTo("7");
 
-    JsonNode retried = ok(gateway.nativeUpload(Gateway.TOKEN_A, note));
-    assertThat(provider.calls()).isEqualTo(2);
+    JsonNode retried = ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
+    assertThat(fixture.provider().calls()).isEqualTo(2);
     assertThat(retried.get("deduplicated").asBoolean()).isFalse();
   }
 
   @Test
   void aClientThatHangsUpDoesNotCancelTheWorkItsResendJoins() throws Exception {
     byte[] note = TestAudio.wav(800, 6);
-    provider.hold();
-    OkHttpClient impatient = gateway.client().newBuilder().build();
-    Call first = impatient.newCall(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    fixture.provider().hold();
+    OkHttpClient impatient = fixture.gateway().client().newBuilder().build();
+    Call first = impatient.newCall(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
     Thread caller =
         Thread.ofVirtual()
             .start(
@@ -186,77 +187,89 @@ class GatewayDedupTest {
 
     Future<Gateway.Reply> resend =
         Executors.newVirtualThreadPerTaskExecutor()
-            .submit(() -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note)));
-    provider.release();
+            .submit(
+                () ->
+                    fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note)));
+    fixture.provider().release();
     Gateway.Reply reply = resend.get(30, TimeUnit.SECONDS);
     assertThat(reply.status()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).get("deduplicated").asBoolean()).isTrue();
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
   }
 
   @Test
   void aReplayExpiresAfterTheTtl() throws Exception {
     byte[] note = TestAudio.wav(800, 7);
-    ok(gateway.nativeUpload(Gateway.TOKEN_A, note));
-    gateway.advance(Duration.ofMinutes(9).plusSeconds(59));
-    assertThat(ok(gateway.nativeUpload(Gateway.TOKEN_A, note)).get("deduplicated").asBoolean())
+    ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
+    fixture.gateway().advance(Duration.ofMinutes(9).plusSeconds(59));
+    assertThat(
+            ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note))
+                .get("deduplicated")
+                .asBoolean())
         .isTrue();
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
 
-    gateway.advance(Duration.ofSeconds(2));
-    assertThat(ok(gateway.nativeUpload(Gateway.TOKEN_A, note)).get("deduplicated").asBoolean())
+    fixture.gateway().advance(Duration.ofSeconds(2));
+    assertThat(
+            ok(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note))
+                .get("deduplicated")
+                .asBoolean())
         .isFalse();
-    assertThat(provider.calls()).isEqualTo(2);
+    assertThat(fixture.provider().calls()).isEqualTo(2);
   }
 
   @Test
   void anIdempotencyKeyReusedForOtherAudioIsRefused() throws Exception {
     var first =
-        gateway
+        fixture
+            .gateway()
             .nativeUpload(Gateway.TOKEN_A, TestAudio.wav(800, 8))
             .newBuilder()
             .header("Idempotency-Key", "note-42")
             .build();
     var other =
-        gateway
+        fixture
+            .gateway()
             .nativeUpload(Gateway.TOKEN_A, TestAudio.wav(800, 9))
             .newBuilder()
             .header("Idempotency-Key", "note-42")
             .build();
-    assertThat(gateway.send(first).status()).isEqualTo(200);
-    assertThat(gateway.send(first).status()).isEqualTo(200);
-    Gateway.Reply reused = gateway.send(other);
+    assertThat(fixture.gateway().send(first).status()).isEqualTo(200);
+    assertThat(fixture.gateway().send(first).status()).isEqualTo(200);
+    Gateway.Reply reused = fixture.gateway().send(other);
     assertThat(reused.status()).isEqualTo(422);
     assertThat(JSON.readTree(reused.body()).get("code").asText())
         .isEqualTo("idempotency_key_reused");
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
   }
 
   @Test
   void theRequestIdIsEchoedButNeverDecidesIdentity() throws Exception {
     byte[] note = TestAudio.wav(800, 10);
     var one =
-        gateway
+        fixture
+            .gateway()
             .nativeUpload(Gateway.TOKEN_A, note)
             .newBuilder()
             .header("X-Bolo-Request-Id", "phone-1")
             .build();
     var two =
-        gateway
+        fixture
+            .gateway()
             .nativeUpload(Gateway.TOKEN_A, note)
             .newBuilder()
             .header("X-Bolo-Request-Id", "phone-2")
             .build();
-    Gateway.Reply a = gateway.send(one);
-    Gateway.Reply b = gateway.send(two);
+    Gateway.Reply a = fixture.gateway().send(one);
+    Gateway.Reply b = fixture.gateway().send(two);
     assertThat(a.requestId()).isEqualTo("phone-1");
     assertThat(JSON.readTree(b.body()).get("request_id").asText()).isEqualTo("phone-2");
     assertThat(JSON.readTree(b.body()).get("deduplicated").asBoolean()).isTrue();
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
   }
 
   private JsonNode ok(okhttp3.Request request) throws IOException {
-    Gateway.Reply reply = gateway.send(request);
+    Gateway.Reply reply = fixture.gateway().send(request);
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     return JSON.readTree(reply.body());
   }
@@ -274,14 +287,8 @@ class GatewayDedupTest {
   }
 
   private void awaitCalls(int expected) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (provider.calls() < expected) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(
-            "provider saw " + provider.calls() + " calls, expected " + expected);
-      }
-      Thread.onSpinWait();
-      Thread.sleep(5);
-    }
+    Await.until(
+        () -> fixture.provider().calls() >= expected,
+        () -> "provider saw " + fixture.provider().calls() + " calls, expected " + expected);
   }
 }

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -27,10 +28,8 @@ import okhttp3.MultipartBody;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okio.BufferedSink;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Bad input gets a clear error with the right status, and the provider is never called. */
 class GatewayErrorsTest {
@@ -38,44 +37,37 @@ class GatewayErrorsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int LIMIT = 1024 * 1024;
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
-
-  @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway =
-        Gateway.openAi(
-            provider,
-            dataDir,
-            Map.of(
-                "BOLO_MAX_UPLOAD_BYTES", Integer.toString(LIMIT),
-                "BOLO_UPLOAD_MEMORY_BYTES", "65536",
-                "BOLO_UPSTREAM_TIMEOUT", "1s",
-                "BOLO_UPSTREAM_TIMEOUT_MAX", "1s",
-                "BOLO_CLIENT_READ_TIMEOUT", "100ms",
-                "BOLO_CLIENT_READ_TIMEOUT_MAX", "100ms",
-                "BOLO_CLIENT_RESEND_PAUSES", "100ms"));
-  }
-
-  @AfterEach
-  void stop() {
-    gateway.close();
-    provider.close();
-  }
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      new OpenAiGateway(
+          Map.of(
+              "BOLO_MAX_UPLOAD_BYTES",
+              Integer.toString(LIMIT),
+              "BOLO_UPLOAD_MEMORY_BYTES",
+              "65536",
+              "BOLO_UPSTREAM_TIMEOUT",
+              "1s",
+              "BOLO_UPSTREAM_TIMEOUT_MAX",
+              "1s",
+              "BOLO_CLIENT_READ_TIMEOUT",
+              "100ms",
+              "BOLO_CLIENT_READ_TIMEOUT_MAX",
+              "100ms",
+              "BOLO_CLIENT_RESEND_PAUSES",
+              "100ms"));
 
   @Test
   void aHashMismatchIsRefusedAndNothingIsTranscribed() throws Exception {
     byte[] note = TestAudio.wav(500, 1);
     Request request =
-        gateway
+        fixture
+            .gateway()
             .nativeUpload(Gateway.TOKEN_A, note)
             .newBuilder()
             .header("X-Bolo-Audio-Sha256", "ab".repeat(32))
             .build();
-    assertError(gateway.send(request), 400, "audio_hash_mismatch");
-    assertThat(provider.calls()).isZero();
+    assertError(fixture.gateway().send(request), 400, "audio_hash_mismatch");
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
@@ -86,12 +78,13 @@ class GatewayErrorsTest {
             .withUpperCase()
             .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(note));
     Request request =
-        gateway
+        fixture
+            .gateway()
             .nativeUpload(Gateway.TOKEN_A, note)
             .newBuilder()
             .header("X-Bolo-Audio-Sha256", sha)
             .build();
-    Gateway.Reply reply = gateway.send(request);
+    Gateway.Reply reply = fixture.gateway().send(request);
     assertThat(reply.status()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).get("audio_sha256").asText())
         .isEqualTo(sha.toLowerCase());
@@ -101,9 +94,10 @@ class GatewayErrorsTest {
   @Test
   void anOversizedUploadWithItsLengthDeclaredIsRefusedAtOnce() throws Exception {
     byte[] note = TestAudio.wav(100_000, 3); // 3.2 MB: over the 1 MiB limit plus form overhead
-    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    Gateway.Reply reply =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
     assertError(reply, 413, "audio_too_large");
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
@@ -134,24 +128,25 @@ class GatewayErrorsTest {
     // Chunked: the server cannot know the size up front and must stop while reading.
     Request request =
         new Request.Builder()
-            .url(gateway.url("/v1/transcriptions"))
+            .url(fixture.gateway().url("/v1/transcriptions"))
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .post(form)
             .build();
-    Gateway.Reply reply = gateway.send(request);
+    Gateway.Reply reply = fixture.gateway().send(request);
     assertError(reply, 413, "audio_too_large");
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
     assertThat(spoolFiles()).isEmpty();
   }
 
   @Test
   void aLargeNoteIsSpooledToDiskAndTheFileIsDeletedAfterwards() throws Exception {
     byte[] note = TestAudio.wav(20_000, 5); // 640 KB: over the 64 KiB in-memory threshold
-    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    Gateway.Reply reply =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).get("text").asText()).startsWith("transcript of ");
     assertThat(JSON.readTree(reply.body()).get("duration_ms").asLong()).isEqualTo(20_000);
-    assertThat(provider.takeRequest().getBodySize()).isGreaterThan(note.length);
+    assertThat(fixture.provider().takeRequest().getBodySize()).isGreaterThan(note.length);
     // The request lets go of its spool file just after its answer is written.
     Await.until(() -> spoolFiles().isEmpty(), () -> "spool files left: " + spoolFiles());
   }
@@ -160,26 +155,28 @@ class GatewayErrorsTest {
   void somethingThatIsNotAudioIsRefusedAsUnsupported() throws Exception {
     byte[] text = "this is a shopping list, not a voice note".getBytes(StandardCharsets.UTF_8);
     assertError(
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, text)), 415, "unsupported_audio");
-    assertThat(provider.calls()).isZero();
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, text)),
+        415,
+        "unsupported_audio");
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
   void aBodyThatIsNotMultipartIsRefusedAsUnsupported() throws Exception {
     Request request =
         new Request.Builder()
-            .url(gateway.url("/v1/transcriptions"))
+            .url(fixture.gateway().url("/v1/transcriptions"))
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .post(RequestBody.create("{\"audio\":\"…\"}", MediaType.get("application/json")))
             .build();
-    assertError(gateway.send(request), 415, "unsupported_audio");
+    assertError(fixture.gateway().send(request), 415, "unsupported_audio");
   }
 
   @Test
   void missingOrEmptyAudioIsABadRequest() throws Exception {
     Request missing =
         new Request.Builder()
-            .url(gateway.url("/v1/transcriptions"))
+            .url(fixture.gateway().url("/v1/transcriptions"))
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .post(
                 new MultipartBody.Builder()
@@ -187,42 +184,54 @@ class GatewayErrorsTest {
                     .addFormDataPart("language", "en")
                     .build())
             .build();
-    assertError(gateway.send(missing), 400, "missing_audio");
+    assertError(fixture.gateway().send(missing), 400, "missing_audio");
     assertError(
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, new byte[0])), 400, "empty_audio");
-    // A WAV whose data chunk holds no sample: a header, no note.
-    assertError(
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(0, 1))),
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, new byte[0])),
         400,
         "empty_audio");
-    assertThat(provider.calls()).isZero();
+    // A WAV whose data chunk holds no sample: a header, no note.
+    assertError(
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(0, 1))),
+        400,
+        "empty_audio");
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
   void aMissingOrUnknownTokenIsUnauthorized() throws Exception {
     byte[] note = TestAudio.wav(500, 6);
-    assertError(gateway.send(gateway.nativeUpload(null, note)), 401, "unauthorized");
-    assertError(gateway.send(gateway.nativeUpload("not-a-device", note)), 401, "unauthorized");
-    assertThat(provider.calls()).isZero();
+    assertError(
+        fixture.gateway().send(fixture.gateway().nativeUpload(null, note)), 401, "unauthorized");
+    assertError(
+        fixture.gateway().send(fixture.gateway().nativeUpload("not-a-device", note)),
+        401,
+        "unauthorized");
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
   void anOutOfRangeSettingIsAnInvalidParameter() throws Exception {
     byte[] note = TestAudio.wav(500, 7);
     assertError(
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note, "temperature", "7")),
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note, "temperature", "7")),
         400,
         "invalid_parameter");
     assertError(
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note, "response_format", "mp3")),
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note, "response_format", "mp3")),
         400,
         "invalid_parameter");
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
   void theBoundaryParameterIsFoundInAnyCase() throws Exception {
-    Request upload = gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(500, 11));
+    Request upload = fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(500, 11));
     RequestBody form = java.util.Objects.requireNonNull(upload.body());
     String type = String.valueOf(form.contentType()).replace("boundary=", "BoUnDaRy=");
     RequestBody renamed =
@@ -243,7 +252,7 @@ class GatewayErrorsTest {
           }
         };
 
-    Gateway.Reply reply = gateway.send(upload.newBuilder().post(renamed).build());
+    Gateway.Reply reply = fixture.gateway().send(upload.newBuilder().post(renamed).build());
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
   }
@@ -254,76 +263,103 @@ class GatewayErrorsTest {
     String right =
         HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(note));
     Request request =
-        gateway
+        fixture
+            .gateway()
             .nativeUpload(Gateway.TOKEN_A, note)
             .newBuilder()
             .addHeader("X-Bolo-Audio-Sha256", right)
             .addHeader("X-Bolo-Audio-Sha256", "0".repeat(64))
             .build();
-    Gateway.Reply twice = gateway.send(request);
+    Gateway.Reply twice = fixture.gateway().send(request);
     assertError(twice, 400, "invalid_parameter");
     assertThat(twice.body()).contains("X-Bolo-Audio-Sha256 must be given at most once");
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
   void aSettingGivenTwiceIsAnInvalidParameterNotAGuess() throws Exception {
     byte[] note = TestAudio.wav(500, 9);
     Gateway.Reply twice =
-        gateway.send(
-            gateway.nativeUpload(Gateway.TOKEN_A, note, "language", "de", "language", "en"));
+        fixture
+            .gateway()
+            .send(
+                fixture
+                    .gateway()
+                    .nativeUpload(Gateway.TOKEN_A, note, "language", "de", "language", "en"));
     assertError(twice, 400, "invalid_parameter");
     assertThat(twice.body()).contains("language must be given at most once");
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
   void theProviderRefusingTheAudioIsUnprocessable() throws Exception {
-    provider.enqueue(
-        new MockResponse.Builder()
-            .code(400)
-            .body(
-                "{\"error\":{\"message\":\"Audio file is too short\",\"type\":\"invalid_request_error\"}}")
-            .build());
-    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 8)));
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(400)
+                .body(
+                    "{\"error\":{\"message\":\"Audio file is too short\",\"type\":\"invalid_request_error\"}}")
+                .build());
+    Gateway.Reply reply =
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 8)));
     JsonNode body = assertError(reply, 422, "upstream_rejected");
     assertThat(body.get("error").asText()).contains("Audio file is too short");
   }
 
   @Test
   void aWrongProviderKeyIsABadGatewayNotTheDevicesFault() throws Exception {
-    provider.enqueue(
-        new MockResponse.Builder().code(401).body("{\"error\":{\"message\":\"bad key\"}}").build());
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(401)
+                .body("{\"error\":{\"message\":\"bad key\"}}")
+                .build());
     assertError(
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 9))),
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 9))),
         502,
         "upstream_error");
   }
 
   @Test
   void providerRateLimitingIsUnavailableWithRetryAfter() throws Exception {
-    provider.enqueue(
-        new MockResponse.Builder().code(429).setHeader("Retry-After", "12").body("{}").build());
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder().code(429).setHeader("Retry-After", "12").body("{}").build());
     Gateway.Reply reply =
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 10)));
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 10)));
     assertError(reply, 503, "upstream_unavailable");
     assertThat(reply.retryAfter()).isEqualTo("12");
   }
 
   @Test
   void aSlowProviderIsAGatewayTimeout() throws Exception {
-    provider.delay(Duration.ofSeconds(3));
+    fixture.provider().delay(Duration.ofSeconds(3));
     assertError(
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 11))),
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 11))),
         504,
         "upstream_timeout");
   }
 
   @Test
   void nonsenseFromTheProviderIsABadGateway() throws Exception {
-    provider.enqueue(new MockResponse.Builder().code(200).body("<html>oops</html>").build());
+    fixture
+        .provider()
+        .enqueue(new MockResponse.Builder().code(200).body("<html>oops</html>").build());
     assertError(
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 12))),
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 12))),
         502,
         "upstream_error");
   }
@@ -338,7 +374,7 @@ class GatewayErrorsTest {
         Gateway down =
             Gateway.openAi(
                 unused,
-                dataDir,
+                fixture.dataDir(),
                 Map.of("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + closedPort + "/v1"))) {
       Gateway.Reply reply = down.send(down.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(50, 13)));
       assertThat(reply.status()).isEqualTo(503);
@@ -365,7 +401,7 @@ class GatewayErrorsTest {
       try (Gateway lying =
           Gateway.openAi(
               unused,
-              dataDir,
+              fixture.dataDir(),
               Map.of(
                   "BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + provider.getLocalPort() + "/v1"))) {
         Gateway.Reply cut = lying.send(lying.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(300, 21)));
@@ -450,7 +486,7 @@ class GatewayErrorsTest {
   }
 
   private List<Path> spoolFiles() {
-    Path spool = dataDir.resolve("spool");
+    Path spool = fixture.dataDir().resolve("spool");
     if (!Files.exists(spool)) {
       return List.of();
     }

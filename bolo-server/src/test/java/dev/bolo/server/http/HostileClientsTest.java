@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.Await;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,15 +18,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import okhttp3.Request;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A real gateway on loopback against clients that send slowly, fall silent, hold connections or
@@ -41,37 +38,23 @@ class HostileClientsTest {
   /** Generous for a loaded two-core machine, far below the defaults (10 s and more). */
   private static final Duration ON_TIME = Duration.ofSeconds(4);
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private @org.jspecify.annotations.Nullable Gateway gateway;
-
-  @BeforeEach
-  void startProvider() throws IOException {
-    provider = new FakeProvider();
-  }
-
-  @AfterEach
-  void stop() {
-    if (gateway != null) {
-      gateway.close();
-    }
-    provider.close();
-  }
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      OpenAiGateway.onDemand(
+          Map.of(
+              "BOLO_HEADER_TIMEOUT", "1s",
+              "BOLO_IDLE_TIMEOUT", "1s",
+              "BOLO_MIN_BODY_RATE", "65536",
+              "BOLO_BODY_RATE_WINDOW", "1s",
+              // Every audio byte goes through the spool, so a leftover file would show.
+              "BOLO_UPLOAD_MEMORY_BYTES", "0"));
 
   private Gateway gateway() {
-    return java.util.Objects.requireNonNull(gateway, "start() first");
+    return fixture.gateway();
   }
 
   private void start(Map<String, String> extra) {
-    Map<String, String> env = new HashMap<>();
-    env.put("BOLO_HEADER_TIMEOUT", "1s");
-    env.put("BOLO_IDLE_TIMEOUT", "1s");
-    env.put("BOLO_MIN_BODY_RATE", "65536");
-    env.put("BOLO_BODY_RATE_WINDOW", "1s");
-    // Every audio byte goes through the spool, so a leftover file would show.
-    env.put("BOLO_UPLOAD_MEMORY_BYTES", "0");
-    env.putAll(extra);
-    gateway = Gateway.openAi(provider, dataDir, env);
+    fixture.start(extra);
   }
 
   @Test
@@ -90,6 +73,7 @@ class HostileClientsTest {
                       while (trickling.get()) {
                         out.write('x');
                         out.flush();
+                        // The client's slowness is the behaviour under test.
                         Thread.sleep(100);
                       }
                     } catch (IOException | InterruptedException e) {
@@ -123,6 +107,7 @@ class HostileClientsTest {
                       while (trickling.get()) {
                         out.write(new byte[100]);
                         out.flush();
+                        // The client's slowness is the behaviour under test.
                         Thread.sleep(50);
                       }
                     } catch (IOException | InterruptedException e) {
@@ -178,7 +163,7 @@ class HostileClientsTest {
   @Test
   void aPhoneWaitingForItsTranscriptLongerThanTheIdleTimeoutIsNotCutOff() throws Exception {
     start(Map.of());
-    provider.delay(Duration.ofMillis(2500));
+    fixture.provider().delay(Duration.ofMillis(2500));
     long started = System.nanoTime();
     Gateway.Reply reply = gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, wav()));
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
@@ -241,9 +226,9 @@ class HostileClientsTest {
       assertThat(reply.retryAfter()).isNotNull();
       assertThat(reply.body())
           .contains("server_unavailable")
-          .doesNotContain(dataDir.toString(), "/tmp", "Exception", "java.", "upload-");
+          .doesNotContain(fixture.dataDir().toString(), "/tmp", "Exception", "java.", "upload-");
     }
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
     Await.until(() -> readyz().status() == 503, () -> readyz().body());
     assertThat(readyz().body()).contains("spool").contains("cannot be written");
     Files.delete(spool);
@@ -277,7 +262,7 @@ class HostileClientsTest {
     assertThat(error.path("code").asText()).isEqualTo("invalid_parameter");
     assertThat(error.path("type").asText()).isEqualTo("invalid_request_error");
     assertThat(error.path("message").asText()).contains("headers are too large");
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
@@ -378,7 +363,7 @@ class HostileClientsTest {
   }
 
   private Path spoolDir() {
-    return dataDir.resolve("spool").resolve("slot-0");
+    return fixture.dataDir().resolve("spool").resolve("slot-0");
   }
 
   private long spoolFiles() {

@@ -5,17 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.dedup.EmbeddedRedis;
 import dev.bolo.server.ledger.DeviceUsage;
-import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -32,7 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code GET /v1/transcriptions/{sha256}} (PROTOCOL.md "Resends without the audio") against a real
@@ -70,7 +69,10 @@ class LookupTest {
 
   abstract static class Contract {
 
-    @TempDir Path dataDir;
+    @RegisterExtension
+    final OpenAiGateway fixture =
+        OpenAiGateway.onDemand(Map.of("BOLO_OPENAI_MODELS", "whisper-1,whisper-large"));
+
     FakeProvider provider;
     Gateway gateway;
     LedgerProbe ledger;
@@ -79,22 +81,16 @@ class LookupTest {
     abstract Map<String, String> storeEnvironment();
 
     @BeforeEach
-    void start() throws IOException {
-      provider = new FakeProvider();
-      Map<String, String> env = new HashMap<>(storeEnvironment());
-      env.put("BOLO_OPENAI_MODELS", "whisper-1,whisper-large");
-      gateway = Gateway.openAi(provider, dataDir, env);
-      ledger = LedgerProbe.open(dataDir, gateway);
+    void start() {
+      provider = fixture.provider();
+      gateway = fixture.start(storeEnvironment());
+      ledger = fixture.ledger();
     }
 
     @AfterEach
-    void stop() {
-      // Held work would keep a closing gateway waiting for it.
-      provider.release();
+    void stopPhones() {
+      // The fixture releases held work, then closes the gateway and its provider.
       phones.shutdownNow();
-      ledger.close();
-      gateway.close();
-      provider.close();
     }
 
     @Test

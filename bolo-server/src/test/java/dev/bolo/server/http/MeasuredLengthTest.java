@@ -7,16 +7,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.audio.AudioDurations;
 import dev.bolo.audio.Measurement;
 import dev.bolo.audio.SeekableSource;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
@@ -24,10 +22,8 @@ import okhttp3.MediaType;
 import okhttp3.MultipartBody;
 import okhttp3.Request;
 import okhttp3.RequestBody;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -45,30 +41,14 @@ class MeasuredLengthTest {
   /** Each reference note lasts about 3.5 s: one fits the trial, two do not. */
   private static final int TRIAL_SECONDS = 5;
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
-  private LedgerProbe ledger;
-
-  @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway =
-        Gateway.openAi(
-            provider,
-            dataDir,
-            Map.of(
-                "BOLO_UPLOAD_MEMORY_BYTES", Integer.toString(IN_MEMORY_BYTES),
-                "BOLO_TRIAL_SECONDS", Integer.toString(TRIAL_SECONDS)));
-    ledger = LedgerProbe.open(dataDir);
-  }
-
-  @AfterEach
-  void stop() {
-    ledger.close();
-    gateway.close();
-    provider.close();
-  }
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      new OpenAiGateway(
+          Map.of(
+              "BOLO_UPLOAD_MEMORY_BYTES",
+              Integer.toString(IN_MEMORY_BYTES),
+              "BOLO_TRIAL_SECONDS",
+              Integer.toString(TRIAL_SECONDS)));
 
   @ParameterizedTest
   @ValueSource(
@@ -86,17 +66,11 @@ class MeasuredLengthTest {
     long measured = measuredMillis(note);
     assertThat(measured).isGreaterThan(3000);
 
-    Gateway.Reply reply =
-        gateway.send(
-            gateway
-                .nativeUpload(Gateway.TOKEN_A, note)
-                .newBuilder()
-                .header("X-Bolo-Audio-Duration-Ms", "0")
-                .build());
+    Gateway.Reply reply = uploadClaimingZeroMillis(note);
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).get("duration_ms").asLong()).isEqualTo(measured);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(measured);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(measured);
   }
 
   @Test
@@ -109,20 +83,12 @@ class MeasuredLengthTest {
       byte[] note = m4a.clone();
       // A different byte in the media data: another note to the gateway, the same length.
       note[mdat + 64 + i] ^= 0x5a;
-      statuses[i] =
-          gateway
-              .send(
-                  gateway
-                      .nativeUpload(Gateway.TOKEN_A, note)
-                      .newBuilder()
-                      .header("X-Bolo-Audio-Duration-Ms", "0")
-                      .build())
-              .status();
+      statuses[i] = uploadClaimingZeroMillis(note).status();
     }
 
     assertThat(statuses).containsExactly(200, 402, 402, 402, 402, 402);
-    assertThat(provider.calls()).isEqualTo(1);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(measured);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(measured);
   }
 
   @Test
@@ -131,14 +97,15 @@ class MeasuredLengthTest {
     // The byte rate that once made a note free: 0xFFFFFFFF bytes per second.
     ByteBuffer.wrap(wav).order(ByteOrder.LITTLE_ENDIAN).putInt(28, 0xFFFFFFFF);
 
-    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, wav));
+    Gateway.Reply reply =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, wav));
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(400);
     JsonNode body = JSON.readTree(reply.body());
     assertThat(body.get("code").asText()).isEqualTo("invalid_audio");
     assertThat(body.get("error").asText()).contains("byte rate 4294967295");
-    assertThat(provider.calls()).isZero();
-    assertThat(ledger.chargedMillis("alpha")).isZero();
+    assertThat(fixture.provider().calls()).isZero();
+    assertThat(fixture.ledger().chargedMillis("alpha")).isZero();
   }
 
   @Test
@@ -148,7 +115,7 @@ class MeasuredLengthTest {
     ByteBuffer.wrap(wav).order(ByteOrder.LITTLE_ENDIAN).putShort(32, (short) 0);
     Request request =
         new Request.Builder()
-            .url(gateway.url("/v1/audio/transcriptions"))
+            .url(fixture.gateway().url("/v1/audio/transcriptions"))
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .post(
                 new MultipartBody.Builder()
@@ -159,14 +126,14 @@ class MeasuredLengthTest {
                     .build())
             .build();
 
-    Gateway.Reply reply = gateway.send(request);
+    Gateway.Reply reply = fixture.gateway().send(request);
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(400);
     JsonNode error = JSON.readTree(reply.body()).get("error");
     assertThat(error.get("type").asText()).isEqualTo("invalid_request_error");
     assertThat(error.get("code").asText()).isEqualTo("invalid_audio");
     assertThat(error.get("param").asText()).isEqualTo("file");
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   private static long measuredMillis(byte[] note) throws IOException {
@@ -191,5 +158,16 @@ class MeasuredLengthTest {
             MeasuredLengthTest.class.getResourceAsStream("/audio/" + file), file)) {
       return in.readAllBytes();
     }
+  }
+
+  /** Uploads {@code note} as alpha, with a client that claims it lasts 0 ms. */
+  private Gateway.Reply uploadClaimingZeroMillis(byte[] note) throws IOException {
+    Gateway gateway = fixture.gateway();
+    return gateway.send(
+        gateway
+            .nativeUpload(Gateway.TOKEN_A, note)
+            .newBuilder()
+            .header("X-Bolo-Audio-Duration-Ms", "0")
+            .build());
   }
 }

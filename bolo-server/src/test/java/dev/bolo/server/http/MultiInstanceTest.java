@@ -5,30 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.dedup.EmbeddedRedis;
 import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DeviceUsage;
 import dev.bolo.server.ledger.DurableLedger;
-import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.ledger.UsageQuery;
-import dev.bolo.server.testing.Await;
+import dev.bolo.server.testing.ClusterExtension;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import io.micrometer.core.instrument.Counter;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -38,21 +28,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import mockwebserver3.MockResponse;
 import okhttp3.Request;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Several gateway instances behind a load balancer, as "Running several instances" describes them:
- * one Redis for de-duplication and one PostgreSQL ledger, both real servers started here, and real
- * gateways on loopback, each with its own data directory (spool).
+ * one Redis for de-duplication and one PostgreSQL ledger, both real servers ({@link
+ * ClusterExtension}), and real gateways on loopback, each with its own data directory (spool).
  */
 class MultiInstanceTest {
 
@@ -74,43 +60,23 @@ class MultiInstanceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(30);
 
   private static final String UPLOAD = "/v1/transcriptions";
-  private static final AtomicInteger DATABASES = new AtomicInteger();
-  private static EmbeddedPostgres postgres;
 
-  @TempDir Path dir;
-  private EmbeddedRedis redis;
-  private FakeProvider provider;
-  private String databaseUrl;
-  private final Deque<AutoCloseable> instances = new ArrayDeque<>();
+  @RegisterExtension
+  final ClusterExtension cluster =
+      new ClusterExtension(Map.of("BOLO_LEASE", LEASE.toMillis() + "ms"));
+
   private final ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor();
-
-  @BeforeAll
-  static void startPostgres() throws IOException {
-    postgres = EmbeddedPostgres.builder().start();
-  }
-
-  @AfterAll
-  static void stopPostgres() throws IOException {
-    postgres.close();
-  }
+  private FakeProvider provider;
 
   @BeforeEach
-  void startServices() throws IOException, SQLException {
-    redis = EmbeddedRedis.start();
-    provider = new FakeProvider();
-    databaseUrl = freshDatabase();
+  void useTheClustersProvider() {
+    provider = cluster.provider();
   }
 
   @AfterEach
-  void stopEverything() throws Exception {
-    // Held work would keep a closing gateway waiting for it.
-    provider.release();
+  void stopPhones() {
+    // The cluster closes its instances and services after this.
     phones.shutdownNow();
-    while (!instances.isEmpty()) {
-      instances.pop().close();
-    }
-    provider.close();
-    redis.close();
   }
 
   @Test
@@ -149,7 +115,7 @@ class MultiInstanceTest {
     for (Gateway gateway : gateways) {
       assertThat(answered(gateway)).as("requests answered by one instance").isEqualTo(8);
     }
-    try (DurableLedger ledger = openLedger()) {
+    try (DurableLedger ledger = cluster.openLedger()) {
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(1500);
       assertThat(usage(ledger, "alpha", copies))
           .isEqualTo(new DeviceUsage("alpha", copies, 1, copies - 1, 1500, (copies - 1) * 1500L));
@@ -158,9 +124,12 @@ class MultiInstanceTest {
 
   @Test
   void aResendToAnotherInstanceCompletesWhenTheOwnerIsKilledMidCall() throws Exception {
-    Gateway survivor = start("survivor");
-    GatewayProcess owner = GatewayProcess.start(environment("owner"), dir.resolve("owner.log"));
-    instances.push(owner);
+    Gateway survivor = cluster.start("survivor");
+    GatewayProcess owner =
+        cluster.closeAfterTest(
+            GatewayProcess.start(
+                cluster.environment("owner"),
+                cluster.dataDir("owner").resolveSibling("owner.log")));
     byte[] note = TestAudio.wav(2000, 62);
     provider.hold();
     Future<Gateway.Reply> first =
@@ -190,7 +159,7 @@ class MultiInstanceTest {
     assertThat(sinceKill)
         .isGreaterThan(LEASE.dividedBy(2))
         .isLessThan(LEASE.plus(RECHECK).plus(providerTime).plus(Duration.ofSeconds(1)));
-    try (DurableLedger ledger = openLedger()) {
+    try (DurableLedger ledger = cluster.openLedger()) {
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(2000);
       assertThat(usage(ledger, "alpha", 1).chargedMillis()).isEqualTo(2000);
     }
@@ -198,14 +167,13 @@ class MultiInstanceTest {
 
   @Test
   void aRestartedInstanceReplaysTheResultFromRedisWithoutCallingTheProvider() throws Exception {
-    Gateway before = start("a");
+    Gateway before = cluster.start("a");
     byte[] note = TestAudio.wav(1200, 63);
     JsonNode first = ok(before.send(before.nativeUpload(Gateway.TOKEN_A, note)));
     assertThat(provider.calls()).isEqualTo(1);
 
-    instances.remove(before);
-    before.close();
-    Gateway after = start("a");
+    cluster.stop(before);
+    Gateway after = cluster.start("a");
 
     Gateway.Reply resend = after.send(after.nativeUpload(Gateway.TOKEN_A, note));
     JsonNode body = ok(resend);
@@ -213,7 +181,7 @@ class MultiInstanceTest {
     assertThat(resend.replayed()).isEqualTo("true");
     assertThat(body.get("text").asText()).isEqualTo(first.get("text").asText());
     assertThat(provider.calls()).isEqualTo(1);
-    try (DurableLedger ledger = openLedger()) {
+    try (DurableLedger ledger = cluster.openLedger()) {
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(1200);
     }
   }
@@ -221,10 +189,10 @@ class MultiInstanceTest {
   @Test
   void uploadsSucceedWhileRedisIsDownAndDeduplicationAcrossInstancesResumesWhenItReturns()
       throws Exception {
-    Gateway a = start("a");
-    Gateway b = start("b");
+    Gateway a = cluster.start("a");
+    Gateway b = cluster.start("b");
 
-    redis.stop();
+    cluster.redis().stop();
 
     byte[] duringOutage = TestAudio.wav(1000, 64);
     JsonNode onA = ok(a.send(a.nativeUpload(Gateway.TOKEN_A, duringOutage)));
@@ -234,8 +202,11 @@ class MultiInstanceTest {
     assertThat(provider.calls()).isEqualTo(2);
     for (Gateway gateway : List.of(a, b)) {
       // Readiness is checked in the background: the outage shows within seconds.
-      String degraded = "degraded: redis 127.0.0.1:" + redis.port() + " unreachable";
-      awaitTrue("readiness names the outage", () -> storeReadiness(gateway).startsWith(degraded));
+      String degraded = "degraded: redis 127.0.0.1:" + cluster.redis().port() + " unreachable";
+      Await.until(
+          PATIENCE,
+          "readiness names the outage",
+          () -> storeReadiness(gateway).startsWith(degraded));
       Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
       assertThat(ready.status()).as("a degraded store still serves").isEqualTo(200);
       assertThat(JSON.readTree(ready.body()).path("status").asText()).isEqualTo("degraded");
@@ -243,9 +214,10 @@ class MultiInstanceTest {
           .contains("bolo_dedup_store_degraded 1.0");
     }
 
-    redis.startAgain();
+    cluster.redis().startAgain();
 
-    awaitTrue(
+    Await.until(
+        PATIENCE,
         "both instances use Redis again",
         () -> storeReadiness(a).equals("ok") && storeReadiness(b).equals("ok"));
     byte[] afterOutage = TestAudio.wav(1000, 65);
@@ -259,7 +231,7 @@ class MultiInstanceTest {
     assertThat(provider.calls()).isEqualTo(3);
     assertThat(fromB.get("deduplicated").asBoolean()).isTrue();
     assertThat(fromB.get("text").asText()).isEqualTo(fromA.get("text").asText());
-    try (DurableLedger ledger = openLedger()) {
+    try (DurableLedger ledger = cluster.openLedger()) {
       // Failing open costs an extra provider call for the note sent during the outage, but the
       // ledger charges each work once: one charge per note.
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(2000);
@@ -270,10 +242,9 @@ class MultiInstanceTest {
   void theRateLimitIsCountedOnceForTheWholeDeploymentNotOncePerInstance() throws Exception {
     List<Gateway> gateways = new ArrayList<>();
     for (String name : List.of("a", "b", "c")) {
-      Map<String, String> env = environment(name);
+      Map<String, String> env = cluster.environment(name);
       env.put("BOLO_RATE_LIMIT_PER_MINUTE", "10");
-      Gateway gateway = Gateway.withEnvironment(env);
-      instances.push(gateway);
+      Gateway gateway = cluster.closeAfterTest(Gateway.withEnvironment(env));
       gateways.add(gateway);
     }
     byte[] note = TestAudio.wav(500, 66);
@@ -292,29 +263,11 @@ class MultiInstanceTest {
     assertThat(statuses).isEqualTo(Map.of(200, allowed, 429, 30 - allowed));
   }
 
-  /** The variables of one instance: shared Redis and ledger, its own data directory. */
-  private Map<String, String> environment(String instance) {
-    Map<String, String> env =
-        new HashMap<>(Gateway.openAiEnvironment(provider, dir.resolve(instance)));
-    env.put("BOLO_STORE", "redis");
-    env.put("BOLO_REDIS_URL", redis.url());
-    env.put("BOLO_DATABASE_URL", databaseUrl);
-    env.put("BOLO_TRIAL_SECONDS", "3600");
-    env.put("BOLO_LEASE", LEASE.toMillis() + "ms");
-    return env;
-  }
-
-  private Gateway start(String instance) {
-    Gateway gateway = Gateway.withEnvironment(environment(instance));
-    instances.push(gateway);
-    return gateway;
-  }
-
   private List<Gateway> startTogether(String... names) throws Exception {
     CountDownLatch ready = new CountDownLatch(names.length);
     List<Future<Gateway>> starting = new ArrayList<>();
     for (String name : names) {
-      Map<String, String> env = environment(name);
+      Map<String, String> env = cluster.environment(name);
       starting.add(
           phones.submit(
               () -> {
@@ -326,22 +279,9 @@ class MultiInstanceTest {
     List<Gateway> gateways = new ArrayList<>();
     for (Future<Gateway> gateway : starting) {
       gateways.add(gateway.get(PATIENCE.toSeconds(), TimeUnit.SECONDS));
-      instances.push(gateways.getLast());
+      cluster.closeAfterTest(gateways.getLast());
     }
     return gateways;
-  }
-
-  private String freshDatabase() throws SQLException {
-    String name = "bolo_" + DATABASES.incrementAndGet();
-    try (Connection c = postgres.getPostgresDatabase().getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE " + name);
-    }
-    return postgres.getJdbcUrl("postgres", name);
-  }
-
-  private DurableLedger openLedger() {
-    return Ledger.jdbc(LedgerConfig.embedded(dir.resolve("report")).withJdbcUrl(databaseUrl));
   }
 
   private static long chargedMillis(DurableLedger ledger, String device) {
@@ -417,18 +357,7 @@ class MultiInstanceTest {
   }
 
   private void awaitCalls(int calls) throws InterruptedException {
-    awaitTrue(calls + " provider call(s)", () -> provider.calls() >= calls);
+    Await.until(PATIENCE, calls + " provider call(s)", () -> provider.calls() >= calls);
     assertThat(provider.calls()).isEqualTo(calls);
-  }
-
-  private static void awaitTrue(String what, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + PATIENCE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + PATIENCE + ": " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 }

@@ -18,11 +18,12 @@ import com.openai.models.audio.transcriptions.TranscriptionCreateResponse;
 import com.openai.models.audio.transcriptions.TranscriptionStreamEvent;
 import com.openai.models.audio.translations.TranslationCreateParams;
 import com.openai.models.models.Model;
-import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +47,7 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The official OpenAI Java SDK ({@code com.openai:openai-java}) as a real client of the gateway on
@@ -59,32 +60,27 @@ class OpenAiJavaSdkTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String STREAMING_MODEL = "gpt-4o-mini-transcribe";
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      new OpenAiGateway(Map.of("BOLO_OPENAI_MODELS", "whisper-1," + STREAMING_MODEL));
+
   private OpenAIClient sdk;
 
   /** Every SDK client a test made; the SDK's client is not AutoCloseable. */
   private final List<OpenAIClient> clients = new CopyOnWriteArrayList<>();
 
   @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway =
-        Gateway.openAi(
-            provider, dataDir, Map.of("BOLO_OPENAI_MODELS", "whisper-1," + STREAMING_MODEL));
+  void start() {
     sdk = client(Gateway.TOKEN_A);
   }
 
   @AfterEach
-  void stop() {
+  void closeClients() {
     clients.forEach(OpenAIClient::close);
-    gateway.close();
-    provider.close();
   }
 
   private OpenAIClient client(String token) {
-    return client(gateway, token);
+    return client(fixture.gateway(), token);
   }
 
   private OpenAIClient client(Gateway target, String token) {
@@ -101,7 +97,7 @@ class OpenAiJavaSdkTest {
   }
 
   private Path note(long seed) throws IOException {
-    Path file = dataDir.resolve("note-" + seed + ".wav");
+    Path file = fixture.dataDir().resolve("note-" + seed + ".wav");
     Files.write(file, TestAudio.wav(700, seed));
     return file;
   }
@@ -120,7 +116,7 @@ class OpenAiJavaSdkTest {
         "{\"task\":\"transcribe\",\"language\":\"english\",\"duration\":0.7,\"text\":\"hi there\","
             + "\"words\":[{\"word\":\"hi\",\"start\":0.0,\"end\":0.3},"
             + "{\"word\":\"there\",\"start\":0.3,\"end\":0.7}]}";
-    provider.enqueue(new MockResponse.Builder().code(200).body(verbose).build());
+    fixture.provider().enqueue(new MockResponse.Builder().code(200).body(verbose).build());
     TranscriptionCreateResponse detailed =
         sdk.audio()
             .transcriptions()
@@ -138,14 +134,14 @@ class OpenAiJavaSdkTest {
   void textSrtAndVttReachTheSdkAsTheProviderWroteThem() throws Exception {
     String srt = "1\n00:00:00,000 --> 00:00:00,700\nhello there\n";
     String vtt = "WEBVTT\n\n00:00:00.000 --> 00:00:00.700\nhello there\n";
-    provider.enqueue(new MockResponse.Builder().code(200).body("hello there\n").build());
-    provider.enqueue(new MockResponse.Builder().code(200).body(srt).build());
-    provider.enqueue(new MockResponse.Builder().code(200).body(vtt).build());
+    fixture.provider().enqueue(new MockResponse.Builder().code(200).body("hello there\n").build());
+    fixture.provider().enqueue(new MockResponse.Builder().code(200).body(srt).build());
+    fixture.provider().enqueue(new MockResponse.Builder().code(200).body(vtt).build());
     Path file = note(3);
     assertThat(textOf(file, AudioResponseFormat.TEXT)).isEqualTo("hello there");
     assertThat(textOf(file, AudioResponseFormat.SRT)).isEqualTo(srt);
     assertThat(textOf(file, AudioResponseFormat.VTT)).isEqualTo(vtt);
-    assertThat(provider.calls()).as("the format is part of the work").isEqualTo(3);
+    assertThat(fixture.provider().calls()).as("the format is part of the work").isEqualTo(3);
   }
 
   /** The SDK types a plain-text answer as a transcription whose text is the whole body. */
@@ -163,8 +159,9 @@ class OpenAiJavaSdkTest {
   @Test
   void aStreamingModelsDeltasReachTheCallerAndAJoiningDuplicateAsTheyArrive() throws Exception {
     CountDownLatch rest = new CountDownLatch(1);
-    provider.enqueue(
-        FakeProvider.eventStream(List.of("Hello", " there", ", world"), 1, rest, true));
+    fixture
+        .provider()
+        .enqueue(FakeProvider.eventStream(List.of("Hello", " there", ", world"), 1, rest, true));
     Path file = note(4);
     // The SDK opens the file when the parameters are built and reads it once: one per request.
     Supplier<TranscriptionCreateParams> streamed = () -> params(file, STREAMING_MODEL).build();
@@ -186,8 +183,8 @@ class OpenAiJavaSdkTest {
     // The provider's usage (19 tokens in FakeProvider's done event) reaches both done events.
     assertThat(first.doneTotalTokens()).containsExactly(19L);
     assertThat(joined.doneTotalTokens()).containsExactly(19L);
-    assertThat(provider.calls()).isEqualTo(1);
-    assertThat(FakeProvider.bodyText(provider.takeRequest()))
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(FakeProvider.bodyText(fixture.provider().takeRequest()))
         .contains("name=\"stream\"\r\n\r\ntrue")
         .contains("name=\"model\"\r\n\r\n" + STREAMING_MODEL);
 
@@ -201,13 +198,13 @@ class OpenAiJavaSdkTest {
     var plain = sdk.audio().transcriptions().create(streamed.get()).asTranscription();
     assertThat(plain.text()).isEqualTo("Hello there, world");
     assertThat(plain.usage().orElseThrow().asTokens().totalTokens()).isEqualTo(19L);
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
   }
 
   @Test
   void aStreamingDuplicateOfAPlainRequestReceivesTheDeltasOfTheSameUpstreamCall() throws Exception {
     CountDownLatch rest = new CountDownLatch(1);
-    provider.enqueue(FakeProvider.eventStream(List.of("one", " two"), 1, rest, true));
+    fixture.provider().enqueue(FakeProvider.eventStream(List.of("one", " two"), 1, rest, true));
     Path file = note(12);
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
       // A plain request starts the work; the provider streams because the model does.
@@ -219,7 +216,9 @@ class OpenAiJavaSdkTest {
                       .create(params(file, STREAMING_MODEL).build())
                       .asTranscription()
                       .text());
-      Await.until(() -> provider.calls() == 1, () -> "provider calls: " + provider.calls());
+      Await.until(
+          () -> fixture.provider().calls() == 1,
+          () -> "provider calls: " + fixture.provider().calls());
       Events streamed = Events.collect(sdk, () -> params(file, STREAMING_MODEL).build());
       Await.until(
           () -> streamed.deltas().contains("one"), () -> "the duplicate saw " + streamed.deltas());
@@ -229,12 +228,14 @@ class OpenAiJavaSdkTest {
       assertThat(streamed.done().get(10, TimeUnit.SECONDS)).isEqualTo("one two");
       assertThat(streamed.deltas()).containsExactly("one", " two");
     }
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
   }
 
   @Test
   void aReplayedStreamIsMarkedReplayed() throws Exception {
-    provider.enqueue(FakeProvider.eventStream(List.of("once"), -1, new CountDownLatch(0), true));
+    fixture
+        .provider()
+        .enqueue(FakeProvider.eventStream(List.of("once"), -1, new CountDownLatch(0), true));
     byte[] audio = TestAudio.wav(700, 5);
     String first = streamRaw(audio, STREAMING_MODEL).body().string();
     try (Response again = streamRaw(audio, STREAMING_MODEL)) {
@@ -246,7 +247,7 @@ class OpenAiJavaSdkTest {
       assertThat(events.split("transcript.text.done", -1)).hasSize(2);
     }
     assertThat(first).contains("\"delta\":\"once\"").contains("transcript.text.done");
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
   }
 
   private Response streamRaw(byte[] audio, String model) throws IOException {
@@ -260,11 +261,11 @@ class OpenAiJavaSdkTest {
             .build();
     Request request =
         new Request.Builder()
-            .url(gateway.url("/v1/audio/transcriptions"))
+            .url(fixture.gateway().url("/v1/audio/transcriptions"))
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .post(form)
             .build();
-    return gateway.client().newCall(request).execute();
+    return fixture.gateway().client().newCall(request).execute();
   }
 
   @Test
@@ -274,13 +275,15 @@ class OpenAiJavaSdkTest {
     String text = events.done().get(10, TimeUnit.SECONDS);
     assertThat(text).startsWith("transcript of").endsWith("in en");
     assertThat(events.deltas()).containsExactly(text);
-    assertThat(FakeProvider.bodyText(provider.takeRequest())).doesNotContain("name=\"stream\"");
+    assertThat(FakeProvider.bodyText(fixture.provider().takeRequest()))
+        .doesNotContain("name=\"stream\"");
   }
 
   @Test
   void aBrokenProviderStreamIsAnErrorEventAndNothingIsKeptOrCharged() throws Exception {
-    provider.enqueue(
-        FakeProvider.eventStream(List.of("Hel", "lo"), -1, new CountDownLatch(0), false));
+    fixture
+        .provider()
+        .enqueue(FakeProvider.eventStream(List.of("Hel", "lo"), -1, new CountDownLatch(0), false));
     Path file = note(7);
     Supplier<TranscriptionCreateParams> streamed = () -> params(file, STREAMING_MODEL).build();
     Events broken = Events.collect(sdk, streamed);
@@ -291,13 +294,15 @@ class OpenAiJavaSdkTest {
         .isInstanceOf(OpenAIServiceException.class)
         .withMessageContaining("stream ended before the transcript was complete");
     assertThat(broken.deltas()).containsExactly("Hel", "lo");
-    try (LedgerProbe ledger = LedgerProbe.open(dataDir, gateway)) {
+    try (LedgerProbe ledger = LedgerProbe.open(fixture.dataDir(), fixture.gateway())) {
       assertThat(ledger.chargedMillis("alpha")).isZero();
 
-      provider.enqueue(FakeProvider.eventStream(List.of("Hello"), -1, new CountDownLatch(0), true));
+      fixture
+          .provider()
+          .enqueue(FakeProvider.eventStream(List.of("Hello"), -1, new CountDownLatch(0), true));
       Events resent = Events.collect(sdk, streamed);
       assertThat(resent.done().get(10, TimeUnit.SECONDS)).isEqualTo("Hello");
-      assertThat(provider.calls()).as("the broken stream was not kept").isEqualTo(2);
+      assertThat(fixture.provider().calls()).as("the broken stream was not kept").isEqualTo(2);
       assertThat(ledger.chargedMillis("alpha")).isEqualTo(700);
     }
   }
@@ -320,7 +325,7 @@ class OpenAiJavaSdkTest {
               assertThat(e.code()).contains("invalid_parameter");
               assertThat(e.param()).contains("model");
             });
-    assertThat(provider.calls()).isZero();
+    assertThat(fixture.provider().calls()).isZero();
   }
 
   @Test
@@ -333,18 +338,18 @@ class OpenAiJavaSdkTest {
             .asTranslation()
             .text();
     assertThat(translated).startsWith("transcript of");
-    RecordedRequest upstream = provider.takeRequest();
+    RecordedRequest upstream = fixture.provider().takeRequest();
     assertThat(upstream.getUrl().encodedPath()).isEqualTo("/v1/audio/translations");
     assertThat(FakeProvider.bodyText(upstream)).doesNotContain("name=\"language\"");
 
     sdk.audio().transcriptions().create(params(file, "whisper-1").build());
-    assertThat(provider.calls())
+    assertThat(fixture.provider().calls())
         .as("translating and transcribing are two pieces of work")
         .isEqualTo(2);
     sdk.audio()
         .translations()
         .create(TranslationCreateParams.builder().file(file).model("whisper-1").build());
-    assertThat(provider.calls()).as("the translation is replayed").isEqualTo(2);
+    assertThat(fixture.provider().calls()).as("the translation is replayed").isEqualTo(2);
   }
 
   @Test
@@ -357,7 +362,7 @@ class OpenAiJavaSdkTest {
                 "BOLO_ENGINE",
                 "offline",
                 "BOLO_DATA_DIR",
-                dataDir.resolve("offline").toString(),
+                fixture.dataDir().resolve("offline").toString(),
                 "BOLO_DEVICE_TOKENS",
                 "alpha=" + Gateway.TOKEN_A))) {
       OpenAIClient client = client(offline, Gateway.TOKEN_A);
@@ -394,11 +399,11 @@ class OpenAiJavaSdkTest {
     byte[] big = new byte[9_600_000];
     Request upload =
         new Request.Builder()
-            .url(gateway.url("/v1/audio/speech-to-nowhere"))
+            .url(fixture.gateway().url("/v1/audio/speech-to-nowhere"))
             .header("Authorization", "Bearer " + Gateway.TOKEN_A)
             .post(RequestBody.create(big, MediaType.get("application/octet-stream")))
             .build();
-    Gateway.Reply missing = gateway.send(upload);
+    Gateway.Reply missing = fixture.gateway().send(upload);
     assertThat(missing.status()).isEqualTo(404);
     JsonNode error = JSON.readTree(missing.body()).get("error");
     assertThat(error.get("code").asText()).isEqualTo("not_found");
@@ -406,9 +411,13 @@ class OpenAiJavaSdkTest {
     assertThat(error.get("message").asText()).contains("/v1/audio/speech-to-nowhere");
 
     try (Response wrongMethod =
-        gateway
+        fixture
+            .gateway()
             .client()
-            .newCall(new Request.Builder().url(gateway.url("/v1/audio/transcriptions")).build())
+            .newCall(
+                new Request.Builder()
+                    .url(fixture.gateway().url("/v1/audio/transcriptions"))
+                    .build())
             .execute()) {
       assertThat(wrongMethod.code()).isEqualTo(405);
       assertThat(wrongMethod.header("Allow")).isEqualTo("POST");
@@ -418,7 +427,9 @@ class OpenAiJavaSdkTest {
     }
 
     Gateway.Reply nativeMissing =
-        gateway.send(new Request.Builder().url(gateway.url("/v1/nothing")).build());
+        fixture
+            .gateway()
+            .send(new Request.Builder().url(fixture.gateway().url("/v1/nothing")).build());
     assertThat(nativeMissing.status()).isEqualTo(404);
     assertThat(JSON.readTree(nativeMissing.body()).get("code").asText()).isEqualTo("not_found");
   }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +39,10 @@ class OpenAiNodeSdkTest {
   /** The SDK's engines field asks for Node 18 or later. */
   private static final int MIN_NODE_MAJOR = 18;
 
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      OpenAiGateway.onDemand(Map.of("BOLO_OPENAI_MODELS", "whisper-1,gpt-4o-mini-transcribe"));
+
   @TempDir Path dataDir;
 
   @Test
@@ -48,39 +54,33 @@ class OpenAiNodeSdkTest {
     Path bigNote = dataDir.resolve("big.wav");
     Files.write(bigNote, TestAudio.wav(300_000, 42));
 
-    try (FakeProvider provider = new FakeProvider();
-        Gateway gateway =
-            Gateway.openAi(
-                provider,
-                dataDir,
-                Map.of("BOLO_OPENAI_MODELS", "whisper-1,gpt-4o-mini-transcribe"))) {
-      provider
-          .enqueue(json("{\"text\":\"a json answer\"}"))
-          .enqueue(new MockResponse.Builder().code(200).body("a text answer\n").build())
-          .enqueue(
-              FakeProvider.eventStream(
-                  List.of("streamed", " text"), -1, new CountDownLatch(0), true))
-          .enqueue(json("{\"text\":\"an english translation\"}"));
+    FakeProvider provider = fixture.provider();
+    Gateway gateway = fixture.start(Map.of());
+    provider
+        .enqueue(json("{\"text\":\"a json answer\"}"))
+        .enqueue(new MockResponse.Builder().code(200).body("a text answer\n").build())
+        .enqueue(
+            FakeProvider.eventStream(List.of("streamed", " text"), -1, new CountDownLatch(0), true))
+        .enqueue(json("{\"text\":\"an english translation\"}"));
 
-      JsonNode results = run(gateway, note, bigNote);
+    JsonNode results = run(gateway, note, bigNote);
 
-      assertThat(results.at("/json/text").asText()).isEqualTo("a json answer");
-      assertThat(results.at("/text/text").asText()).isEqualTo("a text answer");
-      assertThat(results.at("/stream/deltas"))
-          .extracting(JsonNode::asText)
-          .containsExactly("streamed", " text");
-      assertThat(results.at("/stream/done").asText()).isEqualTo("streamed text");
-      assertThat(results.at("/translation/text").asText()).isEqualTo("an english translation");
-      assertThat(results.at("/models/ids"))
-          .extracting(JsonNode::asText)
-          .containsExactly("whisper-1", "gpt-4o-mini-transcribe");
-      assertThat(results.at("/unauthorized/status").asInt()).isEqualTo(401);
-      assertThat(results.at("/unauthorized/code").asText()).isEqualTo("unauthorized");
-      assertThat(results.at("/missingPath/error").asText()).isEqualTo("NotFoundError");
-      assertThat(results.at("/missingPath/status").asInt()).isEqualTo(404);
-      assertThat(results.at("/missingPath/code").asText()).isEqualTo("not_found");
-      assertThat(provider.calls()).isEqualTo(4);
-    }
+    assertThat(results.at("/json/text").asText()).isEqualTo("a json answer");
+    assertThat(results.at("/text/text").asText()).isEqualTo("a text answer");
+    assertThat(results.at("/stream/deltas"))
+        .extracting(JsonNode::asText)
+        .containsExactly("streamed", " text");
+    assertThat(results.at("/stream/done").asText()).isEqualTo("streamed text");
+    assertThat(results.at("/translation/text").asText()).isEqualTo("an english translation");
+    assertThat(results.at("/models/ids"))
+        .extracting(JsonNode::asText)
+        .containsExactly("whisper-1", "gpt-4o-mini-transcribe");
+    assertThat(results.at("/unauthorized/status").asInt()).isEqualTo(401);
+    assertThat(results.at("/unauthorized/code").asText()).isEqualTo("unauthorized");
+    assertThat(results.at("/missingPath/error").asText()).isEqualTo("NotFoundError");
+    assertThat(results.at("/missingPath/status").asInt()).isEqualTo(404);
+    assertThat(results.at("/missingPath/code").asText()).isEqualTo("not_found");
+    assertThat(provider.calls()).isEqualTo(4);
   }
 
   private static MockResponse json(String body) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -22,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -91,7 +91,8 @@ class PostgresOutageTest {
         answers.add(phones.submit(() -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note))));
       }
     }
-    awaitTrue(() -> provider.calls() == NOTES, () -> provider.calls() + " provider calls");
+    Await.until(
+        PATIENCE, () -> provider.calls() == NOTES, () -> provider.calls() + " provider calls");
 
     first.close();
     postgres = null;
@@ -112,7 +113,7 @@ class PostgresOutageTest {
     EmbeddedPostgres restarted = startPostgres(port);
     postgres = restarted;
 
-    awaitTrue(() -> pendingCharges() == 0, () -> pendingCharges() + " charges pending");
+    Await.until(PATIENCE, () -> pendingCharges() == 0, () -> pendingCharges() + " charges pending");
     assertThat(charged(restarted)).isEqualTo((long) NOTES * NOTE_MILLIS);
     for (byte[] note : notes) {
       Gateway.Reply resend = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
@@ -144,18 +145,6 @@ class PostgresOutageTest {
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
-    }
-  }
-
-  private static void awaitTrue(
-      BooleanSupplier condition, java.util.function.Supplier<String> state)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + PATIENCE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached within " + PATIENCE + ": " + state.get());
-      }
-      Thread.sleep(20);
     }
   }
 }

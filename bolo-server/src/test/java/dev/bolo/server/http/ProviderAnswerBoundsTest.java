@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.Await;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
-import java.nio.file.Path;
+import dev.bolo.testkit.Await;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -19,10 +17,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import okio.Buffer;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A provider's answer is read up to {@code BOLO_MAX_TRANSCRIPT_BYTES}, and its error bodies reach
@@ -42,33 +38,12 @@ class ProviderAnswerBoundsTest {
   /** 21 MB: past Jackson's default 20-million-character string cap, under the 32 MiB default. */
   private static final int TRANSCRIPT_CHARS = 21_000_000;
 
-  @TempDir Path dataDir;
-  private final FakeProvider provider = newProvider();
-  private @Nullable Gateway gateway;
-
-  private static FakeProvider newProvider() {
-    try {
-      return new FakeProvider();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  @AfterEach
-  void stop() {
-    Gateway started = gateway;
-    if (started != null) {
-      started.close();
-    }
-    provider.close();
-  }
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      OpenAiGateway.onDemand(Map.of("BOLO_DEDUP_MAX_BYTES", Long.toString(256L * 1024 * 1024)));
 
   private Gateway start(Map<String, String> extra) {
-    Map<String, String> env = new HashMap<>(extra);
-    env.put("BOLO_DEDUP_MAX_BYTES", Long.toString(256L * 1024 * 1024));
-    Gateway started = Gateway.openAi(provider, dataDir, env);
-    gateway = started;
-    return started;
+    return fixture.start(extra);
   }
 
   private static MockResponse transcriptOf(int chars, boolean chunked) {
@@ -84,14 +59,14 @@ class ProviderAnswerBoundsTest {
   }
 
   private Gateway.Reply upload(int seed) throws Exception {
-    Gateway gateway = java.util.Objects.requireNonNull(this.gateway, "start() first");
+    Gateway gateway = fixture.gateway();
     return gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(500, seed)));
   }
 
   @Test
   void aTwentyOneMegabyteTranscriptIsRelayedWholeUnderTheDefaultLimit() throws Exception {
     start(Map.of());
-    provider.enqueue(transcriptOf(TRANSCRIPT_CHARS, false));
+    fixture.provider().enqueue(transcriptOf(TRANSCRIPT_CHARS, false));
 
     Gateway.Reply reply = upload(1);
 
@@ -108,15 +83,18 @@ class ProviderAnswerBoundsTest {
   void anAnswerThatDoesNotFitTheAnswerBudgetWaitsForTheOneBeforeIt() throws Exception {
     start(Map.of("BOLO_ANSWER_BUDGET_BYTES", "1048576"));
     int chars = 700_000;
-    provider.enqueue(
-        transcriptOf(chars, false)
-            .newBuilder()
-            .throttleBody(175_000, 500, TimeUnit.MILLISECONDS)
-            .build());
-    provider.enqueue(transcriptOf(chars, false));
+    fixture
+        .provider()
+        .enqueue(
+            transcriptOf(chars, false)
+                .newBuilder()
+                .throttleBody(175_000, 500, TimeUnit.MILLISECONDS)
+                .build());
+    fixture.provider().enqueue(transcriptOf(chars, false));
     try (ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<Gateway.Reply> first = phones.submit(() -> upload(7));
-      Await.until(() -> provider.calls() == 1, () -> "the first note reached the provider");
+      Await.until(
+          () -> fixture.provider().calls() == 1, () -> "the first note reached the provider");
       long sent = System.nanoTime();
       Future<Gateway.Reply> second = phones.submit(() -> upload(8));
 
@@ -132,7 +110,7 @@ class ProviderAnswerBoundsTest {
       assertThat(secondTook).isGreaterThan(Duration.ofMillis(1200));
     }
     // Every byte charged was given back.
-    String metrics = java.util.Objects.requireNonNull(gateway).app().metrics().scrape();
+    String metrics = fixture.gateway().app().metrics().scrape();
     assertThat(metrics)
         .contains("\nbolo_answer_bytes 0.0\n")
         .contains("\nbolo_answer_budget_bytes 1048576.0\n");
@@ -142,7 +120,7 @@ class ProviderAnswerBoundsTest {
   void anAnswerDeclaredLargerThanTheConfiguredLimitIsAnUpstreamErrorNamingTheLimit()
       throws Exception {
     start(Map.of("BOLO_MAX_TRANSCRIPT_BYTES", "20000000"));
-    provider.enqueue(transcriptOf(TRANSCRIPT_CHARS, false));
+    fixture.provider().enqueue(transcriptOf(TRANSCRIPT_CHARS, false));
 
     JsonNode error = assertError(upload(2), 502, "upstream_error");
 
@@ -152,7 +130,7 @@ class ProviderAnswerBoundsTest {
   @Test
   void aChunkedAnswerIsCutOffOnceItPassesTheLimit() throws Exception {
     start(Map.of("BOLO_MAX_TRANSCRIPT_BYTES", "20000000"));
-    provider.enqueue(transcriptOf(TRANSCRIPT_CHARS, true));
+    fixture.provider().enqueue(transcriptOf(TRANSCRIPT_CHARS, true));
 
     JsonNode error = assertError(upload(3), 502, "upstream_error");
 
@@ -162,14 +140,16 @@ class ProviderAnswerBoundsTest {
   @Test
   void aProxysHtmlErrorPageReachesThePhoneAsItsStatusOnly() throws Exception {
     start(Map.of());
-    provider.enqueue(
-        new MockResponse.Builder()
-            .code(500)
-            .setHeader("Content-Type", "text/html")
-            .body(
-                "<html><body><h1>502 Bad Gateway</h1>upstream 10.0.3.7:8443"
-                    + " (whisper-7.internal.example.net) refused</body></html>")
-            .build());
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(500)
+                .setHeader("Content-Type", "text/html")
+                .body(
+                    "<html><body><h1>502 Bad Gateway</h1>upstream 10.0.3.7:8443"
+                        + " (whisper-7.internal.example.net) refused</body></html>")
+                .build());
 
     JsonNode error = assertError(upload(4), 502, "upstream_error");
 
@@ -180,16 +160,18 @@ class ProviderAnswerBoundsTest {
   void aProviderMessageLosesKeysHostsAddressesAndLength() throws Exception {
     start(Map.of());
     String key = "sk-proj-" + "A1b2C3d4E5".repeat(4);
-    provider.enqueue(
-        new MockResponse.Builder()
-            .code(400)
-            .setHeader("Content-Type", "application/json")
-            .body(
-                ("{\"error\":{\"message\":\"Invalid file format for key %s at"
-                        + " https://api.example.com/v1/audio via 192.168.4.20:443 and"
-                        + " gw.internal.example.net; %s\"}}")
-                    .formatted(key, "x".repeat(1000)))
-            .build());
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(400)
+                .setHeader("Content-Type", "application/json")
+                .body(
+                    ("{\"error\":{\"message\":\"Invalid file format for key %s at"
+                            + " https://api.example.com/v1/audio via 192.168.4.20:443 and"
+                            + " gw.internal.example.net; %s\"}}")
+                        .formatted(key, "x".repeat(1000)))
+                .build());
 
     JsonNode error = assertError(upload(5), 422, "upstream_rejected");
 

@@ -5,26 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.DeviceUsage;
-import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.Burst;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import mockwebserver3.MockResponse;
 import okhttp3.Request;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Quota through the real gateway: reserved before the provider is called, charged once per unique
@@ -42,43 +38,28 @@ class QuotaTest {
 
   private static final Duration ANSWERS_WITHIN = Duration.ofSeconds(30);
 
-  @TempDir Path dataDir;
-  private FakeProvider provider;
-  private Gateway gateway;
-  private LedgerProbe ledger;
-
-  @BeforeEach
-  void start() throws IOException {
-    provider = new FakeProvider();
-    gateway =
-        Gateway.openAi(
-            provider, dataDir, Map.of("BOLO_TRIAL_SECONDS", Integer.toString(TRIAL_SECONDS)));
-    ledger = LedgerProbe.open(dataDir, gateway);
-  }
-
-  @AfterEach
-  void stop() {
-    ledger.close();
-    gateway.close();
-    provider.close();
-  }
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      new OpenAiGateway(Map.of("BOLO_TRIAL_SECONDS", Integer.toString(TRIAL_SECONDS)));
 
   @Test
   void twentyConcurrentDistinctNotesAgainstAQuotaForFiveLetFiveThroughAndTheRestResendUntil402()
       throws Exception {
     List<Request> notes = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
-      notes.add(gateway.nativeUpload(Gateway.TOKEN_A, note(100 + i)));
+      notes.add(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note(100 + i)));
     }
     // Hold the provider so no note is charged before all have been decided: only reservations
     // can keep the burst within the quota.
-    provider.hold();
+    fixture.provider().hold();
     List<Gateway.Reply> replies;
-    try (Burst burst = Burst.send(gateway, notes)) {
+    try (Burst burst = Burst.send(fixture.gateway(), notes)) {
       Await.until(() -> burst.answered() == 15, () -> burst.answered() + " answered");
       // The five granted notes may still be on their way to the provider on a loaded machine.
-      Await.until(() -> provider.calls() == 5, () -> provider.calls() + " provider calls");
-      provider.release();
+      Await.until(
+          () -> fixture.provider().calls() == 5,
+          () -> fixture.provider().calls() + " provider calls");
+      fixture.provider().release();
       replies = burst.replies(ANSWERS_WITHIN);
     }
 
@@ -93,12 +74,12 @@ class QuotaTest {
     assertThat(waiting).extracting(QuotaTest::code).containsOnly("server_unavailable");
     // Resent once the five are charged, they are spent for good.
     for (Request note : notes) {
-      Gateway.Reply resend = gateway.send(note);
+      Gateway.Reply resend = fixture.gateway().send(note);
       assertThat(resend.status()).isIn(200, 402);
     }
-    assertThat(provider.calls()).isEqualTo(5);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
-    DeviceUsage usage = ledger.usage("alpha");
+    assertThat(fixture.provider().calls()).isEqualTo(5);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
+    DeviceUsage usage = fixture.ledger().usage("alpha");
     assertThat(usage.requests()).isEqualTo(40);
     assertThat(usage.uniqueNotes()).as("only transcribed notes count as unique").isEqualTo(5);
     assertThat(usage.chargedMillis()).isEqualTo(5L * NOTE_MILLIS);
@@ -110,21 +91,23 @@ class QuotaTest {
     byte[] note = note(200);
     List<Request> copies = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
-      copies.add(gateway.nativeUpload(Gateway.TOKEN_A, note));
+      copies.add(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
     }
-    provider.hold();
+    fixture.provider().hold();
     List<Gateway.Reply> replies;
-    try (Burst burst = Burst.send(gateway, copies)) {
-      Await.until(() -> provider.calls() >= 1, () -> provider.calls() + " provider calls");
-      provider.release();
+    try (Burst burst = Burst.send(fixture.gateway(), copies)) {
+      Await.until(
+          () -> fixture.provider().calls() >= 1,
+          () -> fixture.provider().calls() + " provider calls");
+      fixture.provider().release();
       replies = burst.replies(ANSWERS_WITHIN);
     }
 
     assertThat(replies).allSatisfy(r -> assertThat(r.status()).as(r.body()).isEqualTo(200));
     assertThat(replies).filteredOn(r -> deduplicated(r)).hasSize(19);
-    assertThat(provider.calls()).isEqualTo(1);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
-    DeviceUsage usage = ledger.usage("alpha");
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
+    DeviceUsage usage = fixture.ledger().usage("alpha");
     assertThat(usage.requests()).isEqualTo(20);
     assertThat(usage.uniqueNotes()).isEqualTo(1);
     assertThat(usage.replays()).isEqualTo(19);
@@ -135,19 +118,28 @@ class QuotaTest {
   @Test
   void aDeviceOutOfQuotaGets402WithoutAProviderCall() throws Exception {
     for (int i = 0; i < 5; i++) {
-      assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(300 + i))).status())
+      assertThat(
+              fixture
+                  .gateway()
+                  .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note(300 + i)))
+                  .status())
           .isEqualTo(200);
     }
-    assertThat(provider.calls()).isEqualTo(5);
+    assertThat(fixture.provider().calls()).isEqualTo(5);
 
-    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(399)));
+    Gateway.Reply refused =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note(399)));
 
     assertThat(refused.status()).isEqualTo(402);
     assertThat(code(refused)).isEqualTo("quota_exhausted");
-    assertThat(provider.calls()).isEqualTo(5);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
+    assertThat(fixture.provider().calls()).isEqualTo(5);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
     // Another device's trial is its own.
-    assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, note(399))).status())
+    assertThat(
+            fixture
+                .gateway()
+                .send(fixture.gateway().nativeUpload(Gateway.TOKEN_B, note(399)))
+                .status())
         .isEqualTo(200);
   }
 
@@ -165,10 +157,11 @@ class QuotaTest {
       oneFrame = in.readAllBytes();
     }
 
-    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, oneFrame));
+    Gateway.Reply refused =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, oneFrame));
 
     assertThat(refused.status()).as(refused.body()).isEqualTo(402);
-    assertThat(provider.calls()).isEqualTo(5);
+    assertThat(fixture.provider().calls()).isEqualTo(5);
   }
 
   @Test
@@ -176,12 +169,14 @@ class QuotaTest {
     spendAlphasQuota();
 
     Gateway.Reply refused =
-        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(0, 800)));
+        fixture
+            .gateway()
+            .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(0, 800)));
 
     assertThat(refused.status()).as(refused.body()).isEqualTo(400);
     assertThat(code(refused)).isEqualTo("empty_audio");
-    assertThat(provider.calls()).isEqualTo(5);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
+    assertThat(fixture.provider().calls()).isEqualTo(5);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
   }
 
   @Test
@@ -189,11 +184,13 @@ class QuotaTest {
     byte[] unmeasurable = TestAudio.wav(500, 801);
     unmeasurable(unmeasurable);
 
-    Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, unmeasurable));
+    Gateway.Reply reply =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, unmeasurable));
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    assertThat(ledger.chargedMillis("alpha")).isPositive();
-    assertThat(ledger.usage("alpha").chargedMillis()).isEqualTo(ledger.chargedMillis("alpha"));
+    assertThat(fixture.ledger().chargedMillis("alpha")).isPositive();
+    assertThat(fixture.ledger().usage("alpha").chargedMillis())
+        .isEqualTo(fixture.ledger().chargedMillis("alpha"));
   }
 
   @Test
@@ -206,88 +203,109 @@ class QuotaTest {
     unmeasurable(claimedMore);
 
     Gateway.Reply zero =
-        gateway.send(
-            gateway
-                .nativeUpload(Gateway.TOKEN_A, claimedZero)
-                .newBuilder()
-                .header("X-Bolo-Audio-Duration-Ms", "0")
-                .build());
-    long afterZero = ledger.chargedMillis("alpha");
+        fixture
+            .gateway()
+            .send(
+                fixture
+                    .gateway()
+                    .nativeUpload(Gateway.TOKEN_A, claimedZero)
+                    .newBuilder()
+                    .header("X-Bolo-Audio-Duration-Ms", "0")
+                    .build());
+    long afterZero = fixture.ledger().chargedMillis("alpha");
     Gateway.Reply more =
-        gateway.send(
-            gateway
-                .nativeUpload(Gateway.TOKEN_A, claimedMore)
-                .newBuilder()
-                .header("X-Bolo-Audio-Duration-Ms", "4500")
-                .build());
+        fixture
+            .gateway()
+            .send(
+                fixture
+                    .gateway()
+                    .nativeUpload(Gateway.TOKEN_A, claimedMore)
+                    .newBuilder()
+                    .header("X-Bolo-Audio-Duration-Ms", "4500")
+                    .build());
 
     assertThat(zero.status()).as(zero.body()).isEqualTo(200);
     assertThat(afterZero).isEqualTo(claimedZero.length * 1000L / 4_000);
     assertThat(more.status()).as(more.body()).isEqualTo(200);
-    assertThat(ledger.chargedMillis("alpha") - afterZero).isEqualTo(4_500);
+    assertThat(fixture.ledger().chargedMillis("alpha") - afterZero).isEqualTo(4_500);
   }
 
   @Test
   void aWavWhoseLengthCannotBeMeasuredDoesNotSlipPastTheLastSecondsOfQuota() throws Exception {
     for (int i = 0; i < 4; i++) {
-      gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(810 + i)));
+      fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note(810 + i)));
     }
     byte[] unmeasurable = TestAudio.wav(5 * NOTE_MILLIS, 815);
     unmeasurable(unmeasurable);
 
-    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, unmeasurable));
+    Gateway.Reply refused =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, unmeasurable));
 
     assertThat(refused.status()).as(refused.body()).isEqualTo(402);
-    assertThat(provider.calls()).isEqualTo(4);
+    assertThat(fixture.provider().calls()).isEqualTo(4);
   }
 
   @Test
   void aResendOfAnAnsweredNoteIsServedEvenWhenTheQuotaIsSpent() throws Exception {
     byte[] last = note(400);
     for (int i = 0; i < 4; i++) {
-      gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(401 + i)));
+      fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note(401 + i)));
     }
-    assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, last)).status()).isEqualTo(200);
+    assertThat(
+            fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, last)).status())
+        .isEqualTo(200);
 
-    Gateway.Reply resend = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, last));
+    Gateway.Reply resend =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, last));
 
     assertThat(resend.status()).isEqualTo(200);
     assertThat(deduplicated(resend)).isTrue();
-    assertThat(provider.calls()).isEqualTo(5);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
+    assertThat(fixture.provider().calls()).isEqualTo(5);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(5L * NOTE_MILLIS);
   }
 
   @Test
   void aPerDeviceQuotaSetByTheOperatorAppliesAtOnce() throws Exception {
-    assertThat(ledger.ledger().setQuota("bravo", NOTE_MILLIS / 1000)).isTrue();
+    assertThat(fixture.ledger().ledger().setQuota("bravo", NOTE_MILLIS / 1000)).isTrue();
 
-    assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, note(500))).status())
+    assertThat(
+            fixture
+                .gateway()
+                .send(fixture.gateway().nativeUpload(Gateway.TOKEN_B, note(500)))
+                .status())
         .isEqualTo(200);
-    Gateway.Reply refused = gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, note(501)));
+    Gateway.Reply refused =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_B, note(501)));
 
     assertThat(refused.status()).isEqualTo(402);
-    assertThat(provider.calls()).isEqualTo(1);
-    assertThat(ledger.ledger().setQuota("bravo", 0)).isTrue();
-    assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, note(501))).status())
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().ledger().setQuota("bravo", 0)).isTrue();
+    assertThat(
+            fixture
+                .gateway()
+                .send(fixture.gateway().nativeUpload(Gateway.TOKEN_B, note(501)))
+                .status())
         .as("0 = unlimited")
         .isEqualTo(200);
-    assertThat(ledger.chargedMillis("bravo")).isEqualTo(2L * NOTE_MILLIS);
+    assertThat(fixture.ledger().chargedMillis("bravo")).isEqualTo(2L * NOTE_MILLIS);
   }
 
   @Test
   void replaysAreNeverCharged() throws Exception {
     byte[] note = note(600);
-    Gateway.Reply first = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    Gateway.Reply first =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
     assertThat(first.status()).isEqualTo(200);
     for (int i = 0; i < 3; i++) {
-      Gateway.Reply again = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+      Gateway.Reply again =
+          fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
       assertThat(again.status()).isEqualTo(200);
       assertThat(deduplicated(again)).isTrue();
     }
 
-    assertThat(provider.calls()).isEqualTo(1);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
-    DeviceUsage usage = ledger.usage("alpha");
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
+    DeviceUsage usage = fixture.ledger().usage("alpha");
     assertThat(usage.chargedMillis()).isEqualTo(NOTE_MILLIS);
     assertThat(usage.savedMillis()).isEqualTo(3L * NOTE_MILLIS);
   }
@@ -295,35 +313,43 @@ class QuotaTest {
   @Test
   void aFailedTranscriptionIsNotChargedAndGivesItsReservationBack() throws Exception {
     // Exactly one note's worth, so a reservation the failure kept would refuse the retry.
-    assertThat(ledger.ledger().setQuota("alpha", NOTE_MILLIS / 1000)).isTrue();
+    assertThat(fixture.ledger().ledger().setQuota("alpha", NOTE_MILLIS / 1000)).isTrue();
     byte[] note = note(700);
-    provider.enqueue(
-        new MockResponse.Builder()
-            .code(503)
-            .setHeader("Retry-After", "3")
-            .body("{\"error\":{\"message\":\"overloaded\"}}")
-            .build());
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(503)
+                .setHeader("Retry-After", "3")
+                .body("{\"error\":{\"message\":\"overloaded\"}}")
+                .build());
 
-    Gateway.Reply failed = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    Gateway.Reply failed =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
 
     assertThat(failed.status()).isEqualTo(503);
-    assertThat(ledger.chargedMillis("alpha")).isZero();
-    assertThat(ledger.usage("alpha").chargedMillis()).isZero();
+    assertThat(fixture.ledger().chargedMillis("alpha")).isZero();
+    assertThat(fixture.ledger().usage("alpha").chargedMillis()).isZero();
 
-    Gateway.Reply retried = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+    Gateway.Reply retried =
+        fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note));
 
     assertThat(retried.status()).as(retried.body()).isEqualTo(200);
-    assertThat(provider.calls()).isEqualTo(2);
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
-    assertThat(ledger.usage("alpha").chargedMillis()).isEqualTo(NOTE_MILLIS);
+    assertThat(fixture.provider().calls()).isEqualTo(2);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(NOTE_MILLIS);
+    assertThat(fixture.ledger().usage("alpha").chargedMillis()).isEqualTo(NOTE_MILLIS);
   }
 
   private void spendAlphasQuota() throws IOException {
     for (int i = 0; i < 5; i++) {
-      assertThat(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note(900 + i))).status())
+      assertThat(
+              fixture
+                  .gateway()
+                  .send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note(900 + i)))
+                  .status())
           .isEqualTo(200);
     }
-    assertThat(ledger.chargedMillis("alpha")).isEqualTo(TRIAL_SECONDS * 1000L);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(TRIAL_SECONDS * 1000L);
   }
 
   /**

@@ -5,25 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.dedup.EmbeddedRedis;
-import dev.bolo.server.ledger.DeviceInfo;
-import dev.bolo.server.ledger.DurableLedger;
-import dev.bolo.server.ledger.Ledger;
-import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.testing.ClusterExtension;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Gauge;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -31,15 +23,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import okhttp3.Request;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,43 +64,29 @@ class RedisChaosTest {
   /** Upper bound for anything awaited here; a healthy run needs a fraction of it. */
   private static final Duration PATIENCE = Duration.ofSeconds(45);
 
-  private static final AtomicInteger DATABASES = new AtomicInteger();
-  private static EmbeddedPostgres postgres;
+  @RegisterExtension
+  final ClusterExtension cluster =
+      new ClusterExtension(Map.of("BOLO_LEASE", LEASE.toMillis() + "ms"));
 
-  @TempDir Path dir;
-  private EmbeddedRedis redis;
-  private FakeProvider provider;
-  private String databaseUrl;
   private final List<Gateway> gateways = new ArrayList<>();
   private final ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor();
-
-  @BeforeAll
-  static void startPostgres() throws IOException {
-    postgres = EmbeddedPostgres.builder().start();
-  }
-
-  @AfterAll
-  static void stopPostgres() throws IOException {
-    postgres.close();
-  }
+  private FakeProvider provider;
+  private EmbeddedRedis redis;
 
   @BeforeEach
-  void startServices() throws Exception {
-    redis = EmbeddedRedis.start();
-    provider = new FakeProvider();
+  void startThreeInstances() {
+    provider = cluster.provider();
     provider.delay(PROVIDER_LATENCY);
-    databaseUrl = freshDatabase();
+    redis = cluster.redis();
     for (String name : List.of("a", "b", "c")) {
-      gateways.add(Gateway.withRealTime(environment(name)));
+      gateways.add(cluster.startWithRealTime(name));
     }
   }
 
   @AfterEach
-  void stopEverything() {
+  void stopPhones() {
+    // The cluster closes the instances and its services after this.
     phones.shutdownNow();
-    gateways.forEach(Gateway::close);
-    provider.close();
-    redis.close();
   }
 
   @Test
@@ -123,6 +97,7 @@ class RedisChaosTest {
     List<Future<Gateway.Reply>> storm = stormAtTheProvider(notes);
 
     redis.stop();
+    // How long Redis stays away is the fault under test, not a wait for something to happen.
     Thread.sleep(RESTART_TAKES);
     redis.startAgain();
     long restartedAt = System.nanoTime();
@@ -132,7 +107,7 @@ class RedisChaosTest {
     Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
     int calls = provider.calls();
     long charged = chargedMillis();
-    awaitTrue("every instance uses Redis again", this::allUseRedis);
+    Await.until(PATIENCE, "every instance uses Redis again", this::allUseRedis);
     int replayCalls = replayEverywhere(notes);
     // WARN: the test log level, so the figures show in every build.
     log.warn(
@@ -181,7 +156,7 @@ class RedisChaosTest {
     redis.startAgain();
 
     int calls = provider.calls();
-    awaitTrue("every instance uses Redis again", this::allUseRedis);
+    Await.until(PATIENCE, "every instance uses Redis again", this::allUseRedis);
     long charged = chargedMillis();
     int replayCalls = replayEverywhere(notes);
     // WARN: the test log level, so the figures show in every build.
@@ -269,10 +244,12 @@ class RedisChaosTest {
       throws InterruptedException {
     provider.hold();
     List<Future<Gateway.Reply>> storm = storm(notes);
-    awaitTrue("every copy waits on its instance", () -> waitingCopies() == NOTES * COPIES);
-    awaitTrue("every note is at the provider", () -> provider.calls() == NOTES);
+    Await.until(
+        PATIENCE, "every copy waits on its instance", () -> waitingCopies() == NOTES * COPIES);
+    Await.until(PATIENCE, "every note is at the provider", () -> provider.calls() == NOTES);
     // Each note's copies reach all three instances: one runs it, two wait for it.
-    awaitTrue(
+    Await.until(
+        PATIENCE,
         "the other instances wait for each note",
         () -> gauges("bolo_dedup_waiting_on_other_instances") == NOTES * (gateways.size() - 1));
     return storm;
@@ -348,49 +325,11 @@ class RedisChaosTest {
     return true;
   }
 
-  private Map<String, String> environment(String instance) {
-    Map<String, String> env =
-        new HashMap<>(Gateway.openAiEnvironment(provider, dir.resolve(instance)));
-    env.put("BOLO_STORE", "redis");
-    env.put("BOLO_REDIS_URL", redis.url());
-    env.put("BOLO_DATABASE_URL", databaseUrl);
-    env.put("BOLO_TRIAL_SECONDS", "3600");
-    env.put("BOLO_LEASE", LEASE.toMillis() + "ms");
-    return env;
-  }
-
-  private String freshDatabase() throws SQLException {
-    String name = "chaos_" + DATABASES.incrementAndGet();
-    try (Connection c = postgres.getPostgresDatabase().getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE " + name);
-    }
-    return postgres.getJdbcUrl("postgres", name);
-  }
-
   private long chargedMillis() {
-    try (DurableLedger ledger =
-        Ledger.jdbc(LedgerConfig.embedded(dir.resolve("report")).withJdbcUrl(databaseUrl))) {
-      return ledger.devices().stream()
-          .filter(d -> d.name().equals("alpha"))
-          .findFirst()
-          .map(DeviceInfo::chargedMillis)
-          .orElseThrow(() -> new AssertionError("no device alpha"));
-    }
+    return cluster.chargedMillis("alpha");
   }
 
   private static Request get(Gateway gateway, String path) {
     return new Request.Builder().url(gateway.url(path)).build();
-  }
-
-  private static void awaitTrue(String what, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + PATIENCE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + PATIENCE + ": " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 }

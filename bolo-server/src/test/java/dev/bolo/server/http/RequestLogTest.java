@@ -2,11 +2,11 @@ package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;

@@ -4,29 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.dedup.EmbeddedRedis;
-import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.ClusterExtension;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
 import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Resumable uploads on two gateway instances that share PostgreSQL (the upload's state) and Redis
@@ -38,43 +31,14 @@ class ResumableMultiInstanceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final MediaType OCTETS = MediaType.get("application/offset+octet-stream");
 
-  @TempDir Path dir;
-  EmbeddedPostgres postgres;
-  EmbeddedRedis redis;
-  FakeProvider provider;
+  @RegisterExtension final ClusterExtension cluster = new ClusterExtension();
   Gateway owner;
   Gateway other;
 
   @BeforeEach
-  void start() throws Exception {
-    postgres = EmbeddedPostgres.builder().start();
-    try (Connection c = postgres.getPostgresDatabase().getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE bolo_uploads");
-    }
-    redis = EmbeddedRedis.start();
-    provider = new FakeProvider();
-    owner = Gateway.withEnvironment(environment("owner"));
-    other = Gateway.withEnvironment(environment("other"));
-  }
-
-  private Map<String, String> environment(String instance) {
-    Map<String, String> env =
-        new HashMap<>(Gateway.openAiEnvironment(provider, dir.resolve(instance)));
-    env.put("BOLO_STORE", "redis");
-    env.put("BOLO_REDIS_URL", redis.url());
-    env.put("BOLO_DATABASE_URL", postgres.getJdbcUrl("postgres", "bolo_uploads"));
-    env.put("BOLO_TRIAL_SECONDS", "3600");
-    return env;
-  }
-
-  @AfterEach
-  void stop() throws IOException {
-    other.close();
-    owner.close();
-    provider.close();
-    redis.close();
-    postgres.close();
+  void startTwoInstances() {
+    owner = cluster.start("owner");
+    other = cluster.start("other");
   }
 
   @Test
@@ -88,7 +52,7 @@ class ResumableMultiInstanceTest {
       assertThat(JSON.readTree(misrouted.body().string()).get("code").asText())
           .isEqualTo("wrong_instance");
     }
-    assertThat(filesUnder(dir.resolve("other").resolve("spool"))).isZero();
+    assertThat(filesUnder(cluster.dataDir("other").resolve("spool"))).isZero();
     // The state is shared: both instances tell the same offset.
     assertThat(offset(other, location)).isEqualTo("20000");
     assertThat(offset(owner, location)).isEqualTo("20000");
@@ -107,7 +71,7 @@ class ResumableMultiInstanceTest {
       JsonNode json = JSON.readTree(body);
       assertThat(json.get("audio_sha256").asText()).isEqualTo(TusUploadTest.sha256(note));
     }
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(cluster.provider().calls()).isEqualTo(1);
   }
 
   private static byte[] rest(byte[] note, int from) {

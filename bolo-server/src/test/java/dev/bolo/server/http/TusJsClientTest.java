@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.CuttingProxy;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.NodePackage;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.CuttingProxy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

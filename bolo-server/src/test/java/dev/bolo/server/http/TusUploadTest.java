@@ -6,14 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
-import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
-import dev.bolo.server.testing.WallClock;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.UploadAppend;
+import dev.bolo.testkit.Await;
+import dev.bolo.testkit.MutableClock;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import okhttp3.MediaType;
@@ -56,14 +57,14 @@ class TusUploadTest {
   @TempDir Path dataDir;
   private final ExecutorService appends = Executors.newCachedThreadPool();
   FakeProvider provider;
-  WallClock clock;
+  MutableClock clock;
   Gateway gateway;
   LedgerProbe ledger;
 
   @BeforeEach
   void start() throws IOException {
     provider = new FakeProvider();
-    clock = new WallClock();
+    clock = MutableClock.startingNow();
     gateway = Gateway.withClock(restartEnvironment(), clock);
     ledger = LedgerProbe.open(dataDir, gateway);
   }
@@ -423,7 +424,10 @@ class TusUploadTest {
     Future<Integer> last = stalledAppendOf(location, note, release);
     // The DELETE waits for the append's lock; the append then completes the note.
     Future<Integer> deleted = appends.submit(() -> delete(Gateway.TOKEN_A, location));
-    Thread.sleep(300);
+    assertThat(deleted)
+        .as("the DELETE waits for the append")
+        .failsWithin(Duration.ofMillis(300))
+        .withThrowableOfType(TimeoutException.class);
     release.countDown();
     assertThat(last.get(30, TimeUnit.SECONDS)).isEqualTo(204);
     assertThat(deleted.get(30, TimeUnit.SECONDS)).isIn(204, 404);

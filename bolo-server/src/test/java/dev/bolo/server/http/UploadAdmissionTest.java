@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.Await;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -26,11 +25,8 @@ import okhttp3.MultipartBody;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okio.BufferedSink;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Admission control on a real gateway: a body being read holds its declared length of the byte
@@ -52,34 +48,22 @@ class UploadAdmissionTest {
   /** Generous for a loaded two-core machine; a refusal that waited would take the queue wait. */
   private static final Duration AT_ONCE = Duration.ofSeconds(4);
 
-  @TempDir java.nio.file.Path dataDir;
-  private FakeProvider provider;
-  private @Nullable Gateway gateway;
-
-  @BeforeEach
-  void startProvider() throws IOException {
-    provider = new FakeProvider();
-  }
-
-  @AfterEach
-  void stop() {
-    if (gateway != null) {
-      gateway.close();
-    }
-    provider.close();
-  }
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      OpenAiGateway.onDemand(
+          Map.of(
+              "BOLO_UPLOAD_BUDGET_BYTES",
+              Integer.toString(BUDGET_BYTES),
+              "BOLO_UPLOAD_MEMORY_BYTES",
+              Integer.toString(SMALL_BYTES),
+              // The body held open below trickles; it must not be cut off for that.
+              "BOLO_MIN_BODY_RATE",
+              "1",
+              "BOLO_BODY_RATE_WINDOW",
+              "60s"));
 
   private Gateway start(Duration queueWait) {
-    Map<String, String> env = new HashMap<>();
-    env.put("BOLO_UPLOAD_BUDGET_BYTES", Integer.toString(BUDGET_BYTES));
-    env.put("BOLO_UPLOAD_MEMORY_BYTES", Integer.toString(SMALL_BYTES));
-    env.put("BOLO_UPLOAD_QUEUE_WAIT", queueWait.toMillis() + "ms");
-    // The body held open below trickles; it must not be cut off for that.
-    env.put("BOLO_MIN_BODY_RATE", "1");
-    env.put("BOLO_BODY_RATE_WINDOW", "60s");
-    Gateway started = Gateway.openAi(provider, dataDir, env);
-    gateway = started;
-    return started;
+    return fixture.start(Map.of("BOLO_UPLOAD_QUEUE_WAIT", queueWait.toMillis() + "ms"));
   }
 
   @Test
@@ -108,7 +92,9 @@ class UploadAdmissionTest {
     awaitAdmitted(gateway, 0);
     Gateway.Reply later = gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, large(2)));
     assertThat(later.status()).as("room again: " + later.body()).isEqualTo(200);
-    assertThat(provider.calls()).as("the refused upload never reached the provider").isEqualTo(2);
+    assertThat(fixture.provider().calls())
+        .as("the refused upload never reached the provider")
+        .isEqualTo(2);
     awaitAdmitted(gateway, 0);
   }
 
@@ -166,7 +152,7 @@ class UploadAdmissionTest {
     Gateway.Reply ok = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, large(6)));
     assertThat(ok.status()).as(ok.body()).isEqualTo(200);
     awaitAdmitted(gateway, 0);
-    assertThat(provider.calls()).isEqualTo(1);
+    assertThat(fixture.provider().calls()).isEqualTo(1);
   }
 
   @Test

@@ -6,11 +6,10 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DeviceUsage;
 import dev.bolo.server.ledger.UsageQuery;
 import dev.bolo.server.ledger.UsageRecord;
-import dev.bolo.server.testing.Await;
-import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
-import java.nio.file.Path;
+import dev.bolo.server.testing.OpenAiGateway;
+import dev.bolo.testkit.Await;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,19 +20,20 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The gateway rolls usage older than {@code BOLO_USAGE_RETENTION} up as soon as it starts. */
 class UsageRetentionTest {
 
-  @TempDir Path dataDir;
+  @RegisterExtension
+  final OpenAiGateway fixture = OpenAiGateway.onDemand(Map.of("BOLO_USAGE_RETENTION", "30d"));
 
   @Test
   void aStartingGatewayRollsUpUsageOlderThanTheRetentionAndTheReportStaysTheSame()
       throws Exception {
     Instant now = Instant.now();
     List<DeviceUsage> before;
-    try (LedgerProbe probe = LedgerProbe.open(dataDir)) {
+    try (LedgerProbe probe = LedgerProbe.open(fixture.dataDir())) {
       probe.ledger().add(new Device("kitchen"));
       for (int daysAgo : new int[] {40, 40, 35, 3}) {
         probe
@@ -55,9 +55,8 @@ class UsageRetentionTest {
     }
     assertThat(rowsInUsageLog()).isEqualTo(4);
 
-    try (FakeProvider provider = new FakeProvider();
-        Gateway gateway = Gateway.openAi(provider, dataDir, Map.of("BOLO_USAGE_RETENTION", "30d"));
-        LedgerProbe probe = LedgerProbe.open(dataDir)) {
+    Gateway gateway = fixture.start(Map.of());
+    try (LedgerProbe probe = LedgerProbe.open(fixture.dataDir())) {
       Await.until(() -> rowsInUsageLog() == 1, () -> rowsInUsageLog() + " rows in the usage log");
 
       assertThat(probe.ledger().usage(UsageQuery.all())).isEqualTo(before);
@@ -67,7 +66,7 @@ class UsageRetentionTest {
   }
 
   private long rowsInUsageLog() {
-    String url = "jdbc:sqlite:" + dataDir.resolve("bolo-ledger.db").toAbsolutePath();
+    String url = "jdbc:sqlite:" + fixture.dataDir().resolve("bolo-ledger.db").toAbsolutePath();
     try (Connection c = DriverManager.getConnection(url);
         Statement s = c.createStatement();
         ResultSet r = s.executeQuery("SELECT COUNT(*) FROM usage_log")) {

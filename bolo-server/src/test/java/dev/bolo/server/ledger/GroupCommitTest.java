@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.bolo.testkit.Await;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -136,11 +137,8 @@ class GroupCommitTest {
     }
     // The pool closes the retired connection in the background; the next new connection forgets
     // its statements (the one above may have come before the close).
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!physical.isClosed() && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    assertThat(physical.isClosed()).as("the pool closed the retired connection").isTrue();
+    Await.until(
+        Duration.ofSeconds(5), "the pool closed the retired connection", () -> isClosed(physical));
     pool.getHikariPoolMXBean().softEvictConnections();
     try (Connection c = pool.getConnection()) {
       JdbcLedger.update(c, insert(), 5, "e");
@@ -207,5 +205,13 @@ class GroupCommitTest {
                 throw e.getCause();
               }
             });
+  }
+
+  private static boolean isClosed(Connection connection) {
+    try {
+      return connection.isClosed();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

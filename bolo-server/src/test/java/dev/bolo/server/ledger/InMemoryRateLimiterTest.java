@@ -7,11 +7,11 @@ class InMemoryRateLimiterTest extends RateLimiterContract {
 
   @Override
   protected RateLimiter newLimiter(int perMinute) {
-    return RateLimiter.perMinute(perMinute, nanos::get);
+    return RateLimiter.perMinute(perMinute, ticker);
   }
 
   @Override
   protected void advance(Duration duration) {
-    nanos.addAndGet(duration.toNanos());
+    ticker.advance(duration);
   }
 }

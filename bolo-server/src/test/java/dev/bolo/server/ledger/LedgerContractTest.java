@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 import dev.bolo.server.health.Readiness;
+import dev.bolo.testkit.MutableClock;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -42,7 +43,7 @@ abstract class LedgerContractTest {
 
   @TempDir Path dataDir;
 
-  final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
+  final MutableClock clock = MutableClock.at(Instant.parse("2026-12-01T10:00:00Z"));
   final AtomicLong ticker = new AtomicLong();
   LedgerConfig config;
   private final List<DurableLedger> opened = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.bolo.server.ledger;
 
+import dev.bolo.server.testing.PostgresDatabases;
 import java.sql.SQLException;
 
 /** The usage roll-up on a real PostgreSQL server. */

@@ -3,10 +3,10 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.bolo.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 abstract class RateLimiterContract {
 
-  protected final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  protected final FakeTicker ticker = FakeTicker.atOneSecond();
   private final Device phone = new Device("phone");
   private final List<RateLimiter> limiters = new ArrayList<>();
 

@@ -3,6 +3,7 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.dedup.EmbeddedRedis;
+import dev.bolo.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 class RedisRateLimiterTest extends RateLimiterContract {
 
   private static EmbeddedRedis redis;
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
+  private final MutableClock clock = MutableClock.at(Instant.parse("2026-11-30T12:00:00Z"));
 
   @BeforeAll
   static void startRedis() {
@@ -39,7 +40,7 @@ class RedisRateLimiterTest extends RateLimiterContract {
 
   @Override
   protected RateLimiter newLimiter(int perMinute) {
-    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, nanos::get);
+    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, ticker);
     made.add(limiter);
     return limiter;
   }

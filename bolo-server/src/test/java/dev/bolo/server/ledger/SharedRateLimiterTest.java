@@ -3,11 +3,13 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.dedup.EmbeddedRedis;
+import dev.bolo.testkit.Await;
+import dev.bolo.testkit.FakeTicker;
+import dev.bolo.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /** The rate limit counted in Redis for the whole deployment, and its per-instance fallback. */
 class SharedRateLimiterTest {
 
-  private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
-  private final AtomicLong nanos = new AtomicLong();
+  private final MutableClock clock = MutableClock.at(Instant.parse("2026-11-30T12:00:00Z"));
+  private final FakeTicker ticker = FakeTicker.atZero();
   private final List<RateLimiter> instances = new ArrayList<>();
   private EmbeddedRedis redis;
 
@@ -32,7 +34,7 @@ class SharedRateLimiterTest {
   }
 
   private RateLimiter instance(int perMinute) {
-    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, nanos::get);
+    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, ticker);
     instances.add(limiter);
     return limiter;
   }
@@ -79,17 +81,15 @@ class SharedRateLimiterTest {
 
   /** Lets the fallback's retry pause pass until the instance counts in Redis again. */
   private void awaitShared(RedisRateLimiter gateway) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
     Device probe = new Device("probe");
-    while (true) {
-      nanos.addAndGet(RedisRateLimiter.RETRY_AFTER.plusMillis(1).toNanos());
-      gateway.admit(probe);
-      if (gateway.isShared()) {
-        return;
-      }
-      assertThat(System.nanoTime()).as("Redis counted again in time").isLessThan(deadline);
-      Thread.sleep(20);
-    }
+    Await.until(
+        Duration.ofSeconds(15),
+        "Redis counted again in time",
+        () -> {
+          ticker.advance(RedisRateLimiter.RETRY_AFTER.plusMillis(1));
+          gateway.admit(probe);
+          return gateway.isShared();
+        });
   }
 
   /** Sends {@code requests} round robin over the instances; returns how many were allowed. */

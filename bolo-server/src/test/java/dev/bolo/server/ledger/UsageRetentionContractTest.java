@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.bolo.testkit.MutableClock;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -47,7 +48,7 @@ abstract class UsageRetentionContractTest {
 
   @TempDir Path dataDir;
 
-  final MutableClock clock = new MutableClock(DAY_0);
+  final MutableClock clock = MutableClock.at(DAY_0);
   final AtomicLong ticker = new AtomicLong();
   LedgerConfig config;
   DurableLedger ledger;

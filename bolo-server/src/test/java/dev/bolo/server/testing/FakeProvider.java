@@ -38,6 +38,7 @@ public final class FakeProvider implements AutoCloseable {
             gate.await(30, TimeUnit.SECONDS);
             Duration wait = delay;
             if (!wait.isZero()) {
+              // A provider's latency is the behaviour the test scripts, not a wait for something.
               Thread.sleep(wait.toMillis());
             }
             synchronized (script) {

@@ -2,13 +2,13 @@ package dev.bolo.server.testing;
 
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.testkit.FakeTicker;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.MediaType;
 import okhttp3.MultipartBody;
 import okhttp3.OkHttpClient;
@@ -27,7 +27,7 @@ public final class Gateway implements AutoCloseable {
   public static final String TOKEN_B = "token-bravo-0123456789";
 
   private final App app;
-  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  private final FakeTicker ticker = FakeTicker.atOneSecond();
   private final OkHttpClient client =
       new OkHttpClient.Builder()
           .readTimeout(Duration.ofSeconds(60))
@@ -42,7 +42,7 @@ public final class Gateway implements AutoCloseable {
     this.app =
         App.builder(ServerConfig.fromMap(env))
             .clock(clock)
-            .ticker(realTime ? System::nanoTime : nanos::get)
+            .ticker(realTime ? System::nanoTime : ticker)
             .build()
             .start();
   }
@@ -103,7 +103,7 @@ public final class Gateway implements AutoCloseable {
 
   /** Moves the gateway's monotonic clock forward. */
   public void advance(Duration duration) {
-    nanos.addAndGet(duration.toNanos());
+    ticker.advance(duration);
   }
 
   public OkHttpClient client() {

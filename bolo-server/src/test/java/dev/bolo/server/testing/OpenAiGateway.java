@@ -1,13 +1,11 @@
 package dev.bolo.server.testing;
 
+import dev.bolo.testkit.Directories;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -112,6 +110,10 @@ public final class OpenAiGateway implements BeforeEachCallback, AfterEachCallbac
 
   @Override
   public void afterEach(ExtensionContext context) throws IOException {
+    if (provider != null) {
+      // Held work would keep a closing gateway waiting for it.
+      provider.release();
+    }
     try (AutoCloseable closeDataDir = this::deleteDataDir;
         FakeProvider closeProvider = provider;
         Gateway closeGateway = gateway;
@@ -131,21 +133,8 @@ public final class OpenAiGateway implements BeforeEachCallback, AfterEachCallbac
   }
 
   private void deleteDataDir() throws IOException {
-    Path dir = dataDir;
-    if (dir == null || !Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              path -> {
-                try {
-                  Files.delete(path);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
+    if (dataDir != null) {
+      Directories.deleteTree(dataDir);
     }
   }
 }

@@ -6,11 +6,11 @@ import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
-import dev.bolo.server.testing.WallClock;
 import dev.bolo.server.upload.UploadReader;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
+import dev.bolo.testkit.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -37,7 +37,7 @@ final class UploadsOnMemory {
   static final long SPOOL_MAX_BYTES = 4 * MAX_BYTES;
 
   final InMemoryUploadRegistry registry;
-  final WallClock clock;
+  final MutableClock clock;
   private final Path spool;
   private final Duration lockWait;
   final UploadReader reader;
@@ -53,7 +53,7 @@ final class UploadsOnMemory {
 
   /** Transcriptions run by {@code work}. */
   UploadsOnMemory(Path spool, Duration lockWait, @Nullable Executor work) {
-    this(new InMemoryUploadRegistry(), new WallClock(), spool, lockWait, work);
+    this(new InMemoryUploadRegistry(), MutableClock.startingNow(), spool, lockWait, work);
   }
 
   /**
@@ -66,7 +66,7 @@ final class UploadsOnMemory {
 
   private UploadsOnMemory(
       InMemoryUploadRegistry registry,
-      WallClock clock,
+      MutableClock clock,
       Path spool,
       Duration lockWait,
       @Nullable Executor work) {

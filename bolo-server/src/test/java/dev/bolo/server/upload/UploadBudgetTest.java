@@ -2,7 +2,7 @@ package dev.bolo.server.upload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.testing.Await;
+import dev.bolo.testkit.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

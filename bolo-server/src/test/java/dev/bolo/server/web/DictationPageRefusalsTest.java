@@ -2,11 +2,11 @@ package dev.bolo.server.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.testing.Await;
 import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Browser;
-import dev.bolo.server.testing.CuttingProxy;
 import dev.bolo.server.testing.FrontProxy;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.NpmPackages;
+import dev.bolo.testkit.Await;
+import dev.bolo.testkit.CuttingProxy;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -382,21 +384,18 @@ class DictationPageTest {
   }
 
   static void awaitReady(Gateway gateway) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-    while (true) {
-      try (Response response =
-          gateway
-              .client()
-              .newCall(new Request.Builder().url(gateway.url("/readyz")).build())
-              .execute()) {
-        if (response.code() == 200) {
-          return;
-        }
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("the gateway is not ready: " + response.body().string());
-        }
-      }
-      Thread.sleep(100);
+    Await.until(Duration.ofMinutes(2), "the gateway is ready", () -> isReady(gateway));
+  }
+
+  private static boolean isReady(Gateway gateway) {
+    try (Response response =
+        gateway
+            .client()
+            .newCall(new Request.Builder().url(gateway.url("/readyz")).build())
+            .execute()) {
+      return response.code() == 200;
+    } catch (IOException e) {
+      throw new UncheckedIOException("readiness not served", e);
     }
   }
 }

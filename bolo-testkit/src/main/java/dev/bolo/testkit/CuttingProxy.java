@@ -1,4 +1,4 @@
-package dev.bolo.server.testing;
+package dev.bolo.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,19 +8,19 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP proxy on loopback in front of a gateway that breaks connections the way a phone's link
- * does: the n-th connection it accepts is cut (both ways) after forwarding the n-th scripted number
- * of bytes from the client; connections beyond the script pass through ({@link #start}). A browser
- * opens connections in no fixed order (pages, scripts, keep-alive pools), so {@link
- * #cuttingTheFirstConnectionPast} instead cuts whichever connection first carries that many bytes
- * from the client, once. Counts the bytes clients sent. Thread safe.
+ * A TCP proxy on loopback in front of a server that breaks connections the way a phone's link does:
+ * the n-th connection it accepts is cut (both ways) after forwarding the n-th scripted number of
+ * bytes from the client; connections beyond the script pass through ({@link #start}, {@link
+ * #cutAfter}). A browser opens connections in no fixed order (pages, scripts, keep-alive pools), so
+ * {@link #cuttingTheFirstConnectionPast} instead cuts whichever connection first carries that many
+ * bytes from the client, once. Counts the bytes clients sent. Thread safe.
  */
 public final class CuttingProxy implements AutoCloseable {
 
@@ -29,7 +29,9 @@ public final class CuttingProxy implements AutoCloseable {
   private final Deque<Long> cuts = new ArrayDeque<>();
   private final AtomicLong upstreamBytes = new AtomicLong();
   private final AtomicInteger cutsDone = new AtomicInteger();
-  private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+
+  /** Every socket either side opened, closed with the proxy: a blocked read wakes only so. */
+  private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
   /** Bytes after which the first connection to carry them is cut; 0 when cuts are scripted. */
   private final long firstPast;
@@ -44,14 +46,15 @@ public final class CuttingProxy implements AutoCloseable {
     this.targetPort = targetPort;
     this.firstPast = firstPast;
     this.bytesPerSecond = bytesPerSecond;
-    for (long cut : cutsAfterBytes) {
-      cuts.add(cut);
-    }
+    cutAfter(cutsAfterBytes);
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    threads.execute(this::accept);
+    daemon("cutting-proxy", this::accept);
   }
 
-  /** A proxy to {@code targetPort} that cuts its first connections after these many bytes. */
+  /**
+   * A proxy to {@code targetPort} on loopback that cuts its first connections after these many
+   * bytes from the client, in order; with none, it passes everything until {@link #cutAfter}.
+   */
   public static CuttingProxy start(int targetPort, long... cutsAfterBytes) throws IOException {
     return new CuttingProxy(targetPort, cutsAfterBytes, 0, 0);
   }
@@ -72,6 +75,16 @@ public final class CuttingProxy implements AutoCloseable {
       throw new IllegalArgumentException("bytesPerSecond must be >= 1: " + bytesPerSecond);
     }
     return new CuttingProxy(targetPort, new long[0], bytes, bytesPerSecond);
+  }
+
+  /** The next connections accepted are cut after these many bytes from the client, in order. */
+  public CuttingProxy cutAfter(long... bytes) {
+    synchronized (cuts) {
+      for (long cut : bytes) {
+        cuts.add(cut);
+      }
+    }
+    return this;
   }
 
   public int port() {
@@ -96,14 +109,16 @@ public final class CuttingProxy implements AutoCloseable {
     while (!server.isClosed()) {
       try {
         Socket client = server.accept();
+        sockets.add(client);
         Long cut;
         synchronized (cuts) {
           cut = cuts.pollFirst();
         }
         long limit = cut != null ? cut : firstPast > 0 ? firstPast : Long.MAX_VALUE;
         Socket target = new Socket(InetAddress.getLoopbackAddress(), targetPort);
-        threads.execute(() -> pump(client, target, limit, true));
-        threads.execute(() -> pump(target, client, Long.MAX_VALUE, false));
+        sockets.add(target);
+        daemon("cutting-proxy-up", () -> pump(client, target, limit, true));
+        daemon("cutting-proxy-down", () -> pump(target, client, Long.MAX_VALUE, false));
       } catch (IOException e) {
         // Closed, or one connection failed: the client sees its connection fail.
       }
@@ -125,6 +140,7 @@ public final class CuttingProxy implements AutoCloseable {
           long due = started + forwarded * 1_000_000_000L / bytesPerSecond;
           long early = due - System.nanoTime();
           if (early > 0) {
+            // The pace of a phone's link is the behaviour here, not a wait for something.
             Thread.sleep(early / 1_000_000, (int) (early % 1_000_000));
           } else {
             // An idle connection starts its next request at full pace, not in a burst.
@@ -158,6 +174,12 @@ public final class CuttingProxy implements AutoCloseable {
     }
   }
 
+  private static void daemon(String name, Runnable task) {
+    Thread thread = new Thread(task, name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
   private static void closeQuietly(Socket socket) {
     try {
       socket.close();
@@ -169,6 +191,6 @@ public final class CuttingProxy implements AutoCloseable {
   @Override
   public void close() throws IOException {
     server.close();
-    threads.shutdownNow();
+    sockets.forEach(CuttingProxy::closeQuietly);
   }
 }

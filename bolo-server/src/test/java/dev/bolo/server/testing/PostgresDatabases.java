@@ -1,4 +1,4 @@
-package dev.bolo.server.ledger;
+package dev.bolo.server.testing;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -9,10 +9,11 @@ import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One real PostgreSQL server (from Maven Central's binaries) for the ledger's contract tests,
- * started on first use and stopped when the test JVM exits; each test gets a database of its own.
+ * One real PostgreSQL server (from Maven Central's binaries) for the ledger's contract tests and
+ * the multi-instance gateway tests ({@link ClusterExtension}), started on first use and stopped
+ * when the test JVM exits; each test gets a database of its own. Thread safe.
  */
-final class PostgresDatabases {
+public final class PostgresDatabases {
 
   private static final AtomicInteger DATABASES = new AtomicInteger();
 
@@ -42,7 +43,7 @@ final class PostgresDatabases {
   }
 
   /** The JDBC URL of a new, empty database. */
-  static String fresh(String prefix) throws SQLException {
+  public static String fresh(String prefix) throws SQLException {
     String name = prefix + "_" + DATABASES.incrementAndGet();
     try (Connection c = Server.POSTGRES.getPostgresDatabase().getConnection();
         Statement s = c.createStatement()) {

@@ -1,0 +1,9 @@
+/**
+ * Test fixtures that the tests of several Bolo modules share, on Java 17 and the JDK alone: {@link
+ * dev.bolo.testkit.CuttingProxy}, {@link dev.bolo.testkit.MutableClock}, {@link
+ * dev.bolo.testkit.FakeTicker} and {@link dev.bolo.testkit.Await}.
+ */
+@NullMarked
+package dev.bolo.testkit;
+
+import org.jspecify.annotations.NullMarked;
