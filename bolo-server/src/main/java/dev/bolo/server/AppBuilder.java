@@ -210,6 +210,7 @@ public final class AppBuilder {
             charges,
             config.deadlines().upstream(),
             config.allowedModels(),
+            config.modelAliases(),
             config.maxAudioMillis(),
             clock,
             metrics);

@@ -11,7 +11,9 @@ import dev.bolo.server.ServerConfig.Listen;
 import dev.bolo.server.ServerConfig.Store;
 import dev.bolo.server.ServerConfig.StoreKind;
 import dev.bolo.server.engine.AnswerBudget;
+import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.UpstreamTimeout;
+import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.redis.RedisEndpoint;
@@ -113,15 +115,17 @@ final class ConfigParser {
           case OFFLINE -> List.of();
         };
     Store store = store(env);
-    Deadlines deadlines = deadlines(env);
+    long offlineMaxSeconds = env.whole(BOLO_OFFLINE_MAX_SECONDS);
+    Deadlines deadlines = deadlines(env, engine, offlineMaxSeconds);
     Limits limits = limits(env, cores, maxHeapBytes);
     return new ServerConfig(
         listen,
         engine,
         openAi,
         gemini,
-        new ServerConfig.Offline(env.whole(BOLO_OFFLINE_MAX_SECONDS)),
+        new ServerConfig.Offline(offlineMaxSeconds),
         allowedModels,
+        modelAliases(env, engine, allowedModels),
         store,
         ledger(env, chargeWindow(store, deadlines)),
         limits,
@@ -129,6 +133,44 @@ final class ConfigParser {
         env.choice(BOLO_LOG_LEVEL, ServerConfig.LogLevel.class),
         env.choice(BOLO_LOG_FORMAT, ServerConfig.LogFormat.class),
         new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)));
+  }
+
+  /**
+   * {@code BOLO_MODEL_ALIASES}, or by default OpenAI's model names for the offline engine's one
+   * model, so that an OpenAI SDK works on the defaults. Every alias must stand for an offered
+   * model.
+   */
+  private static ModelAliases modelAliases(
+      VariableValues env, EngineKind engine, List<String> allowedModels) {
+    List<String> offered =
+        engine == EngineKind.OFFLINE ? List.of(OfflineEngine.MODEL) : allowedModels;
+    String given = env.optional(BOLO_MODEL_ALIASES);
+    ModelAliases aliases;
+    try {
+      aliases =
+          given != null
+              ? ModelAliases.parse(given)
+              : engine == EngineKind.OFFLINE
+                  ? ModelAliases.openAiNamesFor(OfflineEngine.MODEL)
+                  : ModelAliases.none();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("BOLO_MODEL_ALIASES: " + e.getMessage());
+    }
+    aliases
+        .byAlias()
+        .forEach(
+            (alias, model) -> {
+              if (!offered.contains(model)) {
+                throw new ConfigException(
+                    "BOLO_MODEL_ALIASES: "
+                        + alias
+                        + " stands for "
+                        + model
+                        + ", which is not offered; offered: "
+                        + String.join(", ", offered));
+              }
+            });
+    return aliases;
   }
 
   private static Limits limits(VariableValues env, int cores, long maxHeapBytes) {
@@ -251,9 +293,18 @@ final class ConfigParser {
    * caps covers every length: the engine's slope (1 s per audio second) is steeper than the
    * client's (0.5 s).
    */
-  private static Deadlines deadlines(VariableValues env) {
+  /** The default cap on a provider's deadline for one note (PROTOCOL rule 7). */
+  static final Duration PROVIDER_CAP = Duration.ofMinutes(15);
+
+  private static Deadlines deadlines(
+      VariableValues env, EngineKind engine, long offlineMaxSeconds) {
     Duration base = env.duration(BOLO_UPSTREAM_TIMEOUT);
-    Duration max = env.duration(BOLO_UPSTREAM_TIMEOUT_MAX);
+    // The offline engine recognises a note at about half its length on two cores: the cap must
+    // let it finish the longest note it takes (rule 7), which 15 minutes would not for an hour.
+    Duration max =
+        env.duration(
+            BOLO_UPSTREAM_TIMEOUT_MAX,
+            engine == EngineKind.OFFLINE ? base.plusSeconds(offlineMaxSeconds) : PROVIDER_CAP);
     requireAtLeast(BOLO_UPSTREAM_TIMEOUT_MAX, max, BOLO_UPSTREAM_TIMEOUT, base);
     Duration clientBase = env.duration(BOLO_CLIENT_READ_TIMEOUT);
     Duration clientMax = env.duration(BOLO_CLIENT_READ_TIMEOUT_MAX);

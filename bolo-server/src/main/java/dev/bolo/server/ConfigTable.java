@@ -68,7 +68,8 @@ public enum ConfigTable {
       "the engine deadline for one note: the first plus the note's length, capped at the "
           + "second. It covers connecting, sending, the first byte and the whole call, for every "
           + "engine",
-      "`120s`, `15m`"),
+      "`120s`, `15m` (offline engine: `120s` + `BOLO_OFFLINE_MAX_SECONDS`, so it can finish its "
+          + "longest note)"),
   CLIENT_READ_TIMEOUT(
       "what your apps' SDK waits: read timeout = the first + half the note, capped at the "
           + "second; the pauses between attempts. Startup refuses engine deadlines that do not "
@@ -147,11 +148,15 @@ public enum ConfigTable {
       "models a device may ask for, comma-separated; others get 422 `invalid_parameter` "
           + "naming the allowed ones",
       "the configured model only"),
+  MODEL_ALIASES(
+      "`alias=model,...`: names clients may send for a model; an alias and its model are one "
+          + "piece of work, `/v1/models` lists both, and the answer names the model",
+      "the offline engine answers to `whisper-1`, `gpt-4o-transcribe`, `gpt-4o-mini-transcribe`"),
   OFFLINE_MAX_SECONDS(
       "the longest note the offline engine takes; longer ones get 413 `audio_too_long` "
-          + "before anything is decoded (at its measured real-time factor of up to 1.2, 600 s is "
-          + "what it finishes within the default deadline)",
-      "`600`"),
+          + "before anything is decoded. A note is cut at its pauses and recognised on every core, "
+          + "an utterance of at most 30 s at a time, so its memory does not grow with its length",
+      "`3600`"),
   ADMIN_TOKEN(
       "bearer token of the operator dashboard at `/admin` and its API `/admin/api/…` "
           + "([docs/admin-api.md](docs/admin-api.md)); at least 16 characters. Unset: neither "

@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
@@ -27,6 +28,7 @@ import org.jspecify.annotations.Nullable;
  * @param offline the offline engine (used when {@code engine} is OFFLINE)
  * @param allowedModels the models a device may ask the configured engine for, its default model
  *     first; empty for the offline engine, which has its one model
+ * @param modelAliases other names clients may send for those models
  * @param store where in-flight and finished work is coordinated
  * @param ledger devices, quota and usage, with the system clock (the composition root gives it its
  *     own clock and the instance's id)
@@ -43,6 +45,7 @@ public record ServerConfig(
     Gemini gemini,
     Offline offline,
     List<String> allowedModels,
+    ModelAliases modelAliases,
     Store store,
     LedgerConfig ledger,
     Limits limits,
@@ -58,6 +61,7 @@ public record ServerConfig(
     Objects.requireNonNull(gemini, "gemini");
     Objects.requireNonNull(offline, "offline");
     allowedModels = List.copyOf(allowedModels);
+    Objects.requireNonNull(modelAliases, "modelAliases");
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(ledger, "ledger");
     Objects.requireNonNull(limits, "limits");

@@ -145,7 +145,10 @@ public enum Variable {
       "engine deadline: this plus the note's length (default 120s)",
       ConfigTable.UPSTREAM_TIMEOUT),
   BOLO_UPSTREAM_TIMEOUT_MAX(
-      POSITIVE, "15m", "cap on the engine deadline (default 15m)", ConfigTable.UPSTREAM_TIMEOUT),
+      POSITIVE,
+      null,
+      "cap on the engine deadline (default 15m; offline: BOLO_UPSTREAM_TIMEOUT + its longest note)",
+      ConfigTable.UPSTREAM_TIMEOUT),
   BOLO_CLIENT_READ_TIMEOUT(
       POSITIVE,
       "30s",
@@ -231,10 +234,15 @@ public enum Variable {
       null,
       "Gemini models a device may ask for, comma-separated",
       ConfigTable.OPENAI_MODELS),
+  BOLO_MODEL_ALIASES(
+      TEXT,
+      null,
+      "alias=model,...: names clients may send for a model (offline default: OpenAI's names)",
+      ConfigTable.MODEL_ALIASES),
   BOLO_OFFLINE_MAX_SECONDS(
       whole(1, 86_400),
-      "600",
-      "longest note the offline engine takes (default 600)",
+      "3600",
+      "longest note the offline engine takes (default 3600)",
       ConfigTable.OFFLINE_MAX_SECONDS),
   BOLO_ADMIN_TOKEN(
       TEXT,

@@ -63,6 +63,14 @@ final class VariableValues {
     return parser(variable, VariableParser.Span.class).parse(variable.name(), text(variable));
   }
 
+  /** A duration whose default is worked out from elsewhere (the engine). */
+  Duration duration(Variable variable, Duration fallback) {
+    String value = optional(variable);
+    return value == null
+        ? fallback
+        : parser(variable, VariableParser.Span.class).parse(variable.name(), value);
+  }
+
   List<Duration> durations(Variable variable) {
     return parser(variable, VariableParser.Durations.class).parse(variable.name(), text(variable));
   }

@@ -30,14 +30,17 @@ class ServerConfigTest {
     assertThat(config.openAi().baseUrl()).isEqualTo("https://api.openai.com/v1");
     assertThat(config.openAi().defaultModel()).isEqualTo("whisper-1");
     assertThat(config.allowedModels()).as("the offline engine has its one model").isEmpty();
+    // The offline engine's cap lets it finish its longest note, BOLO_OFFLINE_MAX_SECONDS (1 h).
+    assertThat(config.offline().maxSeconds()).isEqualTo(3600);
+    assertThat(config.modelAliases().resolve("whisper-1")).isEqualTo("sphinx4-en-us");
     assertThat(config.deadlines().upstream())
         .isEqualTo(
             new UpstreamTimeout(
-                Duration.ofSeconds(120), Duration.ofSeconds(1), Duration.ofMinutes(15)));
+                Duration.ofSeconds(120), Duration.ofSeconds(1), Duration.ofMinutes(62)));
     assertThat(config.logLevel()).isEqualTo(ServerConfig.LogLevel.INFO);
     assertThat(config.ledger().usageRetention()).isEqualTo(Duration.ofDays(90));
     // Two runs of one note can be up to the engine cap + a wait margin + a lease apart.
-    assertThat(config.ledger().chargeWindow()).isEqualTo(Duration.ofMinutes(15).plusSeconds(30));
+    assertThat(config.ledger().chargeWindow()).isEqualTo(Duration.ofMinutes(62).plusSeconds(30));
   }
 
   @Test
@@ -61,11 +64,27 @@ class ServerConfigTest {
 
   @Test
   void theEngineDeadlineGrowsWithTheWholeNoteAndIsCapped() {
-    UpstreamTimeout deadline = ServerConfig.fromMap(Map.of()).deadlines().upstream();
+    UpstreamTimeout deadline =
+        ServerConfig.fromMap(Map.of("BOLO_ENGINE", "openai", "BOLO_OPENAI_API_KEY", "sk-test"))
+            .deadlines()
+            .upstream();
 
     assertThat(deadline.timeoutFor(OptionalLong.of(1_000))).isEqualTo(Duration.ofSeconds(121));
     assertThat(deadline.timeoutFor(OptionalLong.of(600_000))).isEqualTo(Duration.ofSeconds(720));
     assertThat(deadline.timeoutFor(OptionalLong.of(3_600_000))).isEqualTo(Duration.ofMinutes(15));
+  }
+
+  @Test
+  void theOfflineEnginesDeadlineCoversItsLongestNote() {
+    UpstreamTimeout deadline = ServerConfig.fromMap(Map.of()).deadlines().upstream();
+
+    assertThat(deadline.timeoutFor(OptionalLong.of(3_600_000))).isEqualTo(Duration.ofMinutes(62));
+    assertThat(
+            ServerConfig.fromMap(Map.of("BOLO_UPSTREAM_TIMEOUT_MAX", "20m"))
+                .deadlines()
+                .upstream()
+                .cap())
+        .isEqualTo(Duration.ofMinutes(20));
   }
 
   @Test

@@ -229,6 +229,31 @@ public record Settings(
     }
   }
 
+  /**
+   * Refuses a language the engine does not recognise, before any audio is sent to it: the primary
+   * subtag decides ({@code en-gb} is {@code en}).
+   *
+   * @param recognised the engine's languages; empty when it takes any
+   * @throws InvalidSettingException of kind {@code NOT_OFFERED} naming the engine's languages
+   */
+  public void requireLanguageIn(List<String> recognised, String engineName) {
+    if (recognised.isEmpty() || !hasLanguage()) {
+      return;
+    }
+    String primary = language.split("[-_]", 2)[0];
+    if (!recognised.contains(primary)) {
+      throw new InvalidSettingException(
+          "language",
+          "language '"
+              + (language.length() > 16 ? language.substring(0, 16) + "…" : language)
+              + "' is not recognised by the "
+              + engineName
+              + " engine; it recognises: "
+              + String.join(", ", recognised),
+          InvalidSettingException.Kind.NOT_OFFERED);
+    }
+  }
+
   /** True when the client named a language; false lets the engine detect it. */
   public boolean hasLanguage() {
     return !language.isEmpty();

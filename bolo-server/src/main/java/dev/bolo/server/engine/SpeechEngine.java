@@ -27,6 +27,15 @@ public interface SpeechEngine extends AutoCloseable {
   }
 
   /**
+   * The languages the engine recognises, as ISO-639-1 codes, when it recognises only some; empty
+   * when it takes whatever its provider takes. A note asked in another language is refused before
+   * any work.
+   */
+  default java.util.List<String> languages() {
+    return java.util.List.of();
+  }
+
+  /**
    * Transcribes (or translates, see {@link Settings#task()}) one note, blocking the calling
    * (virtual) thread until an outcome is known.
    */

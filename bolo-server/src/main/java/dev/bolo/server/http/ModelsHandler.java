@@ -40,7 +40,10 @@ final class ModelsHandler {
     body.put("object", "list");
     ArrayNode data = body.putArray("data");
     for (String model : transcriber.allowedModels()) {
-      data.add(model(model));
+      data.add(model(model, model));
+      for (String alias : transcriber.modelAliases().aliasesOf(model)) {
+        data.add(model(alias, model));
+      }
     }
     ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(body));
   }
@@ -51,20 +54,35 @@ final class ModelsHandler {
     }
     String id = ctx.pathParam("model");
     List<String> allowed = transcriber.allowedModels();
-    if (!allowed.contains(id)) {
+    String model = transcriber.modelAliases().resolve(id);
+    if (!allowed.contains(model)) {
       ErrorWriter.write(ctx, Dialect.OPENAI, Errors.modelNotOffered(id, allowed));
       return;
     }
-    ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(model(id)));
+    ctx.status(200)
+        .contentType("application/json")
+        .result(JSON.writeValueAsBytes(model(id, model)));
   }
 
-  private ObjectNode model(String id) {
-    ObjectNode model = JSON.createObjectNode();
-    model.put("id", id);
-    model.put("object", "model");
-    model.put("created", CREATED_UNKNOWN);
-    model.put("owned_by", transcriber.engine().name());
-    return model;
+  /**
+   * OpenAI's model object for {@code id}, which is {@code model} or an alias of it. Two fields of
+   * Bolo's own, which OpenAI's SDKs ignore: {@code root}, the model an alias stands for (as
+   * OpenAI's own model objects once named a model's base), and {@code languages}, what the engine
+   * recognises when that is not any language its provider takes.
+   */
+  private ObjectNode model(String id, String model) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("id", id);
+    node.put("object", "model");
+    node.put("created", CREATED_UNKNOWN);
+    node.put("owned_by", transcriber.engine().name());
+    node.put("root", model);
+    List<String> languages = transcriber.engine().languages();
+    if (!languages.isEmpty()) {
+      ArrayNode codes = node.putArray("languages");
+      languages.forEach(codes::add);
+    }
+    return node;
   }
 
   private boolean isAuthenticated(Context ctx) {

@@ -1,6 +1,7 @@
 package dev.bolo.server.transcription;
 
 import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
@@ -16,10 +17,17 @@ final class NoteSettings {
 
   private final SpeechEngine engine;
   private final List<String> allowedModels;
+  private final ModelAliases aliases;
 
-  NoteSettings(SpeechEngine engine, List<String> allowedModels) {
+  NoteSettings(SpeechEngine engine, List<String> allowedModels, ModelAliases aliases) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.allowedModels = List.copyOf(allowedModels);
+    this.aliases = Objects.requireNonNull(aliases, "aliases");
+  }
+
+  /** Other names a device may ask for the allowed models by. */
+  ModelAliases aliases() {
+    return aliases;
   }
 
   /**
@@ -28,10 +36,12 @@ final class NoteSettings {
    * @throws InvalidSettingException when a field cannot be read
    */
   Settings of(Task task, SettingFields fields) {
+    String asked = fields.model();
     return Settings.canonical(
             engine.name(),
             engine.defaultModel(),
-            fields.model(),
+            // An alias is the model it stands for: one piece of work, whichever name was sent.
+            asked == null ? null : aliases.resolve(asked.trim()),
             // A translation is always into English: OpenAI's endpoint takes no language, and one
             // sent anyway must not make a second piece of work of the same translation.
             task == Task.TRANSLATE ? null : fields.language(),
@@ -51,6 +61,7 @@ final class NoteSettings {
   Settings offered(Task task, SettingFields fields) {
     Settings settings = of(task, fields);
     settings.requireModelIn(allowedModels);
+    settings.requireLanguageIn(engine.languages(), engine.name());
     return settings;
   }
 

@@ -6,6 +6,7 @@ import dev.bolo.server.dedup.IdempotencyCheck;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
@@ -83,6 +84,7 @@ public final class Transcriber {
       ChargeOutbox charges,
       UpstreamTimeout upstreamTimeout,
       List<String> allowedModels,
+      ModelAliases modelAliases,
       long maxAudioMillis,
       Clock clock,
       MeterRegistry metrics) {
@@ -100,7 +102,7 @@ public final class Transcriber {
         allowedModels.isEmpty() ? List.of(engine.defaultModel()) : List.copyOf(allowedModels);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.meters = new TranscriptionMeters(Objects.requireNonNull(metrics, "metrics"));
-    this.noteSettings = new NoteSettings(engine, this.allowedModels);
+    this.noteSettings = new NoteSettings(engine, this.allowedModels, modelAliases);
   }
 
   /** The engine in use. */
@@ -131,6 +133,11 @@ public final class Transcriber {
   /** The models a device may ask for; the engine's default model is always among them. */
   public List<String> allowedModels() {
     return allowedModels;
+  }
+
+  /** Other names a device may ask for those models by. */
+  public ModelAliases modelAliases() {
+    return noteSettings.aliases();
   }
 
   /**

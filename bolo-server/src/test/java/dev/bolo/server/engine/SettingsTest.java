@@ -145,4 +145,26 @@ class SettingsTest {
               assertThat(e.getMessage()).hasSizeLessThan(160);
             });
   }
+
+  @Test
+  void anEngineOfSomeLanguagesRefusesOthersByTheirPrimarySubtagAndTakesNoLanguageGiven() {
+    List<String> english = List.of("en");
+    Settings british =
+        Settings.canonical("offline", "m", null, "en-GB", null, null, null, List.of());
+    Settings german = Settings.canonical("offline", "m", null, "de", null, null, null, List.of());
+    Settings unsaid = Settings.canonical("offline", "m", null, null, null, null, null, List.of());
+
+    british.requireLanguageIn(english, "offline");
+    unsaid.requireLanguageIn(english, "offline");
+    german.requireLanguageIn(List.of(), "openai");
+    assertThatThrownBy(() -> german.requireLanguageIn(english, "offline"))
+        .isInstanceOfSatisfying(
+            InvalidSettingException.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(InvalidSettingException.Kind.NOT_OFFERED);
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "language 'de' is not recognised by the offline engine; it recognises: en");
+            });
+  }
 }

@@ -381,6 +381,68 @@ class OpenAiJavaSdkTest {
   }
 
   @Test
+  void aDefaultGatewayTakesAPhonesM4aUnderTheModelNameEveryOpenAiSdkSends() throws Exception {
+    try (Gateway offline =
+        Gateway.withEnvironment(
+            Map.of(
+                "BOLO_PORT",
+                "0",
+                "BOLO_DATA_DIR",
+                fixture.dataDir().resolve("default").toString(),
+                "BOLO_DEVICE_TOKENS",
+                "alpha=" + Gateway.TOKEN_A))) {
+      awaitReady(offline);
+      OpenAIClient client = client(offline, Gateway.TOKEN_A);
+      // "Bolo measures the length of every voice note it is sent", cut at 3.5 s, AAC in M4A.
+      Path m4a = fixture.dataDir().resolve("note.m4a");
+      Files.copy(Path.of("target/test-classes/audio/aac-faststart.m4a"), m4a);
+
+      String text =
+          client
+              .audio()
+              .transcriptions()
+              .create(params(m4a, "whisper-1").build())
+              .asTranscription()
+              .text();
+
+      assertThat(text).contains("length", "voice");
+      // Another OpenAI name for the same model is the same work: replayed, not recognised again.
+      Gateway.Reply again =
+          offline.send(
+              offline.nativeUpload(
+                  Gateway.TOKEN_A, Files.readAllBytes(m4a), "model", "gpt-4o-mini-transcribe"));
+      assertThat(again.status()).isEqualTo(200);
+      assertThat(new ObjectMapper().readTree(again.body()).get("deduplicated").asBoolean())
+          .isTrue();
+      assertThat(client.models().list().data())
+          .extracting(Model::id)
+          .containsExactly(
+              "sphinx4-en-us", "whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe");
+      Gateway.Reply german =
+          offline.send(
+              offline.nativeUpload(Gateway.TOKEN_A, Files.readAllBytes(m4a), "language", "de"));
+      assertThat(german.status()).isEqualTo(422);
+      assertThat(german.body()).contains("not recognised by the offline engine", "en");
+    }
+  }
+
+  private static void awaitReady(Gateway gateway) throws InterruptedException {
+    Await.until(
+        Duration.ofMinutes(2),
+        "the offline model loaded",
+        () -> {
+          try {
+            return gateway
+                    .send(new okhttp3.Request.Builder().url(gateway.url("/readyz")).build())
+                    .status()
+                == 200;
+          } catch (IOException e) {
+            return false;
+          }
+        });
+  }
+
+  @Test
   void theModelsADeviceMayUseAreListedInOpenAisShape() throws Exception {
     List<Model> models = sdk.models().list().data();
     assertThat(models).extracting(Model::id).containsExactly("whisper-1", STREAMING_MODEL);

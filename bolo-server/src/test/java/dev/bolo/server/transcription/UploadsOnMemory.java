@@ -82,7 +82,8 @@ final class UploadsOnMemory {
             new UploadReader.Bounds(8, 4, SPOOL_MAX_BYTES, 1, Duration.ofSeconds(10)),
             () -> 0L);
     SpeechEngine engine = new NamedEngine();
-    NoteSettings settings = new NoteSettings(engine, List.of("whisper-1"));
+    NoteSettings settings =
+        new NoteSettings(engine, List.of("whisper-1"), dev.bolo.server.engine.ModelAliases.none());
     uploads =
         new ResumableUploads(
             new UploadStore(

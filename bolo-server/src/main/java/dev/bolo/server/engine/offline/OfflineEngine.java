@@ -30,6 +30,9 @@ public final class OfflineEngine {
   /** The only model: Sphinx4's US-English acoustic model, dictionary and trigram model. */
   public static final String MODEL = "sphinx4-en-us";
 
+  /** The languages its model recognises. */
+  public static final java.util.List<String> LANGUAGES = java.util.List.of("en");
+
   private OfflineEngine() {}
 
   /** Starts an engine; the model begins loading on a background thread at once. */

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
@@ -111,6 +112,11 @@ final class SphinxEngine implements SpeechEngine {
   @Override
   public String defaultModel() {
     return OfflineEngine.MODEL;
+  }
+
+  @Override
+  public List<String> languages() {
+    return OfflineEngine.LANGUAGES;
   }
 
   @Override
