@@ -60,8 +60,8 @@ final class GenerationWatch {
   }
 
   /**
-   * When the store last changed, as seen at {@code now}: the watch notices a change up to one period
-   * after it happened, and a change it has not noticed yet counts as happening now.
+   * When the store last changed, as seen at {@code now}: the watch notices a change up to one
+   * period after it happened, and a change it has not noticed yet counts as happening now.
    */
   long changedAt(long now) {
     return store.generation() != watchedGeneration ? now : changedAt;

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The leases this instance holds while their work runs. One timer sweeps them all (a timer per
  * lease cost a scheduler wake-up per note): each is renewed once a third of the lease has passed
- * since its last renewal, and at once when the store's generation changes, so that owners take
- * back the claims a restarted Redis forgot.
+ * since its last renewal, and at once when the store's generation changes, so that owners take back
+ * the claims a restarted Redis forgot.
  *
  * <p>Thread safe.
  */
