@@ -4,7 +4,6 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.SettingFields;
 import dev.bolo.server.transcription.UploadAppend;
-import dev.bolo.server.transcription.UploadCreation;
 import dev.bolo.server.transcription.UploadEnding;
 import dev.bolo.server.transcription.UploadProtocol;
 import io.javalin.http.Context;
@@ -127,34 +126,23 @@ final class ResumableDraftHandler {
               "Upload-Length", "send Upload-Length: the note's size in bytes (1 to " + max + ")"));
       return;
     }
-    if (length > max || contentLength > max) {
+    // A body longer than the most a note may be is refused whatever length the note declares.
+    if (contentLength > max) {
       UploadExchange.refuseBody(ctx, Errors.tooLarge(max));
       return;
     }
-    if (length == 0) {
-      UploadExchange.refuseBody(ctx, Errors.emptyAudio("the note has no bytes"));
+    Optional<StoredUpload> created =
+        exchange.create(
+            ctx,
+            device,
+            UploadProtocol.IETF,
+            length,
+            "the note has no bytes",
+            ResumableDraftHandler::noteFieldsOf);
+    if (created.isEmpty()) {
       return;
     }
-    Map<String, String> fields;
-    @Nullable String sha256;
-    @Nullable String idempotencyKey;
-    try {
-      fields = fieldsOf(ctx);
-      sha256 = RequestHeaders.audioSha256(RequestHeaders.single(ctx, RequestHeaders.AUDIO_SHA256));
-      idempotencyKey =
-          RequestHeaders.idempotencyKey(RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY));
-    } catch (MalformedParameterException e) {
-      UploadExchange.refuseBody(ctx, Errors.invalid(e));
-      return;
-    }
-    UploadCreation creation =
-        exchange.resumable.create(
-            device, UploadProtocol.IETF, length, fields, sha256, idempotencyKey);
-    if (!(creation instanceof UploadCreation.Created created)) {
-      UploadExchange.refuseCreation(ctx, creation);
-      return;
-    }
-    StoredUpload upload = created.upload();
+    StoredUpload upload = created.get();
     String location = TusHandler.COLLECTION + "/" + upload.id();
     // No 104 Upload Resumption Supported: Jetty 12's HTTP/1.1 generator writes header fields only
     // for the interim statuses 101 and 103, so a 104 would go out without the Location the draft
@@ -195,18 +183,12 @@ final class ResumableDraftHandler {
     if (complete == null) {
       return;
     }
-    Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
+    Optional<StoredUpload> upload =
+        exchange.appendTarget(ctx, device, ResumableDraftHandler::describe);
     if (upload.isEmpty()) {
-      UploadExchange.refuseBody(ctx, Errors.noSuchUpload());
       return;
     }
-    @Nullable Long offset = UploadExchange.nonNegative(ctx.header("Upload-Offset"));
-    if (offset == null || offset != upload.get().offset()) {
-      describe(ctx, upload.get());
-      UploadExchange.refuseBody(ctx, Errors.wrongOffset(upload.get().offset()));
-      return;
-    }
-    append(ctx, device, upload.get(), offset, complete, false);
+    append(ctx, device, upload.get(), upload.get().offset(), complete, false);
   }
 
   /**
@@ -253,6 +235,14 @@ final class ResumableDraftHandler {
     } finally {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
+  }
+
+  /** A creation's settings from its query, its hash and idempotency key from its headers. */
+  private static UploadExchange.NoteFields noteFieldsOf(Context ctx) {
+    return new UploadExchange.NoteFields(
+        fieldsOf(ctx),
+        RequestHeaders.audioSha256(RequestHeaders.single(ctx, RequestHeaders.AUDIO_SHA256)),
+        RequestHeaders.idempotencyKey(RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY)));
   }
 
   /** The note's settings from query parameters named like the POST's form fields. */

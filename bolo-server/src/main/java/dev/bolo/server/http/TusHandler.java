@@ -4,7 +4,6 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.NoteLookup;
 import dev.bolo.server.transcription.UploadAppend;
-import dev.bolo.server.transcription.UploadCreation;
 import dev.bolo.server.transcription.UploadProgress;
 import dev.bolo.server.transcription.UploadProtocol;
 import io.javalin.http.Context;
@@ -91,41 +90,18 @@ final class TusHandler {
               "Upload-Length must be the note's size in bytes (1 to " + max + ")"));
       return;
     }
-    if (length > max) {
-      UploadExchange.refuseBody(ctx, Errors.tooLarge(max));
-      return;
-    }
-    if (length == 0) {
-      UploadExchange.refuseBody(ctx, Errors.emptyAudio("Upload-Length is 0: a note has bytes"));
-      return;
-    }
-    Map<String, String> fields;
-    @Nullable String sha256;
-    @Nullable String idempotencyKey;
-    try {
-      fields = metadataOf(ctx.header("Upload-Metadata"));
-      sha256 = fields.remove("sha256");
-      if (sha256 != null && !RequestHeaders.HEX_SHA256.matcher(sha256.trim()).matches()) {
-        throw new MalformedParameterException("sha256", "metadata sha256 must be 64 hex digits");
-      }
-      idempotencyKey = RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY));
-    } catch (MalformedParameterException e) {
-      UploadExchange.refuseBody(ctx, Errors.invalid(e));
-      return;
-    }
-    UploadCreation creation =
-        exchange.resumable.create(
+    Optional<StoredUpload> created =
+        exchange.create(
+            ctx,
             device,
             UploadProtocol.TUS,
             length,
-            fields,
-            sha256 == null ? null : sha256.trim(),
-            idempotencyKey);
-    if (!(creation instanceof UploadCreation.Created created)) {
-      UploadExchange.refuseCreation(ctx, creation);
+            "Upload-Length is 0: a note has bytes",
+            TusHandler::noteFieldsOf);
+    if (created.isEmpty()) {
       return;
     }
-    StoredUpload upload = created.upload();
+    StoredUpload upload = created.get();
     ctx.header("Location", COLLECTION + "/" + upload.id());
     ctx.header("Upload-Expires", UploadExchange.httpDate(upload.expiresAt()));
     if (!isOctetStream(ctx) || ctx.req().getContentLengthLong() == 0) {
@@ -142,6 +118,19 @@ final class TusHandler {
       }
       default -> UploadExchange.answerAppend(ctx, append);
     }
+  }
+
+  /** A creation's settings and hash from its {@code Upload-Metadata}. */
+  private static UploadExchange.NoteFields noteFieldsOf(Context ctx) {
+    Map<String, String> fields = metadataOf(ctx.header("Upload-Metadata"));
+    @Nullable String sha256 = fields.remove("sha256");
+    if (sha256 != null && !RequestHeaders.HEX_SHA256.matcher(sha256.trim()).matches()) {
+      throw new MalformedParameterException("sha256", "metadata sha256 must be 64 hex digits");
+    }
+    return new UploadExchange.NoteFields(
+        fields,
+        sha256 == null ? null : sha256.trim(),
+        RequestHeaders.idempotencyKey(ctx.header(RequestHeaders.IDEMPOTENCY_KEY)));
   }
 
   private static boolean isOctetStream(Context ctx) {
@@ -178,18 +167,14 @@ final class TusHandler {
       UploadExchange.refuseBody(ctx, Errors.appendTypeRequired(OCTET_STREAM));
       return;
     }
-    Optional<StoredUpload> upload = exchange.uploadOf(ctx, device);
+    Optional<StoredUpload> upload =
+        exchange.appendTarget(
+            ctx, device, (c, at) -> c.header("Upload-Offset", Long.toString(at.offset())));
     if (upload.isEmpty()) {
-      UploadExchange.refuseBody(ctx, Errors.noSuchUpload());
       return;
     }
-    @Nullable Long offset = UploadExchange.nonNegative(ctx.header("Upload-Offset"));
-    if (offset == null || offset != upload.get().offset()) {
-      ctx.header("Upload-Offset", Long.toString(upload.get().offset()));
-      UploadExchange.refuseBody(ctx, Errors.wrongOffset(upload.get().offset()));
-      return;
-    }
-    UploadAppend append = exchange.appendBody(ctx, device, upload.get(), offset, false);
+    UploadAppend append =
+        exchange.appendBody(ctx, device, upload.get(), upload.get().offset(), false);
     if (append instanceof UploadAppend.Appended appended) {
       ctx.header("Upload-Offset", Long.toString(appended.upload().offset()));
       ctx.header("Upload-Expires", UploadExchange.httpDate(appended.upload().expiresAt()));

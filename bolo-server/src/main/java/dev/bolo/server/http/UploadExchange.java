@@ -7,13 +7,16 @@ import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.UploadAppend;
 import dev.bolo.server.transcription.UploadCreation;
 import dev.bolo.server.transcription.UploadEnding;
+import dev.bolo.server.transcription.UploadProtocol;
 import dev.bolo.server.work.KeptTranscript;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,6 +42,28 @@ final class UploadExchange {
   /** The device's upload named in the path, if it exists, is theirs and has not expired. */
   Optional<StoredUpload> uploadOf(Context ctx, Device device) {
     return resumable.find(device, ctx.pathParam("id"));
+  }
+
+  /**
+   * The device's upload named in the path of an append whose {@code Upload-Offset} is where the
+   * upload stands; empty when the request was answered instead, before its body was read: 404
+   * unknown, 409 at another offset ({@code describe} first says where the upload stands, in the
+   * protocol's headers).
+   */
+  Optional<StoredUpload> appendTarget(
+      Context ctx, Device device, BiConsumer<Context, StoredUpload> describe) {
+    Optional<StoredUpload> upload = uploadOf(ctx, device);
+    if (upload.isEmpty()) {
+      refuseBody(ctx, Errors.noSuchUpload());
+      return upload;
+    }
+    @Nullable Long offset = nonNegative(ctx.header("Upload-Offset"));
+    if (offset == null || offset != upload.get().offset()) {
+      describe.accept(ctx, upload.get());
+      refuseBody(ctx, Errors.wrongOffset(upload.get().offset()));
+      return Optional.empty();
+    }
+    return upload;
   }
 
   /**
@@ -74,11 +99,66 @@ final class UploadExchange {
     }
   }
 
+  /** What a creation request says of its note besides its length, read in its protocol's way. */
+  record NoteFields(
+      Map<String, String> settings, @Nullable String sha256, @Nullable String idempotencyKey) {}
+
+  /** Reads a creation request's {@link NoteFields}. */
+  @FunctionalInterface
+  interface NoteFieldsReader {
+    /**
+     * @throws MalformedParameterException if a field is malformed
+     */
+    NoteFields read(Context ctx);
+  }
+
+  /**
+   * Creates the upload a creation request asks for, or answers why not before its body is read: a
+   * note longer than the most a note may be, an empty one, a malformed field, the use case's
+   * refusal.
+   *
+   * @param length the note's length in bytes, as the request declared it
+   * @param noBytes what a request that declared an empty note is told
+   * @return the new upload; empty when the request was answered instead
+   */
+  Optional<StoredUpload> create(
+      Context ctx,
+      Device device,
+      UploadProtocol protocol,
+      long length,
+      String noBytes,
+      NoteFieldsReader reader) {
+    long max = resumable.maxBytes();
+    if (length > max) {
+      refuseBody(ctx, Errors.tooLarge(max));
+      return Optional.empty();
+    }
+    if (length == 0) {
+      refuseBody(ctx, Errors.emptyAudio(noBytes));
+      return Optional.empty();
+    }
+    NoteFields note;
+    try {
+      note = reader.read(ctx);
+    } catch (MalformedParameterException e) {
+      refuseBody(ctx, Errors.invalid(e));
+      return Optional.empty();
+    }
+    UploadCreation creation =
+        resumable.create(
+            device, protocol, length, note.settings(), note.sha256(), note.idempotencyKey());
+    if (!(creation instanceof UploadCreation.Created created)) {
+      refuseCreation(ctx, creation);
+      return Optional.empty();
+    }
+    return Optional.of(created.upload());
+  }
+
   /**
    * Answers a creation that made no upload: its settings refused, 429 for too many unfinished ones,
    * 503 when full.
    */
-  static void refuseCreation(Context ctx, UploadCreation creation) {
+  private static void refuseCreation(Context ctx, UploadCreation creation) {
     switch (creation) {
       case UploadCreation.TooMany tooMany ->
           refuseBody(ctx, Errors.tooManyUnfinishedUploads(tooMany.max()));

@@ -9,6 +9,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -23,6 +24,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -120,16 +123,55 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
     RedisClient client = RedisClient.create(resources);
     client.addListener(disconnectListener(onDisconnect));
     client.setOptions(
-        ClientOptions.builder()
+        timingOut(ClientOptions.builder(), timeout)
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-            .timeoutOptions(TimeoutOptions.enabled(timeout))
             .build());
+    return open(
+        client,
+        resources,
+        () -> client.connect(uri),
+        StatefulRedisConnection::sync,
+        () -> client.connectPubSub(uri));
+  }
+
+  private Connections connectCluster(
+      ClientResources resources, Duration timeout, Runnable onDisconnect) {
+    nodes.forEach(node -> node.setTimeout(timeout));
+    RedisClusterClient client = RedisClusterClient.create(resources, nodes);
+    client.addListener(disconnectListener(onDisconnect));
+    client.setOptions(
+        timingOut(ClusterClientOptions.builder(), timeout)
+            // Not REJECT_COMMANDS: node connections open lazily, and the first command to a node
+            // would be rejected before its connection is up. A dead node costs one command timeout.
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+            // Follow fail-overs and resharding without waiting for a periodic refresh.
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
+            .build());
+    return open(
+        client,
+        resources,
+        client::connect,
+        StatefulRedisClusterConnection::sync,
+        client::connectPubSub);
+  }
+
+  /**
+   * Opens the command connection, then the pub/sub one, on {@code client}; closing them shuts the
+   * client and its resources down. When either fails, the client is shut down and the failure
+   * thrown.
+   */
+  private static <C extends StatefulConnection<String, String>> Connections open(
+      AbstractRedisClient client,
+      ClientResources resources,
+      Supplier<C> connectCommands,
+      Function<C, RedisClusterCommands<String, String>> sync,
+      Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub) {
     try {
-      StatefulRedisConnection<String, String> commands = client.connect(uri);
-      StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(uri);
+      C commands = connectCommands.get();
+      StatefulRedisPubSubConnection<String, String> pubSub = connectPubSub.get();
       return new Opened(
-          commands.sync(),
+          sync.apply(commands),
           pubSub,
           () -> {
             pubSub.close();
@@ -142,37 +184,14 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
     }
   }
 
-  private Connections connectCluster(
-      ClientResources resources, Duration timeout, Runnable onDisconnect) {
-    nodes.forEach(node -> node.setTimeout(timeout));
-    RedisClusterClient client = RedisClusterClient.create(resources, nodes);
-    client.addListener(disconnectListener(onDisconnect));
-    client.setOptions(
-        ClusterClientOptions.builder()
-            // Not REJECT_COMMANDS: node connections open lazily, and the first command to a node
-            // would be rejected before its connection is up. A dead node costs one command timeout.
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-            .timeoutOptions(TimeoutOptions.enabled(timeout))
-            // Follow fail-overs and resharding without waiting for a periodic refresh.
-            .topologyRefreshOptions(
-                ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
-            .build());
-    try {
-      StatefulRedisClusterConnection<String, String> commands = client.connect();
-      StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub();
-      return new Opened(
-          commands.sync(),
-          pubSub,
-          () -> {
-            pubSub.close();
-            commands.close();
-            shutdown(client, resources);
-          });
-    } catch (RuntimeException e) {
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-      throw e;
-    }
+  /**
+   * Either client's options with its connecting and every command timing out after {@code timeout}.
+   */
+  private static <B extends ClientOptions.Builder> B timingOut(B builder, Duration timeout) {
+    builder
+        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+        .timeoutOptions(TimeoutOptions.enabled(timeout));
+    return builder;
   }
 
   private static RedisConnectionStateListener disconnectListener(Runnable onDisconnect) {

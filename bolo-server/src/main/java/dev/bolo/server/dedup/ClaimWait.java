@@ -1,0 +1,163 @@
+package dev.bolo.server.dedup;
+
+import dev.bolo.server.work.WorkKey;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * One resolution's wait for the work another instance claimed on its key, and what it saw of that
+ * claim.
+ *
+ * <p>A claim seen on another instance is trusted for a whole lease after the store loses sight of
+ * it (Redis restarted or unreachable, see {@link DedupStore#generation()}): the wait keeps polling
+ * until that claim would have expired, and if the store comes back before then, until its owner has
+ * had time to take it back ({@link WorkCoordinator#OWNERS_RETAKE}), so an outage shorter than a
+ * lease does not start a second provider call.
+ *
+ * <p>Not thread safe: one resolution's own.
+ */
+final class ClaimWait {
+
+  /**
+   * How long a waiter blocks before it looks at the store again, so a lease that expired (its owner
+   * died) is taken over promptly.
+   */
+  private static final Duration RECHECK = Duration.ofSeconds(1);
+
+  /** How often a resolution that lost sight of another instance's claim looks for it again. */
+  private static final Duration HOLD_OFF_POLL = Duration.ofMillis(200);
+
+  private final DedupStore store;
+  private final LongSupplier ticker;
+  private final Duration lease;
+  private final GenerationWatch watch;
+
+  /** The resolutions on this instance that wait for another instance's work now. */
+  private final AtomicInteger waitingElsewhere;
+
+  private boolean seen;
+
+  /** Whether this resolution counts in {@code waitingElsewhere} now. */
+  private boolean counted;
+
+  /** The store's generation when the claim was last seen alive. */
+  private long generation;
+
+  /** Whether the store answered "vacant" in a later generation since the claim was last seen. */
+  private boolean lost;
+
+  /** When it first did. */
+  private long lostAt;
+
+  ClaimWait(
+      DedupStore store,
+      LongSupplier ticker,
+      Duration lease,
+      GenerationWatch watch,
+      AtomicInteger waitingElsewhere) {
+    this.store = store;
+    this.ticker = ticker;
+    this.lease = lease;
+    this.watch = watch;
+    this.waitingElsewhere = waitingElsewhere;
+  }
+
+  /** The store showed the claim alive in {@code generationThen}: trust it for another lease. */
+  void alive(long generationThen) {
+    if (!counted) {
+      counted = true;
+      waitingElsewhere.incrementAndGet();
+    }
+    seen = true;
+    generation = generationThen;
+    lost = false;
+  }
+
+  /** This resolution no longer waits for another instance: it runs the work, or it is done. */
+  void stopWaiting() {
+    if (counted) {
+      counted = false;
+      waitingElsewhere.decrementAndGet();
+    }
+  }
+
+  /**
+   * Waits for the claim on {@code key} to end: {@link Resolution.Completed} or {@link
+   * Resolution.Failed} as the work ended, {@link Resolution.Pending} when {@code deadline} (the
+   * ticker's nanoseconds) passed first, {@link Resolution.Vacant} when nobody holds the key any
+   * more and it may be claimed afresh.
+   */
+  Resolution until(WorkKey key, long deadline) throws InterruptedException {
+    while (true) {
+      long now = ticker.getAsLong();
+      if (deadline - now <= 0) {
+        return new Resolution.Pending();
+      }
+      long generationBefore = store.generation();
+      Duration wait = Duration.ofNanos(Math.min(deadline - now, RECHECK.toNanos()));
+      Resolution resolution = store.await(key, wait);
+      switch (resolution) {
+        case Resolution.Completed done -> {
+          return done;
+        }
+        case Resolution.Failed failed -> {
+          return failed;
+        }
+        case Resolution.Pending pending -> {
+          // The claim is alive (again): trust it for another lease.
+          alive(generationBefore);
+          continue;
+        }
+        case Resolution.Vacant vacant -> {}
+      }
+      if (!isClaimMaybeAlive()) {
+        return new Resolution.Vacant();
+      }
+      // The store lost sight of a claim that may still be running elsewhere: look again soon.
+      Thread.sleep(HOLD_OFF_POLL);
+    }
+  }
+
+  /**
+   * Whether a vacant key may still be claimed by another instance that this store cannot see.
+   * Checks, in order:
+   */
+  private boolean isClaimMaybeAlive() {
+    // Nobody else held it: the key is free.
+    if (!seen) {
+      return false;
+    }
+    // The store saw the claim end without interruption (its owner died and the lease ran out):
+    // its word is good.
+    if (store.generation() == generation) {
+      return false;
+    }
+    // The store may have forgotten the claim (restart, outage). Its owner renewed it until then,
+    // so it would have lived a lease after the store lost sight of it; after that, running the
+    // work is the price of failing open.
+    long now = ticker.getAsLong();
+    long lostAt = lost();
+    if (now - lostAt < lease.toNanos()) {
+      return true;
+    }
+    // The store came back before that lease ran out: a live owner takes its claim back within
+    // OWNERS_RETAKE of that moment, so give it that long. The watch notices a change up to one
+    // period after it happened, and not yet if it happened since its last look.
+    if (store.isDegraded()) {
+      return false;
+    }
+    long backAt = watch.changedAt(now);
+    return backAt - lostAt < lease.plus(GenerationWatch.PERIOD).toNanos()
+        && now - backAt < WorkCoordinator.OWNERS_RETAKE.toNanos();
+  }
+
+  /** Notes, once per sighting, the moment the store no longer knew the claim; returns it. */
+  private long lost() {
+    if (!lost) {
+      lost = true;
+      lostAt = ticker.getAsLong();
+    }
+    return lostAt;
+  }
+}
