@@ -101,7 +101,7 @@ public final class FlakyLink {
       HttpClient http,
       Options options)
       throws Exception {
-    long callsBefore = GatewayLoad.quietProviderCalls(http, providerPort);
+    long callsBefore = ProviderCalls.countOnceQuiet(http, providerPort);
     AtomicLong attempts = new AtomicLong();
     AtomicLong resumes = new AtomicLong();
     AtomicLong socketBytes = new AtomicLong();
@@ -160,7 +160,7 @@ public final class FlakyLink {
       Duration wall = Duration.ofNanos(System.nanoTime() - start);
       okHttp.dispatcher().executorService().shutdown();
       okHttp.connectionPool().evictAll();
-      long calls = GatewayLoad.quietProviderCalls(http, providerPort) - callsBefore;
+      long calls = ProviderCalls.countOnceQuiet(http, providerPort) - callsBefore;
       long delivered = endings.getOrDefault("Transcribed", 0L);
       return new RunResult(
           label,
