@@ -6,15 +6,9 @@ import dev.bolo.client.Outcome;
 import dev.bolo.client.TranscriptionListener;
 import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
-import java.io.FilterOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.SocketFactory;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
 
@@ -55,15 +48,13 @@ public final class FlakyLink {
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
-    Path root = Path.of(System.getProperty("bolo.root", ".")).toAbsolutePath().normalize();
-    Path work = Files.createTempDirectory("bolo-flaky-link");
-    List<Process> processes = new ArrayList<>();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroy)));
-    try {
+    try (HarnessRun harness = HarnessRun.start("bolo-flaky-link")) {
+      Path root = harness.root();
+      Path work = harness.work();
       int providerPort = BenchRun.freePort();
-      processes.add(BenchRun.startStandIn(work, providerPort, 0));
+      harness.add(BenchRun.startStandIn(work, providerPort, 0));
       int gatewayPort = BenchRun.freePort();
-      processes.add(startGateway(root, work, gatewayPort, providerPort, options));
+      harness.add(startGateway(root, work, gatewayPort, providerPort, options));
       BenchRun.awaitReady(gatewayPort);
 
       StringBuilder report = new StringBuilder();
@@ -86,8 +77,6 @@ public final class FlakyLink {
       table(report, results, template.length);
       System.out.print(report.substring(report.indexOf("| run |")));
       BenchRun.writeResults(root, "flaky-link", report);
-    } finally {
-      BenchRun.stopAll(processes);
     }
   }
 
@@ -101,7 +90,7 @@ public final class FlakyLink {
       HttpClient http,
       Options options)
       throws Exception {
-    long callsBefore = GatewayLoad.quietProviderCalls(http, providerPort);
+    long callsBefore = ProviderCalls.countOnceQuiet(http, providerPort);
     AtomicLong attempts = new AtomicLong();
     AtomicLong resumes = new AtomicLong();
     AtomicLong socketBytes = new AtomicLong();
@@ -160,7 +149,7 @@ public final class FlakyLink {
       Duration wall = Duration.ofNanos(System.nanoTime() - start);
       okHttp.dispatcher().executorService().shutdown();
       okHttp.connectionPool().evictAll();
-      long calls = GatewayLoad.quietProviderCalls(http, providerPort) - callsBefore;
+      long calls = ProviderCalls.countOnceQuiet(http, providerPort) - callsBefore;
       long delivered = endings.getOrDefault("Transcribed", 0L);
       return new RunResult(
           label,
@@ -285,77 +274,6 @@ public final class FlakyLink {
       Duration wall,
       Map<String, Long> endings) {}
 
-  /** Sockets that count the bytes the SDK hands them to send. */
-  static final class CountingSocketFactory extends SocketFactory {
-    private final AtomicLong written;
-
-    CountingSocketFactory(AtomicLong written) {
-      this.written = written;
-    }
-
-    @Override
-    public Socket createSocket() {
-      return new CountingSocket(written);
-    }
-
-    @Override
-    public Socket createSocket(String host, int port) throws IOException {
-      Socket socket = createSocket();
-      socket.connect(new InetSocketAddress(host, port));
-      return socket;
-    }
-
-    @Override
-    public Socket createSocket(String host, int port, InetAddress localHost, int localPort)
-        throws IOException {
-      Socket socket = createSocket();
-      socket.bind(new InetSocketAddress(localHost, localPort));
-      socket.connect(new InetSocketAddress(host, port));
-      return socket;
-    }
-
-    @Override
-    public Socket createSocket(InetAddress host, int port) throws IOException {
-      Socket socket = createSocket();
-      socket.connect(new InetSocketAddress(host, port));
-      return socket;
-    }
-
-    @Override
-    public Socket createSocket(InetAddress host, int port, InetAddress localHost, int localPort)
-        throws IOException {
-      Socket socket = createSocket();
-      socket.bind(new InetSocketAddress(localHost, localPort));
-      socket.connect(new InetSocketAddress(host, port));
-      return socket;
-    }
-  }
-
-  private static final class CountingSocket extends Socket {
-    private final AtomicLong written;
-
-    CountingSocket(AtomicLong written) {
-      this.written = written;
-    }
-
-    @Override
-    public OutputStream getOutputStream() throws IOException {
-      return new FilterOutputStream(super.getOutputStream()) {
-        @Override
-        public void write(int b) throws IOException {
-          out.write(b);
-          written.incrementAndGet();
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-          out.write(b, off, len);
-          written.addAndGet(len);
-        }
-      };
-    }
-  }
-
   /** Command-line options. */
   record Options(
       int notes,
@@ -367,10 +285,7 @@ public final class FlakyLink {
       String heap,
       List<String> runs) {
     static Options parse(String[] args) {
-      Map<String, String> values = new HashMap<>();
-      for (int i = 0; i + 1 < args.length; i += 2) {
-        values.put(args[i], args[i + 1]);
-      }
+      BenchArgs given = BenchArgs.parse(args);
       List<String> known =
           List.of(
               "--notes",
@@ -381,20 +296,19 @@ public final class FlakyLink {
               "--seed",
               "--heap",
               "--runs");
-      for (String name : values.keySet()) {
-        if (!known.contains(name)) {
-          throw new IllegalArgumentException("unknown option: " + name + "; known: " + known);
-        }
+      String unknown = given.unknownName(known);
+      if (unknown != null) {
+        throw new IllegalArgumentException("unknown option: " + unknown + "; known: " + known);
       }
       return new Options(
-          Integer.parseInt(values.getOrDefault("--notes", "50")),
-          Double.parseDouble(values.getOrDefault("--note-mb", "10")),
-          Double.parseDouble(values.getOrDefault("--min-cut-mb", "1")),
-          Double.parseDouble(values.getOrDefault("--max-cut-mb", "4")),
-          Integer.parseInt(values.getOrDefault("--concurrency", "4")),
-          Long.parseLong(values.getOrDefault("--seed", "1")),
-          values.getOrDefault("--heap", "512m"),
-          List.of(values.getOrDefault("--runs", "resumable,whole").split(",")));
+          given.integer("--notes", 50),
+          given.decimal("--note-mb", 10),
+          given.decimal("--min-cut-mb", 1),
+          given.decimal("--max-cut-mb", 4),
+          given.integer("--concurrency", 4),
+          given.longInteger("--seed", 1),
+          given.text("--heap", "512m"),
+          given.list("--runs", "resumable,whole"));
     }
   }
 }

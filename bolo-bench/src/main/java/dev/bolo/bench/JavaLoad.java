@@ -46,7 +46,7 @@ final class JavaLoad {
    * @param body one multipart upload holding the 24-character placeholder
    * @param nonce 8 characters that keep this run's notes apart from every other run's
    */
-  static GatewayLoad.WrkResult run(
+  static LoadResult run(
       byte[] body,
       String contentType,
       String url,
@@ -56,7 +56,7 @@ final class JavaLoad {
       int timeoutSeconds,
       String nonce)
       throws InterruptedException {
-    int at = GatewayLoad.indexOf(body, "@".repeat(24).getBytes(StandardCharsets.US_ASCII));
+    int at = UploadTemplate.placeholderAt(body);
     List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
     AtomicLong statusErrors = new AtomicLong();
     AtomicLong timeouts = new AtomicLong();
@@ -136,7 +136,7 @@ final class JavaLoad {
     synchronized (latencies) {
       sorted = latencies.stream().sorted().toList();
     }
-    return new GatewayLoad.WrkResult(
+    return new LoadResult(
         sorted.size(),
         TimeUnit.NANOSECONDS.toMicros(duration),
         percentileMicros(sorted, 50),

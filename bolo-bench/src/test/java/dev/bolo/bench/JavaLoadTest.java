@@ -64,7 +64,7 @@ class JavaLoadTest {
     int at = 100_003;
     System.arraycopy(PLACEHOLDER.getBytes(StandardCharsets.US_ASCII), 0, body, at, 24);
 
-    GatewayLoad.WrkResult result =
+    LoadResult result =
         JavaLoad.run(
             body,
             "multipart/form-data; boundary=x",

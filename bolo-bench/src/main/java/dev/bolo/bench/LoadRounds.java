@@ -1,0 +1,104 @@
+package dev.bolo.bench;
+
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The measured part of {@link GatewayLoad}: every target warmed up, then each round every target
+ * loaded for the same time, one after the other, with the CPU its server spent and the gateways'
+ * heap sampled.
+ */
+final class LoadRounds {
+
+  private final LoadGenerator load;
+  private final LoadTargets targets;
+  private final GatewayLoadOptions options;
+
+  LoadRounds(LoadGenerator load, LoadTargets targets, GatewayLoadOptions options) {
+    this.load = load;
+    this.targets = targets;
+    this.options = options;
+  }
+
+  /** {@code --warmup} seconds of unmeasured load on every target. */
+  void warmUp() throws Exception {
+    for (var target : targets.urls().entrySet()) {
+      // A gateway serves for days: measure it after the JIT has compiled its request path (on
+      // two cores that takes tens of seconds of load), as JMH measures after its warm-up.
+      load.run(
+          target.getValue(),
+          LoadTargets.tokenFor(target.getKey()),
+          options.warmupSeconds(),
+          "warm");
+    }
+  }
+
+  /**
+   * Runs the rounds, printing each target's figures as they come, and appends the table and the
+   * gateway's heap, resident set and open files to {@code out}.
+   */
+  void measure(StringBuilder out) throws Exception {
+    Map<String, List<LoadResult>> results = new LinkedHashMap<>();
+    HeapSampler heap = new HeapSampler(targets.gatewayUrl());
+    // Sampled the same way, so that both gateways bear the sampling alike.
+    String baselineUrl = targets.url("baseline");
+    HeapSampler baselineHeap = baselineUrl == null ? null : new HeapSampler(baselineUrl);
+    long gatewayPid = targets.gateway().pid();
+    long fdsBefore = ProcessStats.openFiles(gatewayPid);
+    HttpClient settle = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    for (int round = 1; round <= options.rounds(); round++) {
+      for (var target : inRoundOrder(targets.urls(), round)) {
+        // The stand-in finishes the calls the previous target left (each takes --delay-ms) before
+        // the next target's load begins.
+        Thread.sleep(options.delayMillis() + 1_000);
+        ProviderCalls.countOnceQuiet(settle, targets.providerPort());
+        String name = target.getKey();
+        HeapSampler sampler =
+            name.equals("gateway") ? heap : name.equals("baseline") ? baselineHeap : null;
+        if (sampler != null) {
+          sampler.start();
+        }
+        Long server = targets.serverPid(name);
+        long cpuBefore = server == null ? 0 : ProcessStats.cpuMillis(server);
+        LoadResult result =
+            load.run(target.getValue(), LoadTargets.tokenFor(name), options.seconds(), "r" + round);
+        if (sampler != null) {
+          sampler.stop();
+        }
+        if (server != null) {
+          result = result.withServerCpuMillis(ProcessStats.cpuMillis(server) - cpuBefore);
+        }
+        results.computeIfAbsent(name, k -> new ArrayList<>()).add(result);
+        System.out.printf("round %d %-8s %s%n", round, name, result);
+      }
+    }
+    LoadReport.table(out, results);
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%nGateway: peak heap used %d MB (its /metrics, sampled every second), peak RSS %d MB,"
+                + " open files %d before the rounds and %d after.%n",
+            heap.peakUsedMb(),
+            ProcessStats.peakRssMb(gatewayPid),
+            fdsBefore,
+            ProcessStats.openFiles(gatewayPid)));
+  }
+
+  /**
+   * The targets in the order of this round: rotated by one each round, so no target always runs
+   * right after another (measured before each target also waited for a quiet stand-in: the target
+   * run right after {@code direct} at 2,000 connections lost a tenth of its rate to that place
+   * alone, whichever build it was).
+   */
+  static <V> List<Map.Entry<String, V>> inRoundOrder(Map<String, V> targets, int round) {
+    List<Map.Entry<String, V>> order = new ArrayList<>(targets.entrySet());
+    Collections.rotate(order, 1 - round);
+    return order;
+  }
+}
