@@ -19,12 +19,12 @@ import org.slf4j.LoggerFactory;
  * and {@code devices} tables: the quota half of {@link Ledger}. Thread safe.
  *
  * <p>A device without a limit reserves nothing: its work is charged when it succeeds, one database
- * transaction per unique note; on SQLite its charges share the transactions of {@link GroupCommit}.
- * Quota is reserved under the device's {@link DeviceLock}: concurrent reservations for one device,
- * from any number of gateway instances, are decided one after another against committed state.
- * Committing deletes the hold and logs the charge of its work in one transaction, so a piece of
- * work is charged at most once per device within the charge window, whichever instance or run
- * commits it.
+ * transaction per unique note. On SQLite, the charges of concurrent requests share one transaction
+ * with each other and with usage rows ({@link GroupCommit}). Quota is reserved under the device's
+ * {@link DeviceLock}: concurrent reservations for one device, from any number of gateway instances,
+ * are decided one after another against committed state. Committing deletes the hold and logs the
+ * charge of its work in one transaction, so a piece of work is charged at most once per device
+ * within the charge window, whichever instance or run commits it.
  */
 final class Reservations {
 
