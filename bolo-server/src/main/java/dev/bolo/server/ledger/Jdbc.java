@@ -1,10 +1,16 @@
 package dev.bolo.server.ledger;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Types;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
-/** Runs units of work on pooled connections and turns SQL failures into {@link LedgerException}. */
+/**
+ * Runs units of work on pooled connections and turns SQL failures into {@link LedgerException};
+ * runs the ledger's writes on a connection ({@link #update}). Thread safe.
+ */
 final class Jdbc {
 
   /** Work that needs a connection. */
@@ -53,5 +59,32 @@ final class Jdbc {
     } catch (SQLException e) {
       throw new LedgerException(what + " failed: " + e.getMessage(), e);
     }
+  }
+
+  /** Runs an INSERT, UPDATE or DELETE binding Strings, Integers and Longs; returns rows changed. */
+  static int update(Connection c, String sql, @Nullable Object... parameters) throws SQLException {
+    PreparedStatement kept = KeptStatements.forUpdate(c, sql);
+    if (kept != null) {
+      return executeUpdate(kept, parameters);
+    }
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      return executeUpdate(s, parameters);
+    }
+  }
+
+  private static int executeUpdate(PreparedStatement s, @Nullable Object... parameters)
+      throws SQLException {
+    for (int i = 0; i < parameters.length; i++) {
+      switch (parameters[i]) {
+        case String text -> s.setString(i + 1, text);
+        case Integer number -> s.setInt(i + 1, number);
+        case Long number -> s.setLong(i + 1, number);
+        case null -> s.setNull(i + 1, Types.VARCHAR);
+        default ->
+            throw new IllegalArgumentException(
+                "unsupported parameter type: " + parameters[i].getClass());
+      }
+    }
+    return s.executeUpdate();
   }
 }

@@ -1,6 +1,6 @@
 package dev.bolo.server.ledger;
 
-import static dev.bolo.server.ledger.JdbcLedger.update;
+import static dev.bolo.server.ledger.Jdbc.update;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,6 +1,6 @@
 package dev.bolo.server.ledger;
 
-import static dev.bolo.server.ledger.JdbcLedger.update;
+import static dev.bolo.server.ledger.Jdbc.update;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,7 +34,7 @@ final class JdbcUploadRegistry implements UploadRegistry {
           // Creations of one device take turns, so two of them can never both pass the bound:
           // PostgreSQL locks the device's row until the commit; SQLite's IMMEDIATE transaction
           // holds the database's write lock from its start.
-          JdbcLedger.lockDevice(c, upload.device());
+          DeviceLock.lock(c, upload.device());
           if (countUnfinished(c, upload.device(), upload.createdAt()) >= maxUnfinished) {
             return false;
           }

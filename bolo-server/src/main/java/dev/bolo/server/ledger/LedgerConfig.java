@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -140,117 +141,94 @@ public record LedgerConfig(
   }
 
   public LedgerConfig withJdbcUrl(@Nullable String url) {
-    return new LedgerConfig(
-        url,
-        dataDir,
-        staticTokens,
-        trialSeconds,
-        requestsPerMinute,
-        chargeWindow,
-        usageRetention,
-        instanceId,
-        clock,
-        ticker);
+    return with(copy -> copy.jdbcUrl = url);
   }
 
   public LedgerConfig withStaticTokens(Map<String, String> tokens) {
-    return new LedgerConfig(
-        jdbcUrl,
-        dataDir,
-        tokens,
-        trialSeconds,
-        requestsPerMinute,
-        chargeWindow,
-        usageRetention,
-        instanceId,
-        clock,
-        ticker);
+    return with(copy -> copy.staticTokens = tokens);
   }
 
   public LedgerConfig withTrialSeconds(long seconds) {
-    return new LedgerConfig(
-        jdbcUrl,
-        dataDir,
-        staticTokens,
-        seconds,
-        requestsPerMinute,
-        chargeWindow,
-        usageRetention,
-        instanceId,
-        clock,
-        ticker);
+    return with(copy -> copy.trialSeconds = seconds);
   }
 
   public LedgerConfig withRequestsPerMinute(int perMinute) {
-    return new LedgerConfig(
-        jdbcUrl,
-        dataDir,
-        staticTokens,
-        trialSeconds,
-        perMinute,
-        chargeWindow,
-        usageRetention,
-        instanceId,
-        clock,
-        ticker);
+    return with(copy -> copy.requestsPerMinute = perMinute);
   }
 
   public LedgerConfig withChargeWindow(Duration window) {
-    return new LedgerConfig(
-        jdbcUrl,
-        dataDir,
-        staticTokens,
-        trialSeconds,
-        requestsPerMinute,
-        window,
-        usageRetention,
-        instanceId,
-        clock,
-        ticker);
+    return with(copy -> copy.chargeWindow = window);
   }
 
   /** Usage older than {@code retention} is rolled up into daily totals. */
   public LedgerConfig withUsageRetention(Duration retention) {
-    return new LedgerConfig(
-        jdbcUrl,
-        dataDir,
-        staticTokens,
-        trialSeconds,
-        requestsPerMinute,
-        chargeWindow,
-        retention,
-        instanceId,
-        clock,
-        ticker);
+    return with(copy -> copy.usageRetention = retention);
   }
 
   /** The ledger of a gateway instance whose quota holds carry {@code id}. */
   public LedgerConfig withInstanceId(@Nullable String id) {
-    return new LedgerConfig(
-        jdbcUrl,
-        dataDir,
-        staticTokens,
-        trialSeconds,
-        requestsPerMinute,
-        chargeWindow,
-        usageRetention,
-        id,
-        clock,
-        ticker);
+    return with(copy -> copy.instanceId = id);
   }
 
   public LedgerConfig withClock(Clock newClock, LongSupplier newTicker) {
-    return new LedgerConfig(
-        jdbcUrl,
-        dataDir,
-        staticTokens,
-        trialSeconds,
-        requestsPerMinute,
-        chargeWindow,
-        usageRetention,
-        instanceId,
-        newClock,
-        newTicker);
+    return with(
+        copy -> {
+          copy.clock = newClock;
+          copy.ticker = newTicker;
+        });
+  }
+
+  /** {@link #trialSeconds} in milliseconds, as the ledger counts quota. */
+  long trialMillis() {
+    return Math.multiplyExact(trialSeconds, 1000L);
+  }
+
+  /** A configuration like this one but for what {@code change} sets; validated like any other. */
+  private LedgerConfig with(Consumer<Copy> change) {
+    Copy copy = new Copy(this);
+    change.accept(copy);
+    return copy.build();
+  }
+
+  /** The components of a {@link LedgerConfig}, for a wither to change before it builds anew. */
+  private static final class Copy {
+    @Nullable String jdbcUrl;
+    Path dataDir;
+    Map<String, String> staticTokens;
+    long trialSeconds;
+    int requestsPerMinute;
+    Duration chargeWindow;
+    Duration usageRetention;
+    @Nullable String instanceId;
+    Clock clock;
+    LongSupplier ticker;
+
+    Copy(LedgerConfig from) {
+      jdbcUrl = from.jdbcUrl;
+      dataDir = from.dataDir;
+      staticTokens = from.staticTokens;
+      trialSeconds = from.trialSeconds;
+      requestsPerMinute = from.requestsPerMinute;
+      chargeWindow = from.chargeWindow;
+      usageRetention = from.usageRetention;
+      instanceId = from.instanceId;
+      clock = from.clock;
+      ticker = from.ticker;
+    }
+
+    LedgerConfig build() {
+      return new LedgerConfig(
+          jdbcUrl,
+          dataDir,
+          staticTokens,
+          trialSeconds,
+          requestsPerMinute,
+          chargeWindow,
+          usageRetention,
+          instanceId,
+          clock,
+          ticker);
+    }
   }
 
   /** Never prints the static tokens. */

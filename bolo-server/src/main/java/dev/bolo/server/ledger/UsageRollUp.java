@@ -186,14 +186,13 @@ final class UsageRollUp {
     return jdbc.inTransaction(
         "roll up usage",
         c -> {
-          JdbcLedger.update(
-              c, "UPDATE usage_rollup SET rolled_before = rolled_before WHERE id = 1");
+          Jdbc.update(c, "UPDATE usage_rollup SET rolled_before = rolled_before WHERE id = 1");
           for (Totals totals : totals(c, slice, start, end)) {
             addTotals(c, slice.utcDay(), totals);
           }
           hook.totalsWritten(slice.utcDay(), slice.first(), slice.last());
           int usageRows =
-              JdbcLedger.update(
+              Jdbc.update(
                   c,
                   "DELETE FROM usage_log WHERE answered_at >= ? AND answered_at < ?"
                       + " AND device_name >= ? AND device_name <= ?",
@@ -202,7 +201,7 @@ final class UsageRollUp {
                   slice.first(),
                   slice.last());
           int charges =
-              JdbcLedger.update(
+              Jdbc.update(
                   c,
                   "DELETE FROM work_charges WHERE charged_at >= ? AND charged_at < ?"
                       + " AND device_name >= ? AND device_name <= ?",
@@ -289,7 +288,7 @@ final class UsageRollUp {
    * already rolled-up day arrived late (a clock set back), and then the counts add up.
    */
   private static void addTotals(Connection c, long utcDay, Totals t) throws SQLException {
-    JdbcLedger.update(
+    Jdbc.update(
         c,
         "INSERT INTO usage_daily"
             + " (device_name, utc_day, requests, unique_notes, replays, charged_ms, saved_ms,"
@@ -316,7 +315,7 @@ final class UsageRollUp {
     jdbc.autoCommit(
         "record the roll-up",
         c ->
-            JdbcLedger.update(
+            Jdbc.update(
                 c,
                 "UPDATE usage_rollup SET rolled_before = ? WHERE id = 1 AND rolled_before < ?",
                 before,

@@ -54,13 +54,6 @@ public final class Transcriber {
   /** What a phone is told to wait while the ledger cannot take a reservation. */
   private static final Duration LEDGER_RETRY_AFTER = Duration.ofSeconds(5);
 
-  /**
-   * For a note whose length the server could not measure and the client did not say: assume 32
-   * kbit/s, a low speech bitrate, so the estimate errs towards charging more seconds rather than
-   * fewer.
-   */
-  private static final long ESTIMATE_BYTES_PER_SECOND = 4_000;
-
   private final SpeechEngine engine;
   private final WorkCoordinator coordinator;
   private final DedupStore store;
@@ -194,7 +187,7 @@ public final class Transcriber {
    */
   public Answer transcribe(Note note, TranscriptDeltas deltas, Consumer<Boolean> joining)
       throws InterruptedException {
-    Length length = lengthOf(note);
+    CountedLength length = CountedLength.of(note);
     WorkKey key = WorkKey.of(note.device().name(), note.settings(), note.audio().sha256());
     if (deltas instanceof TranscriptDeltas.Ignored) {
       return transcribe(note, key, length);
@@ -205,39 +198,36 @@ public final class Transcriber {
     }
   }
 
-  private Answer transcribe(Note note, WorkKey key, Length length) throws InterruptedException {
+  private Answer transcribe(Note note, WorkKey key, CountedLength length)
+      throws InterruptedException {
     // Refused before any work: a note the engine cannot finish in time would only hold it, and an
     // unbounded one exhausts the heap while it is decoded.
     if (length.millis() > maxAudioMillis) {
-      return record(
+      return refuseBeforeWork(
           note,
           key,
           length,
-          new WorkCoordinator.Served(
-              new WorkResult.Refused(
-                  Problem.AUDIO_TOO_LONG,
-                  "this note is "
-                      + length.millis() / 1000
-                      + " s long; the "
-                      + engine.name()
-                      + " engine takes notes up to "
-                      + maxAudioMillis / 1000
-                      + " s (BOLO_OFFLINE_MAX_SECONDS); the openai and gemini engines take longer"
-                      + " ones"),
-              false));
+          new WorkResult.Refused(
+              Problem.AUDIO_TOO_LONG,
+              "this note is "
+                  + length.millis() / 1000
+                  + " s long; the "
+                  + engine.name()
+                  + " engine takes notes up to "
+                  + maxAudioMillis / 1000
+                  + " s (BOLO_OFFLINE_MAX_SECONDS); the openai and gemini engines take longer"
+                  + " ones"));
     }
     if (note.idempotencyKey() != null
         && store.bindIdempotencyKey(note.device().name(), note.idempotencyKey(), key)
             == IdempotencyCheck.OTHER_WORK) {
-      return record(
+      return refuseBeforeWork(
           note,
           key,
           length,
-          new WorkCoordinator.Served(
-              new WorkResult.Refused(
-                  Problem.IDEMPOTENCY_KEY_REUSED,
-                  "this Idempotency-Key was used for other audio or settings; use a new key per note"),
-              false));
+          new WorkResult.Refused(
+              Problem.IDEMPOTENCY_KEY_REUSED,
+              "this Idempotency-Key was used for other audio or settings; use a new key per note"));
     }
     Duration timeout = upstreamTimeout.timeoutFor(OptionalLong.of(length.millis()));
     SpooledAudio forWork = note.audio().retain();
@@ -253,8 +243,14 @@ public final class Transcriber {
     return record(note, key, length, served);
   }
 
+  /** Answers a refusal made before any work ran: nothing was shared, replayed or charged. */
+  private Answer refuseBeforeWork(
+      Note note, WorkKey key, CountedLength length, WorkResult.Refused refusal) {
+    return record(note, key, length, new WorkCoordinator.Served(refusal, false));
+  }
+
   private WorkResult runOnce(
-      Note note, SpooledAudio audio, WorkKey key, Length length, Duration timeout) {
+      Note note, SpooledAudio audio, WorkKey key, CountedLength length, Duration timeout) {
     try (SpooledAudio held = audio.retain();
         DeltaFanOut.Publication deltas = live.publish(key)) {
       Reservation reservation;
@@ -305,7 +301,7 @@ public final class Transcriber {
       meters.upstreamCall(engine.name(), result, System.nanoTime() - callStarted);
       return switch (result) {
         case EngineResult.Transcribed t -> {
-          Length charged = length.correctedBy(t.reportedDurationMs());
+          CountedLength charged = length.correctedBy(t.reportedDurationMs());
           // The transcript is paid for at the provider: answer it whatever the ledger does now.
           charges.charge(granted, charged.millis());
           yield new WorkResult.Success(
@@ -337,7 +333,8 @@ public final class Transcriber {
     }
   }
 
-  private Answer record(Note note, WorkKey key, Length length, WorkCoordinator.Served served) {
+  private Answer record(
+      Note note, WorkKey key, CountedLength length, WorkCoordinator.Served served) {
     String outcome =
         switch (served.outcome()) {
           case WorkResult.Success s -> "ok";
@@ -366,31 +363,6 @@ public final class Transcriber {
       log.error("could not record usage: {}", e.getMessage());
     }
     return new Answer(served.outcome(), served.replayed(), length.millis());
-  }
-
-  /** A note's length and whether the server measured it. */
-  private record Length(long millis, boolean measured) {
-
-    /**
-     * A length the gateway could not measure gives way to the provider's report (PROTOCOL.md rule
-     * 8); a measured one stands.
-     */
-    Length correctedBy(OptionalLong reportedMs) {
-      return measured || reportedMs.isEmpty() ? this : new Length(reportedMs.getAsLong(), false);
-    }
-  }
-
-  /**
-   * The server's measurement where the container allows one. Otherwise the larger of the client's
-   * claim and the size estimate: a claim is only a claim, and a claim of 0 never makes a note free.
-   */
-  private static Length lengthOf(Note note) {
-    OptionalLong measured = note.audio().measuredDurationMs();
-    if (measured.isPresent()) {
-      return new Length(measured.getAsLong(), true);
-    }
-    long estimate = note.audio().size() * 1000 / ESTIMATE_BYTES_PER_SECOND;
-    return new Length(Math.max(estimate, note.claimedDurationMs().orElse(0)), false);
   }
 
   /** The refusal that stands for an engine's failure. */

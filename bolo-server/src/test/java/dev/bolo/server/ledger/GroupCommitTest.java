@@ -65,10 +65,9 @@ class GroupCommitTest {
     List<CompletableFuture<Integer>> rows = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       int id = i;
-      rows.add(writes.submit("row", c -> JdbcLedger.update(c, insert(), id, "usage")));
+      rows.add(writes.submit("row", c -> Jdbc.update(c, insert(), id, "usage")));
     }
-    writes.await(
-        "charge", c -> JdbcLedger.update(c, insert(), 99, "charge"), Duration.ofSeconds(5));
+    writes.await("charge", c -> Jdbc.update(c, insert(), 99, "charge"), Duration.ofSeconds(5));
 
     assertThat(rows).allMatch(CompletableFuture::isDone);
     assertThat(transactions).hasValue(1);
@@ -83,12 +82,11 @@ class GroupCommitTest {
             c -> {
               throw new StackOverflowError("deep");
             });
-    writes.await("charge", c -> JdbcLedger.update(c, insert(), 1, "charge"), Duration.ofSeconds(5));
+    writes.await("charge", c -> Jdbc.update(c, insert(), 1, "charge"), Duration.ofSeconds(5));
 
     assertThat(broken).isCompletedExceptionally();
     int changed =
-        writes.await(
-            "charge", c -> JdbcLedger.update(c, insert(), 2, "later"), Duration.ofSeconds(5));
+        writes.await("charge", c -> Jdbc.update(c, insert(), 2, "later"), Duration.ofSeconds(5));
     assertThat(changed).isEqualTo(1);
     assertThat(count()).isEqualTo(2);
   }
@@ -96,7 +94,7 @@ class GroupCommitTest {
   @Test
   void aWriteNobodyWaitsForIsCommittedWithinItsLingerWhenNothingElseComes() throws Exception {
     long started = System.nanoTime();
-    writes.submit("row", c -> JdbcLedger.update(c, insert(), 1, "usage")).get(5, TimeUnit.SECONDS);
+    writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage")).get(5, TimeUnit.SECONDS);
 
     assertThat(Duration.ofNanos(System.nanoTime() - started))
         .isGreaterThanOrEqualTo(GroupCommit.LINGER.minusMillis(5));
@@ -110,12 +108,12 @@ class GroupCommitTest {
     org.sqlite.SQLiteConnection physical;
     @Nullable PreparedStatement second;
     try (Connection c = pool.getConnection()) {
-      JdbcLedger.update(c, insert(), 1, "a");
+      Jdbc.update(c, insert(), 1, "a");
       first = java.util.Objects.requireNonNull(KeptStatements.forUpdate(c, insert()));
       physical = c.unwrap(org.sqlite.SQLiteConnection.class);
     }
     try (Connection c = pool.getConnection()) {
-      JdbcLedger.update(c, insert(), 2, "b");
+      Jdbc.update(c, insert(), 2, "b");
       second = KeptStatements.forUpdate(c, insert());
     }
     assertThat(second).isSameAs(first);
@@ -132,7 +130,7 @@ class GroupCommitTest {
     // The pool retires its connection: the next one prepares its own.
     pool.getHikariPoolMXBean().softEvictConnections();
     try (Connection c = pool.getConnection()) {
-      JdbcLedger.update(c, insert(), 4, "d");
+      Jdbc.update(c, insert(), 4, "d");
       assertThat(KeptStatements.forUpdate(c, insert())).isNotSameAs(first);
     }
     // The pool closes the retired connection in the background; the next new connection forgets
@@ -141,7 +139,7 @@ class GroupCommitTest {
         Duration.ofSeconds(5), "the pool closed the retired connection", () -> isClosed(physical));
     pool.getHikariPoolMXBean().softEvictConnections();
     try (Connection c = pool.getConnection()) {
-      JdbcLedger.update(c, insert(), 5, "e");
+      Jdbc.update(c, insert(), 5, "e");
     }
     assertThat(KeptStatements.keepsFor(physical)).isFalse();
     assertThat(count()).isEqualTo(5);
@@ -157,13 +155,13 @@ class GroupCommitTest {
                 jdbc.inTransaction(
                     "charge",
                     c -> {
-                      JdbcLedger.update(c, insert(), 1, "half a charge");
+                      Jdbc.update(c, insert(), 1, "half a charge");
                       throw new StackOverflowError("deep");
                     }))
         .isInstanceOf(StackOverflowError.class);
 
     assertThat(count()).isZero();
-    jdbc.inTransaction("charge", c -> JdbcLedger.update(c, insert(), 2, "whole"));
+    jdbc.inTransaction("charge", c -> Jdbc.update(c, insert(), 2, "whole"));
     assertThat(count()).isEqualTo(1);
   }
 

@@ -176,9 +176,9 @@ abstract class LedgerContractTest {
       assertThat(cli.revoke("phone")).isTrue();
     }
 
-    ticker.addAndGet(JdbcLedger.REMEMBERED.toNanos() / 2 - 1);
+    ticker.addAndGet(RememberedDevices.REMEMBERED.toNanos() / 2 - 1);
     assertThat(server.authenticate(token)).as("answered from memory").isPresent();
-    ticker.addAndGet(JdbcLedger.REMEMBERED.toNanos() / 2 + 1);
+    ticker.addAndGet(RememberedDevices.REMEMBERED.toNanos() / 2 + 1);
     assertThat(server.authenticate(token)).isEmpty();
   }
 
@@ -194,7 +194,7 @@ abstract class LedgerContractTest {
     try (DurableLedger cli = Ledger.jdbc(config)) {
       assertThat(cli.setQuota("phone", 6)).isTrue();
     }
-    ticker.addAndGet(JdbcLedger.REMEMBERED.toNanos());
+    ticker.addAndGet(RememberedDevices.REMEMBERED.toNanos());
 
     assertThat(server.reserve(phone, "work-2", 2_000, Duration.ofMinutes(1)))
         .isEqualTo(new Reservation.Exhausted(1_000));
@@ -206,7 +206,7 @@ abstract class LedgerContractTest {
     ledger.add(new Device("free"));
     ledger.add(new Device("metered"));
     assertThat(ledger.setQuota("metered", 60)).isTrue();
-    ticker.addAndGet(JdbcLedger.REMEMBERED.toNanos());
+    ticker.addAndGet(RememberedDevices.REMEMBERED.toNanos());
 
     Reservation.Granted free =
         (Reservation.Granted)

@@ -1,0 +1,117 @@
+package dev.bolo.server.ledger;
+
+import com.github.benmanes.caffeine.cache.CacheLoader;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.LoadingCache;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Which device a token belongs to and each device's limit, answered from memory for at most {@link
+ * #REMEMBERED} (one indexed lookup by token hash when not), so a revocation or a quota change made
+ * by another process holds within a second, and one made through this ledger at once ({@link
+ * #forget}). Thread safe.
+ */
+final class RememberedDevices {
+
+  /** How long an answer about a token or a device's limit is reused from memory. */
+  static final Duration REMEMBERED = Duration.ofSeconds(1);
+
+  private final Jdbc jdbc;
+  private final long trialMillis;
+  private final Map<String, String> staticDevicesByTokenHash;
+  private final LoadingCache<String, Optional<Device>> devicesByTokenHash;
+  private final LoadingCache<String, Long> limitsByDevice;
+
+  RememberedDevices(Jdbc jdbc, LedgerConfig config) {
+    this.jdbc = jdbc;
+    this.trialMillis = config.trialMillis();
+    Map<String, String> byHash = new HashMap<>();
+    config.staticTokens().forEach((name, token) -> byHash.put(Tokens.hash(token), name));
+    this.staticDevicesByTokenHash = Map.copyOf(byHash);
+    this.devicesByTokenHash = remembered(config, this::lookUpToken);
+    this.limitsByDevice = remembered(config, this::lookUpLimit);
+  }
+
+  /** The device owning {@code token}, if it is not revoked. */
+  Optional<Device> authenticate(String token) {
+    return devicesByTokenHash.get(Tokens.hash(token));
+  }
+
+  /** The device's limit in ms, 0 when it has none; a device that is gone has none to spend. */
+  long limitMillis(String device) {
+    return limitsByDevice.get(device);
+  }
+
+  /** Forgets what memory says about tokens and limits: this ledger has just changed them. */
+  void forget() {
+    devicesByTokenHash.invalidateAll();
+    limitsByDevice.invalidateAll();
+  }
+
+  private Optional<Device> lookUpToken(String hash) {
+    String configured = staticDevicesByTokenHash.get(hash);
+    return jdbc.autoCommit(
+        "authenticate",
+        c -> {
+          if (configured != null) {
+            return queryName(
+                c, "SELECT name FROM devices WHERE name = ? AND revoked_at IS NULL", configured);
+          }
+          return queryName(
+              c, "SELECT name FROM devices WHERE token_hash = ? AND revoked_at IS NULL", hash);
+        });
+  }
+
+  private Long lookUpLimit(String device) {
+    return jdbc.autoCommit(
+        "read limit",
+        c -> {
+          try (PreparedStatement s =
+              c.prepareStatement("SELECT quota_ms FROM devices WHERE name = ?")) {
+            s.setString(1, device);
+            try (ResultSet r = s.executeQuery()) {
+              if (!r.next()) {
+                return 0L;
+              }
+              long override = r.getLong(1);
+              return r.wasNull() ? trialMillis : override;
+            }
+          }
+        });
+  }
+
+  /**
+   * Answers by key from memory for at most {@link #REMEMBERED}, reloaded in the background after
+   * half of it so requests seldom wait for the database.
+   */
+  private static <V> LoadingCache<String, V> remembered(
+      LedgerConfig config, CacheLoader<String, V> lookUp) {
+    return Caffeine.newBuilder()
+        .maximumSize(100_000)
+        .expireAfterWrite(REMEMBERED)
+        .refreshAfterWrite(REMEMBERED.dividedBy(2))
+        // The request that finds an entry stale reloads it itself, at once: queued on a busy
+        // common pool, a reload could outlast the entry, and then every request waiting for the
+        // same token would wait for the database together.
+        .executor(Runnable::run)
+        .ticker(config.ticker()::getAsLong)
+        .build(lookUp);
+  }
+
+  private static Optional<Device> queryName(Connection c, String sql, String parameter)
+      throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      s.setString(1, parameter);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next() ? Optional.of(new Device(r.getString(1))) : Optional.empty();
+      }
+    }
+  }
+}
