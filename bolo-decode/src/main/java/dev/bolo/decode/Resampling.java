@@ -30,6 +30,14 @@ final class Resampling implements AutoCloseable {
   /** FFmpeg's {@code AV_CHANNEL_ORDER_UNSPEC}: channels counted but not named. */
   private static final int UNSPECIFIED_ORDER = 0;
 
+  /** Sample rates a note may have: telephone AMR's 8 kHz down to 1 kHz, studio 384 kHz up. */
+  static final int LOWEST_RATE = 1_000;
+
+  static final int HIGHEST_RATE = 384_000;
+
+  /** Channels a note may have: far more than any microphone array records. */
+  static final int MOST_CHANNELS = 64;
+
   /** The most samples one frame may become: far above any codec's frame, far below the heap. */
   private static final int MOST_SAMPLES_PER_FRAME = 1 << 22;
 
@@ -124,9 +132,24 @@ final class Resampling implements AutoCloseable {
     av_channel_layout_copy(inLayout, layoutOf(frame));
     inFormat = frame.format();
     inRate = frame.sample_rate();
-    if (inRate <= 0 || inLayout.nb_channels() <= 0) {
+    // A header may declare any rate: resampling from half a gigahertz takes seconds of CPU for a
+    // few bytes. No recorder writes outside these bounds.
+    if (inRate < LOWEST_RATE
+        || inRate > HIGHEST_RATE
+        || inLayout.nb_channels() <= 0
+        || inLayout.nb_channels() > MOST_CHANNELS) {
       throw new UndecodableAudioException(
-          "the audio declares " + inLayout.nb_channels() + " channels at " + inRate + " Hz");
+          "the audio declares "
+              + inLayout.nb_channels()
+              + " channels at "
+              + inRate
+              + " Hz; notes have 1 to "
+              + MOST_CHANNELS
+              + " channels at "
+              + LOWEST_RATE
+              + " to "
+              + HIGHEST_RATE
+              + " Hz");
     }
     SwrContext context = new SwrContext(null);
     int set =

@@ -66,6 +66,21 @@ class PcmDecoderTest {
   }
 
   @Test
+  void aWavDeclaringAnAbsurdSampleRateIsUndecodableAtOnce() throws IOException {
+    // Found by fuzzing: 92 bytes of 8-bit samples at 536,886,912 Hz took seconds to resample.
+    byte[] wav =
+        bytes(
+            "/dev/bolo/decode/PcmDecoderFuzzTestInputs/everyNoteDecodesToTheSameSamplesTwiceOrIsUndecodable/timeout-a-wav-declaring-a-sample-rate-of-half-a-gigahertz");
+    long started = System.nanoTime();
+
+    assertThatThrownBy(() -> decode(wav))
+        .isInstanceOf(UndecodableAudioException.class)
+        .hasMessageContaining("536886912 Hz");
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - started))
+        .isLessThan(java.time.Duration.ofSeconds(1));
+  }
+
+  @Test
   void randomBytesAreUndecodable() {
     byte[] noise = new byte[50_000];
     new Random(7).nextBytes(noise);
