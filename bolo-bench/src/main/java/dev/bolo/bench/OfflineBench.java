@@ -148,7 +148,7 @@ public final class OfflineBench {
     }
   }
 
-  private static ClipRecognizer transcriber(String config) throws Exception {
+  static ClipRecognizer transcriber(String config) throws Exception {
     OfflineConfig defaults = OfflineConfig.defaults();
     if (config.startsWith("custom:")) {
       String[] v = config.substring("custom:".length()).split(",");
@@ -215,7 +215,7 @@ public final class OfflineBench {
   }
 
   /** Tracks the largest heap occupancy right after any collection: the working set. */
-  private static AtomicLong watchHeapAfterGc() {
+  static AtomicLong watchHeapAfterGc() {
     Set<String> heapPools =
         ManagementFactory.getMemoryPoolMXBeans().stream()
             .filter(pool -> pool.getType() == MemoryType.HEAP)
@@ -253,7 +253,7 @@ public final class OfflineBench {
   }
 
   /** VmHWM from /proc/self/status: the process's peak resident set, in kB; 0 elsewhere. */
-  private static long maxResidentKb() throws IOException {
+  static long maxResidentKb() throws IOException {
     Path status = Path.of("/proc/self/status");
     if (!Files.exists(status)) {
       return 0;

@@ -1,0 +1,50 @@
+package dev.bolo.bench;
+
+import dev.bolo.server.engine.offline.WordErrorRate;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One long note through the offline engine as the gateway runs it (every core on the note's
+ * utterances): wall time, real-time factor, word error rate against its reference, and the heap's
+ * high-water mark after each collection. Run it with the launcher's heap ({@code
+ * BENCH_JAVA_OPTS=-Xmx512m}) to see whether an hour fits. Make the note with {@code
+ * bolo-bench/accuracy/make-long-note.sh}.
+ *
+ * <p>Usage: {@code LongNoteBench NOTE REFERENCE.txt [CONFIG]}, CONFIG as for {@link OfflineBench}.
+ */
+public final class LongNoteBench {
+
+  private LongNoteBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Path note = Path.of(args[0]);
+    String reference = Files.readString(Path.of(args[1]), StandardCharsets.UTF_8);
+    String config = args.length > 2 ? args[2] : "engine-tuned";
+    double seconds = Double.parseDouble(args.length > 3 ? args[3] : "0");
+    AtomicLong peakHeap = OfflineBench.watchHeapAfterGc();
+    try (ClipRecognizer engine = OfflineBench.transcriber(config)) {
+      long started = System.nanoTime();
+      String text = engine.transcribe(new Clip(note.getFileName().toString(), note, reference));
+      double wall = (System.nanoTime() - started) / 1e9;
+      List<String> words = WordErrorRate.words(reference);
+      int errors = WordErrorRate.errors(words, WordErrorRate.words(text));
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %.0f s | %.0f s | %s | %.1f %% (%d/%d) | %d MB | %d MB |%n",
+          note.getFileName(),
+          seconds,
+          wall,
+          seconds > 0 ? String.format(Locale.ROOT, "%.2f", wall / seconds) : "?",
+          100.0 * errors / words.size(),
+          errors,
+          words.size(),
+          peakHeap.get() >> 20,
+          OfflineBench.maxResidentKb() >> 10);
+    }
+  }
+}

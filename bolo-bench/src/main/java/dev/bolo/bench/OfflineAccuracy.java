@@ -1,0 +1,104 @@
+package dev.bolo.bench;
+
+import dev.bolo.server.engine.offline.WordErrorRate;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+
+/**
+ * The offline engine's word error rate on a set made by {@code bolo-bench/accuracy/make-set.sh}:
+ * per voice, speed, noise and format, and overall. Two notes are recognised at a time, one per
+ * core; {@link OfflineBench} measures speed.
+ *
+ * <p>Usage: {@code OfflineAccuracy [--set DIR] [CONFIG]}, CONFIG as for {@link OfflineBench}
+ * ({@code engine-tuned} by default); DIR defaults to {@code bolo-bench/target/accuracy}.
+ */
+public final class OfflineAccuracy {
+
+  private OfflineAccuracy() {}
+
+  /** One note of the set and what became of it. */
+  private record Row(
+      String file, String voice, String speed, String noise, String format, String reference) {}
+
+  private record Scored(Row row, int errors, int words) {}
+
+  public static void main(String[] args) throws Exception {
+    Path set = Path.of("bolo-bench", "target", "accuracy");
+    String config = "engine-tuned";
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--set")) {
+        set = Path.of(args[++i]);
+      } else {
+        config = args[i];
+      }
+    }
+    List<Row> rows = manifest(set.resolve("manifest.tsv"));
+    List<Scored> scored = new ArrayList<>();
+    try (ClipRecognizer recognizer = OfflineBench.transcriber(config);
+        ExecutorService two = Executors.newFixedThreadPool(2)) {
+      List<Future<Scored>> running = new ArrayList<>();
+      for (Row row : rows) {
+        Path file = set.resolve(row.file());
+        running.add(two.submit(() -> score(recognizer, row, file)));
+      }
+      for (Future<Scored> result : running) {
+        scored.add(result.get());
+      }
+    }
+    System.out.printf(Locale.ROOT, "%n%d notes, configuration %s%n", scored.size(), config);
+    table("voice", scored, s -> s.row().voice());
+    table("speed", scored, s -> s.row().speed());
+    table("noise", scored, s -> s.row().noise());
+    table("format", scored, s -> s.row().format());
+    table("overall", scored, s -> "all");
+  }
+
+  private static Scored score(ClipRecognizer recognizer, Row row, Path file) throws IOException {
+    String text = recognizer.transcribe(new Clip(row.file(), file, row.reference()));
+    List<String> reference = WordErrorRate.words(row.reference());
+    return new Scored(
+        row, WordErrorRate.errors(reference, WordErrorRate.words(text)), reference.size());
+  }
+
+  private static void table(String dimension, List<Scored> scored, Function<Scored, String> key) {
+    Map<String, int[]> counts = new TreeMap<>();
+    for (Scored s : scored) {
+      int[] c = counts.computeIfAbsent(key.apply(s), k -> new int[3]);
+      c[0] += s.errors();
+      c[1] += s.words();
+      c[2]++;
+    }
+    System.out.printf(Locale.ROOT, "%n| %s | notes | WER |%n|---|---|---|%n", dimension);
+    counts.forEach(
+        (name, c) ->
+            System.out.printf(
+                Locale.ROOT,
+                "| %s | %d | %.1f %% (%d/%d) |%n",
+                name,
+                c[2],
+                100.0 * c[0] / c[1],
+                c[0],
+                c[1]));
+  }
+
+  private static List<Row> manifest(Path tsv) throws IOException {
+    List<Row> rows = new ArrayList<>();
+    List<String> lines = Files.readAllLines(tsv, StandardCharsets.UTF_8);
+    for (String line : lines.subList(1, lines.size())) {
+      String[] c = line.split("\t");
+      rows.add(new Row(c[0], c[1], c[2], c[3], c[4], c[5]));
+    }
+    return rows;
+  }
+}
