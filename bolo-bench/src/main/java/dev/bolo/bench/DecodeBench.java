@@ -10,9 +10,9 @@ import java.util.Locale;
 
 /**
  * How long the gateway's decoder takes to turn a note into 16 kHz mono floats, in the gateway's
- * process: the median wall and CPU time of {@code RUNS} decodes after {@code RUNS} untimed ones,
- * so the figure is a warm gateway's. Compare with an {@code ffmpeg} process per note by timing
- * {@code ffmpeg -i NOTE -f f32le -ac 1 -ar 16000 -} as a whole process.
+ * process: the median wall and CPU time of {@code RUNS} decodes after {@code RUNS} untimed ones, so
+ * the figure is a warm gateway's. Compare with an {@code ffmpeg} process per note by timing {@code
+ * ffmpeg -i NOTE -f f32le -ac 1 -ar 16000 -} as a whole process.
  *
  * <p>Usage: {@code DecodeBench NOTE [RUNS]}.
  */
