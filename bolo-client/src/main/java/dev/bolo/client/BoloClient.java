@@ -163,22 +163,25 @@ public final class BoloClient {
     if (call.listener() != null) {
       listeners.add(call.listener());
     }
-    Uploader uploader =
-        new Uploader(
+    NoteRequests requests =
+        new NoteRequests(
             http,
-            endpoint,
             token,
             timing.clock(),
             note,
             options,
             call.attemptTimeout(),
-            lookupBeforeResend,
+            noteTimeout(note, call),
             listeners,
             flag,
-            isResumable(note) ? uploads : null,
-            noteTimeout(note, call),
-            gatewayHasUploads,
             timing.scheduler());
+    Uploader uploader =
+        new Uploader(
+            requests,
+            endpoint,
+            lookupBeforeResend,
+            isResumable(note) ? uploads : null,
+            gatewayHasUploads);
     ResendPolicy chosen = call.policy() != null ? call.policy() : policy;
     resender.start(noteKey, chosen, listeners, flag, uploader, outcome);
     return noteKey;

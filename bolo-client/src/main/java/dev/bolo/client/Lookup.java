@@ -5,10 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
-import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.HttpUrl;
-import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -82,53 +79,20 @@ final class Lookup {
   }
 
   /**
-   * Sends the lookup and reports its answer exactly once.
-   *
-   * @param flag a cancel of the note cancels the lookup
-   * @param ended what a failed call becomes (a cancel, an interruption, a link failure)
+   * Sends the lookup and reports its answer exactly once; a cancel of the note cancels it, and a
+   * failed call (a cancel, an interruption, a link failure) ends it as the upload's would.
    */
-  static void ask(
-      OkHttpClient http,
-      Request request,
-      Clock clock,
-      CancelFlag flag,
-      CallFailure ended,
-      Consumer<Answer> done) {
-    Call call = http.newCall(request);
-    Runnable untrack = flag.onCancel(call::cancel);
-    call.enqueue(
-        new Callback() {
-          @Override
-          public void onFailure(Call failed, IOException e) {
-            untrack.run();
-            done.accept(new Ended(ended.resultOf(failed, e)));
-          }
-
-          @Override
-          public void onResponse(Call answered, Response response) {
-            untrack.run();
-            Answer answer;
-            try (response) {
-              answer = read(response, clock);
-            } catch (IOException e) {
-              answer = new Ended(ended.resultOf(answered, e));
-            }
-            done.accept(answer);
-          }
-        });
-  }
-
-  /** Turns a failed call into the attempt's result, as the upload would. */
-  @FunctionalInterface
-  interface CallFailure {
-    Resender.AttemptResult resultOf(Call call, IOException e);
+  static void ask(NoteRequests requests, Request request, Consumer<Answer> done) {
+    Consumer<Resender.AttemptResult> ended = result -> done.accept(new Ended(result));
+    requests.exchange(
+        request, null, response -> done.accept(read(response, requests.clock)), ended, ended);
   }
 
   private static Answer read(Response response, Clock clock) throws IOException {
     int status = response.code();
     if (status == 200) {
-      Map<?, ?> json = Uploader.parseObject(response.peekBody(Uploader.MAX_BODY_BYTES).string());
-      Transcript transcript = json == null ? null : Uploader.transcriptFrom(json);
+      Map<?, ?> json = AnswerReader.bodyOf(response);
+      Transcript transcript = json == null ? null : AnswerReader.transcriptFrom(json);
       // An answer that is not a transcript is no answer: the upload will get a real one.
       return transcript == null ? new Absent() : new Found(transcript);
     }
