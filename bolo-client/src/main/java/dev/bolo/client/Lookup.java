@@ -1,7 +1,6 @@
 package dev.bolo.client;
 
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -34,9 +33,6 @@ final class Lookup {
 
   /** The gateway has the transcript: the attempt ends with it, nothing is uploaded. */
   record Found(Transcript transcript) implements Answer {}
-
-  /** The note's work still runs after the wait: the attempt ends and the policy asks again. */
-  record Running(Failure.Http failure) implements Answer {}
 
   /** The gateway has no transcript (or no lookup, or refused it): upload the note. */
   record Absent() implements Answer {}
@@ -79,16 +75,20 @@ final class Lookup {
   }
 
   /**
-   * Sends the lookup and reports its answer exactly once; a cancel of the note cancels it, and a
-   * failed call (a cancel, an interruption, a link failure) ends it as the upload's would.
+   * Sends the lookup, asks again while the note's work runs, and reports the answer exactly once; a
+   * cancel of the note cancels it, and a failed call (a cancel, an interruption, a link failure) or
+   * the end of the wait ends it as the upload's would.
    */
-  static void ask(NoteRequests requests, Request request, Consumer<Answer> done) {
-    Consumer<Resender.AttemptResult> ended = result -> done.accept(new Ended(result));
-    requests.exchange(
-        request, null, response -> done.accept(read(response, requests.clock)), ended, ended);
+  static void ask(RunningWork running, Attempt attempt, Request request, Consumer<Answer> done) {
+    running.ask(
+        attempt,
+        request,
+        response -> done.accept(read(response)),
+        result -> done.accept(new Ended(result)));
   }
 
-  private static Answer read(Response response, Clock clock) throws IOException {
+  /** A final answer: the work is no longer running ({@link RunningWork} handles 202). */
+  private static Answer read(Response response) throws IOException {
     int status = response.code();
     if (status == 200) {
       Map<?, ?> json = AnswerReader.bodyOf(response);
@@ -96,22 +96,12 @@ final class Lookup {
       // An answer that is not a transcript is no answer: the upload will get a real one.
       return transcript == null ? new Absent() : new Found(transcript);
     }
-    if (status == 202) {
-      Duration retryAfter = RetryAfter.parse(response.header("Retry-After"), clock.instant());
-      return new Running(
-          new Failure.Http(
-              202,
-              RUNNING,
-              "the gateway is still transcribing this note",
-              response.header("X-Bolo-Request-Id"),
-              retryAfter));
-    }
     // 404 says "upload it"; any other answer (a gateway without lookups, a refusal) is left to
     // the upload, whose own answer the policy then judges.
     return new Absent();
   }
 
-  /** The {@link Failure.Http#code()} of a lookup that found the note's work still running. */
+  /** The {@link Failure.Http#code()} of a wait that ended while the note's work still ran. */
   static final String RUNNING = "running";
 
   private static Duration min(Duration a, Duration b) {

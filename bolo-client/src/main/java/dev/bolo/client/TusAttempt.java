@@ -249,7 +249,10 @@ final class TusAttempt {
     append(url, offset, true);
   }
 
-  /** Waits for the transcript of the complete upload, as long as the note's timeout allows. */
+  /**
+   * Waits for the transcript of the complete upload: each question waits at the gateway as long as
+   * the note's timeout allows, and is asked again while the work runs.
+   */
   private void awaitTranscript(HttpUrl url) {
     if (requests.flag.isCancelled()) {
       end(new Resender.Stopped());
@@ -261,34 +264,27 @@ final class TusAttempt {
             .addPathSegment("transcription")
             .addQueryParameter("wait", Long.toString(wait.toSeconds()))
             .build();
-    exchange(
-        upload.base(transcription, requests.noteTimeout).get().build(),
-        null,
-        response -> {
-          int status = response.code();
-          if (status == 404) {
-            gone();
-            return;
-          }
-          if (status == 202) {
-            // Still transcribing: the attempt ends and the policy asks again after its pause.
-            end(
-                new Resender.Failed(
-                    new Failure.Http(
-                        202,
-                        Lookup.RUNNING,
-                        "the gateway is still transcribing this note",
-                        response.header("X-Bolo-Request-Id"),
-                        requests.retryAfter(response))));
-            return;
-          }
-          if (status != 200) {
-            // The work failed: its upload is spent; a resend uploads the note anew.
-            upload.remember(null);
-          }
-          end(requests.answer(response, null));
-        },
-        this::end);
+    upload
+        .running()
+        .ask(
+            attempt,
+            upload.base(transcription, requests.noteTimeout).get().build(),
+            this::transcribed,
+            this::end);
+  }
+
+  /** The gateway's final answer for the complete upload: the transcript, or why there is none. */
+  private void transcribed(Response response) throws IOException {
+    int status = response.code();
+    if (status == 404) {
+      gone();
+      return;
+    }
+    if (status != 200) {
+      // The work failed: its upload is spent; a resend uploads the note anew.
+      upload.remember(null);
+    }
+    end(requests.answer(response, null));
   }
 
   /**

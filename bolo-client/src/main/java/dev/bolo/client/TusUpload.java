@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Sends one note as a tus 1.0.0 resumable upload ({@code /v1/uploads}, PROTOCOL.md "Resumable
  * uploads"): creates the upload, appends the note streaming from the server's offset, and fetches
- * the transcript with {@code GET /v1/uploads/{id}/transcription?wait=N}. A link that breaks during
- * an append costs only what was in flight: a {@code HEAD} asks how far the gateway got and the next
- * append goes on from there. Each attempt's steps are a {@link TusAttempt}.
+ * the transcript with {@code GET /v1/uploads/{id}/transcription?wait=N} (asked again while the
+ * gateway answers 202 running, see {@link RunningWork}). A link that breaks during an append costs
+ * only what was in flight: a {@code HEAD} asks how far the gateway got and the next append goes on
+ * from there. Each attempt's steps are a {@link TusAttempt}.
  *
  * <p>A resume is part of the attempt it continues: the attempt goes on as long as each resume moves
  * the gateway's offset forward, at most {@link #MAX_RESUMES_PER_ATTEMPT} times. When the offset
@@ -61,13 +62,15 @@ final class TusUpload {
 
   private final NoteRequests requests;
   private final HttpUrl uploads;
+  private final RunningWork running;
 
   /** The note's upload on the gateway, kept across attempts; null until created or once gone. */
   private volatile @Nullable HttpUrl location;
 
-  TusUpload(NoteRequests requests, HttpUrl uploads) {
+  TusUpload(NoteRequests requests, HttpUrl uploads, RunningWork running) {
     this.requests = requests;
     this.uploads = uploads;
+    this.running = running;
   }
 
   /**
@@ -76,6 +79,11 @@ final class TusUpload {
    */
   void send(Attempt attempt, Consumer<Resender.AttemptResult> done, Runnable fallBack) {
     new TusAttempt(this, requests, attempt, done, fallBack).begin();
+  }
+
+  /** The note's wait for work the gateway reports running. */
+  RunningWork running() {
+    return running;
   }
 
   /** The gateway's tus endpoint, where uploads are created. */

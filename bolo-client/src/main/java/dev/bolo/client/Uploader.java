@@ -18,6 +18,7 @@ final class Uploader implements Resender.Sender {
   private final NoteRequests requests;
   private final HttpUrl endpoint;
   private final boolean lookupBeforeResend;
+  private final RunningWork running;
   private final WholeUpload whole;
   private final @Nullable TusUpload resumable;
   private final AtomicBoolean gatewayHasUploads;
@@ -27,19 +28,22 @@ final class Uploader implements Resender.Sender {
    * @param uploads the gateway's tus endpoint, or null to send this note whole
    * @param gatewayHasUploads shared by the client's notes: set to false once the gateway answered a
    *     creation with 404 or 405, so later notes go straight to the plain upload
+   * @param running the note's wait for work the gateway reports running, across its attempts
    */
   Uploader(
       NoteRequests requests,
       HttpUrl endpoint,
       boolean lookupBeforeResend,
       @Nullable HttpUrl uploads,
-      AtomicBoolean gatewayHasUploads) {
+      AtomicBoolean gatewayHasUploads,
+      RunningWork running) {
     this.requests = requests;
     this.endpoint = endpoint;
     this.lookupBeforeResend = lookupBeforeResend;
     this.gatewayHasUploads = gatewayHasUploads;
+    this.running = running;
     this.whole = new WholeUpload(requests, endpoint);
-    this.resumable = uploads == null ? null : new TusUpload(requests, uploads);
+    this.resumable = uploads == null ? null : new TusUpload(requests, uploads, running);
   }
 
   @Override
@@ -98,7 +102,8 @@ final class Uploader implements Resender.Sender {
     }
     try {
       Lookup.ask(
-          requests,
+          running,
+          attempt,
           Lookup.request(
               endpoint,
               requests.token,
@@ -118,8 +123,6 @@ final class Uploader implements Resender.Sender {
     // Java 17: no pattern switch; each answer is one type.
     if (answer instanceof Lookup.Found found) {
       done.accept(new Resender.Succeeded(found.transcript()));
-    } else if (answer instanceof Lookup.Running running) {
-      done.accept(new Resender.Failed(running.failure()));
     } else if (answer instanceof Lookup.Ended ended) {
       done.accept(ended.result());
     } else if (requests.flag.isCancelled()) {
