@@ -7,11 +7,13 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Prints "FILE: retrying in N s (reason), attempt n of 4" on stderr always, and when {@code
- * verbose} the upload's bytes, each resume of a large note's upload after a lost link, and the wait
- * for the transcript too. Thread safe: events arrive on OkHttp's threads.
+ * verbose} the upload's bytes, each resume of a large note's upload after a lost link, the wait for
+ * the transcript, and the gateway's progress while it transcribes ("transcribing: 120 of 600 s").
+ * Thread safe: events arrive on OkHttp's threads.
  */
 final class ProgressPrinter implements TranscriptionListener {
 
@@ -23,6 +25,9 @@ final class ProgressPrinter implements TranscriptionListener {
   private final boolean verbose;
   private final int maxAttempts;
   private final AtomicInteger shownStep = new AtomicInteger();
+
+  /** The whole seconds of the gateway's progress last shown: an answer that adds none is not. */
+  private final AtomicLong shownSeconds = new AtomicLong(-1);
 
   ProgressPrinter(Path file, PrintWriter err, boolean verbose, int maxAttempts) {
     this.file = file;
@@ -61,6 +66,15 @@ final class ProgressPrinter implements TranscriptionListener {
       return;
     }
     print(attemptLabel(attempt) + ": link lost, resuming at byte " + offset + " of " + bytesTotal);
+  }
+
+  @Override
+  public void transcriptionProgress(Attempt attempt, double secondsDone, double secondsTotal) {
+    long done = Math.round(secondsDone);
+    if (!verbose || shownSeconds.getAndSet(done) == done) {
+      return;
+    }
+    print(file + ": transcribing: " + done + " of " + Math.round(secondsTotal) + " s");
   }
 
   @Override

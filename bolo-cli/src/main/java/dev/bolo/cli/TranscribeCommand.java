@@ -87,7 +87,8 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
       negatable = true,
       description =
           "Show each note's upload (and where it resumes after a lost link), the wait for its"
-              + " transcript and every resend on stderr."
+              + " transcript with the gateway's progress (transcribing: 120 of 600 s) and every"
+              + " resend on stderr."
               + " Default: on when the terminal is interactive, off when output is piped.")
   private @Nullable Boolean progress;
 
