@@ -83,7 +83,7 @@ class TranscribeCommandTest {
 
     CommandRun run = transcribe(text.toString());
 
-    assertThat(run.exitCode()).isEqualTo(TranscribeCommand.REFUSED);
+    assertThat(run.exitCode()).isEqualTo(ExitCode.REFUSED);
     assertThat(run.err()).contains("notes.wav: refused: HTTP 415");
   }
 
@@ -104,16 +104,16 @@ class TranscribeCommandTest {
     Failure.Http refusal = new Failure.Http(415, "unsupported_audio", "no", null, null);
     Transcript text = new Transcript("hi", false, "ab", null, "r", "offline");
 
-    assertThat(TranscribeCommand.exitCodeFor(new Outcome.Transcribed(text, 1))).isZero();
-    assertThat(TranscribeCommand.exitCodeFor(new Outcome.Unreadable("gone", 1))).isEqualTo(2);
-    assertThat(TranscribeCommand.exitCodeFor(new Outcome.Refused(refusal, 1))).isEqualTo(3);
-    assertThat(TranscribeCommand.exitCodeFor(new Outcome.AudioChanged("a", "b", 2))).isEqualTo(3);
-    assertThat(TranscribeCommand.exitCodeFor(new Outcome.GaveUp(refusal, 4))).isEqualTo(4);
-    assertThat(TranscribeCommand.exitCodeFor(new Outcome.Cancelled(1))).isEqualTo(130);
-    assertThat(TranscribeCommand.worse(3, 4)).isEqualTo(4);
-    assertThat(TranscribeCommand.worse(130, 4)).isEqualTo(130);
-    assertThat(TranscribeCommand.worse(2, 3)).isEqualTo(3);
-    assertThat(TranscribeCommand.worse(0, 2)).isEqualTo(2);
+    assertThat(ExitCode.of(new Outcome.Transcribed(text, 1))).isZero();
+    assertThat(ExitCode.of(new Outcome.Unreadable("gone", 1))).isEqualTo(2);
+    assertThat(ExitCode.of(new Outcome.Refused(refusal, 1))).isEqualTo(3);
+    assertThat(ExitCode.of(new Outcome.AudioChanged("a", "b", 2))).isEqualTo(3);
+    assertThat(ExitCode.of(new Outcome.GaveUp(refusal, 4))).isEqualTo(4);
+    assertThat(ExitCode.of(new Outcome.Cancelled(1))).isEqualTo(130);
+    assertThat(ExitCode.worse(3, 4)).isEqualTo(4);
+    assertThat(ExitCode.worse(130, 4)).isEqualTo(130);
+    assertThat(ExitCode.worse(2, 3)).isEqualTo(3);
+    assertThat(ExitCode.worse(0, 2)).isEqualTo(2);
   }
 
   @Test

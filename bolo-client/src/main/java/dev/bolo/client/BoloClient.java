@@ -53,6 +53,7 @@ public final class BoloClient {
   private final boolean lookupBeforeResend;
   private final UploadTimeouts uploadTimeouts;
   private final long resumableThreshold;
+  private final RunningWorkLimits runningWork;
 
   /** False once the gateway answered a creation with 404 or 405: it has no resumable uploads. */
   private final AtomicBoolean gatewayHasUploads = new AtomicBoolean(true);
@@ -80,6 +81,9 @@ public final class BoloClient {
     this.lookupBeforeResend = builder.lookupBeforeResend;
     this.uploadTimeouts = builder.uploadTimeouts;
     this.resumableThreshold = builder.resumableUploads ? builder.resumableThreshold : 0;
+    this.runningWork =
+        new RunningWorkLimits(
+            builder.runningWorkBase, builder.runningWorkMax, builder.stalledWorkTimeout);
   }
 
   /** A builder; {@link Builder#baseUrl} and {@link Builder#token} are required. */
@@ -163,22 +167,26 @@ public final class BoloClient {
     if (call.listener() != null) {
       listeners.add(call.listener());
     }
-    Uploader uploader =
-        new Uploader(
+    NoteRequests requests =
+        new NoteRequests(
             http,
-            endpoint,
             token,
             timing.clock(),
             note,
             options,
             call.attemptTimeout(),
-            lookupBeforeResend,
+            noteTimeout(note, call),
             listeners,
             flag,
-            isResumable(note) ? uploads : null,
-            noteTimeout(note, call),
-            gatewayHasUploads,
             timing.scheduler());
+    Uploader uploader =
+        new Uploader(
+            requests,
+            endpoint,
+            lookupBeforeResend,
+            isResumable(note) ? uploads : null,
+            gatewayHasUploads,
+            new RunningWork(requests, timing.ticker(), runningWork));
     ResendPolicy chosen = call.policy() != null ? call.policy() : policy;
     resender.start(noteKey, chosen, listeners, flag, uploader, outcome);
     return noteKey;
@@ -221,6 +229,9 @@ public final class BoloClient {
     private boolean lookupBeforeResend = true;
     private long resumableThreshold = DEFAULT_RESUMABLE_THRESHOLD_BYTES;
     private boolean resumableUploads = true;
+    private Duration runningWorkBase = RunningWorkLimits.DEFAULTS.base();
+    private Duration runningWorkMax = RunningWorkLimits.DEFAULTS.max();
+    private Duration stalledWorkTimeout = RunningWorkLimits.DEFAULTS.stalledAfter();
 
     private Builder() {}
 
@@ -322,6 +333,34 @@ public final class BoloClient {
      */
     public Builder resumableUploads(boolean resumableUploads) {
       this.resumableUploads = resumableUploads;
+      return this;
+    }
+
+    /**
+     * How long a note waits, in all, while the gateway answers that its work still runs (202 {@code
+     * running}, from the lookup or a resumable upload's transcription): {@code base} plus the
+     * note's length, at most {@code max} (at most {@code max} when its length is unknown). By
+     * default 120 s and 15 min, the gateway's own deadline for a note's engine call ({@code
+     * BOLO_UPSTREAM_TIMEOUT}, {@code BOLO_UPSTREAM_TIMEOUT_MAX}, PROTOCOL.md rule 7): waiting
+     * longer gains nothing. Waiting is not an attempt: it adds no resend and no pause of the
+     * policy. When the wait is over the note ends {@link Outcome.GaveUp} ({@code HTTP 202
+     * running}).
+     */
+    public Builder runningWorkWait(Duration base, Duration max) {
+      RunningWorkLimits checked = new RunningWorkLimits(base, max, stalledWorkTimeout);
+      this.runningWorkBase = checked.base();
+      this.runningWorkMax = checked.max();
+      return this;
+    }
+
+    /**
+     * The wait for running work ends early when the gateway reports {@code seconds_done} and it has
+     * not grown in 3 answers in a row over at least {@code timeout}: 3 min by default. A gateway
+     * that reports no progress at all is waited for up to {@link #runningWorkWait}.
+     */
+    public Builder stalledWorkTimeout(Duration timeout) {
+      this.stalledWorkTimeout =
+          new RunningWorkLimits(runningWorkBase, runningWorkMax, timeout).stalledAfter();
       return this;
     }
 

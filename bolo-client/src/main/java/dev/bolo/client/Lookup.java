@@ -1,14 +1,10 @@
 package dev.bolo.client;
 
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
-import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.HttpUrl;
-import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -37,9 +33,6 @@ final class Lookup {
 
   /** The gateway has the transcript: the attempt ends with it, nothing is uploaded. */
   record Found(Transcript transcript) implements Answer {}
-
-  /** The note's work still runs after the wait: the attempt ends and the policy asks again. */
-  record Running(Failure.Http failure) implements Answer {}
 
   /** The gateway has no transcript (or no lookup, or refused it): upload the note. */
   record Absent() implements Answer {}
@@ -82,72 +75,33 @@ final class Lookup {
   }
 
   /**
-   * Sends the lookup and reports its answer exactly once.
-   *
-   * @param flag a cancel of the note cancels the lookup
-   * @param ended what a failed call becomes (a cancel, an interruption, a link failure)
+   * Sends the lookup, asks again while the note's work runs, and reports the answer exactly once; a
+   * cancel of the note cancels it, and a failed call (a cancel, an interruption, a link failure) or
+   * the end of the wait ends it as the upload's would.
    */
-  static void ask(
-      OkHttpClient http,
-      Request request,
-      Clock clock,
-      CancelFlag flag,
-      CallFailure ended,
-      Consumer<Answer> done) {
-    Call call = http.newCall(request);
-    Runnable untrack = flag.onCancel(call::cancel);
-    call.enqueue(
-        new Callback() {
-          @Override
-          public void onFailure(Call failed, IOException e) {
-            untrack.run();
-            done.accept(new Ended(ended.resultOf(failed, e)));
-          }
-
-          @Override
-          public void onResponse(Call answered, Response response) {
-            untrack.run();
-            Answer answer;
-            try (response) {
-              answer = read(response, clock);
-            } catch (IOException e) {
-              answer = new Ended(ended.resultOf(answered, e));
-            }
-            done.accept(answer);
-          }
-        });
+  static void ask(RunningWork running, Attempt attempt, Request request, Consumer<Answer> done) {
+    running.ask(
+        attempt,
+        request,
+        response -> done.accept(read(response)),
+        result -> done.accept(new Ended(result)));
   }
 
-  /** Turns a failed call into the attempt's result, as the upload would. */
-  @FunctionalInterface
-  interface CallFailure {
-    Resender.AttemptResult resultOf(Call call, IOException e);
-  }
-
-  private static Answer read(Response response, Clock clock) throws IOException {
+  /** A final answer: the work is no longer running ({@link RunningWork} handles 202). */
+  private static Answer read(Response response) throws IOException {
     int status = response.code();
     if (status == 200) {
-      Map<?, ?> json = Uploader.parseObject(response.peekBody(Uploader.MAX_BODY_BYTES).string());
-      Transcript transcript = json == null ? null : Uploader.transcriptFrom(json);
+      Map<?, ?> json = AnswerReader.bodyOf(response);
+      Transcript transcript = json == null ? null : AnswerReader.transcriptFrom(json);
       // An answer that is not a transcript is no answer: the upload will get a real one.
       return transcript == null ? new Absent() : new Found(transcript);
-    }
-    if (status == 202) {
-      Duration retryAfter = RetryAfter.parse(response.header("Retry-After"), clock.instant());
-      return new Running(
-          new Failure.Http(
-              202,
-              RUNNING,
-              "the gateway is still transcribing this note",
-              response.header("X-Bolo-Request-Id"),
-              retryAfter));
     }
     // 404 says "upload it"; any other answer (a gateway without lookups, a refusal) is left to
     // the upload, whose own answer the policy then judges.
     return new Absent();
   }
 
-  /** The {@link Failure.Http#code()} of a lookup that found the note's work still running. */
+  /** The {@link Failure.Http#code()} of a wait that ended while the note's work still ran. */
   static final String RUNNING = "running";
 
   private static Duration min(Duration a, Duration b) {

@@ -36,6 +36,12 @@ final class Resender {
   /** The audio no longer matches the note's hash; nothing was sent. */
   record Changed(String hashedSha256, String currentSha256) implements AttemptResult {}
 
+  /**
+   * The gateway still works on the note, but the wait for it is over ({@link RunningWork}): the
+   * note gives up without a resend, which would only wait again.
+   */
+  record StillRunning(Failure.Http failure) implements AttemptResult {}
+
   /** The attempt stopped because the note was cancelled; the flag says so. */
   record Stopped() implements AttemptResult {}
 
@@ -152,6 +158,10 @@ final class Resender {
       }
       if (result instanceof Unreadable unreadable) {
         endIfRunning(new Outcome.Unreadable(unreadable.message(), number));
+        return;
+      }
+      if (result instanceof StillRunning running) {
+        endIfRunning(new Outcome.GaveUp(running.failure(), number));
         return;
       }
       if (result instanceof Changed changed) {

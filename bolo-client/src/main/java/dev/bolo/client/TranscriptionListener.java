@@ -36,6 +36,15 @@ public interface TranscriptionListener {
   default void uploadResumed(Attempt attempt, long offset, long bytesTotal) {}
 
   /**
+   * The gateway answered that the note's work still runs and how far it got: {@code secondsDone} of
+   * the note's {@code secondsTotal} seconds of audio are transcribed. Told after each such answer
+   * while {@code attempt} waits for the transcript (the gateway holds each question for a while, so
+   * about every 20 to 60 s), only when the gateway reports both numbers; the attempt goes on
+   * waiting, it has not failed.
+   */
+  default void transcriptionProgress(Attempt attempt, double secondsDone, double secondsTotal) {}
+
+  /**
    * {@code failed} ended with a transient failure and the note will be sent again after {@code
    * pause}, unless it is cancelled first.
    */

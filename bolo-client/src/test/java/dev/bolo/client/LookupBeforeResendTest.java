@@ -46,6 +46,9 @@ class LookupBeforeResendTest {
   private final Deque<MockResponse> lookups = new ArrayDeque<>();
   private final List<RecordedRequest> received = new CopyOnWriteArrayList<>();
 
+  /** How long the gateway holds each lookup before it answers, on the fake clock. */
+  private volatile Duration gatewayHolds = Duration.ZERO;
+
   @BeforeEach
   void script() {
     server.setDispatcher(
@@ -53,6 +56,9 @@ class LookupBeforeResendTest {
           @Override
           public MockResponse dispatch(RecordedRequest request) {
             received.add(request);
+            if ("GET".equals(request.getMethod())) {
+              time.advance(gatewayHolds);
+            }
             Deque<MockResponse> answers = "GET".equals(request.getMethod()) ? lookups : uploads;
             synchronized (answers) {
               MockResponse next = answers.pollFirst();
@@ -63,7 +69,11 @@ class LookupBeforeResendTest {
   }
 
   private BoloClient client() {
-    return BoloClient.builder()
+    return client(BoloClient.builder());
+  }
+
+  private BoloClient client(BoloClient.Builder builder) {
+    return builder
         .baseUrl(server.url("/bolo/"))
         .token("device-token")
         .policy(ResendPolicy.standard().withoutJitter())
@@ -144,37 +154,119 @@ class LookupBeforeResendTest {
   }
 
   @Test
-  void workStillRunningIsAskedForAgainAfterThePolicysPause() {
+  void workReportedRunningFiveTimesIsWaitedForWithinOneAttempt() {
     uploads.add(
         new MockResponse.Builder()
             .onResponseStart(new SocketEffect.CloseSocket(true, false, false))
             .build());
-    lookups.add(running());
+    for (int i = 1; i <= 5; i++) {
+      lookups.add(RunningAnswer.at(100 * i, 600));
+    }
     lookups.add(ok());
 
     Outcome outcome = client().transcribe(note, TranscriptionOptions.defaults());
 
-    assertThat(outcome).isEqualTo(new Outcome.Transcribed(OK, 3));
-    assertThat(methods()).containsExactly("POST", "GET", "GET");
-    assertThat(scheduler.pauses()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(5));
-    assertThat(listener.events)
-        .anyMatch(e -> e.startsWith("resend 2 after PT5S: HTTP 202 running"));
+    assertThat(outcome).isEqualTo(new Outcome.Transcribed(OK, 2));
+    assertThat(methods()).containsExactly("POST", "GET", "GET", "GET", "GET", "GET", "GET");
+    assertThat(scheduler.pauses())
+        .as("the policy's one pause, then the gateway's Retry-After between its answers")
+        .containsExactly(
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1));
+    assertThat(listener.events).containsOnlyOnce("start 2").doesNotContain("start 3");
+    assertThat(listener.events).noneMatch(e -> e.startsWith("resend 2"));
   }
 
   @Test
-  void workThatNeverFinishesEndsWithinThePolicyAfterOneUpload() {
-    uploads.add(error(504, "upstream_timeout"));
-    for (int i = 0; i < 5; i++) {
-      lookups.add(running());
-    }
+  void theGatewaysProgressReachesTheListener() {
+    uploads.add(error(503, "upstream_unavailable"));
+    lookups.add(RunningAnswer.at(120, 600));
+    lookups.add(RunningAnswer.withoutProgress());
+    lookups.add(RunningAnswer.at(240.5, 600));
+    lookups.add(ok());
 
     Outcome outcome = client().transcribe(note, TranscriptionOptions.defaults());
 
+    assertThat(outcome).isEqualTo(new Outcome.Transcribed(OK, 2));
+    assertThat(listener.transcribing).containsExactly("2: 120.0/600.0", "2: 240.5/600.0");
+  }
+
+  @Test
+  void theWaitEndsAtTheNotesDeadlineWithoutAResend() {
+    // The gateway holds each lookup 20 s; the note (1.5 s) may wait 60 s + its length in all.
+    gatewayHolds = Duration.ofSeconds(20);
+    uploads.add(error(504, "upstream_timeout"));
+    for (int i = 1; i <= 20; i++) {
+      lookups.add(RunningAnswer.at(i, 600));
+    }
+
+    Outcome outcome =
+        client(BoloClient.builder().runningWorkWait(Duration.ofSeconds(60), Duration.ofMinutes(15)))
+            .transcribe(note, TranscriptionOptions.defaults());
+
     assertThat(outcome).isInstanceOf(Outcome.GaveUp.class);
     Outcome.GaveUp gaveUp = (Outcome.GaveUp) outcome;
-    assertThat(gaveUp.attempts()).isEqualTo(4);
+    assertThat(gaveUp.attempts()).isEqualTo(2);
     assertThat(gaveUp.lastFailure().reason()).isEqualTo("HTTP 202 running");
+    assertThat(((Failure.Http) gaveUp.lastFailure()).message())
+        .isEqualTo("the gateway was still transcribing this note after 62 s");
+    // Answered after 20 s and 41 s of waiting (each pause 1 s), then 62 s: past 61.5 s.
     assertThat(methods()).containsExactly("POST", "GET", "GET", "GET");
+    assertThat(listener.events).noneMatch(e -> e.startsWith("resend 2"));
+  }
+
+  @Test
+  void aGatewayWhoseProgressStallsIsNotWaitedForUntilTheDeadline() {
+    gatewayHolds = Duration.ofSeconds(20);
+    uploads.add(error(504, "upstream_timeout"));
+    for (int i = 1; i <= 20; i++) {
+      lookups.add(RunningAnswer.at(60, 600));
+    }
+
+    Outcome outcome =
+        client(
+                BoloClient.builder()
+                    .runningWorkWait(Duration.ofMinutes(10), Duration.ofMinutes(15))
+                    .stalledWorkTimeout(Duration.ofSeconds(60)))
+            .transcribe(note, TranscriptionOptions.defaults());
+
+    assertThat(outcome).isInstanceOf(Outcome.GaveUp.class);
+    assertThat(((Failure.Http) ((Outcome.GaveUp) outcome).lastFailure()).message())
+        .isEqualTo("the gateway reported no progress on this note for 63 s");
+    // 60 s done at the first answer; flat at the next three, the last 63 s after the first.
+    assertThat(methods()).containsExactly("POST", "GET", "GET", "GET", "GET");
+    assertThat(time.elapsed()).isLessThan(Duration.ofMinutes(10));
+  }
+
+  @Test
+  void aCancelWhileTheGatewayWorksEndsTheWait() throws Exception {
+    uploads.add(error(503, "upstream_unavailable"));
+    lookups.add(RunningAnswer.at(100, 600));
+    lookups.add(RunningAnswer.at(200, 600));
+    lookups.add(ok());
+    AtomicReference<TranscriptionHandle> started = new AtomicReference<>();
+    CountDownLatch handed = new CountDownLatch(1);
+    // Pause 0 is the policy's; 1 and 2 follow the gateway's two 202s.
+    scheduler.duringPause(
+        index -> {
+          if (index == 2) {
+            handed.await();
+            started.get().cancel();
+          }
+        });
+    scheduler.cancelledWhen(() -> started.get() != null && started.get().isCancelled());
+
+    started.set(
+        client().transcribeAsync(note, TranscriptionOptions.defaults(), CallOptions.defaults()));
+    handed.countDown();
+    Outcome outcome = started.get().outcome().get(10, TimeUnit.SECONDS);
+
+    assertThat(outcome).isEqualTo(new Outcome.Cancelled(2));
+    assertThat(methods()).containsExactly("POST", "GET", "GET");
   }
 
   @Test
@@ -253,15 +345,6 @@ class LookupBeforeResendTest {
     return new MockResponse.Builder()
         .addHeader("Content-Type", "application/json")
         .body(OK_BODY)
-        .build();
-  }
-
-  private static MockResponse running() {
-    return new MockResponse.Builder()
-        .code(202)
-        .addHeader("Retry-After", "1")
-        .addHeader("Content-Type", "application/json")
-        .body("{\"status\":\"running\"}")
         .build();
   }
 

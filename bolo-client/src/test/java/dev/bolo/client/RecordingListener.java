@@ -16,6 +16,9 @@ final class RecordingListener implements TranscriptionListener {
   final List<String> progress = new CopyOnWriteArrayList<>();
   final List<String> noteKeys = new CopyOnWriteArrayList<>();
 
+  /** Each report of the gateway's progress, as {@code "2: 120.0/600.0"}. */
+  final List<String> transcribing = new CopyOnWriteArrayList<>();
+
   /** The first note's outcome, once it has ended. */
   final CompletableFuture<Outcome> ended = new CompletableFuture<>();
 
@@ -30,6 +33,12 @@ final class RecordingListener implements TranscriptionListener {
   public void uploadProgress(Attempt attempt, long bytesSent, long bytesTotal) {
     noteKeys.add(attempt.idempotencyKey());
     progress.add(attempt.number() + ": " + bytesSent + "/" + bytesTotal);
+  }
+
+  @Override
+  public void transcriptionProgress(Attempt attempt, double secondsDone, double secondsTotal) {
+    noteKeys.add(attempt.idempotencyKey());
+    transcribing.add(attempt.number() + ": " + secondsDone + "/" + secondsTotal);
   }
 
   @Override

@@ -321,25 +321,19 @@ class ResumableUploadTest {
   }
 
   @Test
-  void workStillRunningEndsTheAttemptAndTheLookupAfterThePauseFetchesIt() {
+  void workStillRunningIsAskedForAgainWithinTheSameAttempt() {
     answer("create", created(0));
     answer("patch", appended(audio.length));
-    answer(
-        "transcription",
-        new MockResponse.Builder()
-            .code(202)
-            .addHeader("Retry-After", "1")
-            .addHeader("Content-Type", "application/json")
-            .body("{\"status\":\"running\"}")
-            .build());
-    answer("lookup", ok());
+    answer("transcription", RunningAnswer.at(30, 90), RunningAnswer.withoutProgress(), ok());
 
     Outcome outcome = client().build().transcribe(note, TranscriptionOptions.defaults());
 
-    assertThat(outcome).isEqualTo(new Outcome.Transcribed(OK, 2));
-    assertThat(kinds()).containsExactly("create", "patch", "transcription", "lookup");
-    assertThat(received.get(3).getUrl().encodedPath())
-        .isEqualTo("/bolo/v1/transcriptions/" + note.sha256());
+    assertThat(outcome).isEqualTo(new Outcome.Transcribed(OK, 1));
+    assertThat(kinds())
+        .containsExactly("create", "patch", "transcription", "transcription", "transcription");
+    assertThat(received.get(4).getUrl().encodedPath()).isEqualTo(UPLOAD + "/transcription");
+    assertThat(scheduler.pauses()).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
+    assertThat(listener.transcribing).containsExactly("1: 30.0/90.0");
   }
 
   @Test
