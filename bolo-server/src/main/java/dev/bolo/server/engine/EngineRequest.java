@@ -13,21 +13,35 @@ import java.util.Objects;
  * @param requestId the client's label for logs only
  * @param deltas receives the text as it arrives, from engines that stream; the others only answer
  *     the whole text in their result
+ * @param progress receives how far the engine has got, from engines that work through a note in
+ *     order
  */
 public record EngineRequest(
     AudioContent audio,
     Settings settings,
     Duration timeout,
     String requestId,
-    TranscriptDeltas deltas) {
+    TranscriptDeltas deltas,
+    NoteProgress progress) {
   public EngineRequest {
     Objects.requireNonNull(audio, "audio");
     Objects.requireNonNull(deltas, "deltas");
+    Objects.requireNonNull(progress, "progress");
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(requestId, "requestId");
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive: " + timeout);
     }
+  }
+
+  /** A call whose caller wants no progress reports. */
+  public EngineRequest(
+      AudioContent audio,
+      Settings settings,
+      Duration timeout,
+      String requestId,
+      TranscriptDeltas deltas) {
+    this(audio, settings, timeout, requestId, deltas, NoteProgress.none());
   }
 
   /** A call whose caller wants the final text only. */

@@ -84,7 +84,13 @@ final class LookupHandler implements Handler {
       case NoteLookup.Found.Running running -> {
         // RFC 9110 Retry-After in seconds: running work usually ends within a few.
         ctx.header("Retry-After", "1");
-        write(ctx, 202, JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
+        var body = JSON.createObjectNode().put("status", "running");
+        if (running.hasProgress()) {
+          // Seconds, as the note's other lengths are spoken of to a phone (PROTOCOL "Progress").
+          body.put("seconds_done", running.doneMillis() / 1000.0);
+          body.put("seconds_total", running.totalMillis() / 1000.0);
+        }
+        write(ctx, 202, JSON.writeValueAsBytes(body));
       }
       case NoteLookup.Found.Refused refused ->
           ErrorWriter.write(ctx, Dialect.NATIVE, Errors.of(refused.refusal()));

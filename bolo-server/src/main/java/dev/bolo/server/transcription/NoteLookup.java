@@ -39,18 +39,21 @@ public final class NoteLookup {
   private final Ledger ledger;
   private final Clock clock;
   private final TranscriptionMeters meters;
+  private final ProgressBoard progress;
 
   NoteLookup(
       NoteSettings noteSettings,
       DedupStore store,
       Ledger ledger,
       Clock clock,
-      TranscriptionMeters meters) {
+      TranscriptionMeters meters,
+      ProgressBoard progress) {
     this.noteSettings = Objects.requireNonNull(noteSettings, "noteSettings");
     this.store = Objects.requireNonNull(store, "store");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.meters = Objects.requireNonNull(meters, "meters");
+    this.progress = Objects.requireNonNull(progress, "progress");
   }
 
   /** What a lookup found. */
@@ -63,8 +66,19 @@ public final class NoteLookup {
       }
     }
 
-    /** The work is still running after the wait. */
-    record Running() implements Found {}
+    /**
+     * The work is still running after the wait.
+     *
+     * @param doneMillis how far it has got, when the engine reports it on this instance, else -1
+     * @param totalMillis the note's length as counted, when known, else -1
+     */
+    record Running(long doneMillis, long totalMillis) implements Found {
+
+      /** True when the seconds done and the seconds in all are known. */
+      public boolean hasProgress() {
+        return doneMillis >= 0 && totalMillis > 0;
+      }
+    }
 
     /** Unknown, expired or failed: the phone must upload the note. */
     record Absent() implements Found {}
@@ -99,7 +113,11 @@ public final class NoteLookup {
     Found found =
         switch (resolution) {
           case Resolution.Completed done -> replay(device, key, done.transcript(), requestId);
-          case Resolution.Pending pending -> new Found.Running();
+          case Resolution.Pending pending ->
+              progress
+                  .of(key)
+                  .map(p -> new Found.Running(p.doneMillis(), p.totalMillis()))
+                  .orElseGet(() -> new Found.Running(-1, -1));
           // A failure is not kept (rule 4): the next copy runs afresh, so the phone uploads it.
           case Resolution.Failed failed -> new Found.Absent();
           case Resolution.Vacant vacant -> new Found.Absent();

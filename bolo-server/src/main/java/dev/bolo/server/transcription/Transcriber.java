@@ -66,6 +66,9 @@ public final class Transcriber {
   private final TranscriptionMeters meters;
   private final NoteSettings noteSettings;
 
+  /** How far the work running on this instance has got, for lookups. */
+  private final ProgressBoard progress = new ProgressBoard();
+
   /** Passes the text of running work to every copy streaming it on this instance. */
   private final DeltaFanOut live = new DeltaFanOut();
 
@@ -115,7 +118,7 @@ public final class Transcriber {
 
   /** Lookups of this device's finished work, on the same store and ledger as the uploads. */
   public NoteLookup lookups() {
-    return new NoteLookup(noteSettings, store, ledger, clock, meters);
+    return new NoteLookup(noteSettings, store, ledger, clock, meters, progress);
   }
 
   /** The rule that makes canonical settings of a note's fields, shared by every way in. */
@@ -292,11 +295,19 @@ public final class Transcriber {
       try {
         result =
             engine.transcribe(
-                new EngineRequest(held, note.settings(), timeout, note.requestId(), deltas));
+                new EngineRequest(
+                    held,
+                    note.settings(),
+                    timeout,
+                    note.requestId(),
+                    deltas,
+                    progress.track(key, length.millis())));
       } catch (RuntimeException | Error bug) {
         // An engine bug must not keep the device's seconds held until the hold expires.
         releaseQuietly(granted);
         throw bug;
+      } finally {
+        progress.forget(key);
       }
       meters.upstreamCall(engine.name(), result, System.nanoTime() - callStarted);
       return switch (result) {

@@ -6,6 +6,7 @@ import dev.bolo.decode.PcmDecoder;
 import dev.bolo.decode.Piece;
 import dev.bolo.decode.UndecodableAudioException;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.NoteProgress;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.TranscriptDeltas;
 import dev.bolo.server.upload.SeekableNote;
@@ -43,11 +44,12 @@ final class NoteRun {
   private final RecognizerPool pool;
   private final Settings settings;
   private final TranscriptDeltas deltas;
+  private final NoteProgress progress;
   private final LongSupplier ticker;
   private final long deadline;
   private final Duration timeout;
   private final AtomicBoolean abandoned = new AtomicBoolean();
-  private final Deque<Future<List<Utterance>>> running = new ArrayDeque<>();
+  private final Deque<Running> running = new ArrayDeque<>();
   private final List<Utterance> heard = new ArrayList<>();
   private boolean spoke;
 
@@ -56,10 +58,12 @@ final class NoteRun {
       Settings settings,
       Duration timeout,
       TranscriptDeltas deltas,
+      NoteProgress progress,
       LongSupplier ticker) {
     this.pool = pool;
     this.settings = settings;
     this.deltas = deltas;
+    this.progress = progress;
     this.ticker = ticker;
     this.timeout = timeout;
     this.deadline = ticker.getAsLong() + timeout.toNanos();
@@ -76,7 +80,7 @@ final class NoteRun {
         if (running.size() >= pool.size()) {
           collect(running.removeFirst());
         }
-        running.add(pool.submit(piece, abandoned::get));
+        running.add(new Running(pool.submit(piece, abandoned::get), piece.endMillis()));
       }
       while (!running.isEmpty()) {
         collect(running.removeFirst());
@@ -101,12 +105,12 @@ final class NoteRun {
     }
   }
 
-  /** Waits for the oldest piece within the deadline and sends its text on. */
-  private void collect(Future<List<Utterance>> piece)
-      throws InterruptedException, TimeoutException {
+  /** Waits for the oldest piece within the deadline and sends its text and progress on. */
+  private void collect(Running piece) throws InterruptedException, TimeoutException {
     List<Utterance> utterances;
     try {
-      utterances = piece.get(Math.max(0, deadline - ticker.getAsLong()), TimeUnit.NANOSECONDS);
+      utterances =
+          piece.heard().get(Math.max(0, deadline - ticker.getAsLong()), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RecognizerPool.RecognizerFailure failure) {
         throw failure;
@@ -119,7 +123,11 @@ final class NoteRun {
       deltas.accept(spoke ? " " + utterance.text() : utterance.text());
       spoke = true;
     }
+    progress.doneUpTo(piece.endMillis());
   }
+
+  /** A piece being recognised, and where it ends in the note. */
+  private record Running(Future<List<Utterance>> heard, long endMillis) {}
 
   /**
    * An {@link Error} (a full heap, a search too deep) or a bug in one recogniser fails this note
@@ -138,8 +146,8 @@ final class NoteRun {
   /** Stops the pieces still queued or running; nobody will read them. */
   private void abandon() {
     abandoned.set(true);
-    for (Future<List<Utterance>> piece : running) {
-      piece.cancel(false);
+    for (Running piece : running) {
+      piece.heard().cancel(false);
     }
   }
 

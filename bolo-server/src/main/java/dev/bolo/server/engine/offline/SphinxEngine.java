@@ -163,7 +163,8 @@ final class SphinxEngine implements SpeechEngine {
           config.retryAfter());
     }
     try (SeekableNote note = request.audio().openSeekable()) {
-      return new NoteRun(pool, settings, request.timeout(), request.deltas(), ticker)
+      return new NoteRun(
+              pool, settings, request.timeout(), request.deltas(), request.progress(), ticker)
           .transcribe(note);
     } catch (IOException e) {
       log.error("cannot read an uploaded note", e);
