@@ -49,6 +49,11 @@ interface ClipRecognizer extends AutoCloseable {
 
   /** Bolo's offline engine, through its public contract; waits until the model has loaded. */
   static ClipRecognizer engine(OfflineConfig config) throws InterruptedException {
+    return engine(config, Duration.ofMinutes(10));
+  }
+
+  /** The engine, giving each clip {@code timeout}. */
+  static ClipRecognizer engine(OfflineConfig config, Duration timeout) throws InterruptedException {
     SpeechEngine engine = OfflineEngine.create(config);
     while (!engine.readiness().isReady()) {
       if (engine.readiness().detail().contains("failed")) {
@@ -65,7 +70,7 @@ interface ClipRecognizer extends AutoCloseable {
         byte[] bytes = clip.bytes();
         AudioContent audio = new InMemoryAudio(bytes);
         EngineResult result =
-            engine.transcribe(new EngineRequest(audio, settings, Duration.ofMinutes(10), "bench"));
+            engine.transcribe(new EngineRequest(audio, settings, timeout, "bench"));
         if (result instanceof EngineResult.Transcribed transcribed) {
           return transcribed.text();
         }

@@ -149,6 +149,11 @@ public final class OfflineBench {
   }
 
   static ClipRecognizer transcriber(String config) throws Exception {
+    return engine(config, java.time.Duration.ofMinutes(10));
+  }
+
+  /** The recogniser a configuration names, giving each clip {@code timeout}. */
+  static ClipRecognizer engine(String config, java.time.Duration timeout) throws Exception {
     OfflineConfig defaults = OfflineConfig.defaults();
     if (config.startsWith("custom:")) {
       String[] v = config.substring("custom:".length()).split(",");
@@ -160,12 +165,14 @@ public final class OfflineBench {
               Double.parseDouble(v[3]),
               Double.parseDouble(v[4]),
               Double.parseDouble(v[5]));
-      return ClipRecognizer.engine(defaults.withTuning(tuning));
+      return ClipRecognizer.engine(defaults.withTuning(tuning), timeout);
     }
     return switch (config) {
       case "sphinx4-defaults" -> ClipRecognizer.sphinx4Defaults();
-      case "engine-stock" -> ClipRecognizer.engine(defaults.withTuning(SearchTuning.STOCK));
-      case "engine-tuned" -> ClipRecognizer.engine(defaults.withTuning(SearchTuning.TUNED));
+      case "engine-stock" ->
+          ClipRecognizer.engine(defaults.withTuning(SearchTuning.STOCK), timeout);
+      case "engine-tuned" ->
+          ClipRecognizer.engine(defaults.withTuning(SearchTuning.TUNED), timeout);
       default -> throw new IllegalArgumentException("unknown configuration: " + config);
     };
   }
