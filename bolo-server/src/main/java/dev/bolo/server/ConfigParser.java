@@ -293,6 +293,10 @@ final class ConfigParser {
    * caps covers every length: the engine's slope (1 s per audio second) is steeper than the
    * client's (0.5 s).
    */
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
   /** The default cap on a provider's deadline for one note (PROTOCOL rule 7). */
   static final Duration PROVIDER_CAP = Duration.ofMinutes(15);
 
@@ -304,7 +308,9 @@ final class ConfigParser {
     Duration max =
         env.duration(
             BOLO_UPSTREAM_TIMEOUT_MAX,
-            engine == EngineKind.OFFLINE ? base.plusSeconds(offlineMaxSeconds) : PROVIDER_CAP);
+            engine == EngineKind.OFFLINE
+                ? max(PROVIDER_CAP, base.plusSeconds(offlineMaxSeconds))
+                : PROVIDER_CAP);
     requireAtLeast(BOLO_UPSTREAM_TIMEOUT_MAX, max, BOLO_UPSTREAM_TIMEOUT, base);
     Duration clientBase = env.duration(BOLO_CLIENT_READ_TIMEOUT);
     Duration clientMax = env.duration(BOLO_CLIENT_READ_TIMEOUT_MAX);

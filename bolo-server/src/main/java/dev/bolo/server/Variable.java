@@ -147,7 +147,7 @@ public enum Variable {
   BOLO_UPSTREAM_TIMEOUT_MAX(
       POSITIVE,
       null,
-      "cap on the engine deadline (default 15m; offline: BOLO_UPSTREAM_TIMEOUT + its longest note)",
+      "cap on the engine deadline (default 15m; offline: at least BOLO_UPSTREAM_TIMEOUT + its longest note)",
       ConfigTable.UPSTREAM_TIMEOUT),
   BOLO_CLIENT_READ_TIMEOUT(
       POSITIVE,

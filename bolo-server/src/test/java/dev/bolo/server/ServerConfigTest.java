@@ -85,6 +85,13 @@ class ServerConfigTest {
                 .upstream()
                 .cap())
         .isEqualTo(Duration.ofMinutes(20));
+    // Never below the providers' cap, which every client's resends need.
+    assertThat(
+            ServerConfig.fromMap(Map.of("BOLO_OFFLINE_MAX_SECONDS", "2"))
+                .deadlines()
+                .upstream()
+                .cap())
+        .isEqualTo(Duration.ofMinutes(15));
   }
 
   @Test
