@@ -57,12 +57,12 @@ class LauncherHeapTest {
 
   @Test
   void theOfflineEngineGetsHalfAGigabyteWhenNothingNamesAnEngine() throws Exception {
-    assertThat(launch(Map.of())).contains("-Xmx512m").doesNotContain("-Xmx256m");
+    assertThat(launch(Map.of())).contains("-Xmx1g").doesNotContain("-Xmx256m");
   }
 
   @Test
   void theOfflineEngineNamedInAnyCaseGetsHalfAGigabyte() throws Exception {
-    assertThat(launch(Map.of("BOLO_ENGINE", "Offline"))).contains("-Xmx512m");
+    assertThat(launch(Map.of("BOLO_ENGINE", "Offline"))).contains("-Xmx1g");
   }
 
   @Test
@@ -97,14 +97,14 @@ class LauncherHeapTest {
     Path config = root.resolve("bolo.properties");
     Files.writeString(config, "BOLO_ENGINE=openai\n");
     assertThat(launch(Map.of("BOLO_CONFIG", config.toString(), "BOLO_ENGINE", "offline")))
-        .contains("-Xmx512m");
+        .contains("-Xmx1g");
   }
 
   @Test
   void javaOptionsWithTheirOwnMaximumHeapReplaceTheDefault() throws Exception {
-    assertThat(launch(Map.of("BOLO_JAVA_OPTS", "-Xmx1g")))
-        .contains("-Xmx1g")
-        .doesNotContain("-Xmx512m", "-Xmx256m");
+    assertThat(launch(Map.of("BOLO_JAVA_OPTS", "-Xmx2g")))
+        .contains("-Xmx2g")
+        .doesNotContain("-Xmx1g", "-Xmx256m");
     assertThat(launch(Map.of("BOLO_JAVA_OPTS", "-XX:MaxRAMPercentage=50", "BOLO_ENGINE", "openai")))
         .contains("-XX:MaxRAMPercentage=50")
         .noneMatch(arg -> arg.startsWith("-Xmx"));
@@ -113,8 +113,8 @@ class LauncherHeapTest {
   @Test
   void javaOptionsWithoutAHeapSettingComeAfterTheDefault() throws Exception {
     List<String> args = launch(Map.of("BOLO_JAVA_OPTS", "-Dbolo.example=1 -XX:+UseSerialGC"));
-    assertThat(args).contains("-Xmx512m", "-Dbolo.example=1", "-XX:+UseSerialGC");
-    assertThat(args.indexOf("-Xmx512m")).isLessThan(args.indexOf("-Dbolo.example=1"));
+    assertThat(args).contains("-Xmx1g", "-Dbolo.example=1", "-XX:+UseSerialGC");
+    assertThat(args.indexOf("-Xmx1g")).isLessThan(args.indexOf("-Dbolo.example=1"));
   }
 
   @Test

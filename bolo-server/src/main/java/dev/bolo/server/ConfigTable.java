@@ -171,7 +171,7 @@ public enum ConfigTable {
   JAVA_OPTS(
       "JVM options `./bolo` adds (heap, GC), e.g. `-Xmx1g`; one with its own `-Xmx` (or "
           + "`-XX:MaxRAMPercentage`) replaces the default heap",
-      "`-Xmx512m` with the offline engine, `-Xmx256m` otherwise");
+      "`-Xmx1g` with the offline engine, `-Xmx256m` otherwise");
 
   /** The header of the table, as the README has it. */
   static final String HEADER = "| variable | meaning | default |\n|---|---|---|\n";
