@@ -16,7 +16,22 @@ public interface SeekableNote extends SeekableSource, Closeable {
 
   /** The first {@code length} bytes of {@code bytes}, not copied. */
   static SeekableNote of(byte[] bytes, int length) {
-    SeekableSource source = SeekableSource.of(bytes, length);
+    return over(SeekableSource.of(bytes, length), () -> {});
+  }
+
+  /** A file, opened now. */
+  static SeekableNote open(Path file) throws IOException {
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+    try {
+      return over(SeekableSource.of(channel), channel);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  /** {@code source}, releasing what {@code closer} holds when closed. */
+  private static SeekableNote over(SeekableSource source, Closeable closer) {
     return new SeekableNote() {
       @Override
       public long size() {
@@ -29,34 +44,9 @@ public interface SeekableNote extends SeekableSource, Closeable {
       }
 
       @Override
-      public void close() {}
+      public void close() throws IOException {
+        closer.close();
+      }
     };
-  }
-
-  /** A file, opened now. */
-  static SeekableNote open(Path file) throws IOException {
-    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
-    try {
-      SeekableSource source = SeekableSource.of(channel);
-      return new SeekableNote() {
-        @Override
-        public long size() {
-          return source.size();
-        }
-
-        @Override
-        public int read(long position, byte[] into, int offset, int count) throws IOException {
-          return source.read(position, into, offset, count);
-        }
-
-        @Override
-        public void close() throws IOException {
-          channel.close();
-        }
-      };
-    } catch (IOException | RuntimeException e) {
-      channel.close();
-      throw e;
-    }
   }
 }
