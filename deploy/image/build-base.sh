@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Bolo's container base image as a `docker save`-style tarball, with no container engine and
 # no registry: a jlinked Java runtime (the modules in java-modules, from the JDK that runs this) and
-# the few Debian files it needs (glibc from the pinned packages in debian-packages.lock), a passwd
+# the few Debian files it needs (glibc and the C++ runtime from the pinned packages in
+# debian-packages.lock), a passwd
 # entry for the non-root user `bolo` (65532), the data directory and a health check.
 #
 #   deploy/image/build-base.sh --out FILE [--jdk DIR] [--work DIR] [--for BASE]
@@ -94,6 +95,8 @@ extract() { # package, then the paths to keep from it
   tmp="$work/x-$pkg"
   dpkg-deb -x "$work/debs/${pkg}"_*.deb "$tmp"
   for path in "$@" "usr/share/doc/$pkg/copyright"; do
+    # GCC's runtime packages keep their copyright in gcc-12-base, extracted on its own.
+    [ -e "$tmp/$path" ] || [ "$path" != "usr/share/doc/$pkg/copyright" ] || continue
     mkdir -p "$work/debian/$(dirname "$path")"
     cp -a "$tmp/$path" "$work/debian/$path"
   done
@@ -109,6 +112,11 @@ extract libc6 lib64 lib/x86_64-linux-gnu
 # The C.UTF-8 locale, so LANG=C.UTF-8 gives Java UTF-8 file names (sun.jnu.encoding).
 extract libc-bin usr/lib/locale/C.utf8
 extract base-files usr/lib/os-release etc/os-release
+# The C++ runtime that FFmpeg's Java bindings (JavaCPP) link against: the offline engine decodes
+# every phone format with them.
+extract gcc-12-base
+extract libgcc-s1 lib/x86_64-linux-gnu/libgcc_s.so.1
+extract libstdc++6 usr/lib/x86_64-linux-gnu/libstdc++.so.6 usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30
 
 # --- Java: a jlinked runtime with only the modules the application uses. ------------------------
 modules=$(grep -v '^[[:space:]]*\(#\|$\)' "$here/java-modules" | paste -sd, -)

@@ -167,7 +167,8 @@ class ContainerImageIT {
       // JSON answer per file, and a note longer than the offline engine takes (its 413, why).
       Path notes = Files.createDirectories(rootfs.resolve("tmp/notes"));
       Files.copy(note, notes.resolve("dinner.wav"));
-      Files.write(notes.resolve("long.wav"), eightBitWav(700_000, 1_000)); // 700 s
+      // Over the hour the offline engine takes by default (BOLO_OFFLINE_MAX_SECONDS).
+      Files.write(notes.resolve("long.wav"), eightBitWav(3_700_000, 1_000)); // 3700 s
       Run cli =
           exec(
               gateway,
@@ -196,7 +197,7 @@ class ContainerImageIT {
       assertThat(answers.get(0).get("audio_sha256").asText()).isEqualTo(sha256(note));
       assertThat(answers.get(1).get("http_status").asInt()).isEqualTo(413);
       assertThat(answers.get(1).get("code").asText()).isEqualTo("audio_too_long");
-      assertThat(answers.get(1).get("error").asText()).contains("700 s long");
+      assertThat(answers.get(1).get("error").asText()).contains("3700 s long");
 
       gateway.destroy(); // SIGTERM, as `docker stop` sends
       assertThat(serve.waitFor(60, TimeUnit.SECONDS)).as("exits after draining").isTrue();
