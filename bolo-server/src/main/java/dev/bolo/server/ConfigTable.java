@@ -150,7 +150,7 @@ public enum ConfigTable {
       "the configured model only"),
   MODEL_ALIASES(
       "`alias=model,...`: names clients may send for a model; an alias and its model are one "
-          + "piece of work, `/v1/models` lists both, and the answer names the model",
+          + "piece of work, and `/v1/models` lists both",
       "the offline engine answers to `whisper-1`, `gpt-4o-transcribe`, `gpt-4o-mini-transcribe`"),
   OFFLINE_MAX_SECONDS(
       "the longest note the offline engine takes; longer ones get 413 `audio_too_long` "
