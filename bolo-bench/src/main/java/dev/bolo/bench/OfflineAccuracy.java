@@ -45,9 +45,13 @@ public final class OfflineAccuracy {
     }
     List<Row> rows = manifest(set.resolve("manifest.tsv"));
     List<Scored> scored = new ArrayList<>();
+    long started;
+    long cpuStarted;
     try (ClipRecognizer recognizer = OfflineBench.transcriber(config);
         ExecutorService two = Executors.newFixedThreadPool(2)) {
       List<Future<Scored>> running = new ArrayList<>();
+      started = System.nanoTime();
+      cpuStarted = processCpuNanos();
       for (Row row : rows) {
         Path file = set.resolve(row.file());
         running.add(two.submit(() -> score(recognizer, row, file)));
@@ -56,7 +60,26 @@ public final class OfflineAccuracy {
         scored.add(result.get());
       }
     }
-    System.out.printf(Locale.ROOT, "%n%d notes, configuration %s%n", scored.size(), config);
+    double wall = (System.nanoTime() - started) / 1e9;
+    double cpu = (processCpuNanos() - cpuStarted) / 1e9;
+    double audio = 0;
+    for (Row row : rows) {
+      // Every compressed note was made from the clean WAV of the same name.
+      String file = row.file();
+      String wav =
+          file.endsWith(".wav") ? file : file.substring(0, file.lastIndexOf('.')) + "-clean.wav";
+      audio += new Clip(wav, set.resolve(wav), row.reference()).seconds();
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "%n%d notes (%.0f s of audio), configuration %s: %.0f s wall, %.0f s CPU,"
+            + " %.2f CPU s per audio s%n",
+        scored.size(),
+        audio,
+        config,
+        wall,
+        cpu,
+        cpu / audio);
     table("voice", scored, s -> s.row().voice());
     table("speed", scored, s -> s.row().speed());
     table("noise", scored, s -> s.row().noise());
@@ -90,6 +113,12 @@ public final class OfflineAccuracy {
                 100.0 * c[0] / c[1],
                 c[0],
                 c[1]));
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static List<Row> manifest(Path tsv) throws IOException {
