@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * One long note through the offline engine as the gateway runs it (every core on the note's
  * utterances): wall time, real-time factor, word error rate against its reference, and the heap's
- * high-water mark after each collection. Run it with the launcher's heap ({@code
- * BENCH_JAVA_OPTS=-Xmx512m}) to see whether an hour fits. Make the note with {@code
- * bolo-bench/accuracy/make-long-note.sh}.
+ * high-water mark after each collection. Columns: note, length, wall time, process CPU time,
+ * real-time factor, word error rate, peak heap after a collection, peak resident set. Run it with
+ * the launcher's heap ({@code BENCH_JAVA_OPTS=-Xmx512m}) to see whether an hour fits. Make the note
+ * with {@code bolo-bench/accuracy/make-long-note.sh}.
  *
  * <p>Usage: {@code LongNoteBench NOTE REFERENCE.txt [CONFIG]}, CONFIG as for {@link OfflineBench}.
  */
@@ -35,16 +36,19 @@ public final class LongNoteBench {
             ? OfflineBench.engine(config, timeout)
             : OfflineBench.transcriber(config)) {
       long started = System.nanoTime();
+      long cpuStarted = OfflineAccuracy.processCpuNanos();
       String text = engine.transcribe(new Clip(note.getFileName().toString(), note, reference));
       double wall = (System.nanoTime() - started) / 1e9;
+      double cpu = (OfflineAccuracy.processCpuNanos() - cpuStarted) / 1e9;
       List<String> words = WordErrorRate.words(reference);
       int errors = WordErrorRate.errors(words, WordErrorRate.words(text));
       System.out.printf(
           Locale.ROOT,
-          "| %s | %.0f s | %.0f s | %s | %.1f %% (%d/%d) | %d MB | %d MB |%n",
+          "| %s | %.0f s | %.0f s | %.0f s | %s | %.1f %% (%d/%d) | %d MB | %d MB |%n",
           note.getFileName(),
           seconds,
           wall,
+          cpu,
           seconds > 0 ? String.format(Locale.ROOT, "%.2f", wall / seconds) : "?",
           100.0 * errors / words.size(),
           errors,

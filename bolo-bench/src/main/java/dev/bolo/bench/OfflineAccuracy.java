@@ -115,7 +115,7 @@ public final class OfflineAccuracy {
                 c[1]));
   }
 
-  private static long processCpuNanos() {
+  static long processCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean)
             java.lang.management.ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
