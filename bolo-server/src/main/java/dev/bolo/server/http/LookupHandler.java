@@ -80,7 +80,7 @@ final class LookupHandler implements Handler {
     }
     switch (found) {
       case NoteLookup.Found.Finished finished ->
-          sendTranscript(ctx, requestId, finished.transcript());
+          sendTranscript(ctx, requestId, finished.transcript(), finished.model());
       case NoteLookup.Found.Running running -> {
         // RFC 9110 Retry-After in seconds: running work usually ends within a few.
         ctx.header("Retry-After", "1");
@@ -118,9 +118,10 @@ final class LookupHandler implements Handler {
   }
 
   /** The native upload's 200 body for a replay, with this request's id. */
-  private static void sendTranscript(Context ctx, String requestId, KeptTranscript transcript)
-      throws IOException {
+  private static void sendTranscript(
+      Context ctx, String requestId, KeptTranscript transcript, String model) throws IOException {
     ctx.header("Idempotent-Replayed", "true");
+    AnswerHeaders.nameModel(ctx, model);
     write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
   }
 

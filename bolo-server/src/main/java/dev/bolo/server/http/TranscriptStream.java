@@ -44,13 +44,15 @@ final class TranscriptStream {
 
   private final Context ctx;
   private final String requestId;
+  private final String model;
   private boolean started;
   private boolean anyDelta;
   private boolean clientGone;
 
-  private TranscriptStream(Context ctx, String requestId) {
+  private TranscriptStream(Context ctx, String requestId, String model) {
     this.ctx = ctx;
     this.requestId = requestId;
+    this.model = model;
   }
 
   /**
@@ -82,7 +84,7 @@ final class TranscriptStream {
                     MDC.clear();
                   }
                 });
-    TranscriptStream stream = new TranscriptStream(ctx, requestId);
+    TranscriptStream stream = new TranscriptStream(ctx, requestId, call.settings().model());
     boolean joined = false;
     while (true) {
       Event event;
@@ -168,6 +170,8 @@ final class TranscriptStream {
     res.setHeader("Cache-Control", "no-cache");
     // A reverse proxy (nginx) must pass each event on at once instead of buffering the answer.
     res.setHeader("X-Accel-Buffering", "no");
+    // Headers go before the first event: the model is named when the stream starts.
+    AnswerHeaders.nameModel(ctx, model);
     if (replayed) {
       res.setHeader("Idempotent-Replayed", "true");
     }

@@ -2,7 +2,7 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.bolo.server.engine.ResponseFormat;
+import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.transcription.Intake;
 import dev.bolo.server.transcription.NoteRequest;
@@ -137,7 +137,7 @@ final class TranscriptionHandler implements Handler {
     Transcriber.Answer answer = transcriber.transcribe(note);
     switch (answer.outcome()) {
       case WorkResult.Success success ->
-          sendTranscript(ctx, requestId, success.transcript(), answer, note.responseFormat());
+          sendTranscript(ctx, requestId, success.transcript(), answer, note.settings());
       case WorkResult.Refused refused -> {
         if (answer.replayed()) {
           ctx.res().setHeader("Idempotent-Replayed", "true");
@@ -168,11 +168,13 @@ final class TranscriptionHandler implements Handler {
       String requestId,
       KeptTranscript transcript,
       Transcriber.Answer answer,
-      ResponseFormat format)
+      Settings settings)
       throws IOException {
     if (answer.replayed()) {
       ctx.res().setHeader("Idempotent-Replayed", "true");
     }
+    // The settings' model is the one the work ran with: an alias was resolved to it.
+    AnswerHeaders.nameModel(ctx, settings.model());
     if (dialect == Dialect.NATIVE) {
       write(
           ctx,
@@ -181,7 +183,7 @@ final class TranscriptionHandler implements Handler {
           NativeAnswer.body(transcript, answer.replayed(), requestId));
       return;
     }
-    switch (format) {
+    switch (settings.responseFormat()) {
       case JSON -> {
         ObjectNode body = JSON.createObjectNode().put("text", transcript.text());
         putUsage(body, transcript);

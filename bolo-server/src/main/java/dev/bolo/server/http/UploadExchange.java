@@ -91,7 +91,8 @@ final class UploadExchange {
   /** How an upload's ending is answered: the POST's own answer. */
   static void sendEnding(Context ctx, UploadEnding ending) throws IOException {
     switch (ending) {
-      case UploadEnding.Transcribed t -> sendTranscript(ctx, t.transcript(), t.replayed());
+      case UploadEnding.Transcribed t ->
+          sendTranscript(ctx, t.transcript(), t.replayed(), t.model());
       case UploadEnding.Failed r -> refuse(ctx, Errors.of(r.refused()));
       case UploadEnding.Unusable u -> refuse(ctx, Errors.of(u.why(), Dialect.NATIVE.audioField()));
       case UploadEnding.HashMismatch h ->
@@ -174,11 +175,12 @@ final class UploadExchange {
   }
 
   /** The native upload's 200 body. */
-  static void sendTranscript(Context ctx, KeptTranscript transcript, boolean replayed)
+  static void sendTranscript(Context ctx, KeptTranscript transcript, boolean replayed, String model)
       throws IOException {
     if (replayed) {
       ctx.header("Idempotent-Replayed", "true");
     }
+    AnswerHeaders.nameModel(ctx, model);
     ctx.status(200)
         .contentType("application/json")
         .result(NativeAnswer.body(transcript, replayed, RequestLog.requestIdOf(ctx)));

@@ -59,10 +59,15 @@ public final class NoteLookup {
   /** What a lookup found. */
   public sealed interface Found {
 
-    /** The work is finished and replayable: answer its transcript as a replay. */
-    record Finished(KeptTranscript transcript) implements Found {
+    /**
+     * The work is finished and replayable: answer its transcript as a replay.
+     *
+     * @param model the model the work ran with, its alias resolved
+     */
+    record Finished(KeptTranscript transcript, String model) implements Found {
       public Finished {
         Objects.requireNonNull(transcript, "transcript");
+        Objects.requireNonNull(model, "model");
       }
     }
 
@@ -112,7 +117,8 @@ public final class NoteLookup {
     Resolution resolution = store.await(key, wait);
     Found found =
         switch (resolution) {
-          case Resolution.Completed done -> replay(device, key, done.transcript(), requestId);
+          case Resolution.Completed done ->
+              replay(device, key, done.transcript(), settings.model(), requestId);
           case Resolution.Pending pending ->
               progress
                   .of(key)
@@ -151,7 +157,8 @@ public final class NoteLookup {
     };
   }
 
-  private Found replay(Device device, WorkKey key, KeptTranscript transcript, String requestId) {
+  private Found replay(
+      Device device, WorkKey key, KeptTranscript transcript, String model, String requestId) {
     // The same bug guard as an upload's replay; here the safe answer is "upload it".
     if (!transcript.answers(key)) {
       log.error("stored transcript does not answer its key {}", key.asString());
@@ -176,6 +183,6 @@ public final class NoteLookup {
       // The transcript is worth more to the user than the usage row: answer anyway.
       log.error("could not record usage: {}", e.getMessage());
     }
-    return new Found.Finished(transcript);
+    return new Found.Finished(transcript, model);
   }
 }

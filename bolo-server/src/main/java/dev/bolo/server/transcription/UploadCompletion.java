@@ -180,7 +180,8 @@ final class UploadCompletion {
       ended =
           switch (answer.outcome()) {
             case WorkResult.Success success ->
-                new UploadEnding.Transcribed(success.transcript(), answer.replayed());
+                new UploadEnding.Transcribed(
+                    success.transcript(), answer.replayed(), call.settings().model());
             case WorkResult.Refused refused -> new UploadEnding.Failed(refused);
           };
     } catch (InterruptedException e) {
@@ -237,10 +238,13 @@ final class UploadCompletion {
       case DONE -> {
         String sha = Objects.requireNonNull(upload.audioSha256(), "hash of a finished upload");
         boolean replayed = EndingCodec.replayed(upload);
+        Settings settings = settingsOf(upload);
         yield transcriber
-            .stored(device, settingsOf(upload), sha, Duration.ZERO)
+            .stored(device, settings, sha, Duration.ZERO)
             .<UploadProgress>map(
-                t -> new UploadProgress.Ended(new UploadEnding.Transcribed(t, replayed)))
+                t ->
+                    new UploadProgress.Ended(
+                        new UploadEnding.Transcribed(t, replayed, settings.model())))
             .orElseGet(UploadProgress.Gone::new);
       }
       case FAILED -> new UploadProgress.Ended(EndingCodec.failure(upload));
@@ -283,7 +287,8 @@ final class UploadCompletion {
       Optional<KeptTranscript> stored =
           transcriber.stored(device, settings, sha, Duration.ofNanos(left));
       if (stored.isPresent()) {
-        return new UploadProgress.Ended(new UploadEnding.Transcribed(stored.get(), false));
+        return new UploadProgress.Ended(
+            new UploadEnding.Transcribed(stored.get(), false, settings.model()));
       }
       left = deadline - System.nanoTime();
       if (left <= 0) {

@@ -7,8 +7,13 @@ import dev.bolo.server.work.WorkResult;
 /** How a resumable upload ended once its last byte arrived. */
 public sealed interface UploadEnding {
 
-  /** Transcribed, or replayed from earlier work. */
-  record Transcribed(KeptTranscript transcript, boolean replayed) implements UploadEnding {}
+  /**
+   * Transcribed, or replayed from earlier work.
+   *
+   * @param model the model the work ran with, its alias resolved
+   */
+  record Transcribed(KeptTranscript transcript, boolean replayed, String model)
+      implements UploadEnding {}
 
   /** The work was refused (quota, engine, ...), exactly as a POST would be. */
   record Failed(WorkResult.Refused refused) implements UploadEnding {}

@@ -150,7 +150,8 @@ class EngineFaultTest {
           response.body().string(),
           response.header("Idempotent-Replayed"),
           response.header("Retry-After"),
-          response.header("X-Bolo-Request-Id"));
+          response.header("X-Bolo-Request-Id"),
+          response.header("X-Bolo-Model"));
     }
   }
 }

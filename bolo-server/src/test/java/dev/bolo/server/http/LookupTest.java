@@ -107,6 +107,7 @@ class LookupTest {
 
       assertThat(found.status()).as(found.body()).isEqualTo(200);
       assertThat(found.replayed()).isEqualTo("true");
+      assertThat(found.model()).isEqualTo("whisper-1");
       assertThat(found.body()).isEqualTo(resent.body());
       assertThat(provider.calls()).isEqualTo(1);
       assertThat(ledger.chargedMillis("alpha")).isEqualTo(charged);

@@ -72,6 +72,8 @@ class OpenAiCompatibleEndpointTest {
     JsonNode body = JSON.readTree(reply.body());
     assertThat(body.get("text").asText()).startsWith("transcript of").endsWith("in en");
     assertThat(body.has("deduplicated")).isFalse();
+    // No alias stands for whisper-1 here: the model named is the one the provider was sent.
+    assertThat(reply.model()).isEqualTo("whisper-1");
 
     RecordedRequest upstream = provider().takeRequest();
     String sent = FakeProvider.bodyText(upstream);
@@ -87,6 +89,7 @@ class OpenAiCompatibleEndpointTest {
     Gateway.Reply again = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
     assertThat(again.status()).isEqualTo(200);
     assertThat(again.replayed()).isEqualTo("true");
+    assertThat(again.model()).isEqualTo("whisper-1");
     assertThat(provider().calls()).isEqualTo(1);
   }
 

@@ -99,6 +99,7 @@ class TusUploadTest {
 
     Reply answer = transcription(Gateway.TOKEN_A, location, 30);
     assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    assertThat(answer.header("X-Bolo-Model")).isEqualTo("whisper-1");
     JsonNode body = JSON.readTree(answer.body());
     assertThat(body.get("text").asText())
         .isEqualTo("transcript of " + providerBytes() + " bytes in en");

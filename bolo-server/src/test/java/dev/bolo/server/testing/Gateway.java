@@ -141,17 +141,23 @@ public final class Gateway implements AutoCloseable {
           response.body().string(),
           response.header("Idempotent-Replayed"),
           response.header("Retry-After"),
-          response.header("X-Bolo-Request-Id"));
+          response.header("X-Bolo-Request-Id"),
+          response.header("X-Bolo-Model"));
     }
   }
 
-  /** What came back. */
+  /**
+   * What came back.
+   *
+   * @param model the {@code X-Bolo-Model} header: the model that made a transcript
+   */
   public record Reply(
       int status,
       String body,
       @Nullable String replayed,
       @Nullable String retryAfter,
-      @Nullable String requestId) {}
+      @Nullable String requestId,
+      @Nullable String model) {}
 
   @Override
   public void close() {

@@ -21,7 +21,7 @@ class EndingCodecTest {
   void eachEndingIsKeptInTheShapeEarlierVersionsWrote() throws Exception {
     assertStored(
         new UploadEnding.Transcribed(
-            new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true),
+            new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true, "whisper-1"),
         "{\"kind\":\"transcribed\",\"replayed\":true}");
     assertStored(
         new UploadEnding.Failed(
@@ -59,7 +59,7 @@ class EndingCodecTest {
   void aTranscribedUploadKeepsWhetherItWasReplayed() {
     UploadEnding replayed =
         new UploadEnding.Transcribed(
-            new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true);
+            new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true, "whisper-1");
 
     StoredUpload done = stored(StoredUpload.State.DONE, EndingCodec.encode(replayed));
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.testing.SampleNotes;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

@@ -1,4 +1,4 @@
-package dev.bolo.server.engine.offline;
+package dev.bolo.server.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,13 +8,16 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** The committed sample notes ({@code samples/notes/NAME.wav} with {@code NAME.txt}). */
-record SampleNotes(String name, Path wav, String reference) {
+/**
+ * The committed sample notes ({@code samples/notes/NAME.wav} with {@code NAME.txt}): short notes
+ * spoken by a speech synthesiser, each with the words it says.
+ */
+public record SampleNotes(String name, Path wav, String reference) {
 
   /** From bolo-server, where the tests run, the samples are one level up. */
-  static final Path DIRECTORY = Path.of("..", "samples", "notes");
+  public static final Path DIRECTORY = Path.of("..", "samples", "notes");
 
-  static List<SampleNotes> all() {
+  public static List<SampleNotes> all() {
     try (Stream<Path> files = Files.list(DIRECTORY)) {
       return files
           .filter(file -> file.getFileName().toString().endsWith(".wav"))
@@ -26,7 +29,7 @@ record SampleNotes(String name, Path wav, String reference) {
     }
   }
 
-  static SampleNotes named(String name) {
+  public static SampleNotes named(String name) {
     return of(DIRECTORY.resolve(name + ".wav"));
   }
 
@@ -42,7 +45,7 @@ record SampleNotes(String name, Path wav, String reference) {
     }
   }
 
-  byte[] bytes() {
+  public byte[] bytes() {
     try {
       return Files.readAllBytes(wav);
     } catch (IOException e) {

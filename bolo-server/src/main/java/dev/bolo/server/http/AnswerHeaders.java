@@ -1,0 +1,25 @@
+package dev.bolo.server.http;
+
+import io.javalin.http.Context;
+
+/**
+ * The headers a transcript answer carries besides its body, whatever its shape: the JSON bodies
+ * stay exactly as OpenAI's clients and installed phone apps parse them, so what the gateway adds
+ * travels here. Stateless.
+ */
+final class AnswerHeaders {
+
+  /**
+   * The model that made the transcript, after an alias was resolved (PROTOCOL.md "Engines and
+   * routes": every answer names what did the work): {@code whisper-1} sent to the offline engine
+   * answers {@code sphinx4-en-us}.
+   */
+  static final String MODEL = "X-Bolo-Model";
+
+  private AnswerHeaders() {}
+
+  /** Names {@code model} on the answer; called before its body is written. */
+  static void nameModel(Context ctx, String model) {
+    ctx.res().setHeader(MODEL, model);
+  }
+}

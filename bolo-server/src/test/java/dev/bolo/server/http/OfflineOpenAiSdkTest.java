@@ -1,0 +1,104 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.HttpResponseFor;
+import com.openai.models.audio.AudioResponseFormat;
+import com.openai.models.audio.transcriptions.TranscriptionCreateParams;
+import com.openai.models.audio.transcriptions.TranscriptionCreateResponse;
+import com.openai.models.models.Model;
+import dev.bolo.server.engine.offline.WordErrorRate;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OfflineGateway;
+import dev.bolo.server.testing.SampleNotes;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The official OpenAI Java SDK against a gateway on its defaults (the offline engine, no provider
+ * key): a spoken note sent as {@code whisper-1}, the name every OpenAI SDK sends, is transcribed by
+ * the offline model, and the answer names that model in {@code X-Bolo-Model}.
+ */
+class OfflineOpenAiSdkTest {
+
+  /**
+   * The offline model makes about 5 % word errors on the sample notes (OfflineRecognitionTest); a
+   * third of the words wrong would be a note nobody could use.
+   */
+  private static final double MAX_WORD_ERROR_RATE = 0.3;
+
+  @RegisterExtension static final OfflineGateway offline = new OfflineGateway();
+
+  private OpenAIClient sdk;
+
+  @BeforeEach
+  void connect() {
+    sdk =
+        OpenAIOkHttpClient.builder()
+            .baseUrl(offline.gateway().url("/v1"))
+            .apiKey(Gateway.TOKEN_A)
+            // A retry would hide what the gateway answered the first time.
+            .maxRetries(0)
+            .timeout(Duration.ofSeconds(60))
+            .build();
+  }
+
+  @AfterEach
+  void close() {
+    sdk.close();
+  }
+
+  @Test
+  void aSpokenNoteSentAsWhisper1IsTranscribedByTheOfflineModelWhichTheAnswerNames() {
+    SampleNotes note = SampleNotes.named("groceries");
+    TranscriptionCreateParams params =
+        TranscriptionCreateParams.builder().file(note.wav()).model("whisper-1").build();
+
+    try (HttpResponseFor<TranscriptionCreateResponse> raw =
+        sdk.audio().transcriptions().withRawResponse().create(params)) {
+      assertThat(raw.statusCode()).isEqualTo(200);
+      assertThat(raw.headers().values("X-Bolo-Model")).containsExactly("sphinx4-en-us");
+      String text = raw.parse().asTranscription().text();
+      assertThat(WordErrorRate.of(note.reference(), text))
+          .as("'%s' for '%s'", text, note.reference())
+          .isLessThan(MAX_WORD_ERROR_RATE);
+    }
+  }
+
+  @Test
+  void anotherOpenAiNameInTextFormatIsTheSameModelAndAnswersPlainText() throws IOException {
+    SampleNotes note = SampleNotes.named("report");
+    TranscriptionCreateParams params =
+        TranscriptionCreateParams.builder()
+            .file(note.wav())
+            .model("gpt-4o-transcribe")
+            .responseFormat(AudioResponseFormat.TEXT)
+            .build();
+
+    try (HttpResponseFor<TranscriptionCreateResponse> raw =
+        sdk.audio().transcriptions().withRawResponse().create(params)) {
+      assertThat(raw.statusCode()).isEqualTo(200);
+      assertThat(raw.headers().values("X-Bolo-Model")).containsExactly("sphinx4-en-us");
+      String text = new String(raw.body().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(text).doesNotStartWith("{");
+      assertThat(WordErrorRate.of(note.reference(), text))
+          .as("'%s' for '%s'", text, note.reference())
+          .isLessThan(MAX_WORD_ERROR_RATE);
+    }
+  }
+
+  @Test
+  void theModelsListNamesTheOfflineModelAndTheOpenAiNamesItAnswersTo() {
+    assertThat(sdk.models().list().data())
+        .extracting(Model::id)
+        .containsExactly(
+            "sphinx4-en-us", "whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe");
+  }
+}
