@@ -1,6 +1,5 @@
 package dev.bolo.server.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.transcription.NoteLookup;
 import dev.bolo.server.transcription.SettingFields;
@@ -23,8 +22,6 @@ import org.jspecify.annotations.Nullable;
  * with {@code Retry-After: 1} while the work runs; 404 {@code not_found} otherwise. Thread safe.
  */
 final class LookupHandler implements Handler {
-
-  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   static final String PATH = "/v1/transcriptions/{sha256}";
 
@@ -81,17 +78,7 @@ final class LookupHandler implements Handler {
     switch (found) {
       case NoteLookup.Found.Finished finished ->
           sendTranscript(ctx, requestId, finished.transcript(), finished.model());
-      case NoteLookup.Found.Running running -> {
-        // RFC 9110 Retry-After in seconds: running work usually ends within a few.
-        ctx.header("Retry-After", "1");
-        var body = JSON.createObjectNode().put("status", "running");
-        if (running.hasProgress()) {
-          // Seconds, as the note's other lengths are spoken of to a phone (PROTOCOL "Progress").
-          body.put("seconds_done", running.doneMillis() / 1000.0);
-          body.put("seconds_total", running.totalMillis() / 1000.0);
-        }
-        write(ctx, 202, JSON.writeValueAsBytes(body));
-      }
+      case NoteLookup.Found.Running running -> RunningAnswer.send(ctx, running.progress());
       case NoteLookup.Found.Refused refused ->
           ErrorWriter.write(ctx, Dialect.NATIVE, Errors.of(refused.refusal()));
       case NoteLookup.Found.Absent absent ->

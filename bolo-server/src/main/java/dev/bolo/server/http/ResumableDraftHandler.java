@@ -226,10 +226,10 @@ final class ResumableDraftHandler {
       UploadExchange.sendEnding(ctx, ending.get(wait.toMillis(), TimeUnit.MILLISECONDS));
     } catch (TimeoutException e) {
       // Not expected: the engine's deadline is shorter. The phone asks for the answer later.
-      UploadExchange.sendRunning(ctx);
+      RunningAnswer.send(ctx, null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      UploadExchange.sendRunning(ctx);
+      RunningAnswer.send(ctx, null);
     } catch (ExecutionException e) {
       throw new IllegalStateException("an upload's ending never fails", e);
     } finally {

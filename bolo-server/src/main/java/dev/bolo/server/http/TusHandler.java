@@ -223,8 +223,8 @@ final class TusHandler {
       exchange.timeouts.setIdleTimeout(ctx, exchange.timeouts.idle());
     }
     switch (progress) {
-      case UploadProgress.Incomplete incomplete -> UploadExchange.sendRunning(ctx);
-      case UploadProgress.Running running -> UploadExchange.sendRunning(ctx);
+      case UploadProgress.Incomplete incomplete -> RunningAnswer.send(ctx, null);
+      case UploadProgress.Running running -> RunningAnswer.send(ctx, running.progress());
       case UploadProgress.Ended ended -> UploadExchange.sendEnding(ctx, ended.ending());
       case UploadProgress.Gone gone -> UploadExchange.refuse(ctx, Errors.transcriptExpired());
     }

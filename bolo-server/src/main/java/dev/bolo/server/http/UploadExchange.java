@@ -1,6 +1,5 @@
 package dev.bolo.server.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
@@ -25,8 +24,6 @@ import org.jspecify.annotations.Nullable;
  * ErrorWriter}, the transcript). Thread safe.
  */
 final class UploadExchange {
-
-  private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   /** The upload resource both protocols append to. */
   static final String UPLOAD_PATH = "/v1/uploads/{id}";
@@ -184,14 +181,6 @@ final class UploadExchange {
     ctx.status(200)
         .contentType("application/json")
         .result(NativeAnswer.body(transcript, replayed, RequestLog.requestIdOf(ctx)));
-  }
-
-  /** 202 while the note is incomplete or being transcribed (RFC 9110 Retry-After: 1 s). */
-  static void sendRunning(Context ctx) throws IOException {
-    ctx.header("Retry-After", "1");
-    ctx.status(202)
-        .contentType("application/json")
-        .result(JSON.writeValueAsBytes(JSON.createObjectNode().put("status", "running")));
   }
 
   /** A native JSON error; on HEAD the body is left out, as HTTP wants. */

@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,16 +75,9 @@ public final class NoteLookup {
     /**
      * The work is still running after the wait.
      *
-     * @param doneMillis how far it has got, when the engine reports it on this instance, else -1
-     * @param totalMillis the note's length as counted, when known, else -1
+     * @param progress how far it has got, when it runs on this instance; else null
      */
-    record Running(long doneMillis, long totalMillis) implements Found {
-
-      /** True when the seconds done and the seconds in all are known. */
-      public boolean hasProgress() {
-        return doneMillis >= 0 && totalMillis > 0;
-      }
-    }
+    record Running(@Nullable WorkProgress progress) implements Found {}
 
     /** Unknown, expired or failed: the phone must upload the note. */
     record Absent() implements Found {}
@@ -119,11 +113,7 @@ public final class NoteLookup {
         switch (resolution) {
           case Resolution.Completed done ->
               replay(device, key, done.transcript(), settings.model(), requestId);
-          case Resolution.Pending pending ->
-              progress
-                  .of(key)
-                  .map(p -> new Found.Running(p.doneMillis(), p.totalMillis()))
-                  .orElseGet(() -> new Found.Running(-1, -1));
+          case Resolution.Pending pending -> new Found.Running(progress.of(key).orElse(null));
           // A failure is not kept (rule 4): the next copy runs afresh, so the phone uploads it.
           case Resolution.Failed failed -> new Found.Absent();
           case Resolution.Vacant vacant -> new Found.Absent();
@@ -146,6 +136,11 @@ public final class NoteLookup {
       return Optional.of(done.transcript());
     }
     return Optional.empty();
+  }
+
+  /** How far the device's work with these settings and this hash has got, when it runs here. */
+  Optional<WorkProgress> progress(Device device, Settings settings, String audioSha256) {
+    return progress.of(WorkKey.of(device.name(), settings, audioSha256));
   }
 
   private static String nameOf(Found found) {

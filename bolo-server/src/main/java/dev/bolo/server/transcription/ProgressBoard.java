@@ -14,22 +14,22 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class ProgressBoard {
 
+  private final Map<WorkKey, WorkProgress> running = new ConcurrentHashMap<>();
+
   /**
-   * How far one piece of work has got.
-   *
-   * @param doneMillis the note is done up to here
-   * @param totalMillis the note's length as the gateway counted it
+   * Starts reporting the work of {@code key}, a note of {@code totalMillis}. A note of no counted
+   * length has no share done to report.
    */
-  record Progress(long doneMillis, long totalMillis) {}
-
-  private final Map<WorkKey, Progress> running = new ConcurrentHashMap<>();
-
-  /** Starts reporting the work of {@code key}, a note of {@code totalMillis}. */
   NoteProgress track(WorkKey key, long totalMillis) {
-    running.put(key, new Progress(0, totalMillis));
+    if (totalMillis < 1) {
+      return NoteProgress.none();
+    }
+    running.put(key, new WorkProgress(0, totalMillis));
     return millis ->
         running.computeIfPresent(
-            key, (k, now) -> new Progress(Math.min(millis, now.totalMillis()), now.totalMillis()));
+            key,
+            (k, now) ->
+                new WorkProgress(Math.clamp(millis, 0, now.totalMillis()), now.totalMillis()));
   }
 
   /** The work of {@code key} has ended. */
@@ -38,7 +38,7 @@ final class ProgressBoard {
   }
 
   /** How far the work of {@code key} has got, when it runs here. */
-  Optional<Progress> of(WorkKey key) {
+  Optional<WorkProgress> of(WorkKey key) {
     return Optional.ofNullable(running.get(key));
   }
 }

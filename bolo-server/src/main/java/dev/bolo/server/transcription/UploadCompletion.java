@@ -267,7 +267,7 @@ final class UploadCompletion {
       try {
         return new UploadProgress.Ended(local.get(wait.toMillis(), TimeUnit.MILLISECONDS));
       } catch (TimeoutException e) {
-        return new UploadProgress.Running();
+        return running(device, upload);
       } catch (ExecutionException e) {
         throw new IllegalStateException("an upload's ending never fails", e);
       }
@@ -292,10 +292,21 @@ final class UploadCompletion {
       }
       left = deadline - System.nanoTime();
       if (left <= 0) {
-        return new UploadProgress.Running();
+        return running(device, upload);
       }
       Thread.sleep(Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, RECHECK.toMillis()));
     }
+  }
+
+  /** The upload's work runs: with how far it has got when it runs on this instance. */
+  private UploadProgress running(Device device, StoredUpload upload) {
+    String sha = upload.audioSha256();
+    if (sha == null) {
+      // Not expected once transcribing: the hash is recorded as the work starts.
+      return new UploadProgress.Running(null);
+    }
+    return new UploadProgress.Running(
+        transcriber.progress(device, settingsOf(upload), sha).orElse(null));
   }
 
   /**

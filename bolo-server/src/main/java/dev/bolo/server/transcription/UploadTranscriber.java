@@ -19,6 +19,9 @@ interface UploadTranscriber {
       Device device, Settings settings, String audioSha256, Duration wait)
       throws InterruptedException;
 
+  /** How far the device's running work with these settings and this hash has got, if known. */
+  Optional<WorkProgress> progress(Device device, Settings settings, String audioSha256);
+
   /** The gateway's own use case. */
   static UploadTranscriber of(Transcriber transcriber) {
     NoteLookup lookups = transcriber.lookups();
@@ -33,6 +36,11 @@ interface UploadTranscriber {
           Device device, Settings settings, String audioSha256, Duration wait)
           throws InterruptedException {
         return lookups.stored(device, settings, audioSha256, wait);
+      }
+
+      @Override
+      public Optional<WorkProgress> progress(Device device, Settings settings, String audioSha256) {
+        return lookups.progress(device, settings, audioSha256);
       }
     };
   }

@@ -36,6 +36,15 @@ let tick = null;
 /** What the page learnt about the gateway: whether it takes resumable uploads (tus.mjs). */
 const session = {resumable: true};
 
+/** Every language the page knows, as its HTML lists them: offered while the engine takes any. */
+const ALL_LANGUAGES = Array.from(ui.language.options, (option) => ({
+  code: option.value,
+  name: option.textContent,
+}));
+
+/** The gateway's models for this device's token, with their languages (null: any); [] unknown. */
+let models = [];
+
 function say(state, text) {
   ui.status.dataset.state = state;
   ui.status.textContent = text;
@@ -67,6 +76,7 @@ function restore() {
   try {
     const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY) ?? '{}');
     if (saved.language != null) ui.language.value = saved.language;
+    ui.language.dataset.wanted = saved.language ?? '';
     if (saved.response_format) ui.format.value = saved.response_format;
     ui.model.dataset.wanted = saved.model ?? '';
   } catch (e) {
@@ -82,6 +92,8 @@ async function loadModels() {
   const current = token();
   const wanted = ui.model.value || ui.model.dataset.wanted || '';
   ui.model.replaceChildren(new Option("The engine's default", ''));
+  models = [];
+  offerLanguages();
   if (!current) {
     return;
   }
@@ -95,12 +107,44 @@ async function loadModels() {
     }
     return;
   }
-  for (const id of result.models) {
+  models = result.models;
+  for (const {id} of models) {
     ui.model.add(new Option(id, id));
   }
-  ui.model.value = result.models.includes(wanted) ? wanted : '';
+  ui.model.value = models.some((model) => model.id === wanted) ? wanted : '';
+  offerLanguages();
   if (!recording && !upload && ui.status.dataset.state !== 'done') {
     say('idle', 'Ready: press Record to start a note.');
+  }
+}
+
+/**
+ * Offers the languages of the model the page sends (the one chosen, else the first listed): a note
+ * in another language would be refused only after it was recorded. The engine's default stays
+ * offered, as a note without a language is one every engine takes. While the models are unknown,
+ * or the model takes any language, every language the page knows is offered.
+ */
+function offerLanguages() {
+  const wanted = ui.language.dataset.wanted ?? ui.language.value;
+  const model = models.find((m) => m.id === ui.model.value) ?? models[0];
+  const offered =
+    model?.languages == null
+      ? ALL_LANGUAGES
+      : [ALL_LANGUAGES[0], ...model.languages.map((code) => ({code, name: languageName(code)}))];
+  ui.language.replaceChildren(...offered.map(({code, name}) => new Option(name, code)));
+  ui.language.value = offered.some(({code}) => code === wanted) ? wanted : '';
+}
+
+/** A language's name: the page's own, else the browser's, else its code. */
+function languageName(code) {
+  const known = ALL_LANGUAGES.find((language) => language.code === code);
+  if (known) {
+    return known.name;
+  }
+  try {
+    return new Intl.DisplayNames(['en'], {type: 'language'}).of(code) ?? code;
+  } catch (e) {
+    return code; // Not a code the browser knows.
   }
 }
 
@@ -117,9 +161,15 @@ ui.forget.addEventListener('click', () => {
   localStorage.removeItem(TOKEN_KEY);
   ui.token.value = '';
   ui.model.replaceChildren(new Option("The engine's default", ''));
+  models = [];
+  offerLanguages();
   say('idle', 'Token forgotten: this browser no longer keeps it. Paste a token to record again.');
   ui.token.focus();
 });
+
+// Another model may speak other languages; what the person chose is what the page keeps to.
+ui.model.addEventListener('change', offerLanguages);
+ui.language.addEventListener('change', () => (ui.language.dataset.wanted = ui.language.value));
 
 for (const select of [ui.language, ui.model, ui.format]) {
   select.addEventListener('change', saveSettings);

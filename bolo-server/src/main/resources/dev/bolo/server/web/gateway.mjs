@@ -158,7 +158,10 @@ async function postNote({note, token, attempt, signal, onProgress, onSent, excha
   return {ok: false, failure: failureOf(answer, unexpected)};
 }
 
-/** GET /v1/models: {ok: true, models: [ids]} or {ok: false, failure}. */
+/**
+ * GET /v1/models: {ok: true, models: [{id, languages}]} or {ok: false, failure}. A model's
+ * languages are the ISO-639-1 codes its engine recognises, or null when it takes any language.
+ */
 export async function listModels(token) {
   let response;
   try {
@@ -169,7 +172,15 @@ export async function listModels(token) {
   const body = await response.text();
   if (response.ok) {
     try {
-      return {ok: true, models: JSON.parse(body).data.map((model) => model.id)};
+      const models = JSON.parse(body).data.map((model) => ({
+        id: String(model.id),
+        // Absent or empty: the engine takes whatever language its provider takes.
+        languages:
+          Array.isArray(model.languages) && model.languages.length > 0
+            ? model.languages.map(String)
+            : null,
+      }));
+      return {ok: true, models};
     } catch (e) {
       // Fall through: a 200 that is not a model list is the gateway's fault.
     }

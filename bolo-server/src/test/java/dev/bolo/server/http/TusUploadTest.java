@@ -658,7 +658,11 @@ class TusUploadTest {
     Reply running = transcription(Gateway.TOKEN_A, location, 0);
     assertThat(running.status()).isEqualTo(202);
     assertThat(running.header("Retry-After")).isEqualTo("1");
-    assertThat(JSON.readTree(running.body()).get("status").asText()).isEqualTo("running");
+    JsonNode body = JSON.readTree(running.body());
+    assertThat(body.get("status").asText()).isEqualTo("running");
+    // No note yet, so nothing of it is done.
+    assertThat(body.has("seconds_done")).isFalse();
+    assertThat(body.has("seconds_total")).isFalse();
   }
 
   // --- a tus client in a few lines ---

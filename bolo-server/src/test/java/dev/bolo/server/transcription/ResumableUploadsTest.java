@@ -189,7 +189,7 @@ class ResumableUploadsTest {
               .toList();
       for (Future<UploadProgress> answer : answers) {
         assertThat(answer.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
-            .isEqualTo(new UploadProgress.Running());
+            .isEqualTo(new UploadProgress.Running(null));
       }
     } finally {
       threads.shutdownNow();
