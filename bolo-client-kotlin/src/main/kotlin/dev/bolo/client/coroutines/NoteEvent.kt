@@ -39,6 +39,19 @@ public sealed interface NoteEvent {
       get() = attempt.idempotencyKey()
   }
 
+  /**
+   * The gateway is still transcribing [attempt]'s note and has recognised [secondsDone] of its
+   * [secondsTotal] seconds; the attempt goes on waiting, it has not failed.
+   */
+  public data class TranscriptionProgress(
+    val attempt: Attempt,
+    val secondsDone: Double,
+    val secondsTotal: Double,
+  ) : NoteEvent {
+    override val noteKey: String
+      get() = attempt.idempotencyKey()
+  }
+
   /** [failed] ended with a transient [reason]; the note is sent again after [pause]. */
   public data class ResendScheduled(val failed: Attempt, val pause: Duration, val reason: Failure) :
     NoteEvent {

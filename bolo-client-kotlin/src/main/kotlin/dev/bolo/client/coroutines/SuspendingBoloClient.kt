@@ -79,6 +79,15 @@ public class SuspendingBoloClient(public val client: BoloClient) {
               trySend(NoteEvent.UploadResumed(attempt, offset, bytesTotal))
             }
 
+            override fun transcriptionProgress(
+              attempt: Attempt,
+              secondsDone: Double,
+              secondsTotal: Double,
+            ) {
+              own?.transcriptionProgress(attempt, secondsDone, secondsTotal)
+              trySend(NoteEvent.TranscriptionProgress(attempt, secondsDone, secondsTotal))
+            }
+
             override fun resendScheduled(failed: Attempt, pause: JavaDuration, reason: Failure) {
               own?.resendScheduled(failed, pause, reason)
               trySend(NoteEvent.ResendScheduled(failed, pause, reason))

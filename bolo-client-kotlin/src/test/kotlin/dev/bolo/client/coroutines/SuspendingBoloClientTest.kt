@@ -127,6 +127,45 @@ class SuspendingBoloClientTest {
   }
 
   @Test
+  fun theFlowTellsHowFarTheGatewayGotWhileItWaitsForRunningWork() = runTest {
+    // The upload fails; the lookup before the resend finds the note still being transcribed.
+    server.enqueue(status(503))
+    server.enqueue(
+      MockResponse.Builder()
+        .code(202)
+        .addHeader("Retry-After", "1")
+        .addHeader("Content-Type", "application/json")
+        .body("{\"status\":\"running\",\"seconds_done\":30,\"seconds_total\":600}")
+        .build()
+    )
+    server.enqueue(ok())
+    val client =
+      BoloClient.builder()
+        .baseUrl(server.url("/"))
+        .token("device-token")
+        .policy(ResendPolicy.standard().withoutJitter())
+        .timing(virtualTiming(this, backgroundScope))
+        .build()
+        .suspending()
+
+    val events = client.events(note).toList()
+
+    val progress = events.filterIsInstance<NoteEvent.TranscriptionProgress>().single()
+    assertThat(progress.secondsDone).isEqualTo(30.0)
+    assertThat(progress.secondsTotal).isEqualTo(600.0)
+    assertThat(progress.attempt.number()).isEqualTo(2)
+    assertThat(events.filterNot { it is NoteEvent.UploadProgress }.map { it::class.simpleName })
+      .containsExactly(
+        "AttemptStarted",
+        "ResendScheduled",
+        "AttemptStarted",
+        "TranscriptionProgress",
+        "Ended",
+      )
+    assertThat((events.last() as NoteEvent.Ended).outcome).isInstanceOf(Outcome.Transcribed::class.java)
+  }
+
+  @Test
   fun aCollectorThatStopsEarlyCancelsTheNote() = runTest {
     server.enqueue(status(503).newBuilder().addHeader("Retry-After", "80").build())
     server.enqueue(ok())
