@@ -12,9 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * One long note through the offline engine as the gateway runs it (every core on the note's
  * utterances): wall time, real-time factor, word error rate against its reference, and the heap's
  * high-water mark after each collection. Columns: note, length, wall time, process CPU time,
- * real-time factor, word error rate, peak heap after a collection, peak resident set. Run it with
- * the launcher's heap ({@code BENCH_JAVA_OPTS=-Xmx512m}) to see whether an hour fits. Make the note
- * with {@code bolo-bench/accuracy/make-long-note.sh}.
+ * real-time factor, word error rate, the live heap's high-water mark (a full collection every 30
+ * s), the peak heap after any collection, the peak resident set. Run it with the launcher's heap
+ * ({@code BENCH_JAVA_OPTS=-Xmx512m}) to see whether an hour fits. Make the note with {@code
+ * bolo-bench/accuracy/make-long-note.sh}.
  *
  * <p>Usage: {@code LongNoteBench NOTE REFERENCE.txt [CONFIG]}, CONFIG as for {@link OfflineBench}.
  */
@@ -28,6 +29,7 @@ public final class LongNoteBench {
     String config = args.length > 2 ? args[2] : "engine-tuned";
     double seconds = Double.parseDouble(args.length > 3 ? args[3] : "0");
     AtomicLong peakHeap = OfflineBench.watchHeapAfterGc();
+    AtomicLong peakLive = OfflineBench.sampleLiveHeap(java.time.Duration.ofSeconds(30));
     // The note's whole deadline, as the gateway's cap gives the offline engine: two minutes and the
     // note's length, and here three times that so that a slow run is measured, not cut off.
     java.time.Duration timeout = java.time.Duration.ofSeconds(3 * (120 + (long) seconds));
@@ -44,7 +46,7 @@ public final class LongNoteBench {
       int errors = WordErrorRate.errors(words, WordErrorRate.words(text));
       System.out.printf(
           Locale.ROOT,
-          "| %s | %.0f s | %.0f s | %.0f s | %s | %.1f %% (%d/%d) | %d MB | %d MB |%n",
+          "| %s | %.0f s | %.0f s | %.0f s | %s | %.1f %% (%d/%d) | %d MB | %d MB | %d MB |%n",
           note.getFileName(),
           seconds,
           wall,
@@ -53,6 +55,7 @@ public final class LongNoteBench {
           100.0 * errors / words.size(),
           errors,
           words.size(),
+          peakLive.get() >> 20,
           peakHeap.get() >> 20,
           OfflineBench.maxResidentKb() >> 10);
     }

@@ -255,6 +255,32 @@ public final class OfflineBench {
     return peak;
   }
 
+  /**
+   * The live heap's high-water mark: every {@code every}, a full collection and then the heap in
+   * use, which is what survives. G1's occupancy after its young collections also counts garbage the
+   * old generation has not given back yet, so it climbs to the limit whatever is live.
+   */
+  static AtomicLong sampleLiveHeap(java.time.Duration every) {
+    AtomicLong peak = new AtomicLong();
+    Thread sampler =
+        Thread.ofPlatform()
+            .daemon()
+            .name("live-heap-sampler")
+            .start(
+                () -> {
+                  while (true) {
+                    try {
+                      Thread.sleep(every);
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                    System.gc();
+                    peak.accumulateAndGet(usedHeap(), Math::max);
+                  }
+                });
+    return peak;
+  }
+
   private static long usedHeap() {
     MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
     return heap.getUsed();
