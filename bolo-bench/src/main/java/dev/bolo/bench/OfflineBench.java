@@ -33,8 +33,9 @@ import javax.management.openmbean.CompositeData;
  * <p>Each configuration runs in its own JVM so that heap and resident-set figures are its own.
  * Usage: {@code OfflineBench [--notes DIR] [--librivox DIR] [--jvm-arg ARG]... [CONFIG...]}, where
  * each {@code --jvm-arg} goes to every measured JVM (e.g. {@code -Xmx512m}) and CONFIG is {@code
- * sphinx4-defaults}, {@code pocketsphinx} (Debian's, as a process), {@code engine-stock}, {@code
- * engine-tuned} or {@code custom:ABS,REL,WORDABS,WORDREL,LW,WIP}; all three named ones by default.
+ * sphinx4-defaults}, {@code pocketsphinx} (Debian's, as a process), {@code moonshine} (npm's, as a
+ * process), {@code engine-stock}, {@code engine-tuned} or {@code
+ * custom:ABS,REL,WORDABS,WORDREL,LW,WIP}; all three named ones by default.
  */
 public final class OfflineBench {
 
@@ -170,6 +171,7 @@ public final class OfflineBench {
     return switch (config) {
       case "sphinx4-defaults" -> ClipRecognizer.sphinx4Defaults();
       case "pocketsphinx" -> new PocketSphinxProcess();
+      case "moonshine" -> new MoonshineProcess(2);
       case "engine-stock" ->
           ClipRecognizer.engine(defaults.withTuning(SearchTuning.STOCK), timeout);
       case "engine-tuned" ->
