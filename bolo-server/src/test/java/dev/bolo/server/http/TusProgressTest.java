@@ -4,17 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
-import dev.bolo.server.engine.EngineResult;
-import dev.bolo.server.testing.AnsweringEngine;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.HeldNoteGateway;
 import dev.bolo.server.testing.TestAudio;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -36,49 +30,24 @@ class TusProgressTest {
   @Test
   void theTranscriptionOfARunningUploadSaysTheSecondsDoneOfTheSecondsInAll(@TempDir Path dataDir)
       throws Exception {
-    CountDownLatch reported = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Map<String, String> env =
-        Map.of(
-            "BOLO_PORT", "0",
-            "BOLO_ENGINE", "openai",
-            "BOLO_OPENAI_BASE_URL", "http://127.0.0.1:9/v1",
-            "BOLO_OPENAI_API_KEY", "sk-test",
-            "BOLO_DATA_DIR", dataDir.toString(),
-            "BOLO_DEVICE_TOKENS", "alpha=" + Gateway.TOKEN_A);
     byte[] note = TestAudio.wav(6_000, 11);
     OkHttpClient client = new OkHttpClient();
-    try (App app =
-        App.builder(ServerConfig.fromMap(env))
-            .engineView(
-                real ->
-                    new AnsweringEngine(
-                        real,
-                        request -> {
-                          request.progress().doneUpTo(2_500);
-                          reported.countDown();
-                          await(release);
-                          return new EngineResult.Transcribed("all six seconds", null);
-                        }))
-            .build()
-            .start()) {
-      String base = "http://127.0.0.1:" + app.port();
-      String location = createWithWholeNote(client, base, note);
-      assertThat(reported.await(10, TimeUnit.SECONDS)).isTrue();
+    try (HeldNoteGateway gateway = new HeldNoteGateway(dataDir, 2_500, "all six seconds")) {
+      String location = createWithWholeNote(client, gateway.base(), note);
+      assertThat(gateway.reported()).isTrue();
 
-      Answer running = transcription(client, base, location, 0);
+      Answer running = transcription(client, gateway.base(), location, 0);
 
       assertThat(running.status()).as(running.body().toString()).isEqualTo(202);
       assertThat(running.body().get("status").asText()).isEqualTo("running");
       assertThat(running.body().get("seconds_done").asDouble()).isEqualTo(2.5);
       assertThat(running.body().get("seconds_total").asDouble()).isEqualTo(6.0);
-      release.countDown();
-      Answer finished = transcription(client, base, location, 30);
+      gateway.release();
+      Answer finished = transcription(client, gateway.base(), location, 30);
       assertThat(finished.status()).as(finished.body().toString()).isEqualTo(200);
       assertThat(finished.body().get("text").asText()).isEqualTo("all six seconds");
       assertThat(finished.body().has("seconds_done")).isFalse();
     } finally {
-      release.countDown();
       client.dispatcher().executorService().shutdown();
     }
   }
@@ -112,14 +81,6 @@ class TusProgressTest {
             .build();
     try (Response response = client.newCall(request).execute()) {
       return new Answer(response.code(), JSON.readTree(response.body().string()));
-    }
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      latch.await(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 }
