@@ -24,7 +24,7 @@ class ServerConfigClientLimitsTest {
     assertThat(config.limits().uploads().budgetBytes())
         .isEqualTo(
             ConfigParser.defaultUploadBudgetBytes(
-                Runtime.getRuntime().availableProcessors(), 26_214_400L));
+                Runtime.getRuntime().availableProcessors(), 536_870_912L));
     assertThat(config.limits().uploads().budgetWait()).isEqualTo(Duration.ofSeconds(4));
     assertThat(config.limits().maxActiveRequests())
         .isEqualTo(ConfigParser.defaultMaxActiveRequests(Runtime.getRuntime().maxMemory()));

@@ -128,7 +128,7 @@ final class UploadExchange {
       NoteFieldsReader reader) {
     long max = resumable.maxBytes();
     if (length > max) {
-      refuseBody(ctx, Errors.tooLarge(max));
+      refuseBody(ctx, Errors.tooLargeForResumable(max));
       return Optional.empty();
     }
     if (length == 0) {

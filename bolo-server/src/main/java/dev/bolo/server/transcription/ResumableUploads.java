@@ -108,9 +108,12 @@ public final class ResumableUploads {
     this.lockWait = Objects.requireNonNull(lockWait, "lockWait");
   }
 
-  /** The largest note, in bytes ({@code BOLO_MAX_UPLOAD_BYTES}). */
+  /**
+   * The largest note, in bytes: the spool budget ({@code BOLO_SPOOL_MAX_BYTES} fitted to the disk),
+   * which each upload holds its whole length of.
+   */
   public long maxBytes() {
-    return reader.maxAudioBytes();
+    return reader.maxResumableBytes();
   }
 
   /**

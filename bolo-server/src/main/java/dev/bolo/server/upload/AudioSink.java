@@ -94,8 +94,10 @@ final class AudioSink implements AutoCloseable {
     }
     total += n;
     if (total > maxAudioBytes) {
+      // The spool budget is also the largest resumable upload: the message names both limits.
       return new UploadResult.Invalid(
-          UploadResult.Reason.TOO_LARGE, "upload exceeds " + maxAudioBytes + " bytes");
+          UploadResult.Reason.TOO_LARGE,
+          NoteSizes.tooLargeForPost(maxAudioBytes, spool.maxBytes()));
     }
     if (out == null && memoryLength + n <= inMemoryBytes) {
       if (memoryLength + n > memory.length) {
