@@ -105,12 +105,13 @@ public enum ConfigTable {
   UPLOAD_BUDGET_BYTES(
       "admission control: declared bytes (`Content-Length`) of upload bodies read at once. "
           + "A body over `BOLO_UPLOAD_MEMORY_BYTES` that does not fit waits its turn (first "
-          + "come, first served); one larger than the whole budget runs alone; a body without a "
-          + "length (chunked) counts as `BOLO_MAX_UPLOAD_BYTES`. Notes that stay in memory are "
+          + "come, first served); a body is charged at most 64 MiB (one core's share: one thread "
+          + "reads it, however long it is, so a long note sent over minutes leaves the rest to "
+          + "others); one larger than the whole budget runs alone; a body without a length "
+          + "(chunked) counts as `BOLO_MAX_UPLOAD_BYTES`. Notes that stay in memory are "
           + "admitted at once (and counted). So the admitted bodies do not share the cores with "
           + "every other upload, which would make all of them finish late together",
-      "64 MiB per core, at least one largest note and its form (`537919488` up to 8 cores with "
-          + "the default `BOLO_MAX_UPLOAD_BYTES`)"),
+      "64 MiB per core (`134217728` on 2 cores)"),
   UPLOAD_QUEUE_WAIT(
       "how long a large body waits for room in that budget; then 503 `server_unavailable` "
           + "with `Retry-After` (this wait, at least 1 s), answered before any of the body is "
