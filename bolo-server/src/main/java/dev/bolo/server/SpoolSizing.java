@@ -81,11 +81,10 @@ record SpoolSizing(
   void log(Path spoolDir) {
     if (spoolMaxBytes < configuredSpoolBytes) {
       log.warn(
-          "BOLO_SPOOL_MAX_BYTES is {} but the disk of {} has room for {} bytes: the spool budget "
-              + "is {} bytes",
-          configuredSpoolBytes,
+          "the disk of {} has less room than BOLO_SPOOL_MAX_BYTES ({} bytes): the spool budget is "
+              + "{} bytes",
           spoolDir,
-          spoolMaxBytes,
+          configuredSpoolBytes,
           spoolMaxBytes);
     }
     if (maxPostBytes < configuredPostBytes) {
