@@ -39,7 +39,7 @@ public enum ConfigTable {
       "largest note one `POST` takes, at most the spool budget (logged at start). A larger "
           + "declared `Content-Length` gets 413 `audio_too_large` before any of the body is read, "
           + "a chunked body is cut there; the message names the limit in MB and the resumable "
-          + "upload (tus at `/v1/uploads`), which takes notes up to the spool budget",
+          + "upload (tus at `/v1/uploads`), which takes notes up to a quarter of the spool budget",
       "`536870912` (512 MiB: a 40-minute WAV is 77 MB)"),
   UPLOAD_MEMORY_BYTES(
       "notes up to this size stay in memory; larger ones spool to disk", "`1048576`"),
@@ -142,8 +142,9 @@ public enum ConfigTable {
       "spool bytes in use at once by uploads larger than `BOLO_UPLOAD_MEMORY_BYTES`; "
           + "beyond it 503 `server_unavailable` with `Retry-After`, so a few long notes cannot "
           + "fill the disk. At most the room on the spool's disk at start (its free bytes and "
-          + "the spool's own), with a warning when that is less; also the largest resumable "
-          + "upload (`Tus-Max-Size`)",
+          + "the spool's own), with a warning when that is less. A quarter of it is the largest "
+          + "resumable upload (`Tus-Max-Size`) and what one device's unfinished resumable uploads "
+          + "may hold together (beyond it the device's oldest idle one is deleted, else 429)",
       "`4294967296` (4 GiB)"),
   UPLOAD_TTL(
       "how long a resumable upload (tus at `/v1/uploads`, or the IETF draft on `POST "

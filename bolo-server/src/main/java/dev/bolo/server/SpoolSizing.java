@@ -1,6 +1,7 @@
 package dev.bolo.server;
 
 import dev.bolo.server.upload.NoteSizes;
+import dev.bolo.server.upload.SpoolBudget;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,13 +14,13 @@ import org.slf4j.LoggerFactory;
  * The upload sizes in effect, fitted to the disk the spool is on at start: the spool budget is at
  * most the room there is for it (what is free plus what the spool holds already, the resumable
  * uploads kept across a restart), and no note may be larger than that budget, since a note is read
- * into the spool and a resumable upload holds its whole length there. Without the fit, a few long
- * notes would fill the disk (and the ledger beside it) before the budget ever refused one.
+ * into the spool. Without the fit, a few long notes would fill the disk (and the ledger beside it)
+ * before the budget ever refused one.
  *
  * @param maxPostBytes the largest note a POST takes: {@code BOLO_MAX_UPLOAD_BYTES}, at most the
  *     spool budget
- * @param spoolMaxBytes the spool budget: {@code BOLO_SPOOL_MAX_BYTES}, at most the disk's room;
- *     also the largest resumable upload
+ * @param spoolMaxBytes the spool budget: {@code BOLO_SPOOL_MAX_BYTES}, at most the disk's room; a
+ *     quarter of it is the largest resumable upload
  * @param configuredPostBytes {@code BOLO_MAX_UPLOAD_BYTES} as configured
  * @param configuredSpoolBytes {@code BOLO_SPOOL_MAX_BYTES} as configured
  */
@@ -97,7 +98,7 @@ record SpoolSizing(
     log.info(
         "notes up to {} by POST, up to {} by resumable upload (/v1/uploads); spool budget {} bytes",
         NoteSizes.describe(maxPostBytes),
-        NoteSizes.describe(spoolMaxBytes),
+        NoteSizes.describe(SpoolBudget.deviceShareOf(spoolMaxBytes)),
         spoolMaxBytes);
   }
 }

@@ -266,6 +266,20 @@ final class Errors {
    * 429 {@code rate_limited}: the device has {@code max} unfinished uploads, all still receiving
    * bytes; one of them ends within seconds or is swept.
    */
+  /**
+   * 429 {@code rate_limited}: the device's unfinished uploads hold its whole share of the spool.
+   */
+  static ApiError deviceSpoolShareHeld(long maxBytes) {
+    return new ApiError(
+        429,
+        "rate_limited",
+        "this device's unfinished uploads, all still receiving bytes, would hold more than "
+            + NoteSizes.describe(maxBytes)
+            + " together; retry when one has ended",
+        null,
+        java.time.Duration.ofSeconds(5));
+  }
+
   static ApiError tooManyUnfinishedUploads(int max) {
     return new ApiError(
         429,

@@ -109,8 +109,8 @@ public final class ResumableUploads {
   }
 
   /**
-   * The largest note, in bytes: the spool budget ({@code BOLO_SPOOL_MAX_BYTES} fitted to the disk),
-   * which each upload holds its whole length of.
+   * The largest note, in bytes: a device's share of the spool budget ({@code BOLO_SPOOL_MAX_BYTES}
+   * fitted to the disk), which each upload holds its whole length of.
    */
   public long maxBytes() {
     return reader.maxResumableBytes();
@@ -161,7 +161,10 @@ public final class ResumableUploads {
       // is checked in the same transaction that adds the upload, so concurrent creations (on any
       // instance) cannot pass it together.
       UploadCreation creation = store.create(upload, maxUnfinishedPerDevice);
-      if (!(creation instanceof UploadCreation.TooMany) || madeRoom || !dropOldestIdle(device)) {
+      boolean atItsBound =
+          creation instanceof UploadCreation.TooMany
+              || creation instanceof UploadCreation.DeviceFull;
+      if (!atItsBound || madeRoom || !dropOldestIdle(device)) {
         return creation;
       }
     }

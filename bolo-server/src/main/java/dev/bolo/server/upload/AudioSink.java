@@ -94,10 +94,10 @@ final class AudioSink implements AutoCloseable {
     }
     total += n;
     if (total > maxAudioBytes) {
-      // The spool budget is also the largest resumable upload: the message names both limits.
+      // The message names both limits: this one, and the largest resumable upload.
       return new UploadResult.Invalid(
           UploadResult.Reason.TOO_LARGE,
-          NoteSizes.tooLargeForPost(maxAudioBytes, spool.maxBytes()));
+          NoteSizes.tooLargeForPost(maxAudioBytes, spool.deviceShareBytes()));
     }
     if (out == null && memoryLength + n <= inMemoryBytes) {
       if (memoryLength + n > memory.length) {

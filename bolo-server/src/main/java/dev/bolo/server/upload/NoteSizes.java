@@ -49,6 +49,7 @@ public final class NoteSizes {
   public static String tooLargeForResumable(long maxResumableBytes) {
     return "the note is larger than "
         + describe(maxResumableBytes)
-        + ", the most a resumable upload may be on this gateway (its spool budget)";
+        + ", the most a resumable upload may be on this gateway (a quarter of its spool budget,"
+        + " which one device's unfinished uploads may hold together)";
   }
 }

@@ -157,11 +157,12 @@ public final class UploadReader {
   }
 
   /**
-   * The largest note a resumable upload may be: the spool budget, since such an upload holds its
-   * whole length there from its creation.
+   * The largest note a resumable upload may be: a device's share of the spool budget, since such an
+   * upload holds its whole length there from its creation (see {@link
+   * SpoolBudget#deviceShareBytes()}).
    */
   public long maxResumableBytes() {
-    return spool.maxBytes();
+    return spool.deviceShareBytes();
   }
 
   /** Why a note larger than one POST takes is refused, naming both limits. */

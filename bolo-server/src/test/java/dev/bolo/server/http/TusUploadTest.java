@@ -269,7 +269,7 @@ class TusUploadTest {
   private Map<String, String> restartEnvironment() {
     Map<String, String> env = new HashMap<>(Gateway.openAiEnvironment(provider, dataDir));
     env.put("BOLO_MAX_UPLOAD_BYTES", "1000000");
-    // The largest resumable upload: the spool budget, above the largest POST.
+    // A quarter of it, 1 MB, is the largest resumable upload and what a device's uploads may hold.
     env.put("BOLO_SPOOL_MAX_BYTES", "4000000");
     env.put("BOLO_UPLOAD_TTL", "1h");
     env.put("BOLO_TRIAL_SECONDS", "3600");
@@ -466,7 +466,7 @@ class TusUploadTest {
       assertThat(response.header("Tus-Version")).isEqualTo("1.0.0");
       assertThat(response.header("Tus-Extension"))
           .isEqualTo("creation,creation-with-upload,termination,expiration");
-      assertThat(response.header("Tus-Max-Size")).isEqualTo("4000000");
+      assertThat(response.header("Tus-Max-Size")).isEqualTo("1000000");
     }
     Request noVersion =
         new Request.Builder()
@@ -483,7 +483,7 @@ class TusUploadTest {
 
   @Test
   void badCreationsAreRefusedBeforeAnyByteIsTaken() throws Exception {
-    assertThat(createStatus(Gateway.TOKEN_A, "4000001")).isEqualTo(413);
+    assertThat(createStatus(Gateway.TOKEN_A, "1000001")).isEqualTo(413);
     assertThat(createStatus(Gateway.TOKEN_A, "-1")).isEqualTo(400);
     assertThat(createStatus(Gateway.TOKEN_A, null)).isEqualTo(400);
     assertThat(createStatus(null, "100")).isEqualTo(401);

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The size limits of a note: one POST takes up to {@code BOLO_MAX_UPLOAD_BYTES}, a resumable upload
- * up to the spool budget; a note over either is refused with 413 before its body is read, in a
- * message that names the limit and, for a POST, the resumable upload.
+ * up to a quarter of the spool budget; a note over either is refused with 413 before its body is
+ * read, in a message that names the limit and, for a POST, the resumable upload.
  */
 class UploadSizeLimitTest {
 
@@ -39,7 +39,10 @@ class UploadSizeLimitTest {
   /** A 31.25 s WAV at 16 kHz, 16 bits, mono: 44 bytes of header and 32 bytes per millisecond. */
   private static final int POST_LIMIT = 44 + 32 * 31_250;
 
-  private static final int SPOOL_BYTES = 8_000_000;
+  /** A quarter of it, 4 MB, is the largest resumable upload. */
+  private static final int SPOOL_BYTES = 16_000_000;
+
+  private static final int RESUMABLE_LIMIT = SPOOL_BYTES / 4;
 
   @RegisterExtension
   final OpenAiGateway fixture =
@@ -74,7 +77,7 @@ class UploadSizeLimitTest {
       assertThat(message)
           .contains("larger than 1.0 MB (" + POST_LIMIT + " bytes)")
           .contains("resumable upload (tus 1.0.0 at /v1/uploads)")
-          .contains("up to 8.0 MB (8000000 bytes)");
+          .contains("up to 4.0 MB (4000000 bytes)");
     }
   }
 
@@ -138,7 +141,7 @@ class UploadSizeLimitTest {
   }
 
   @Test
-  void aResumableUploadTakesANoteLargerThanOnePostUpToTheSpoolBudgetAndAdvertisesIt()
+  void aResumableUploadTakesANoteLargerThanOnePostUpToAQuarterOfTheSpoolAndAdvertisesIt()
       throws Exception {
     Request options =
         new Request.Builder()
@@ -146,27 +149,61 @@ class UploadSizeLimitTest {
             .method("OPTIONS", null)
             .build();
     try (Response response = fixture.gateway().client().newCall(options).execute()) {
-      assertThat(response.header("Tus-Max-Size")).isEqualTo(Integer.toString(SPOOL_BYTES));
+      assertThat(response.header("Tus-Max-Size")).isEqualTo(Integer.toString(RESUMABLE_LIMIT));
     }
 
     try (Response created = tusCreate(2L * POST_LIMIT)) {
       assertThat(created.code()).as("twice what one POST takes").isEqualTo(201);
     }
-    try (Response refused = tusCreate(SPOOL_BYTES + 1L)) {
+    try (Response refused = tusCreate(RESUMABLE_LIMIT + 1L)) {
       assertThat(refused.code()).isEqualTo(413);
       JsonNode body = JSON.readTree(refused.body().string());
       assertThat(body.get("code").asText()).isEqualTo("audio_too_large");
       assertThat(body.get("error").asText())
-          .contains("larger than 8.0 MB (8000000 bytes)")
+          .contains("larger than 4.0 MB (4000000 bytes)")
           .contains("resumable upload");
     }
   }
 
+  @Test
+  void aDevicesUnfinishedUploadsHoldAQuarterOfTheSpoolAtMostAndItsOldestIdleOneMakesRoom()
+      throws Exception {
+    String first;
+    try (Response created = tusCreate(Gateway.TOKEN_A, 3_000_000)) {
+      assertThat(created.code()).isEqualTo(201);
+      first = created.header("Location");
+    }
+    try (Response other = tusCreate(Gateway.TOKEN_B, 3_000_000)) {
+      assertThat(other.code()).as("another device has a share of its own").isEqualTo(201);
+    }
+
+    try (Response second = tusCreate(Gateway.TOKEN_A, 3_000_000)) {
+      assertThat(second.code()).as("6 MB would pass the device's 4 MB").isEqualTo(201);
+    }
+
+    Request head =
+        new Request.Builder()
+            .url(fixture.gateway().url(first))
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .header("Tus-Resumable", "1.0.0")
+            .head()
+            .build();
+    try (Response gone = fixture.gateway().client().newCall(head).execute()) {
+      assertThat(gone.code()).as("the idle first upload made room").isEqualTo(404);
+    }
+    assertThat(fixture.gateway().app().metrics().get("bolo_spool_bytes").gauge().value())
+        .isEqualTo(6_000_000);
+  }
+
   private Response tusCreate(long length) throws IOException {
+    return tusCreate(Gateway.TOKEN_A, length);
+  }
+
+  private Response tusCreate(String token, long length) throws IOException {
     Request create =
         new Request.Builder()
             .url(fixture.gateway().url("/v1/uploads"))
-            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .header("Authorization", "Bearer " + token)
             .header("Tus-Resumable", "1.0.0")
             .header("Upload-Length", Long.toString(length))
             .post(RequestBody.create(new byte[0]))
