@@ -215,14 +215,19 @@ public final class AppBuilder {
             clock,
             metrics);
     ServerConfig.Limits limits = config.limits();
+    UploadReader.Bounds bounds = limits.uploads();
+    SpoolSizing sizing =
+        SpoolSizing.fit(
+            limits.maxUploadBytes(), bounds.spoolMaxBytes(), SpoolSizing.roomFor(slot.spoolDir()));
+    sizing.log(slot.spoolDir());
     UploadReader reader =
         new UploadReader(
-            limits.maxUploadBytes(),
+            sizing.maxPostBytes(),
             limits.inMemoryUploadBytes(),
             slot.spoolDir(),
-            limits.uploads(),
+            bounds.withSpoolMaxBytes(sizing.spoolMaxBytes()),
             wireTicker);
-    GatewayGauges.bindUploads(metrics, reader, limits.uploads().spoolMaxBytes());
+    GatewayGauges.bindUploads(metrics, reader, sizing.spoolMaxBytes());
     ResumableUploads resumable =
         new ResumableUploads(
             ledger.uploadRegistry(),

@@ -69,15 +69,16 @@ final class ConfigParser {
   static final long UPLOAD_BUDGET_BYTES_PER_CORE = 64L * 1024 * 1024;
 
   /**
-   * The default byte budget: {@link #UPLOAD_BUDGET_BYTES_PER_CORE} per core, and at least room for
-   * one largest note beside a few smaller ones. The heap does not bound it: bodies beyond the
-   * in-memory threshold are spooled to disk and hold only a read buffer and their first bytes in
-   * memory. Worked values: 1 core 64 MiB, 2 cores 128 MiB, 8 cores 512 MiB (with the default 25 MiB
-   * largest note).
+   * The default byte budget: {@link #UPLOAD_BUDGET_BYTES_PER_CORE} per core. A long note needs no
+   * more: one body is charged at most one core's share (64 MiB), since one thread reads it however
+   * long it is; with a budget of one 512 MiB note, a note that long would leave room for little
+   * else, and the short ones beside it would share the cores four times over. The heap does not
+   * bound it: bodies beyond the in-memory threshold are spooled to disk and hold only a read buffer
+   * and their first bytes in memory. Worked values: 1 core 64 MiB, 2 cores 128 MiB, 8 cores 512
+   * MiB.
    */
-  static long defaultUploadBudgetBytes(int cores, long maxUploadBytes) {
-    long perCores = Math.multiplyExact((long) Math.max(1, cores), UPLOAD_BUDGET_BYTES_PER_CORE);
-    return Math.max(perCores, UploadReader.maxBodyBytes(maxUploadBytes));
+  static long defaultUploadBudgetBytes(int cores) {
+    return Math.multiplyExact((long) Math.max(1, cores), UPLOAD_BUDGET_BYTES_PER_CORE);
   }
 
   /** Reads {@code variables} over the {@code BOLO_CONFIG} file's entries, if it names one. */
@@ -174,7 +175,6 @@ final class ConfigParser {
   }
 
   private static Limits limits(VariableValues env, int cores, long maxHeapBytes) {
-    long maxUploadBytes = env.whole(BOLO_MAX_UPLOAD_BYTES);
     UploadReader.Bounds uploads =
         new UploadReader.Bounds(
             env.integer(BOLO_MAX_CONCURRENT_UPLOADS),
@@ -182,10 +182,10 @@ final class ConfigParser {
             env.whole(BOLO_SPOOL_MAX_BYTES),
             env.whole(BOLO_MIN_BODY_RATE),
             env.duration(BOLO_BODY_RATE_WINDOW),
-            env.whole(BOLO_UPLOAD_BUDGET_BYTES, defaultUploadBudgetBytes(cores, maxUploadBytes)),
+            env.whole(BOLO_UPLOAD_BUDGET_BYTES, defaultUploadBudgetBytes(cores)),
             env.duration(BOLO_UPLOAD_QUEUE_WAIT));
     return new Limits(
-        maxUploadBytes,
+        env.whole(BOLO_MAX_UPLOAD_BYTES),
         env.integer(BOLO_UPLOAD_MEMORY_BYTES),
         uploads,
         env.duration(BOLO_UPLOAD_TTL),

@@ -35,7 +35,12 @@ public enum ConfigTable {
       "static devices, `name=token,name2=token2`, in addition to the ledger's; a name also "
           + "enrolled with `bolo devices add` stops the start (exit 2)",
       "—"),
-  MAX_UPLOAD_BYTES("largest accepted audio", "`26214400` (OpenAI's limit)"),
+  MAX_UPLOAD_BYTES(
+      "largest note one `POST` takes, at most the spool budget (logged at start). A larger "
+          + "declared `Content-Length` gets 413 `audio_too_large` before any of the body is read, "
+          + "a chunked body is cut there; the message names the limit in MB and the resumable "
+          + "upload (tus at `/v1/uploads`), which takes notes up to a quarter of the spool budget",
+      "`536870912` (512 MiB: a 40-minute WAV is 77 MB)"),
   UPLOAD_MEMORY_BYTES(
       "notes up to this size stay in memory; larger ones spool to disk", "`1048576`"),
   MAX_TRANSCRIPT_BYTES(
@@ -100,11 +105,13 @@ public enum ConfigTable {
   UPLOAD_BUDGET_BYTES(
       "admission control: declared bytes (`Content-Length`) of upload bodies read at once. "
           + "A body over `BOLO_UPLOAD_MEMORY_BYTES` that does not fit waits its turn (first "
-          + "come, first served); one larger than the whole budget runs alone; a body without a "
-          + "length (chunked) counts as `BOLO_MAX_UPLOAD_BYTES`. Notes that stay in memory are "
+          + "come, first served); a body is charged at most 64 MiB (one core's share: one thread "
+          + "reads it, however long it is, so a long note sent over minutes leaves the rest to "
+          + "others); one larger than the whole budget runs alone; a body without a length "
+          + "(chunked) counts as `BOLO_MAX_UPLOAD_BYTES`. Notes that stay in memory are "
           + "admitted at once (and counted). So the admitted bodies do not share the cores with "
           + "every other upload, which would make all of them finish late together",
-      "64 MiB per core, at least one largest note (`134217728` on 2 cores)"),
+      "64 MiB per core (`134217728` on 2 cores)"),
   UPLOAD_QUEUE_WAIT(
       "how long a large body waits for room in that budget; then 503 `server_unavailable` "
           + "with `Retry-After` (this wait, at least 1 s), answered before any of the body is "
@@ -133,7 +140,11 @@ public enum ConfigTable {
       "`8`"),
   SPOOL_MAX_BYTES(
       "spool bytes in use at once by uploads larger than `BOLO_UPLOAD_MEMORY_BYTES`; "
-          + "beyond it 503 `server_unavailable`",
+          + "beyond it 503 `server_unavailable` with `Retry-After`, so a few long notes cannot "
+          + "fill the disk. At most the room on the spool's disk at start (its free bytes and "
+          + "the spool's own), with a warning when that is less. A quarter of it is the largest "
+          + "resumable upload (`Tus-Max-Size`) and what one device's unfinished resumable uploads "
+          + "may hold together (beyond it the device's oldest idle one is deleted, else 429)",
       "`4294967296` (4 GiB)"),
   UPLOAD_TTL(
       "how long a resumable upload (tus at `/v1/uploads`, or the IETF draft on `POST "

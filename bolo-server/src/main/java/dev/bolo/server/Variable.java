@@ -103,8 +103,8 @@ public enum Variable {
       TEXT, "", "static devices, name=token,name2=token2", ConfigTable.DEVICE_TOKENS),
   BOLO_MAX_UPLOAD_BYTES(
       whole(1, Long.MAX_VALUE),
-      "26214400",
-      "largest accepted audio (default 26214400)",
+      "536870912",
+      "largest note one POST takes, at most the spool budget (default 512 MiB)",
       ConfigTable.MAX_UPLOAD_BYTES),
   BOLO_UPLOAD_MEMORY_BYTES(
       whole(0, 64 * 1024 * 1024),
@@ -220,7 +220,7 @@ public enum Variable {
   BOLO_SPOOL_MAX_BYTES(
       whole(1, Long.MAX_VALUE),
       "4294967296",
-      "spool bytes in use before 503 (default 4 GiB)",
+      "spool bytes in use before 503, at most the disk's room (default 4 GiB)",
       ConfigTable.SPOOL_MAX_BYTES),
   BOLO_UPLOAD_TTL(
       POSITIVE,

@@ -23,8 +23,7 @@ class ServerConfigClientLimitsTest {
     assertThat(config.limits().uploads().spoolMaxBytes()).isEqualTo(4L * 1024 * 1024 * 1024);
     assertThat(config.limits().uploads().budgetBytes())
         .isEqualTo(
-            ConfigParser.defaultUploadBudgetBytes(
-                Runtime.getRuntime().availableProcessors(), 26_214_400L));
+            ConfigParser.defaultUploadBudgetBytes(Runtime.getRuntime().availableProcessors()));
     assertThat(config.limits().uploads().budgetWait()).isEqualTo(Duration.ofSeconds(4));
     assertThat(config.limits().maxActiveRequests())
         .isEqualTo(ConfigParser.defaultMaxActiveRequests(Runtime.getRuntime().maxMemory()));
@@ -43,15 +42,14 @@ class ServerConfigClientLimitsTest {
   }
 
   @Test
-  void theDefaultUploadBudgetIs64MiBPerCoreAndAlwaysHoldsOneLargestNote() {
+  void theDefaultUploadBudgetIs64MiBPerCoreWhateverTheLargestNote() {
     long mib = 1024 * 1024;
-    assertThat(ConfigParser.defaultUploadBudgetBytes(1, 25 * mib)).isEqualTo(64 * mib);
-    assertThat(ConfigParser.defaultUploadBudgetBytes(2, 25 * mib)).isEqualTo(128 * mib);
-    assertThat(ConfigParser.defaultUploadBudgetBytes(8, 25 * mib)).isEqualTo(512 * mib);
-    assertThat(ConfigParser.defaultUploadBudgetBytes(2, 500 * mib))
-        .as("the largest note and its form fields")
-        .isEqualTo(501 * mib);
-    assertThat(ConfigParser.defaultUploadBudgetBytes(2, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+    assertThat(ConfigParser.defaultUploadBudgetBytes(1)).isEqualTo(64 * mib);
+    assertThat(ConfigParser.defaultUploadBudgetBytes(2)).isEqualTo(128 * mib);
+    assertThat(ConfigParser.defaultUploadBudgetBytes(8)).isEqualTo(512 * mib);
+    assertThat(ServerConfig.fromMap(Map.of()).limits().maxUploadBytes())
+        .as("the largest note, which the budget no longer grows to")
+        .isEqualTo(512 * mib);
   }
 
   @Test

@@ -25,7 +25,7 @@ class ServerConfigTest {
     assertThat(config.engine()).isEqualTo(ServerConfig.EngineKind.OFFLINE);
     assertThat(config.store().idempotencyTtl()).isEqualTo(Duration.ofMinutes(10));
     assertThat(config.store().kind()).isEqualTo(ServerConfig.StoreKind.MEMORY);
-    assertThat(config.limits().maxUploadBytes()).isEqualTo(26_214_400L);
+    assertThat(config.limits().maxUploadBytes()).isEqualTo(536_870_912L);
     assertThat(config.ledger().trialSeconds()).isZero();
     assertThat(config.openAi().baseUrl()).isEqualTo("https://api.openai.com/v1");
     assertThat(config.openAi().defaultModel()).isEqualTo("whisper-1");

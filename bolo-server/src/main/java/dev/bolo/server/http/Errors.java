@@ -1,6 +1,7 @@
 package dev.bolo.server.http;
 
 import dev.bolo.server.transcription.NoteRefusal;
+import dev.bolo.server.upload.NoteSizes;
 import dev.bolo.server.upload.UploadResult;
 import dev.bolo.server.work.WorkResult;
 import org.jspecify.annotations.Nullable;
@@ -77,8 +78,14 @@ final class Errors {
         null);
   }
 
-  static ApiError tooLarge(long limit) {
-    return new ApiError(413, "audio_too_large", "upload exceeds " + limit + " bytes");
+  /** 413 {@code audio_too_large}, answered before the body is read; the message names the limit. */
+  static ApiError tooLarge(String message) {
+    return new ApiError(413, "audio_too_large", message);
+  }
+
+  /** 413 {@code audio_too_large}: a resumable upload longer than the spool can ever hold. */
+  static ApiError tooLargeForResumable(long maxBytes) {
+    return tooLarge(NoteSizes.tooLargeForResumable(maxBytes));
   }
 
   static ApiError invalid(MalformedParameterException e) {
@@ -259,6 +266,20 @@ final class Errors {
    * 429 {@code rate_limited}: the device has {@code max} unfinished uploads, all still receiving
    * bytes; one of them ends within seconds or is swept.
    */
+  /**
+   * 429 {@code rate_limited}: the device's unfinished uploads hold its whole share of the spool.
+   */
+  static ApiError deviceSpoolShareHeld(long maxBytes) {
+    return new ApiError(
+        429,
+        "rate_limited",
+        "this device's unfinished uploads, all still receiving bytes, would hold more than "
+            + NoteSizes.describe(maxBytes)
+            + " together; retry when one has ended",
+        null,
+        java.time.Duration.ofSeconds(5));
+  }
+
   static ApiError tooManyUnfinishedUploads(int max) {
     return new ApiError(
         429,

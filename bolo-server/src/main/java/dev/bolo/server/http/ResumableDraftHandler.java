@@ -128,7 +128,7 @@ final class ResumableDraftHandler {
     }
     // A body longer than the most a note may be is refused whatever length the note declares.
     if (contentLength > max) {
-      UploadExchange.refuseBody(ctx, Errors.tooLarge(max));
+      UploadExchange.refuseBody(ctx, Errors.tooLargeForResumable(max));
       return;
     }
     Optional<StoredUpload> created =

@@ -63,10 +63,11 @@ final class TranscriptionHandler implements Handler {
   public void handle(Context ctx) throws IOException, InterruptedException {
     Device device = DeviceGate.device(ctx);
     long contentLength = ctx.req().getContentLengthLong();
-    // Refuse a declared oversize body at once, before reading any of it.
+    // Refuse a declared oversize body at once, before reading any of it: the phone learns the
+    // limit and where a larger note goes instead of sending hundreds of megabytes for nothing.
     if (contentLength > reader.maxBodyBytes()) {
       ctx.res().setHeader("Connection", "close");
-      ErrorWriter.write(ctx, dialect, Errors.tooLarge(reader.maxAudioBytes()));
+      ErrorWriter.write(ctx, dialect, Errors.tooLarge(reader.tooLargeMessage()));
       return;
     }
     // A body that falls silent for a whole rate window is too slow; the rate itself is checked

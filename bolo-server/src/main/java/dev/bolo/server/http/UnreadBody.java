@@ -13,18 +13,28 @@ final class UnreadBody {
 
   private static final int BUFFER_BYTES = 64 * 1024;
 
+  /**
+   * The most read after any answer, whatever the body's limit: one note of the former 25 MiB limit
+   * and its form. Notes may now be hundreds of megabytes; reading that much of a refused body (one
+   * without a valid token, say) would hold a connection for minutes for nothing, while a phone
+   * sending a note this long reads its answer early anyway.
+   */
+  static final long MAX_DISCARD_BYTES = 26L * 1024 * 1024;
+
   private UnreadBody() {}
 
   /**
-   * Reads and discards what the client is still sending, at most about {@code limitBytes}; the
-   * caller answered already and closes the connection after it.
+   * Reads and discards what the client is still sending, at most about {@code limitBytes} (and
+   * never more than {@link #MAX_DISCARD_BYTES}); the caller answered already and closes the
+   * connection after it.
    */
   static void discard(Context ctx, long limitBytes) {
     try (InputStream in = ctx.req().getInputStream()) {
       byte[] sink = new byte[BUFFER_BYTES];
       long discarded = 0;
       int n;
-      while (discarded < limitBytes && (n = in.read(sink)) != -1) {
+      long bound = Math.min(limitBytes, MAX_DISCARD_BYTES);
+      while (discarded < bound && (n = in.read(sink)) != -1) {
         discarded += n;
       }
     } catch (IOException e) {

@@ -128,7 +128,7 @@ final class UploadExchange {
       NoteFieldsReader reader) {
     long max = resumable.maxBytes();
     if (length > max) {
-      refuseBody(ctx, Errors.tooLarge(max));
+      refuseBody(ctx, Errors.tooLargeForResumable(max));
       return Optional.empty();
     }
     if (length == 0) {
@@ -153,13 +153,15 @@ final class UploadExchange {
   }
 
   /**
-   * Answers a creation that made no upload: its settings refused, 429 for too many unfinished ones,
-   * 503 when full.
+   * Answers a creation that made no upload: its settings refused, 429 for too many unfinished ones
+   * or too many of their bytes, 503 when full.
    */
   private static void refuseCreation(Context ctx, UploadCreation creation) {
     switch (creation) {
       case UploadCreation.TooMany tooMany ->
           refuseBody(ctx, Errors.tooManyUnfinishedUploads(tooMany.max()));
+      case UploadCreation.DeviceFull full ->
+          refuseBody(ctx, Errors.deviceSpoolShareHeld(full.maxBytes()));
       case UploadCreation.SpoolFull full ->
           refuseBody(
               ctx,

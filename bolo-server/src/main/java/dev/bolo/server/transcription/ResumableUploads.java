@@ -108,9 +108,12 @@ public final class ResumableUploads {
     this.lockWait = Objects.requireNonNull(lockWait, "lockWait");
   }
 
-  /** The largest note, in bytes ({@code BOLO_MAX_UPLOAD_BYTES}). */
+  /**
+   * The largest note, in bytes: a device's share of the spool budget ({@code BOLO_SPOOL_MAX_BYTES}
+   * fitted to the disk), which each upload holds its whole length of.
+   */
   public long maxBytes() {
-    return reader.maxAudioBytes();
+    return reader.maxResumableBytes();
   }
 
   /**
@@ -158,7 +161,10 @@ public final class ResumableUploads {
       // is checked in the same transaction that adds the upload, so concurrent creations (on any
       // instance) cannot pass it together.
       UploadCreation creation = store.create(upload, maxUnfinishedPerDevice);
-      if (!(creation instanceof UploadCreation.TooMany) || madeRoom || !dropOldestIdle(device)) {
+      boolean atItsBound =
+          creation instanceof UploadCreation.TooMany
+              || creation instanceof UploadCreation.DeviceFull;
+      if (!atItsBound || madeRoom || !dropOldestIdle(device)) {
         return creation;
       }
     }

@@ -11,6 +11,12 @@ public sealed interface UploadCreation {
   /** The device already has this many unfinished uploads, all still receiving bytes. */
   record TooMany(int max) implements UploadCreation {}
 
+  /**
+   * The device's unfinished uploads would hold more than {@code maxBytes} of the spool together,
+   * and all of them are still receiving bytes.
+   */
+  record DeviceFull(long maxBytes) implements UploadCreation {}
+
   /** Holding the upload's bytes would pass the spool budget. */
   record SpoolFull() implements UploadCreation {}
 

@@ -72,11 +72,17 @@ final class UploadStore {
 
   /**
    * Adds the upload, holding its length of the spool budget, unless its device already has {@code
-   * maxUnfinished} unfinished uploads or the budget is spent.
+   * maxUnfinished} unfinished uploads or holds its share of the budget, or the budget is spent.
    */
   UploadCreation create(StoredUpload upload, int maxUnfinished) {
-    if (!budget.hold(upload.id(), upload.length())) {
-      return new UploadCreation.SpoolFull();
+    switch (budget.hold(upload.device(), upload.id(), upload.length())) {
+      case HELD -> {}
+      case SPOOL_FULL -> {
+        return new UploadCreation.SpoolFull();
+      }
+      case DEVICE_FULL -> {
+        return new UploadCreation.DeviceFull(budget.maxPerDeviceBytes());
+      }
     }
     boolean created = false;
     try {
@@ -272,7 +278,7 @@ final class UploadStore {
 
   /** Holds the budget again for an upload this instance took before a restart. */
   void holdAgain(StoredUpload upload) {
-    if (!budget.hold(upload.id(), upload.length())) {
+    if (budget.hold(upload.device(), upload.id(), upload.length()) != SpoolHolds.Hold.HELD) {
       log.warn(
           "upload {} of {} bytes is past the spool budget after the restart; kept anyway",
           upload.id(),

@@ -94,8 +94,10 @@ final class AudioSink implements AutoCloseable {
     }
     total += n;
     if (total > maxAudioBytes) {
+      // The message names both limits: this one, and the largest resumable upload.
       return new UploadResult.Invalid(
-          UploadResult.Reason.TOO_LARGE, "upload exceeds " + maxAudioBytes + " bytes");
+          UploadResult.Reason.TOO_LARGE,
+          NoteSizes.tooLargeForPost(maxAudioBytes, spool.deviceShareBytes()));
     }
     if (out == null && memoryLength + n <= inMemoryBytes) {
       if (memoryLength + n > memory.length) {

@@ -62,6 +62,21 @@ public final class SpoolBudget {
     return maxBytes;
   }
 
+  /**
+   * What one device's resumable uploads may hold together, and so the largest resumable upload: a
+   * quarter of the budget (at least a byte). An unfinished upload holds its whole length for up to
+   * {@code BOLO_UPLOAD_TTL}; a quarter still takes hours of audio (1 GiB of the default 4 GiB),
+   * while one token, perhaps stolen, cannot hold the whole spool for a day.
+   */
+  public long deviceShareBytes() {
+    return deviceShareOf(maxBytes);
+  }
+
+  /** {@link #deviceShareBytes()} of a budget of {@code maxBytes}. */
+  public static long deviceShareOf(long maxBytes) {
+    return Math.max(1, maxBytes / 4);
+  }
+
   @Override
   public String toString() {
     return "SpoolBudget[" + inUse.get() + " of " + maxBytes + " bytes held]";

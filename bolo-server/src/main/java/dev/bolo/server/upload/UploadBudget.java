@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>A small body (up to {@code smallBytes}) is admitted at once and still counted: a note that
  *       stays in memory costs little, and a phone's short note must not queue behind long ones.
+ *   <li>A body is charged at most {@link #MAX_CHARGE_BYTES}: however long a note is, one thread
+ *       reads it, on one core at a time, so a 500 MB note sent over a phone's link for minutes
+ *       leaves the rest of a several-core budget to the notes behind it.
  *   <li>A larger body is admitted when it fits in what is left, or when nothing else is in flight
  *       (so a body larger than the whole budget still gets its turn, alone).
  *   <li>Larger bodies that do not fit wait in arrival order (FIFO): a later, smaller body never
@@ -29,6 +32,12 @@ import org.jspecify.annotations.Nullable;
  * their carrier.
  */
 final class UploadBudget {
+
+  /**
+   * The most one body is charged: one core's share of the default budget (64 MiB per core, see
+   * {@code BOLO_UPLOAD_BUDGET_BYTES}).
+   */
+  static final long MAX_CHARGE_BYTES = 64L * 1024 * 1024;
 
   private final long capacityBytes;
   private final long smallBytes;
@@ -88,7 +97,7 @@ final class UploadBudget {
       throw new IllegalArgumentException("declaredBytes must not be negative: " + declaredBytes);
     }
     // A body larger than the whole budget is charged the whole budget: it runs alone.
-    long charge = Math.min(declaredBytes, capacityBytes);
+    long charge = Math.min(declaredBytes, Math.min(capacityBytes, MAX_CHARGE_BYTES));
     lock.lock();
     try {
       if (declaredBytes <= smallBytes || (queue.isEmpty() && fits(charge))) {

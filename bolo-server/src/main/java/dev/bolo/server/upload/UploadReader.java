@@ -85,6 +85,18 @@ public final class UploadReader {
       }
     }
 
+    /** These bounds with another spool budget (one fitted to the disk, say). */
+    public Bounds withSpoolMaxBytes(long bytes) {
+      return new Bounds(
+          maxConcurrentUploads,
+          maxUploadsPerDevice,
+          bytes,
+          minBytesPerSecond,
+          rateWindow,
+          budgetBytes,
+          budgetWait);
+    }
+
     /** Bounds without a byte budget: every body is admitted at once. */
     public Bounds(
         int maxConcurrentUploads,
@@ -142,6 +154,20 @@ public final class UploadReader {
   /** The largest accepted note in bytes. */
   public long maxAudioBytes() {
     return maxAudioBytes;
+  }
+
+  /**
+   * The largest note a resumable upload may be: a device's share of the spool budget, since such an
+   * upload holds its whole length there from its creation (see {@link
+   * SpoolBudget#deviceShareBytes()}).
+   */
+  public long maxResumableBytes() {
+    return spool.deviceShareBytes();
+  }
+
+  /** Why a note larger than one POST takes is refused, naming both limits. */
+  public String tooLargeMessage() {
+    return NoteSizes.tooLargeForPost(maxAudioBytes, maxResumableBytes());
   }
 
   /** The largest accepted request body: the largest note and its form around it. */

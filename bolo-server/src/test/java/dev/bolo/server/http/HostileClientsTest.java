@@ -19,9 +19,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -196,18 +199,62 @@ class HostileClientsTest {
   }
 
   @Test
-  void anUploadBeyondTheSpoolCapGets503AndGivesItsBytesBack() throws Exception {
-    start(Map.of("BOLO_SPOOL_MAX_BYTES", "50000"));
-    Gateway.Reply refused =
-        gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(4000, 7)));
+  void anUploadTheFullSpoolCannotHoldGets503AndGivesItsBytesBack() throws Exception {
+    start(Map.of("BOLO_SPOOL_MAX_BYTES", "100000"));
+    // Unfinished resumable uploads hold their whole length from creation, a device a quarter.
+    String heldByA = createResumable(Gateway.TOKEN_A, 25_000);
+    createResumable(Gateway.TOKEN_B, 25_000);
+    assertThat(gateway().app().metrics().get("bolo_spool_bytes").gauge().value()).isEqualTo(50_000);
+
+    // 51 KB: within the largest note (the whole spool), but not within what is left of it.
+    byte[] note = TestAudio.wav(1600, 7);
+    Gateway.Reply refused = gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, note));
     assertThat(refused.status()).as(refused.body()).isEqualTo(503);
     assertNativeError(refused.body(), "server_unavailable");
     assertThat(refused.retryAfter()).isNotNull();
+    assertThat(gateway().app().metrics().get("bolo_spool_bytes").gauge().value()).isEqualTo(50_000);
+
+    Request delete =
+        new Request.Builder()
+            .url(gateway().url(heldByA))
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .header("Tus-Resumable", "1.0.0")
+            .delete()
+            .build();
+    try (Response deleted = gateway().client().newCall(delete).execute()) {
+      assertThat(deleted.code()).isEqualTo(204);
+    }
+    Gateway.Reply taken = gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, note));
+    assertThat(taken.status()).as(taken.body()).isEqualTo(200);
+  }
+
+  @Test
+  void aNoteLargerThanTheWholeSpoolIs413NamingTheLimitNot503() throws Exception {
+    start(Map.of("BOLO_SPOOL_MAX_BYTES", "50000"));
+    Gateway.Reply refused =
+        gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, TestAudio.wav(4000, 7)));
+    assertThat(refused.status()).as("no resend could succeed: " + refused.body()).isEqualTo(413);
+    assertNativeError(refused.body(), "audio_too_large");
+    assertThat(JSON.readTree(refused.body()).get("error").asText())
+        .isEqualTo("the note is larger than 50000 bytes, the most this gateway takes");
     assertThat(gateway().app().metrics().get("bolo_spool_bytes").gauge().value()).isZero();
-    Gateway.Reply small = gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, wav()));
-    assertThat(small.status()).as(small.body()).isEqualTo(200);
-    // The finished work lets go of its note just after the answer is written.
     Await.until(() -> spoolFiles() == 0, () -> "spool files left: " + spoolFiles());
+  }
+
+  /** Creates a tus upload of {@code length} bytes without sending any; its path. */
+  private String createResumable(String token, long length) throws IOException {
+    Request create =
+        new Request.Builder()
+            .url(gateway().url("/v1/uploads"))
+            .header("Authorization", "Bearer " + token)
+            .header("Tus-Resumable", "1.0.0")
+            .header("Upload-Length", Long.toString(length))
+            .post(RequestBody.create(new byte[0]))
+            .build();
+    try (Response created = gateway().client().newCall(create).execute()) {
+      assertThat(created.code()).isEqualTo(201);
+      return Objects.requireNonNull(created.header("Location"));
+    }
   }
 
   @Test

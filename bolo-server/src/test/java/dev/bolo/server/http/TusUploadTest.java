@@ -269,6 +269,8 @@ class TusUploadTest {
   private Map<String, String> restartEnvironment() {
     Map<String, String> env = new HashMap<>(Gateway.openAiEnvironment(provider, dataDir));
     env.put("BOLO_MAX_UPLOAD_BYTES", "1000000");
+    // A quarter of it, 1 MB, is the largest resumable upload and what a device's uploads may hold.
+    env.put("BOLO_SPOOL_MAX_BYTES", "4000000");
     env.put("BOLO_UPLOAD_TTL", "1h");
     env.put("BOLO_TRIAL_SECONDS", "3600");
     return env;

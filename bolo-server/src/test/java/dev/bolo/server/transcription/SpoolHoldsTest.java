@@ -56,6 +56,30 @@ class SpoolHoldsTest {
   }
 
   @Test
+  void aDevicesUploadsHoldAtMostItsShareTogetherAndAReleaseGivesItBack() {
+    SpoolHolds shared =
+        new SpoolHolds(
+            bytes -> {
+              inUse.addAndGet(bytes);
+              return true;
+            },
+            bytes -> inUse.addAndGet(-bytes),
+            500);
+    assertThat(shared.hold("phone", "a", 300)).isEqualTo(SpoolHolds.Hold.HELD);
+    assertThat(shared.hold("tablet", "b", 400)).as("its own share").isEqualTo(SpoolHolds.Hold.HELD);
+
+    assertThat(shared.hold("phone", "c", 201)).isEqualTo(SpoolHolds.Hold.DEVICE_FULL);
+    assertThat(shared.holds("c")).isFalse();
+    assertThat(inUse).hasValue(700);
+    assertThat(shared.hold("phone", "c", 200)).isEqualTo(SpoolHolds.Hold.HELD);
+
+    shared.release("a");
+    assertThat(shared.heldBy("phone")).isEqualTo(200);
+    assertThat(shared.hold("phone", "d", 300)).isEqualTo(SpoolHolds.Hold.HELD);
+    assertThat(inUse).hasValue(900);
+  }
+
+  @Test
   void anUploadHoldingAlreadyKeepsWhatItHolds() {
     budget.hold("a", 600);
 

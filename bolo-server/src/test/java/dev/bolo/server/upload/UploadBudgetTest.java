@@ -77,6 +77,21 @@ class UploadBudgetTest {
   }
 
   @Test
+  void aLongNoteIsChargedOneCoresShareSoNotesBehindItStillFit() {
+    long mib = 1024 * 1024;
+    UploadBudget budget = new UploadBudget(128 * mib, mib);
+    UploadBudget.Admission longNote = admitted(budget, 500 * MB, Duration.ZERO);
+    assertThat(budget.inUseBytes()).isEqualTo(UploadBudget.MAX_CHARGE_BYTES).isEqualTo(64 * mib);
+
+    UploadBudget.Admission beside = admitted(budget, 60 * mib, Duration.ZERO);
+    assertThat(budget.admit(5 * mib, Duration.ZERO)).as("the budget is full now").isNull();
+
+    beside.close();
+    longNote.close();
+    assertThat(budget.inUseBytes()).isZero();
+  }
+
+  @Test
   void waitingBodiesAreAdmittedInArrivalOrderAndALaterSmallerOneDoesNotOvertake() throws Exception {
     UploadBudget budget = new UploadBudget(30 * MB, MB);
     UploadBudget.Admission held = admitted(budget, 25 * MB, Duration.ZERO);
