@@ -1,0 +1,237 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
+import dev.bolo.server.testing.TestAudio;
+import dev.bolo.server.work.WorkKey;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import mockwebserver3.MockResponse;
+import mockwebserver3.RecordedRequest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Notes beyond what the provider takes in one request go in pieces cut at their pauses (PROTOCOL.md
+ * rule 10). The stand-in provider tells the tone bursts of {@link TestAudio#bursts} apart by their
+ * loudness and answers with their names, so an answer shows which bursts each piece held and in
+ * which order the gateway put them together.
+ */
+class LongNotePiecesTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Seven bursts of 5 to 11 s, each after 1.5 s of silence, and 1.5 s at the end: 68 s. */
+  private static final byte[] LECTURE =
+      TestAudio.bursts(1500, 5000, 6000, 7000, 8000, 9000, 10000, 11000);
+
+  private static final long LECTURE_MILLIS = 68_000;
+
+  private static final String ALL_BURSTS = "b0 b1 b2 b3 b4 b5 b6";
+
+  @RegisterExtension final OpenAiGateway fixture = OpenAiGateway.onDemand(Map.of());
+
+  /** What the provider received: one entry per call it answered with a transcript. */
+  private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
+
+  private record Call(long bodyBytes, int samples, String audioSha256) {}
+
+  @BeforeEach
+  void providerNamesTheBurstsItHears() {
+    fixture.provider().answerWith(this::answer);
+  }
+
+  private MockResponse answer(RecordedRequest request) {
+    byte[] body = request.getBody() == null ? new byte[0] : request.getBody().toByteArray();
+    short[] pcm = TestAudio.samplesOf(body);
+    calls.add(new Call(body.length, pcm.length, WorkKey.sha256Hex(body)));
+    List<TestAudio.Burst> bursts = TestAudio.burstsIn(pcm);
+    String text = bursts.stream().map(TestAudio.Burst::name).collect(Collectors.joining(" "));
+    if (!FakeProvider.bodyText(request).contains("verbose_json")) {
+      return json("{\"text\":\"" + text + "\"}");
+    }
+    String segments =
+        bursts.stream()
+            .map(
+                b ->
+                    String.format(
+                        Locale.ROOT,
+                        "{\"id\":0,\"start\":%.3f,\"end\":%.3f,\"text\":\" %s\"}",
+                        b.startMillis() / 1000.0,
+                        b.endMillis() / 1000.0,
+                        b.name()))
+            .collect(Collectors.joining(","));
+    return json(
+        "{\"task\":\"transcribe\",\"language\":\"english\",\"duration\":"
+            + pcm.length / 16000.0
+            + ",\"text\":\""
+            + text
+            + "\",\"segments\":["
+            + segments
+            + "]}");
+  }
+
+  private static MockResponse json(String body) {
+    return new MockResponse.Builder()
+        .code(200)
+        .setHeader("Content-Type", "application/json")
+        .body(body)
+        .build();
+  }
+
+  private Gateway.Reply upload(byte[] note, String... fields) throws Exception {
+    return fixture.gateway().send(fixture.gateway().nativeUpload(Gateway.TOKEN_A, note, fields));
+  }
+
+  @Test
+  void aNoteLongerThanTheModelTakesIsSentInPiecesAtItsPausesAndAnsweredWhole() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+
+    Gateway.Reply reply = upload(LECTURE);
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    JsonNode answer = JSON.readTree(reply.body());
+    assertThat(answer.path("text").asText()).isEqualTo(ALL_BURSTS);
+    assertThat(answer.path("duration_ms").asLong()).isEqualTo(LECTURE_MILLIS);
+    assertThat(calls).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(calls)
+        .allSatisfy(call -> assertThat(call.samples()).isLessThanOrEqualTo(20 * 16000));
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(LECTURE_MILLIS);
+  }
+
+  @Test
+  void aNoteLargerThanTheProviderTakesIsSentInRequestsWithinItsLimit() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_REQUEST_BYTES", "1048576"));
+    byte[] note = TestAudio.bursts(1000, 9000, 9000, 9000, 9000, 9000, 9000, 9000, 9000);
+    assertThat(note.length).isGreaterThan(2 * 1048576);
+
+    Gateway.Reply reply = upload(note);
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(JSON.readTree(reply.body()).path("text").asText())
+        .isEqualTo("b0 b1 b2 b3 b4 b5 b6 b7");
+    assertThat(calls).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(calls).allSatisfy(call -> assertThat(call.bodyBytes()).isLessThanOrEqualTo(1048576));
+  }
+
+  @Test
+  void aNoteWithinTheLimitsIsSentWholeAsBefore() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+    byte[] note = TestAudio.bursts(1000, 4000, 4000, 4000);
+
+    Gateway.Reply reply = upload(note);
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(calls)
+        .singleElement()
+        .satisfies(call -> assertThat(call.samples()).isEqualTo((note.length - 44) / 2));
+  }
+
+  @Test
+  void aResendRunsOnlyThePieceThatFailedAndTheNoteIsChargedOnce() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+    fixture.provider().enqueue(new MockResponse.Builder().code(500).body("{}").build());
+
+    Gateway.Reply failed = upload(LECTURE);
+
+    assertThat(failed.status()).as(failed.body()).isEqualTo(502);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isZero();
+
+    Gateway.Reply resent = upload(LECTURE);
+
+    assertThat(resent.status()).as(resent.body()).isEqualTo(200);
+    assertThat(JSON.readTree(resent.body()).path("text").asText()).isEqualTo(ALL_BURSTS);
+    // Every piece was transcribed once; the one refused was sent once more, and nothing else was.
+    Map<String, Long> transcriptsPerPiece =
+        calls.stream().collect(Collectors.groupingBy(Call::audioSha256, Collectors.counting()));
+    assertThat(transcriptsPerPiece).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(transcriptsPerPiece.values()).containsOnly(1L);
+    assertThat(fixture.provider().calls()).isEqualTo(transcriptsPerPiece.size() + 1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(LECTURE_MILLIS);
+  }
+
+  @Test
+  void aNoteWithoutPausesIsCutAtItsQuietestPointsWithinTheLimit() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+
+    Gateway.Reply reply = upload(TestAudio.tone(50_000));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(calls).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(calls)
+        .allSatisfy(call -> assertThat(call.samples()).isLessThanOrEqualTo(20 * 16000));
+    assertThat(calls.stream().mapToLong(Call::samples).sum()).isEqualTo(50 * 16000L);
+  }
+
+  @Test
+  void aNoteOfPureSilenceAsksTheProviderNothing() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+
+    Gateway.Reply reply = upload(TestAudio.silence(30_000));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(JSON.readTree(reply.body()).path("text").asText()).isEmpty();
+    assertThat(calls).isEmpty();
+  }
+
+  @Test
+  void aPieceTheProviderRefusesFailsTheNoteWithItsRefusalAndNothingIsCharged() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(400)
+                .setHeader("Content-Type", "application/json")
+                .body("{\"error\":{\"message\":\"Audio file might be corrupted or unsupported\"}}")
+                .build());
+
+    Gateway.Reply reply = upload(LECTURE);
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(422);
+    JsonNode error = JSON.readTree(reply.body());
+    assertThat(error.path("code").asText()).isEqualTo("upstream_rejected");
+    assertThat(error.path("error").asText()).contains("might be corrupted");
+    assertThat(fixture.ledger().chargedMillis("alpha")).isZero();
+  }
+
+  @Test
+  void subtitlesOfAPiecedNoteAreNumberedAndTimedAcrossTheNote() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+
+    Gateway.Reply reply = upload(LECTURE, "response_format", "srt");
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    String srt = JSON.readTree(reply.body()).path("text").asText();
+    List<String> cues = List.of(srt.strip().split("\n\n"));
+    assertThat(cues).hasSize(7);
+    long burstStart = 1500;
+    int[] lengths = {5000, 6000, 7000, 8000, 9000, 10000, 11000};
+    for (int i = 0; i < cues.size(); i++) {
+      String[] lines = cues.get(i).split("\n");
+      assertThat(lines[0]).isEqualTo(String.valueOf(i + 1));
+      assertThat(lines[2]).isEqualTo("b" + i);
+      long start = millis(lines[1].substring(0, 12));
+      assertThat(start).as(cues.get(i)).isBetween(burstStart - 40, burstStart + 40);
+      burstStart += lengths[i] + 1500;
+    }
+  }
+
+  private static long millis(String srtTime) {
+    Function<Integer, Long> part = at -> Long.parseLong(srtTime.substring(at, at + 2));
+    return part.apply(0) * 3_600_000
+        + part.apply(3) * 60_000
+        + part.apply(6) * 1000
+        + Long.parseLong(srtTime.substring(9, 12));
+  }
+}
