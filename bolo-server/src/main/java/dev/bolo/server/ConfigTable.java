@@ -28,9 +28,10 @@ public enum ConfigTable {
           + "transcription models (none for whisper models); Gemini 2 GiB (Files API) and "
           + "`34200`"),
   PIECES(
-      "pieces of one long note sent to the provider at once, and of all notes at once; each "
-          + "piece waiting or running holds one spool file of at most the provider's request "
-          + "size (outside `BOLO_SPOOL_MAX_BYTES`)",
+      "pieces of one long note sent to the provider at once (`1`: one after another, each "
+          + "prompted with the end of the text before it), and of all notes at once; each piece "
+          + "waiting or running holds one spool file of at most the provider's request size "
+          + "(outside `BOLO_SPOOL_MAX_BYTES`)",
       "`4`, `16`"),
   IDEMPOTENCY_TTL("how long a finished transcript is replayed (`10m`, `90s`, `PT10M`)", "`10m`"),
   DEDUP_MAX_BYTES("memory bound on replayable transcripts (in-memory store)", "`67108864`"),

@@ -40,9 +40,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each piece's text goes to the deltas, and its end to the progress, as soon as it and the
  * pieces before it are done. The first piece that fails fails the note with its failure; the pieces
- * already sent go on and are kept for a resend. Every piece is asked with the client's own prompt:
- * pieces run side by side, so none waits for another's text, and a piece's key never depends on
- * what another piece was heard as. Not thread safe: one run per note.
+ * already sent go on and are kept for a resend. Pieces sent side by side are each asked with the
+ * client's own prompt, so none waits for another's text; when one piece of a note is sent at a
+ * time, each is asked with the end of the text before it as well, as OpenAI advises for a long
+ * recording, and its key holds that prompt (the text before it is kept, so a resend asks the same).
+ * Not thread safe: one run per note.
  */
 final class PieceRun {
 
@@ -182,15 +184,20 @@ final class PieceRun {
           "the gateway cannot write this note's pieces now", Duration.ofSeconds(5));
     }
     int index = heard.size() + running.size();
-    WorkKey key = WorkKey.ofPiece(device, pieceSettings, piece.sha256());
+    // One piece at a time: each follows the text of the one before it, as the model's prompt.
+    Settings settings =
+        pieces.perNote() == 1 && !heard.isEmpty()
+            ? PieceStitch.following(pieceSettings, heard.getLast().transcript().text())
+            : pieceSettings;
+    WorkKey key = WorkKey.ofPiece(device, settings, piece.sha256());
     CompletableFuture<WorkResult> outcome =
-        CompletableFuture.supplyAsync(() -> serve(key, piece, index), PIECE_THREADS);
+        CompletableFuture.supplyAsync(() -> serve(key, settings, piece, index), PIECE_THREADS);
     running.add(new Running(outcome, piece));
     return null;
   }
 
   /** One piece through the coordinator: replayed when kept, joined when running, else run. */
-  private WorkResult serve(WorkKey key, PieceFile piece, int index) {
+  private WorkResult serve(WorkKey key, Settings settings, PieceFile piece, int index) {
     try {
       long remaining = remainingNanos();
       if (remaining <= 0) {
@@ -203,7 +210,7 @@ final class PieceRun {
               .serve(
                   key,
                   timeout.plus(Transcriber.WAIT_MARGIN),
-                  () -> call(key, piece, index, timeout));
+                  () -> call(key, settings, piece, index, timeout));
       return served.outcome();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -215,13 +222,14 @@ final class PieceRun {
   }
 
   /** The provider call for one piece; its transcript is kept as the piece's work. */
-  private WorkResult call(WorkKey key, PieceFile piece, int index, Duration timeout) {
+  private WorkResult call(
+      WorkKey key, Settings settings, PieceFile piece, int index, Duration timeout) {
     EngineResult result =
         pieces
             .engine()
             .transcribe(
                 new EngineRequest(
-                    piece, pieceSettings, timeout, request.requestId() + "/piece-" + (index + 1)));
+                    piece, settings, timeout, request.requestId() + "/piece-" + (index + 1)));
     return switch (result) {
       case EngineResult.Transcribed t ->
           new WorkResult.Success(

@@ -32,6 +32,12 @@ final class PieceStitch {
               .build());
 
   /**
+   * How much of the text before a piece goes into its prompt: about 150 tokens, within the 224 that
+   * Whisper reads of a prompt.
+   */
+  static final int PROMPT_TAIL_CHARS = 600;
+
+  /**
    * One piece's transcript and where the piece lies in its note.
    *
    * @param startMillis where the piece starts in the note
@@ -63,6 +69,34 @@ final class PieceStitch {
         ResponseFormat.VERBOSE_JSON,
         List.of("segment"),
         note.task());
+  }
+
+  /**
+   * The settings of a piece that follows {@code textBefore}: the client's prompt, then the end of
+   * that text, at most {@link #PROMPT_TAIL_CHARS} of it and starting at a word, within the longest
+   * prompt a client may send.
+   */
+  static Settings following(Settings piece, String textBefore) {
+    String before = textBefore.strip();
+    int room = Math.min(PROMPT_TAIL_CHARS, Settings.MAX_PROMPT_CHARS - piece.prompt().length() - 1);
+    if (room <= 0 || before.isEmpty()) {
+      return piece;
+    }
+    String tail = before.substring(Math.max(0, before.length() - room));
+    int word = tail.indexOf(' ');
+    if (before.length() > room && word >= 0) {
+      tail = tail.substring(word + 1);
+    }
+    String prompt = piece.prompt().isEmpty() ? tail : piece.prompt() + " " + tail;
+    return new Settings(
+        piece.engine(),
+        piece.model(),
+        piece.language(),
+        prompt,
+        piece.temperature(),
+        piece.responseFormat(),
+        piece.timestampGranularities(),
+        piece.task());
   }
 
   /** The note's answer from its pieces, in order; a piece's answer that lacks its body fails it. */

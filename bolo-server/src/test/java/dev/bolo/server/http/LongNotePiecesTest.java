@@ -17,6 +17,11 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
+import okhttp3.MediaType;
+import okhttp3.MultipartBody;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,7 +49,8 @@ class LongNotePiecesTest {
   /** What the provider received: one entry per call it answered with a transcript. */
   private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
 
-  private record Call(long bodyBytes, int samples, String audioSha256) {}
+  private record Call(
+      long bodyBytes, int samples, String audioSha256, String prompt, String text) {}
 
   @BeforeEach
   void providerNamesTheBurstsItHears() {
@@ -54,9 +60,10 @@ class LongNotePiecesTest {
   private MockResponse answer(RecordedRequest request) {
     byte[] body = request.getBody() == null ? new byte[0] : request.getBody().toByteArray();
     short[] pcm = TestAudio.samplesOf(body);
-    calls.add(new Call(body.length, pcm.length, WorkKey.sha256Hex(body)));
     List<TestAudio.Burst> bursts = TestAudio.burstsIn(pcm);
     String text = bursts.stream().map(TestAudio.Burst::name).collect(Collectors.joining(" "));
+    String prompt = field(FakeProvider.bodyText(request), "prompt");
+    calls.add(new Call(body.length, pcm.length, WorkKey.sha256Hex(body), prompt, text));
     if (!FakeProvider.bodyText(request).contains("verbose_json")) {
       return json("{\"text\":\"" + text + "\"}");
     }
@@ -79,6 +86,16 @@ class LongNotePiecesTest {
             + "\",\"segments\":["
             + segments
             + "]}");
+  }
+
+  /** A text field of a multipart form, empty when it has none. */
+  private static String field(String form, String name) {
+    int at = form.indexOf("name=\"" + name + "\"");
+    if (at < 0) {
+      return "";
+    }
+    int start = form.indexOf("\r\n\r\n", at) + 4;
+    return form.substring(start, form.indexOf("\r\n", start));
   }
 
   private static MockResponse json(String body) {
@@ -225,6 +242,108 @@ class LongNotePiecesTest {
       assertThat(start).as(cues.get(i)).isBetween(burstStart - 40, burstStart + 40);
       burstStart += lengths[i] + 1500;
     }
+  }
+
+  @Test
+  void piecesSentSideBySideAreEachAskedWithTheClientsPrompt() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+
+    Gateway.Reply reply = upload(LECTURE, "prompt", "A lecture on tones.");
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(calls).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(calls)
+        .allSatisfy(call -> assertThat(call.prompt()).isEqualTo("A lecture on tones."));
+  }
+
+  @Test
+  void piecesSentOneAtATimeFollowTheTextBeforeThem() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20", "BOLO_MAX_PIECES_PER_NOTE", "1"));
+
+    Gateway.Reply reply = upload(LECTURE, "prompt", "Tones.");
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(JSON.readTree(reply.body()).path("text").asText()).isEqualTo(ALL_BURSTS);
+    List<Call> inOrder = List.copyOf(calls);
+    assertThat(inOrder).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(inOrder.getFirst().prompt()).isEqualTo("Tones.");
+    for (int i = 1; i < inOrder.size(); i++) {
+      assertThat(inOrder.get(i).prompt()).isEqualTo("Tones. " + inOrder.get(i - 1).text());
+    }
+  }
+
+  @Test
+  void verboseJsonOfAPiecedNoteHasTheNotesDurationAndSegmentsOnItsTime() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+
+    Gateway.Reply reply =
+        fixture
+            .gateway()
+            .send(
+                openAi(
+                    LECTURE,
+                    "response_format",
+                    "verbose_json",
+                    "timestamp_granularities[]",
+                    "segment"));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    JsonNode verbose = JSON.readTree(reply.body());
+    JsonNode segments = verbose.path("segments");
+    assertThat(verbose.path("duration").asDouble()).isEqualTo(68.0);
+    assertThat(verbose.path("text").asText()).isEqualTo(ALL_BURSTS);
+    assertThat(segments).hasSize(7);
+    long burstStart = 1500;
+    int[] lengths = {5000, 6000, 7000, 8000, 9000, 10000, 11000};
+    for (int i = 0; i < segments.size(); i++) {
+      JsonNode segment = segments.get(i);
+      assertThat(segment.path("id").asInt()).isEqualTo(i);
+      assertThat(segment.path("text").asText().strip()).isEqualTo("b" + i);
+      assertThat(Math.round(segment.path("start").asDouble() * 1000))
+          .isBetween(burstStart - 40, burstStart + 40);
+      burstStart += lengths[i] + 1500;
+    }
+  }
+
+  @Test
+  void aStreamSendsEachPiecesTextInOrder() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20"));
+    Request streamed = openAi(LECTURE, "stream", "true");
+
+    String events;
+    try (Response live = fixture.gateway().client().newCall(streamed).execute()) {
+      assertThat(live.code()).isEqualTo(200);
+      events = live.body().string();
+    }
+
+    StringBuilder deltas = new StringBuilder();
+    int count = 0;
+    for (String line : events.split("\n")) {
+      if (line.startsWith("data: ") && line.contains("transcript.text.delta")) {
+        deltas.append(JSON.readTree(line.substring(6)).path("delta").asText());
+        count++;
+      }
+    }
+    assertThat(count).isGreaterThanOrEqualTo(4);
+    assertThat(deltas.toString()).isEqualTo(ALL_BURSTS);
+    assertThat(events).contains("transcript.text.done");
+  }
+
+  /** An upload to the OpenAI-compatible endpoint, as an OpenAI SDK sends it. */
+  private Request openAi(byte[] audio, String... fields) {
+    MultipartBody.Builder form =
+        new MultipartBody.Builder()
+            .setType(MultipartBody.FORM)
+            .addFormDataPart(
+                "file", "note.wav", RequestBody.create(audio, MediaType.get("audio/wav")));
+    for (int i = 0; i + 1 < fields.length; i += 2) {
+      form.addFormDataPart(fields[i], fields[i + 1]);
+    }
+    return new Request.Builder()
+        .url(fixture.gateway().url("/v1/audio/transcriptions"))
+        .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+        .post(form.build())
+        .build();
   }
 
   private static long millis(String srtTime) {
