@@ -4,19 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.BurstListener;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
-import dev.bolo.server.work.WorkKey;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
-import mockwebserver3.RecordedRequest;
 import okhttp3.MediaType;
 import okhttp3.MultipartBody;
 import okhttp3.Request;
@@ -36,74 +32,25 @@ class LongNotePiecesTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Seven bursts of 5 to 11 s, each after 1.5 s of silence, and 1.5 s at the end: 68 s. */
-  private static final byte[] LECTURE =
-      TestAudio.bursts(1500, 5000, 6000, 7000, 8000, 9000, 10000, 11000);
+  private static final byte[] LECTURE = TestAudio.lecture();
 
-  private static final long LECTURE_MILLIS = 68_000;
+  private static final long LECTURE_MILLIS = TestAudio.LECTURE_MILLIS;
 
-  private static final String ALL_BURSTS = "b0 b1 b2 b3 b4 b5 b6";
+  private static final String ALL_BURSTS = TestAudio.LECTURE_BURSTS;
 
   @RegisterExtension final OpenAiGateway fixture = OpenAiGateway.onDemand(Map.of());
 
-  /** What the provider received: one entry per call it answered with a transcript. */
-  private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
+  /** Names the bursts each call holds, and records the calls. */
+  private final BurstListener listener = new BurstListener();
 
-  private record Call(
-      long bodyBytes, int samples, String audioSha256, String prompt, String text) {}
+  /** What the provider answered with a transcript, call by call. */
+  private List<BurstListener.Call> calls() {
+    return listener.calls();
+  }
 
   @BeforeEach
   void providerNamesTheBurstsItHears() {
-    fixture.provider().answerWith(this::answer);
-  }
-
-  private MockResponse answer(RecordedRequest request) {
-    byte[] body = request.getBody() == null ? new byte[0] : request.getBody().toByteArray();
-    short[] pcm = TestAudio.samplesOf(body);
-    List<TestAudio.Burst> bursts = TestAudio.burstsIn(pcm);
-    String text = bursts.stream().map(TestAudio.Burst::name).collect(Collectors.joining(" "));
-    String prompt = field(FakeProvider.bodyText(request), "prompt");
-    calls.add(new Call(body.length, pcm.length, WorkKey.sha256Hex(body), prompt, text));
-    if (!FakeProvider.bodyText(request).contains("verbose_json")) {
-      return json("{\"text\":\"" + text + "\"}");
-    }
-    String segments =
-        bursts.stream()
-            .map(
-                b ->
-                    String.format(
-                        Locale.ROOT,
-                        "{\"id\":0,\"start\":%.3f,\"end\":%.3f,\"text\":\" %s\"}",
-                        b.startMillis() / 1000.0,
-                        b.endMillis() / 1000.0,
-                        b.name()))
-            .collect(Collectors.joining(","));
-    return json(
-        "{\"task\":\"transcribe\",\"language\":\"english\",\"duration\":"
-            + pcm.length / 16000.0
-            + ",\"text\":\""
-            + text
-            + "\",\"segments\":["
-            + segments
-            + "]}");
-  }
-
-  /** A text field of a multipart form, empty when it has none. */
-  private static String field(String form, String name) {
-    int at = form.indexOf("name=\"" + name + "\"");
-    if (at < 0) {
-      return "";
-    }
-    int start = form.indexOf("\r\n\r\n", at) + 4;
-    return form.substring(start, form.indexOf("\r\n", start));
-  }
-
-  private static MockResponse json(String body) {
-    return new MockResponse.Builder()
-        .code(200)
-        .setHeader("Content-Type", "application/json")
-        .body(body)
-        .build();
+    fixture.provider().answerWith(listener::answer);
   }
 
   private Gateway.Reply upload(byte[] note, String... fields) throws Exception {
@@ -120,8 +67,8 @@ class LongNotePiecesTest {
     JsonNode answer = JSON.readTree(reply.body());
     assertThat(answer.path("text").asText()).isEqualTo(ALL_BURSTS);
     assertThat(answer.path("duration_ms").asLong()).isEqualTo(LECTURE_MILLIS);
-    assertThat(calls).hasSizeGreaterThanOrEqualTo(4);
-    assertThat(calls)
+    assertThat(calls()).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(calls())
         .allSatisfy(call -> assertThat(call.samples()).isLessThanOrEqualTo(20 * 16000));
     assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(LECTURE_MILLIS);
   }
@@ -137,8 +84,9 @@ class LongNotePiecesTest {
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).path("text").asText())
         .isEqualTo("b0 b1 b2 b3 b4 b5 b6 b7");
-    assertThat(calls).hasSizeGreaterThanOrEqualTo(3);
-    assertThat(calls).allSatisfy(call -> assertThat(call.bodyBytes()).isLessThanOrEqualTo(1048576));
+    assertThat(calls()).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(calls())
+        .allSatisfy(call -> assertThat(call.bodyBytes()).isLessThanOrEqualTo(1048576));
   }
 
   @Test
@@ -149,7 +97,7 @@ class LongNotePiecesTest {
     Gateway.Reply reply = upload(note);
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    assertThat(calls)
+    assertThat(calls())
         .singleElement()
         .satisfies(call -> assertThat(call.samples()).isEqualTo((note.length - 44) / 2));
   }
@@ -170,7 +118,8 @@ class LongNotePiecesTest {
     assertThat(JSON.readTree(resent.body()).path("text").asText()).isEqualTo(ALL_BURSTS);
     // Every piece was transcribed once; the one refused was sent once more, and nothing else was.
     Map<String, Long> transcriptsPerPiece =
-        calls.stream().collect(Collectors.groupingBy(Call::audioSha256, Collectors.counting()));
+        calls().stream()
+            .collect(Collectors.groupingBy(BurstListener.Call::audioSha256, Collectors.counting()));
     assertThat(transcriptsPerPiece).hasSizeGreaterThanOrEqualTo(4);
     assertThat(transcriptsPerPiece.values()).containsOnly(1L);
     assertThat(fixture.provider().calls()).isEqualTo(transcriptsPerPiece.size() + 1);
@@ -184,10 +133,11 @@ class LongNotePiecesTest {
     Gateway.Reply reply = upload(TestAudio.tone(50_000));
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    assertThat(calls).hasSizeGreaterThanOrEqualTo(3);
-    assertThat(calls)
+    assertThat(calls()).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(calls())
         .allSatisfy(call -> assertThat(call.samples()).isLessThanOrEqualTo(20 * 16000));
-    assertThat(calls.stream().mapToLong(Call::samples).sum()).isEqualTo(50 * 16000L);
+    assertThat(calls().stream().mapToLong(BurstListener.Call::samples).sum())
+        .isEqualTo(50 * 16000L);
   }
 
   @Test
@@ -198,7 +148,7 @@ class LongNotePiecesTest {
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).path("text").asText()).isEmpty();
-    assertThat(calls).isEmpty();
+    assertThat(calls()).isEmpty();
   }
 
   @Test
@@ -251,8 +201,8 @@ class LongNotePiecesTest {
     Gateway.Reply reply = upload(LECTURE, "prompt", "A lecture on tones.");
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    assertThat(calls).hasSizeGreaterThanOrEqualTo(4);
-    assertThat(calls)
+    assertThat(calls()).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(calls())
         .allSatisfy(call -> assertThat(call.prompt()).isEqualTo("A lecture on tones."));
   }
 
@@ -264,7 +214,7 @@ class LongNotePiecesTest {
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).path("text").asText()).isEqualTo(ALL_BURSTS);
-    List<Call> inOrder = List.copyOf(calls);
+    List<BurstListener.Call> inOrder = calls();
     assertThat(inOrder).hasSizeGreaterThanOrEqualTo(4);
     assertThat(inOrder.getFirst().prompt()).isEqualTo("Tones.");
     for (int i = 1; i < inOrder.size(); i++) {

@@ -35,6 +35,20 @@ public final class TestAudio {
     return buffer.array();
   }
 
+  /**
+   * A lecture in miniature: seven {@link #bursts} of 5 to 11 s, each after 1.5 s of silence, and
+   * 1.5 s at the end, {@link #LECTURE_MILLIS} in all; its bursts are {@link #LECTURE_BURSTS}.
+   */
+  public static byte[] lecture() {
+    return bursts(1500, 5000, 6000, 7000, 8000, 9000, 10000, 11000);
+  }
+
+  /** The length of {@link #lecture()}. */
+  public static final long LECTURE_MILLIS = 68_000;
+
+  /** The names of {@link #lecture()}'s bursts, in order, as a provider that hears them answers. */
+  public static final String LECTURE_BURSTS = "b0 b1 b2 b3 b4 b5 b6";
+
   /** Amplitude of the {@code i}-th burst of {@link #bursts}: {@code 0.05 × (i + 1)}. */
   public static final double BURST_STEP = 0.05;
 

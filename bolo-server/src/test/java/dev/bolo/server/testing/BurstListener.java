@@ -1,0 +1,88 @@
+package dev.bolo.server.testing;
+
+import dev.bolo.server.work.WorkKey;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Collectors;
+import mockwebserver3.MockResponse;
+import mockwebserver3.RecordedRequest;
+
+/**
+ * A {@link FakeProvider}'s answers to notes made by {@link TestAudio#bursts}: it tells the bursts
+ * apart by their loudness and answers with their names ({@code "b2 b3"}), in {@code verbose_json}
+ * with one segment per burst when asked, so an answer shows which bursts each request held and
+ * where. Records every call it answers. Install it with {@code
+ * provider.answerWith(listener::answer)}. Thread safe.
+ */
+public final class BurstListener {
+
+  /**
+   * One call the provider answered.
+   *
+   * @param bodyBytes the whole request's size
+   * @param samples the audio's 16 kHz samples
+   * @param audioSha256 a hash of the whole request, the same for the same audio and fields
+   * @param prompt the request's {@code prompt}, empty when it had none
+   * @param text what was answered
+   */
+  public record Call(long bodyBytes, int samples, String audioSha256, String prompt, String text) {}
+
+  private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
+
+  /** The calls answered so far, in the order they arrived. */
+  public List<Call> calls() {
+    return List.copyOf(calls);
+  }
+
+  /** Answers one call. */
+  public MockResponse answer(RecordedRequest request) {
+    byte[] body = request.getBody() == null ? new byte[0] : request.getBody().toByteArray();
+    short[] pcm = TestAudio.samplesOf(body);
+    List<TestAudio.Burst> bursts = TestAudio.burstsIn(pcm);
+    String text = bursts.stream().map(TestAudio.Burst::name).collect(Collectors.joining(" "));
+    String form = FakeProvider.bodyText(request);
+    calls.add(
+        new Call(body.length, pcm.length, WorkKey.sha256Hex(body), field(form, "prompt"), text));
+    if (!form.contains("verbose_json")) {
+      return json("{\"text\":\"" + text + "\"}");
+    }
+    String segments =
+        bursts.stream()
+            .map(
+                b ->
+                    String.format(
+                        Locale.ROOT,
+                        "{\"id\":0,\"start\":%.3f,\"end\":%.3f,\"text\":\" %s\"}",
+                        b.startMillis() / 1000.0,
+                        b.endMillis() / 1000.0,
+                        b.name()))
+            .collect(Collectors.joining(","));
+    return json(
+        "{\"task\":\"transcribe\",\"language\":\"english\",\"duration\":"
+            + pcm.length / 16000.0
+            + ",\"text\":\""
+            + text
+            + "\",\"segments\":["
+            + segments
+            + "]}");
+  }
+
+  /** A text field of a multipart form, empty when it has none. */
+  private static String field(String form, String name) {
+    int at = form.indexOf("name=\"" + name + "\"");
+    if (at < 0) {
+      return "";
+    }
+    int start = form.indexOf("\r\n\r\n", at) + 4;
+    return form.substring(start, form.indexOf("\r\n", start));
+  }
+
+  private static MockResponse json(String body) {
+    return new MockResponse.Builder()
+        .code(200)
+        .setHeader("Content-Type", "application/json")
+        .body(body)
+        .build();
+  }
+}
