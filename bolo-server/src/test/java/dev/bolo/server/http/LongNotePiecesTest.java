@@ -8,8 +8,13 @@ import dev.bolo.server.testing.BurstListener;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.server.work.WorkKey;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
@@ -277,6 +282,68 @@ class LongNotePiecesTest {
     assertThat(count).isGreaterThanOrEqualTo(4);
     assertThat(deltas.toString()).isEqualTo(ALL_BURSTS);
     assertThat(events).contains("transcript.text.done");
+  }
+
+  @Test
+  void aLookupWhileThePiecesRunSaysHowManySecondsAreDone() throws Exception {
+    fixture.start(Map.of("BOLO_OPENAI_MAX_SECONDS", "20", "BOLO_MAX_PIECES_PER_NOTE", "1"));
+    CountDownLatch secondAsked = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger asked = new AtomicInteger();
+    fixture
+        .provider()
+        .answerWith(
+            request -> {
+              if (asked.incrementAndGet() == 2) {
+                secondAsked.countDown();
+                awaitQuietly(release);
+              }
+              return listener.answer(request);
+            });
+    try {
+      CompletableFuture<Gateway.Reply> upload =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return upload(LECTURE);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      assertThat(secondAsked.await(30, TimeUnit.SECONDS)).isTrue();
+
+      Gateway.Reply running =
+          fixture
+              .gateway()
+              .send(
+                  new Request.Builder()
+                      .url(
+                          fixture
+                              .gateway()
+                              .url("/v1/transcriptions/" + WorkKey.sha256Hex(LECTURE) + "?wait=0"))
+                      .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+                      .build());
+
+      assertThat(running.status()).as(running.body()).isEqualTo(202);
+      JsonNode progress = JSON.readTree(running.body());
+      long firstPieceEnds = calls().getFirst().samples() / 16;
+      assertThat(progress.path("seconds_total").asDouble()).isEqualTo(68.0);
+      assertThat(progress.path("seconds_done").asDouble())
+          .isGreaterThan(firstPieceEnds / 1000.0)
+          .isLessThan(20.0);
+      release.countDown();
+      assertThat(upload.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+    } finally {
+      release.countDown();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** An upload to the OpenAI-compatible endpoint, as an OpenAI SDK sends it. */
