@@ -208,7 +208,7 @@ public final class AppBuilder {
             working,
             coordinator,
             // Pieces wait as files of the slot's spool, which a start empties.
-            new NotePieces(working, coordinator, config.pieces(), slot.spoolDir(), ticker),
+            new NotePieces(working, coordinator, config.pieces(), slot.spoolDir(), ticker, metrics),
             store,
             served,
             charges,

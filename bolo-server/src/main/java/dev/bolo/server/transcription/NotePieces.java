@@ -5,7 +5,11 @@ import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.SpeechEngine;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
@@ -53,23 +57,44 @@ public final class NotePieces {
   private final Path folder;
   private final Semaphore gatewayPieces;
   private final LongSupplier ticker;
+  private final MeterRegistry metrics;
 
   /**
    * @param folder where pieces wait for their provider call, in the instance's spool so that a
    *     restart deletes what a crash left
+   * @param metrics where the pieces at work and their provider calls are counted
    */
   public NotePieces(
       SpeechEngine engine,
       WorkCoordinator coordinator,
       Config config,
       Path folder,
-      LongSupplier ticker) {
+      LongSupplier ticker,
+      MeterRegistry metrics) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
     this.config = Objects.requireNonNull(config, "config");
     this.folder = Objects.requireNonNull(folder, "folder");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.gatewayPieces = new Semaphore(config.atOnce(), true);
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    Gauge.builder(
+            "bolo_pieces_running", gatewayPieces, free -> config.atOnce() - free.availablePermits())
+        .description("Pieces of long notes being cut, sent or waiting for their provider call")
+        .register(metrics);
+  }
+
+  /** Counts one provider call made for a piece, by its result. */
+  void called(EngineResult result) {
+    Counter.builder("bolo_piece_calls_total")
+        .description("Provider calls made for pieces of long notes, by result (transcribed, …)")
+        .tags(
+            "engine",
+            engine.name(),
+            "result",
+            result.getClass().getSimpleName().toLowerCase(Locale.ROOT))
+        .register(metrics)
+        .increment();
   }
 
   /** The most one request may carry to the engine for {@code model}. */

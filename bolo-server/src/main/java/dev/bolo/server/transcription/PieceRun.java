@@ -230,6 +230,7 @@ final class PieceRun {
             .transcribe(
                 new EngineRequest(
                     piece, settings, timeout, request.requestId() + "/piece-" + (index + 1)));
+    pieces.called(result);
     return switch (result) {
       case EngineResult.Transcribed t ->
           new WorkResult.Success(

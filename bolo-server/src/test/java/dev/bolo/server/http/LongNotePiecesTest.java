@@ -76,6 +76,17 @@ class LongNotePiecesTest {
     assertThat(calls())
         .allSatisfy(call -> assertThat(call.samples()).isLessThanOrEqualTo(20 * 16000));
     assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(LECTURE_MILLIS);
+    String metrics =
+        fixture
+            .gateway()
+            .send(new Request.Builder().url(fixture.gateway().url("/metrics")).build())
+            .body();
+    assertThat(metrics)
+        .contains(
+            "bolo_piece_calls_total{engine=\"openai\",result=\"transcribed\"} "
+                + calls().size()
+                + ".0")
+        .contains("bolo_pieces_running 0.0");
   }
 
   @Test
