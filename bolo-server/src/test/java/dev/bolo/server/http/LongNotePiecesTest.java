@@ -90,6 +90,27 @@ class LongNotePiecesTest {
   }
 
   @Test
+  void aWavOfExactlyTheLargestUploadGoesToOpenAiInRequestsItTakes() throws Exception {
+    fixture.start(Map.of());
+    // 20 s of tone, then 1 s of silence, over and over: 26,214,400 bytes in all, the default
+    // BOLO_MAX_UPLOAD_BYTES, which OpenAI refuses as one request once its form is around it.
+    short[] pcm = new short[(26_214_400 - 44) / 2];
+    for (int n = 0; n < pcm.length; n++) {
+      boolean speaking = n % (21 * 16_000) < 20 * 16_000;
+      pcm[n] = speaking ? (short) Math.round(9000 * Math.sin(2 * Math.PI * 440 * n / 16_000)) : 0;
+    }
+    byte[] note = TestAudio.wav(pcm, 16_000);
+    assertThat(note).hasSize(26_214_400);
+
+    Gateway.Reply reply = upload(note);
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    assertThat(calls()).hasSize(2);
+    assertThat(calls())
+        .allSatisfy(call -> assertThat(call.bodyBytes()).isLessThanOrEqualTo(26_214_400));
+  }
+
+  @Test
   void aNoteLargerThanTheProviderTakesIsSentInRequestsWithinItsLimit() throws Exception {
     fixture.start(Map.of("BOLO_OPENAI_MAX_REQUEST_BYTES", "1048576"));
     byte[] note = TestAudio.bursts(1000, 9000, 9000, 9000, 9000, 9000, 9000, 9000, 9000);
