@@ -105,7 +105,7 @@ final class PieceRun {
           if (failed != null) {
             return failed;
           }
-          building = PieceFile.create(pieces.folder(), RATE, start * 1000 / RATE);
+          building = newPiece(start);
           buildingStart = start;
         } else {
           building.appendSilence(start - buildingEnd);
@@ -145,6 +145,16 @@ final class PieceRun {
         closeQuietly(building);
         pieces.gatewayPieces().release();
       }
+    }
+  }
+
+  /** A new piece starting at {@code startSample}; gives its permit back if none can be made. */
+  private PieceFile newPiece(long startSample) throws IOException {
+    try {
+      return PieceFile.create(pieces.folder(), RATE, startSample * 1000 / RATE);
+    } catch (IOException | RuntimeException e) {
+      pieces.gatewayPieces().release();
+      throw e;
     }
   }
 

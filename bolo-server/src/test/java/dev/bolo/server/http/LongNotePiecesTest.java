@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Burst;
 import dev.bolo.server.testing.BurstListener;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
@@ -111,6 +112,48 @@ class LongNotePiecesTest {
   }
 
   @Test
+  void piecesInFlightStayWithinTheNotesAndTheGatewaysBounds() throws Exception {
+    fixture.start(
+        Map.of(
+            "BOLO_OPENAI_MAX_SECONDS", "20",
+            "BOLO_MAX_PIECES_PER_NOTE", "2",
+            "BOLO_MAX_CONCURRENT_PIECES", "3"));
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    fixture
+        .provider()
+        .answerWith(
+            request -> {
+              most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+              try {
+                // The provider's latency, during which other calls may arrive.
+                Thread.sleep(300);
+                return listener.answer(request);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+              } finally {
+                inFlight.decrementAndGet();
+              }
+            });
+
+    List<Gateway.Reply> replies;
+    try (Burst two =
+        Burst.send(
+            fixture.gateway(),
+            List.of(
+                fixture.gateway().nativeUpload(Gateway.TOKEN_A, LECTURE),
+                fixture.gateway().nativeUpload(Gateway.TOKEN_B, LECTURE)))) {
+      replies = two.replies(java.time.Duration.ofSeconds(60));
+    }
+
+    assertThat(replies).extracting(Gateway.Reply::status).containsOnly(200);
+    assertThat(calls()).hasSizeGreaterThanOrEqualTo(8);
+    // Two notes of two pieces at a time would make four; the gateway sends three.
+    assertThat(most.get()).isEqualTo(3);
+  }
+
+  @Test
   void aNoteLargerThanTheProviderTakesIsSentInRequestsWithinItsLimit() throws Exception {
     fixture.start(Map.of("BOLO_OPENAI_MAX_REQUEST_BYTES", "1048576"));
     byte[] note = TestAudio.bursts(1000, 9000, 9000, 9000, 9000, 9000, 9000, 9000, 9000);
@@ -186,6 +229,7 @@ class LongNotePiecesTest {
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     assertThat(JSON.readTree(reply.body()).path("text").asText()).isEmpty();
     assertThat(calls()).isEmpty();
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(30_000);
   }
 
   @Test
