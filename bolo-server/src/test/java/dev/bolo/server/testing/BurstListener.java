@@ -1,6 +1,7 @@
 package dev.bolo.server.testing;
 
 import dev.bolo.server.work.WorkKey;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -66,6 +67,31 @@ public final class BurstListener {
             + "\",\"segments\":["
             + segments
             + "]}");
+  }
+
+  /**
+   * Answers one Gemini {@code generateContent} call whose note is inline, as Gemini answers: one
+   * candidate whose text names the bursts.
+   */
+  public MockResponse answerAsGemini(RecordedRequest request) {
+    String body = FakeProvider.bodyText(request);
+    String data = "\"data\":\"";
+    int at = body.indexOf(data);
+    if (at < 0) {
+      return json("{\"error\":{\"code\":400,\"message\":\"no inline audio\"}}");
+    }
+    int start = at + data.length();
+    byte[] wav = Base64.getDecoder().decode(body.substring(start, body.indexOf('"', start)));
+    short[] pcm = TestAudio.samplesOf(wav);
+    String text =
+        TestAudio.burstsIn(pcm).stream()
+            .map(TestAudio.Burst::name)
+            .collect(Collectors.joining(" "));
+    calls.add(new Call(body.length(), pcm.length, WorkKey.sha256Hex(wav), "", text));
+    return json(
+        "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\""
+            + text
+            + "\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}]}");
   }
 
   /** A text field of a multipart form, empty when it has none. */
