@@ -1,15 +1,10 @@
 package dev.bolo.server.transcription;
 
 import dev.bolo.audio.AudioContainer;
+import dev.bolo.decode.FlacWriter;
 import dev.bolo.server.upload.AudioContent;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.RandomAccessFile;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -19,25 +14,24 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One piece of a long note as the provider is sent it: a 16-bit mono PCM WAV in a file of the
- * spool, written a stretch of samples at a time so that only the splitter's window is ever in
- * memory. Its {@link #sha256()} is the hash of its samples alone, the piece's identity in its work
- * key. The file is deleted on {@link #close()}. Written by one thread, then read by any.
+ * One piece of a long note as the provider is sent it: mono 16-bit FLAC in a file of the spool
+ * (lossless, about half the bytes of a WAV), written a stretch of samples at a time so that only
+ * the splitter's window is ever in memory. Its {@link #sha256()} is the hash of its 16-bit samples
+ * alone, the piece's identity in its work key. The file is deleted on {@link #close()}. Written by
+ * one thread, then read by any.
  */
 final class PieceFile implements AudioContent, AutoCloseable {
-
-  /** Bytes of a canonical WAV header before the samples. */
-  static final int HEADER_BYTES = 44;
 
   private final Path file;
   private final int sampleRate;
   private final long startMillis;
   private final MessageDigest samplesHash;
-  private @Nullable OutputStream out;
+  private @Nullable FlacWriter out;
   private long sampleCount;
+  private long size;
   private @Nullable String sha256;
 
-  private PieceFile(Path file, int sampleRate, long startMillis, OutputStream out) {
+  private PieceFile(Path file, int sampleRate, long startMillis, FlacWriter out) {
     this.file = file;
     this.sampleRate = sampleRate;
     this.startMillis = startMillis;
@@ -52,11 +46,9 @@ final class PieceFile implements AudioContent, AutoCloseable {
   /** A new piece starting {@code startMillis} into its note, in a new file under {@code dir}. */
   static PieceFile create(Path dir, int sampleRate, long startMillis) throws IOException {
     Files.createDirectories(dir);
-    Path file = Files.createTempFile(dir, "piece-", ".wav");
+    Path file = Files.createTempFile(dir, "piece-", ".flac");
     try {
-      OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 64 * 1024);
-      out.write(new byte[HEADER_BYTES]);
-      return new PieceFile(file, sampleRate, startMillis, out);
+      return new PieceFile(file, sampleRate, startMillis, FlacWriter.create(file, sampleRate));
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(file);
       throw e;
@@ -73,38 +65,31 @@ final class PieceFile implements AudioContent, AutoCloseable {
 
   /** Appends the first {@code count} of {@code samples}, floats in [-1, 1]. */
   void append(float[] samples, int count) throws IOException {
-    OutputStream stream = Objects.requireNonNull(out, "piece already finished");
-    byte[] pcm = new byte[count * 2];
+    FlacWriter writer = Objects.requireNonNull(out, "piece already finished");
+    short[] pcm = new short[count];
+    byte[] bytes = new byte[count * 2];
     for (int i = 0; i < count; i++) {
-      int value = Math.round(Math.clamp(samples[i], -1f, 1f) * Short.MAX_VALUE);
-      pcm[2 * i] = (byte) value;
-      pcm[2 * i + 1] = (byte) (value >> 8);
+      short value = (short) Math.round(Math.clamp(samples[i], -1f, 1f) * Short.MAX_VALUE);
+      pcm[i] = value;
+      bytes[2 * i] = (byte) value;
+      bytes[2 * i + 1] = (byte) (value >> 8);
     }
-    samplesHash.update(pcm);
-    stream.write(pcm);
+    samplesHash.update(bytes);
+    writer.write(pcm, count);
     sampleCount += count;
   }
 
-  /** Ends the writing: the header gets its sizes, the piece its hash. */
+  /** Ends the writing: the file is complete, the piece gets its size and hash. */
   void finish() throws IOException {
-    OutputStream stream = Objects.requireNonNull(out, "piece already finished");
-    stream.close();
-    out = null;
-    try (RandomAccessFile header = new RandomAccessFile(file.toFile(), "rw")) {
-      header.write(header(sampleCount * 2));
+    FlacWriter writer = Objects.requireNonNull(out, "piece already finished");
+    try {
+      writer.finish();
+    } finally {
+      writer.close();
+      out = null;
     }
+    size = Files.size(file);
     sha256 = HexFormat.of().formatHex(samplesHash.digest());
-  }
-
-  private byte[] header(long dataBytes) {
-    ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    header.put("RIFF".getBytes(StandardCharsets.US_ASCII)).putInt((int) (36 + dataBytes));
-    header.put("WAVE".getBytes(StandardCharsets.US_ASCII));
-    header.put("fmt ".getBytes(StandardCharsets.US_ASCII)).putInt(16);
-    header.putShort((short) 1).putShort((short) 1).putInt(sampleRate);
-    header.putInt(sampleRate * 2).putShort((short) 2).putShort((short) 16);
-    header.put("data".getBytes(StandardCharsets.US_ASCII)).putInt((int) dataBytes);
-    return header.array();
   }
 
   /** Where the piece starts in its note. */
@@ -124,7 +109,7 @@ final class PieceFile implements AudioContent, AutoCloseable {
 
   @Override
   public long size() {
-    return HEADER_BYTES + sampleCount * 2;
+    return size;
   }
 
   @Override
@@ -134,7 +119,7 @@ final class PieceFile implements AudioContent, AutoCloseable {
 
   @Override
   public AudioContainer container() {
-    return AudioContainer.WAV;
+    return AudioContainer.FLAC;
   }
 
   @Override

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * One note sent in pieces: decoded to 16 kHz mono a frame at a time, cut at its pauses by the same
  * {@link PauseSplitter} as the offline engine's, and its stretches of speech gathered into pieces
  * as long as the provider takes (the pauses between them kept as silence, so a piece's times are
- * the note's from the piece's start). Each piece is written to the spool as a 16-bit WAV and
+ * the note's from the piece's start). Each piece is written to the spool as 16-bit FLAC and
  * transcribed through the work coordinator under its own key (device, settings, the hash of its
  * samples) while the next is cut, so a piece finished once is replayed, not paid for again.
  *
@@ -50,7 +50,7 @@ final class PieceRun {
 
   private static final Logger log = LoggerFactory.getLogger(PieceRun.class);
 
-  /** The rate pieces are sent at: what speech models work at, 32 kB per second as 16-bit WAV. */
+  /** The rate pieces are sent at: what speech models work at, at most 32 kB per second. */
   static final int RATE = 16_000;
 
   /** Stretches of speech are cut at pauses of 300 ms, or at the quietest point of 30 s. */
@@ -75,7 +75,9 @@ final class PieceRun {
     this.device = device;
     this.request = request;
     this.pieceSettings = PieceStitch.pieceSettings(request.settings());
-    long byBytes = (limits.maxRequestBytes() - EngineLimits.FORM_OVERHEAD_BYTES - 44) / 2;
+    // As many samples as fit the request as 16-bit WAV, less 2 %: FLAC's frame headers on audio
+    // it cannot compress add under 1 %, and speech takes about half.
+    long byBytes = (limits.maxRequestBytes() - EngineLimits.FORM_OVERHEAD_BYTES) / 2 * 98 / 100;
     long bySeconds =
         limits.maxSeconds() > Long.MAX_VALUE / RATE ? Long.MAX_VALUE : limits.maxSeconds() * RATE;
     this.maxSamples = Math.min(byBytes, bySeconds);

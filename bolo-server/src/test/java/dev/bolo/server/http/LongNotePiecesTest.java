@@ -73,6 +73,7 @@ class LongNotePiecesTest {
     JsonNode answer = JSON.readTree(reply.body());
     assertThat(answer.path("text").asText()).isEqualTo(ALL_BURSTS);
     assertThat(answer.path("duration_ms").asLong()).isEqualTo(LECTURE_MILLIS);
+    assertThat(calls()).extracting(BurstListener.Call::container).containsOnly("fLaC");
     assertThat(calls()).hasSizeGreaterThanOrEqualTo(4);
     assertThat(calls())
         .allSatisfy(call -> assertThat(call.samples()).isLessThanOrEqualTo(20 * 16000));

@@ -1,6 +1,8 @@
 package dev.bolo.server.testing;
 
 import dev.bolo.server.work.WorkKey;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -8,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link FakeProvider}'s answers to notes made by {@link TestAudio#bursts}: it tells the bursts
@@ -26,8 +29,15 @@ public final class BurstListener {
    * @param audioSha256 a hash of the whole request, the same for the same audio and fields
    * @param prompt the request's {@code prompt}, empty when it had none
    * @param text what was answered
+   * @param container the audio file's first four bytes ({@code fLaC}, {@code RIFF})
    */
-  public record Call(long bodyBytes, int samples, String audioSha256, String prompt, String text) {}
+  public record Call(
+      long bodyBytes,
+      int samples,
+      String audioSha256,
+      String prompt,
+      String text,
+      String container) {}
 
   private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
 
@@ -39,12 +49,19 @@ public final class BurstListener {
   /** Answers one call. */
   public MockResponse answer(RecordedRequest request) {
     byte[] body = request.getBody() == null ? new byte[0] : request.getBody().toByteArray();
-    short[] pcm = TestAudio.samplesOf(body);
+    byte[] audio = filePart(body, request.getHeaders().get("Content-Type"));
+    short[] pcm = TestAudio.samplesOf(audio);
     List<TestAudio.Burst> bursts = TestAudio.burstsIn(pcm);
     String text = bursts.stream().map(TestAudio.Burst::name).collect(Collectors.joining(" "));
     String form = FakeProvider.bodyText(request);
     calls.add(
-        new Call(body.length, pcm.length, WorkKey.sha256Hex(body), field(form, "prompt"), text));
+        new Call(
+            body.length,
+            pcm.length,
+            WorkKey.sha256Hex(body),
+            field(form, "prompt"),
+            text,
+            new String(audio, 0, Math.min(4, audio.length), StandardCharsets.US_ASCII)));
     if (!form.contains("verbose_json")) {
       return json("{\"text\":\"" + text + "\"}");
     }
@@ -87,11 +104,46 @@ public final class BurstListener {
         TestAudio.burstsIn(pcm).stream()
             .map(TestAudio.Burst::name)
             .collect(Collectors.joining(" "));
-    calls.add(new Call(body.length(), pcm.length, WorkKey.sha256Hex(wav), "", text));
+    calls.add(
+        new Call(
+            body.length(),
+            pcm.length,
+            WorkKey.sha256Hex(wav),
+            "",
+            text,
+            new String(wav, 0, Math.min(4, wav.length), StandardCharsets.US_ASCII)));
     return json(
         "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\""
             + text
             + "\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}]}");
+  }
+
+  /** The bytes of the form's {@code file} part. */
+  private static byte[] filePart(byte[] form, @Nullable String contentType) {
+    if (contentType == null || !contentType.contains("boundary=")) {
+      throw new AssertionError("not a multipart form: " + contentType);
+    }
+    String boundary = contentType.substring(contentType.indexOf("boundary=") + 9);
+    int part = indexOf(form, "name=\"file\"".getBytes(StandardCharsets.US_ASCII), 0);
+    int start = indexOf(form, "\r\n\r\n".getBytes(StandardCharsets.US_ASCII), part) + 4;
+    int end = indexOf(form, ("\r\n--" + boundary).getBytes(StandardCharsets.US_ASCII), start);
+    if (part < 0 || end < 0) {
+      throw new AssertionError("no file part in the form");
+    }
+    return Arrays.copyOfRange(form, start, end);
+  }
+
+  private static int indexOf(byte[] bytes, byte[] what, int from) {
+    outer:
+    for (int i = Math.max(0, from); i <= bytes.length - what.length; i++) {
+      for (int j = 0; j < what.length; j++) {
+        if (bytes[i + j] != what[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
   }
 
   /** A text field of a multipart form, empty when it has none. */

@@ -1,5 +1,7 @@
 package dev.bolo.server.testing;
 
+import dev.bolo.audio.SeekableSource;
+import dev.bolo.decode.PcmDecoder;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -109,22 +111,27 @@ public final class TestAudio {
   }
 
   /**
-   * The 16-bit samples of the first mono 16 kHz WAV found in {@code bytes} (a WAV alone, or a form
-   * that carries one): what a provider hears.
+   * The samples of an audio file in any container the gateway decodes (WAV, FLAC, …), as 16-bit
+   * mono at 16 kHz: what a provider hears.
    */
-  public static short[] samplesOf(byte[] bytes) {
-    int riff = indexOf(bytes, "RIFF".getBytes(StandardCharsets.US_ASCII));
-    int data = indexOf(bytes, "data".getBytes(StandardCharsets.US_ASCII), riff);
-    if (riff < 0 || data < 0) {
-      throw new AssertionError("no WAV in " + bytes.length + " bytes");
+  public static short[] samplesOf(byte[] audio) {
+    try (PcmDecoder decoder = PcmDecoder.open(SeekableSource.of(audio, audio.length), 16_000)) {
+      float[] chunk = new float[8192];
+      short[] pcm = new short[1 << 16];
+      int count = 0;
+      int n;
+      while ((n = decoder.read(chunk, 0, chunk.length)) > 0) {
+        if (count + n > pcm.length) {
+          pcm = java.util.Arrays.copyOf(pcm, Math.max(pcm.length * 2, count + n));
+        }
+        for (int i = 0; i < n; i++) {
+          pcm[count++] = (short) Math.clamp(Math.round(chunk[i] * 32768.0), -32768, 32767);
+        }
+      }
+      return java.util.Arrays.copyOf(pcm, count);
+    } catch (java.io.IOException e) {
+      throw new AssertionError("not audio: " + audio.length + " bytes", e);
     }
-    ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-    int dataBytes = buffer.getInt(data + 4);
-    short[] pcm = new short[dataBytes / 2];
-    for (int i = 0; i < pcm.length; i++) {
-      pcm[i] = buffer.getShort(data + 8 + 2 * i);
-    }
-    return pcm;
   }
 
   /**
@@ -164,22 +171,5 @@ public final class TestAudio {
   private static Burst burst(int peak, int start, int end) {
     long index = Math.round(peak / (BURST_STEP * Short.MAX_VALUE)) - 1;
     return new Burst("b" + index, start / 16L, end / 16L);
-  }
-
-  private static int indexOf(byte[] bytes, byte[] what) {
-    return indexOf(bytes, what, 0);
-  }
-
-  private static int indexOf(byte[] bytes, byte[] what, int from) {
-    outer:
-    for (int i = Math.max(0, from); i <= bytes.length - what.length; i++) {
-      for (int j = 0; j < what.length; j++) {
-        if (bytes[i + j] != what[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
   }
 }
