@@ -24,6 +24,7 @@ import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.RateLimiter;
+import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.UploadReader;
@@ -201,10 +202,13 @@ public final class AppBuilder {
             store, threads.countedWork(), threads.renewals(), ticker, config.store().lease());
     GatewayGauges.bindCoordinator(metrics, coordinator);
     engine.bindMetrics(metrics);
+    SpeechEngine working = engineView.apply(engine);
     Transcriber transcriber =
         new Transcriber(
-            engineView.apply(engine),
+            working,
             coordinator,
+            // Pieces wait as files of the slot's spool, which a start empties.
+            new NotePieces(working, coordinator, config.pieces(), slot.spoolDir(), ticker, metrics),
             store,
             served,
             charges,

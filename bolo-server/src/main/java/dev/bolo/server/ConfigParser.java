@@ -17,6 +17,7 @@ import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.redis.RedisEndpoint;
+import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.UploadReader;
 import java.io.IOException;
@@ -131,6 +132,7 @@ final class ConfigParser {
         ledger(env, chargeWindow(store, deadlines)),
         limits,
         deadlines,
+        pieces(env, engine),
         env.choice(BOLO_LOG_LEVEL, ServerConfig.LogLevel.class),
         env.choice(BOLO_LOG_FORMAT, ServerConfig.LogFormat.class),
         new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)));
@@ -195,6 +197,27 @@ final class ConfigParser {
         Math.toIntExact(
             env.whole(BOLO_MAX_CONCURRENT_REQUESTS, defaultMaxActiveRequests(maxHeapBytes))),
         env.duration(BOLO_REQUEST_QUEUE_WAIT));
+  }
+
+  /** The configured engine's limits as the operator replaces them, and the pieces run at once. */
+  private static NotePieces.Config pieces(VariableValues env, EngineKind engine) {
+    // Every engine's values are checked, whichever runs: a mistake shows before the engine changes.
+    var openAi =
+        List.of(
+            env.optionalWhole(BOLO_OPENAI_MAX_REQUEST_BYTES),
+            env.optionalWhole(BOLO_OPENAI_MAX_SECONDS));
+    var gemini =
+        List.of(
+            env.optionalWhole(BOLO_GEMINI_MAX_REQUEST_BYTES),
+            env.optionalWhole(BOLO_GEMINI_MAX_SECONDS));
+    var limits = engine == EngineKind.GEMINI ? gemini : openAi;
+    int perNote = env.integer(BOLO_MAX_PIECES_PER_NOTE);
+    int atOnce = env.integer(BOLO_MAX_CONCURRENT_PIECES);
+    if (atOnce < perNote) {
+      throw new ConfigException(
+          "BOLO_MAX_CONCURRENT_PIECES must be at least BOLO_MAX_PIECES_PER_NOTE: " + atOnce);
+    }
+    return new NotePieces.Config(limits.get(0), limits.get(1), perNote, atOnce);
   }
 
   private static OpenAiConfig openAi(VariableValues env, EngineKind engine) {

@@ -19,6 +19,20 @@ public enum ConfigTable {
   OPENAI_MODEL("model used when the client names none", "`whisper-1`"),
   OPENAI_LANGUAGE("language sent when the client names none (`auto` for whisper.cpp)", "none"),
   GEMINI("Gemini `generateContent`", "Google's, none, `gemini-2.5-flash`"),
+  ENGINE_LIMITS(
+      "the most one provider request may carry: its bytes (the note and the form around it) "
+          + "and the longest note the model takes. A note beyond either is sent in pieces cut at "
+          + "its pauses (see [Long notes](#long-notes-in-pieces)); set them for a compatible "
+          + "server whose limits differ from the provider's",
+      "the provider's documented limits: OpenAI `26214400` and `1500` for the `gpt-4o` "
+          + "transcription models (none for whisper models); Gemini 2 GiB (Files API) and "
+          + "`34200`"),
+  PIECES(
+      "pieces of one long note sent to the provider at once (`1`: one after another, each "
+          + "prompted with the end of the text before it), and of all notes at once; each piece "
+          + "waiting or running holds one spool file of at most the provider's request size "
+          + "(outside `BOLO_SPOOL_MAX_BYTES`)",
+      "`4`, `16`"),
   IDEMPOTENCY_TTL("how long a finished transcript is replayed (`10m`, `90s`, `PT10M`)", "`10m`"),
   DEDUP_MAX_BYTES("memory bound on replayable transcripts (in-memory store)", "`67108864`"),
   STORE("`memory` or `redis`", "`memory`"),

@@ -4,6 +4,7 @@ import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.upload.UploadReader;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  *     own clock and the instance's id)
  * @param limits bounds on what uploads and answers may make the gateway hold
  * @param deadlines how long the engine may take for one note
+ * @param pieces how notes beyond the engine's limits are sent in pieces
  * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
  * @param logFormat one line of text or one JSON object per log event, {@code BOLO_LOG_FORMAT}
  * @param admin the operator dashboard, {@code BOLO_ADMIN_TOKEN}
@@ -50,6 +52,7 @@ public record ServerConfig(
     LedgerConfig ledger,
     Limits limits,
     Deadlines deadlines,
+    NotePieces.Config pieces,
     LogLevel logLevel,
     LogFormat logFormat,
     Admin admin) {
@@ -66,6 +69,7 @@ public record ServerConfig(
     Objects.requireNonNull(ledger, "ledger");
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(deadlines, "deadlines");
+    Objects.requireNonNull(pieces, "pieces");
     Objects.requireNonNull(logLevel, "logLevel");
     Objects.requireNonNull(logFormat, "logFormat");
     Objects.requireNonNull(admin, "admin");

@@ -64,6 +64,30 @@ public enum Variable {
       GeminiConfig.DEFAULT_MODEL,
       "Gemini model (default gemini-2.5-flash)",
       ConfigTable.GEMINI),
+  BOLO_OPENAI_MAX_REQUEST_BYTES(
+      whole(1_048_576, Long.MAX_VALUE),
+      null,
+      "largest request the provider takes; larger notes go in pieces (default 26214400)",
+      ConfigTable.ENGINE_LIMITS),
+  BOLO_OPENAI_MAX_SECONDS(
+      whole(1, 86_400),
+      null,
+      "longest note in one request (default 1500 for gpt-4o models, none for whisper)",
+      ConfigTable.ENGINE_LIMITS),
+  BOLO_GEMINI_MAX_REQUEST_BYTES(
+      whole(1_048_576, Long.MAX_VALUE),
+      null,
+      "largest request Gemini takes, its Files API included (default 2 GiB)",
+      ConfigTable.ENGINE_LIMITS),
+  BOLO_GEMINI_MAX_SECONDS(
+      whole(1, 86_400),
+      null,
+      "longest note in one Gemini request (default 34200, 9.5 hours)",
+      ConfigTable.ENGINE_LIMITS),
+  BOLO_MAX_PIECES_PER_NOTE(
+      whole(1, 64), "4", "pieces of one note sent at once (default 4)", ConfigTable.PIECES),
+  BOLO_MAX_CONCURRENT_PIECES(
+      whole(1, 10_000), "16", "pieces of all notes sent at once (default 16)", ConfigTable.PIECES),
   BOLO_IDEMPOTENCY_TTL(
       POSITIVE,
       "10m",

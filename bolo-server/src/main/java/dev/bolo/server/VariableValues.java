@@ -54,6 +54,13 @@ final class VariableValues {
         : parser(variable, VariableParser.Whole.class).parse(variable.name(), value);
   }
 
+  /** A whole number with no default: empty when unset. */
+  java.util.OptionalLong optionalWhole(Variable variable) {
+    return optional(variable) == null
+        ? java.util.OptionalLong.empty()
+        : java.util.OptionalLong.of(whole(variable));
+  }
+
   /** A whole number whose parser's bounds keep it within an {@code int}. */
   int integer(Variable variable) {
     return Math.toIntExact(whole(variable));

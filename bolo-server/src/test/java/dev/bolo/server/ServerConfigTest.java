@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.bolo.server.engine.UpstreamTimeout;
+import dev.bolo.server.transcription.NotePieces;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -160,6 +162,35 @@ class ServerConfigTest {
     assertThat(config.allowedModels()).containsExactly("whisper-1", "a", "b");
   }
 
+  @Test
+  void theConfiguredEnginesLimitsAreReplacedOnlyWhereTheOperatorSetsThem() {
+    Map<String, String> both =
+        Map.of(
+            "BOLO_OPENAI_MAX_SECONDS", "600",
+            "BOLO_GEMINI_MAX_REQUEST_BYTES", "2097152",
+            "BOLO_GEMINI_API_KEY", "AIza-test");
+
+    NotePieces.Config openAi =
+        ServerConfig.fromMap(withEngine(both, "openai", "BOLO_OPENAI_API_KEY")).pieces();
+    NotePieces.Config gemini = ServerConfig.fromMap(withEngine(both, "gemini", null)).pieces();
+
+    assertThat(openAi.maxSeconds()).hasValue(600);
+    assertThat(openAi.maxRequestBytes()).isEmpty();
+    assertThat(gemini.maxSeconds()).isEmpty();
+    assertThat(gemini.maxRequestBytes()).hasValue(2_097_152);
+    assertThat(ServerConfig.fromMap(Map.of()).pieces()).isEqualTo(NotePieces.Config.defaults());
+  }
+
+  private static Map<String, String> withEngine(
+      Map<String, String> variables, String engine, @Nullable String key) {
+    Map<String, String> all = new java.util.HashMap<>(variables);
+    all.put("BOLO_ENGINE", engine);
+    if (key != null) {
+      all.put(key, "sk-test");
+    }
+    return all;
+  }
+
   @ParameterizedTest
   @CsvSource(
       delimiter = '|',
@@ -171,6 +202,8 @@ class ServerConfigTest {
         "BOLO_STORE=disk | BOLO_STORE must be one of memory, redis: disk",
         "BOLO_ENGINE=openai | BOLO_ENGINE=openai with OpenAI's service needs BOLO_OPENAI_API_KEY",
         "BOLO_ENGINE=gemini | BOLO_ENGINE=gemini needs BOLO_GEMINI_API_KEY",
+        "BOLO_MAX_CONCURRENT_PIECES=3 | BOLO_MAX_CONCURRENT_PIECES must be at least BOLO_MAX_PIECES_PER_NOTE: 3",
+        "BOLO_OPENAI_MAX_REQUEST_BYTES=1000 | BOLO_OPENAI_MAX_REQUEST_BYTES must be between 1048576 and 9223372036854775807: 1000",
         "BOLO_LOG_LEVEL=loud | BOLO_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR: LOUD",
         "BOLO_DRAIN_TIMEOUT=0s | BOLO_DRAIN_TIMEOUT must be positive: 0s",
         "BOLO_TRIAL_SECONDS=-1 | BOLO_TRIAL_SECONDS must be between 0 and 9223372036854775: -1",

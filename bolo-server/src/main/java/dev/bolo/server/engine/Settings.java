@@ -157,7 +157,7 @@ public record Settings(
    * Whisper reads only the last 224 tokens of a prompt; newer models take more. 4096 characters
    * covers every provider's use and keeps the work key and the provider request small.
    */
-  static final int MAX_PROMPT_CHARS = 4096;
+  public static final int MAX_PROMPT_CHARS = 4096;
 
   /** Two values exist (word, segment); a few repeats are harmless, dozens are not a request. */
   static final int MAX_GRANULARITIES = 4;

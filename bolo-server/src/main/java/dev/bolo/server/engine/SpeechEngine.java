@@ -36,6 +36,15 @@ public interface SpeechEngine extends AutoCloseable {
   }
 
   /**
+   * The most one request to the provider may carry for {@code model}, from the provider's
+   * documentation; a note beyond it is sent in pieces. Engines that take any note whole keep the
+   * default, {@link EngineLimits#NONE}.
+   */
+  default EngineLimits limits(String model) {
+    return EngineLimits.NONE;
+  }
+
+  /**
    * Transcribes (or translates, see {@link Settings#task()}) one note, blocking the calling
    * (virtual) thread until an outcome is known.
    */

@@ -56,6 +56,7 @@ public final class Transcriber {
 
   private final SpeechEngine engine;
   private final WorkCoordinator coordinator;
+  private final NotePieces pieces;
   private final DedupStore store;
   private final Ledger ledger;
   private final ChargeOutbox charges;
@@ -75,6 +76,7 @@ public final class Transcriber {
   public Transcriber(
       SpeechEngine engine,
       WorkCoordinator coordinator,
+      NotePieces pieces,
       DedupStore store,
       Ledger ledger,
       ChargeOutbox charges,
@@ -86,6 +88,7 @@ public final class Transcriber {
       MeterRegistry metrics) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+    this.pieces = Objects.requireNonNull(pieces, "pieces");
     this.store = Objects.requireNonNull(store, "store");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.charges = Objects.requireNonNull(charges, "charges");
@@ -293,8 +296,11 @@ public final class Transcriber {
       long callStarted = System.nanoTime();
       EngineResult result;
       try {
+        // Whole when the provider takes it in one request, else in pieces (PROTOCOL.md rule 10).
         result =
-            engine.transcribe(
+            pieces.transcribe(
+                note.device().name(),
+                length.millis(),
                 new EngineRequest(
                     held,
                     note.settings(),
@@ -329,7 +335,7 @@ public final class Transcriber {
         case EngineResult.Failure failure -> {
           releaseQuietly(granted);
           log.warn("engine {} failed: {}", engine.name(), failure);
-          yield refusal(failure);
+          yield EngineFailures.refusal(failure);
         }
       };
     }
@@ -374,21 +380,5 @@ public final class Transcriber {
       log.error("could not record usage: {}", e.getMessage());
     }
     return new Answer(served.outcome(), served.replayed(), length.millis());
-  }
-
-  /** The refusal that stands for an engine's failure. */
-  private static WorkResult.Refused refusal(EngineResult.Failure failure) {
-    return switch (failure) {
-      case EngineResult.Rejected r ->
-          new WorkResult.Refused(Problem.UPSTREAM_REJECTED, r.message());
-      case EngineResult.UnsupportedAudio u ->
-          new WorkResult.Refused(Problem.UNSUPPORTED_AUDIO, u.message());
-      case EngineResult.InvalidAudio i ->
-          new WorkResult.Refused(Problem.INVALID_AUDIO, i.message());
-      case EngineResult.Unavailable u ->
-          new WorkResult.Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
-      case EngineResult.Failed f -> new WorkResult.Refused(Problem.UPSTREAM_ERROR, f.message());
-      case EngineResult.TimedOut t -> new WorkResult.Refused(Problem.UPSTREAM_TIMEOUT, t.message());
-    };
   }
 }

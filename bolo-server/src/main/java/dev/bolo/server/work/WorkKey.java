@@ -38,6 +38,17 @@ public record WorkKey(String device, String settingsFingerprint, String audioSha
   }
 
   /**
+   * The key of one piece of a longer note (PROTOCOL.md rule 10): {@code pieceSha256} is the hash of
+   * the piece's samples. Its fingerprint is marked as a piece's, so a piece never shares a key with
+   * a whole note of the same bytes: a piece's transcript is charged only with its note, and a
+   * replay of it as a note of its own would never be charged.
+   */
+  public static WorkKey ofPiece(String device, Settings settings, String pieceSha256) {
+    String marked = "piece\n" + fingerprint(settings);
+    return new WorkKey(device, sha256Hex(marked.getBytes(StandardCharsets.UTF_8)), pieceSha256);
+  }
+
+  /**
    * Hex SHA-256 over every field of the canonical settings, each named and length-prefixed so no
    * two different settings can produce the same input.
    */

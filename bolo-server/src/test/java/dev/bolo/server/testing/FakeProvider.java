@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockResponseBody;
@@ -15,6 +16,7 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.SocketEffect;
 import okio.BufferedSink;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An OpenAI-compatible transcription provider on loopback: answers each call with the next scripted
@@ -28,6 +30,7 @@ public final class FakeProvider implements AutoCloseable {
   private final Deque<MockResponse> script = new ArrayDeque<>();
   private volatile CountDownLatch gate = new CountDownLatch(0);
   private volatile Duration delay = Duration.ZERO;
+  private volatile @Nullable Function<RecordedRequest, MockResponse> answers;
 
   public FakeProvider() throws IOException {
     server.setDispatcher(
@@ -45,6 +48,10 @@ public final class FakeProvider implements AutoCloseable {
               if (!script.isEmpty()) {
                 return script.removeFirst();
               }
+            }
+            Function<RecordedRequest, MockResponse> answering = answers;
+            if (answering != null) {
+              return answering.apply(request);
             }
             long size = request.getBodySize();
             String language = languageOf(request);
@@ -90,6 +97,12 @@ public final class FakeProvider implements AutoCloseable {
     synchronized (script) {
       script.addLast(response);
     }
+    return this;
+  }
+
+  /** Answers every unscripted call with what {@code answering} makes of it. */
+  public FakeProvider answerWith(Function<RecordedRequest, MockResponse> answering) {
+    this.answers = answering;
     return this;
   }
 

@@ -1,6 +1,7 @@
 package dev.bolo.server.engine.gemini;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
@@ -64,6 +65,15 @@ final class GenerateContentEngine implements SpeechEngine {
   @Override
   public String defaultModel() {
     return config.model();
+  }
+
+  /**
+   * Google's documented limits: a note too large to send inline goes through the Files API, which
+   * takes files up to 2 GB; one prompt takes at most 9.5 hours of audio.
+   */
+  @Override
+  public EngineLimits limits(String model) {
+    return new EngineLimits(2L * 1024 * 1024 * 1024, 34_200);
   }
 
   /** Gemini is a general model: asked to, it writes the speech in English (see the instruction). */

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.SubtitleTime;
 import java.util.List;
-import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
@@ -87,9 +87,9 @@ final class TranscriptFormats {
         document.append(i + 1).append('\n');
       }
       document
-          .append(timestamp(utterance.startMs(), millisSeparator))
+          .append(SubtitleTime.of(utterance.startMs(), millisSeparator))
           .append(" --> ")
-          .append(timestamp(utterance.endMs(), millisSeparator))
+          .append(SubtitleTime.of(utterance.endMs(), millisSeparator))
           .append('\n')
           .append(utterance.text())
           .append("\n\n");
@@ -100,17 +100,5 @@ final class TranscriptFormats {
 
   private static double seconds(long millis) {
     return millis / 1000.0;
-  }
-
-  /** {@code HH:MM:SS,mmm} (SubRip) or {@code HH:MM:SS.mmm} (WebVTT). */
-  static String timestamp(long millis, char millisSeparator) {
-    return String.format(
-        Locale.ROOT,
-        "%02d:%02d:%02d%c%03d",
-        millis / 3_600_000,
-        millis / 60_000 % 60,
-        millis / 1000 % 60,
-        millisSeparator,
-        millis % 1000);
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
+import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.HttpDeadline;
@@ -103,6 +104,11 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
   @Override
   public String defaultModel() {
     return config.defaultModel();
+  }
+
+  @Override
+  public EngineLimits limits(String model) {
+    return OpenAiLimits.forModel(model);
   }
 
   /** OpenAI's {@code /audio/translations}, which whisper-1 and compatible servers answer. */

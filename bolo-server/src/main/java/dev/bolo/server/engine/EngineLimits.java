@@ -1,0 +1,42 @@
+package dev.bolo.server.engine;
+
+import java.util.OptionalLong;
+
+/**
+ * The most one provider request may carry, as the provider documents it: a note within both limits
+ * is sent whole; a longer or larger one is sent in pieces cut at its pauses (PROTOCOL.md rule 10).
+ *
+ * @param maxRequestBytes the largest request the provider takes, the audio and the form around it
+ * @param maxSeconds the longest audio the model takes in one request
+ */
+public record EngineLimits(long maxRequestBytes, long maxSeconds) {
+
+  /** No limit beyond the gateway's own upload limit: engines that take any note whole. */
+  public static final EngineLimits NONE = new EngineLimits(Long.MAX_VALUE, Long.MAX_VALUE);
+
+  /**
+   * What the request adds to the note: the multipart form's boundaries, headers and text parts
+   * (model, language, prompt of at most a few thousand characters, format, temperature).
+   */
+  public static final long FORM_OVERHEAD_BYTES = 16 * 1024;
+
+  public EngineLimits {
+    if (maxRequestBytes <= FORM_OVERHEAD_BYTES) {
+      throw new IllegalArgumentException(
+          "maxRequestBytes must be > " + FORM_OVERHEAD_BYTES + ": " + maxRequestBytes);
+    }
+    if (maxSeconds < 1) {
+      throw new IllegalArgumentException("maxSeconds must be >= 1: " + maxSeconds);
+    }
+  }
+
+  /** Whether a note of {@code bytes} and {@code millis} goes in one request. */
+  public boolean admits(long bytes, long millis) {
+    return bytes <= maxRequestBytes - FORM_OVERHEAD_BYTES && millis / 1000.0 <= maxSeconds;
+  }
+
+  /** These limits with the operator's overrides, where given. */
+  public EngineLimits overriddenBy(OptionalLong requestBytes, OptionalLong seconds) {
+    return new EngineLimits(requestBytes.orElse(maxRequestBytes), seconds.orElse(maxSeconds));
+  }
+}

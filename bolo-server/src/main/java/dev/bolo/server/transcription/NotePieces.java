@@ -1,0 +1,143 @@
+package dev.bolo.server.transcription;
+
+import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.engine.EngineLimits;
+import dev.bolo.server.engine.EngineRequest;
+import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.SpeechEngine;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.Semaphore;
+import java.util.function.LongSupplier;
+
+/**
+ * Sends a note to the engine whole when the provider takes it in one request ({@link
+ * SpeechEngine#limits}, with the operator's overrides), and in pieces cut at its pauses when it is
+ * longer or larger ({@link PieceRun}, PROTOCOL.md rule 10). Pieces run through the work
+ * coordinator, each under its own key, at most {@link Config#perNote()} of one note and {@link
+ * Config#atOnce()} of the whole gateway at a time; each waiting piece holds one file of at most the
+ * provider's request size in the spool folder, so the disk they hold is bounded by {@code atOnce}
+ * of them. Thread safe; one per gateway.
+ */
+public final class NotePieces {
+
+  /**
+   * How notes are sent in pieces.
+   *
+   * @param maxRequestBytes replaces the engine's documented request limit, when given
+   * @param maxSeconds replaces the engine's documented longest note, when given
+   * @param perNote pieces of one note sent at once ({@code BOLO_MAX_PIECES_PER_NOTE})
+   * @param atOnce pieces of all notes sent at once ({@code BOLO_MAX_CONCURRENT_PIECES})
+   */
+  public record Config(
+      OptionalLong maxRequestBytes, OptionalLong maxSeconds, int perNote, int atOnce) {
+    public Config {
+      Objects.requireNonNull(maxRequestBytes, "maxRequestBytes");
+      Objects.requireNonNull(maxSeconds, "maxSeconds");
+      if (perNote < 1 || atOnce < perNote) {
+        throw new IllegalArgumentException(
+            "perNote must be >= 1 and atOnce >= perNote: " + perNote + ", " + atOnce);
+      }
+    }
+
+    /** The engine's own limits, four pieces of a note and sixteen of the gateway at once. */
+    public static Config defaults() {
+      return new Config(OptionalLong.empty(), OptionalLong.empty(), 4, 16);
+    }
+  }
+
+  private final SpeechEngine engine;
+  private final WorkCoordinator coordinator;
+  private final Config config;
+  private final Path folder;
+  private final Semaphore gatewayPieces;
+  private final LongSupplier ticker;
+  private final MeterRegistry metrics;
+
+  /**
+   * @param folder where pieces wait for their provider call, in the instance's spool so that a
+   *     restart deletes what a crash left
+   * @param metrics where the pieces at work and their provider calls are counted
+   */
+  public NotePieces(
+      SpeechEngine engine,
+      WorkCoordinator coordinator,
+      Config config,
+      Path folder,
+      LongSupplier ticker,
+      MeterRegistry metrics) {
+    this.engine = Objects.requireNonNull(engine, "engine");
+    this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+    this.config = Objects.requireNonNull(config, "config");
+    this.folder = Objects.requireNonNull(folder, "folder");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.gatewayPieces = new Semaphore(config.atOnce(), true);
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    Gauge.builder(
+            "bolo_pieces_running", gatewayPieces, free -> config.atOnce() - free.availablePermits())
+        .description("Pieces of long notes being cut, sent or waiting for their provider call")
+        .register(metrics);
+  }
+
+  /** Counts one provider call made for a piece, by its result. */
+  void called(EngineResult result) {
+    Counter.builder("bolo_piece_calls_total")
+        .description("Provider calls made for pieces of long notes, by result (transcribed, …)")
+        .tags(
+            "engine",
+            engine.name(),
+            "result",
+            result.getClass().getSimpleName().toLowerCase(Locale.ROOT))
+        .register(metrics)
+        .increment();
+  }
+
+  /** The most one request may carry to the engine for {@code model}. */
+  public EngineLimits limits(String model) {
+    return engine.limits(model).overriddenBy(config.maxRequestBytes(), config.maxSeconds());
+  }
+
+  /**
+   * Transcribes the note in {@code request}, whole or in pieces; never throws for an expected
+   * failure.
+   *
+   * @param device the device whose work the pieces are
+   * @param noteMillis the note's length as the gateway counts it
+   */
+  EngineResult transcribe(String device, long noteMillis, EngineRequest request) {
+    EngineLimits limits = limits(request.settings().model());
+    if (limits.admits(request.audio().size(), noteMillis)) {
+      return engine.transcribe(request);
+    }
+    return new PieceRun(this, device, limits, request).transcribe();
+  }
+
+  SpeechEngine engine() {
+    return engine;
+  }
+
+  WorkCoordinator coordinator() {
+    return coordinator;
+  }
+
+  int perNote() {
+    return config.perNote();
+  }
+
+  Semaphore gatewayPieces() {
+    return gatewayPieces;
+  }
+
+  Path folder() {
+    return folder;
+  }
+
+  LongSupplier ticker() {
+    return ticker;
+  }
+}
