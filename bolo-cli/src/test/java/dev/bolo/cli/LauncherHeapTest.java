@@ -61,6 +61,16 @@ class LauncherHeapTest {
   }
 
   @Test
+  void theOfflineEnginesDefaultHeapComesWithTheThroughputCollectorAndAYoungGeneration()
+      throws Exception {
+    assertThat(launch(Map.of())).contains("-XX:+UseParallelGC", "-Xmn600m");
+    assertThat(launch(Map.of("BOLO_ENGINE", "openai")))
+        .doesNotContain("-XX:+UseParallelGC", "-Xmn600m");
+    assertThat(launch(Map.of("BOLO_JAVA_OPTS", "-Xmx2g")))
+        .doesNotContain("-XX:+UseParallelGC", "-Xmn600m");
+  }
+
+  @Test
   void theOfflineEngineNamedInAnyCaseGetsHalfAGigabyte() throws Exception {
     assertThat(launch(Map.of("BOLO_ENGINE", "Offline"))).contains("-Xmx1g");
   }
@@ -114,6 +124,8 @@ class LauncherHeapTest {
   void javaOptionsWithoutAHeapSettingComeAfterTheDefault() throws Exception {
     List<String> args = launch(Map.of("BOLO_JAVA_OPTS", "-Dbolo.example=1 -XX:+UseSerialGC"));
     assertThat(args).contains("-Xmx1g", "-Dbolo.example=1", "-XX:+UseSerialGC");
+    // A collector of its own replaces the default one: two would stop the JVM.
+    assertThat(args).doesNotContain("-XX:+UseParallelGC", "-Xmn600m");
     assertThat(args.indexOf("-Xmx1g")).isLessThan(args.indexOf("-Dbolo.example=1"));
   }
 

@@ -195,8 +195,9 @@ public enum ConfigTable {
       "`text`"),
   JAVA_OPTS(
       "JVM options `./bolo` adds (heap, GC), e.g. `-Xmx1g`; one with its own `-Xmx` (or "
-          + "`-XX:MaxRAMPercentage`) replaces the default heap",
-      "`-Xmx1g` with the offline engine, `-Xmx256m` otherwise");
+          + "`-XX:MaxRAMPercentage`) replaces the default heap, one with its own collector or "
+          + "`-Xmn` the default collector",
+      "`-Xmx1g -XX:+UseParallelGC -Xmn600m` with the offline engine, `-Xmx256m` otherwise");
 
   /** The header of the table, as the README has it. */
   static final String HEADER = "| variable | meaning | default |\n|---|---|---|\n";

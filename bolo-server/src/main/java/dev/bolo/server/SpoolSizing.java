@@ -52,7 +52,9 @@ record SpoolSizing(
    */
   static long roomFor(Path spoolDir) {
     try {
-      return saturatingAdd(Files.getFileStore(spoolDir).getUsableSpace(), bytesUnder(spoolDir));
+      // statvfs(2) on the directory itself: Files.getFileStore looks the path up in the mount
+      // table, which a container started with its own root (unshare --root) may not have.
+      return saturatingAdd(spoolDir.toFile().getUsableSpace(), bytesUnder(spoolDir));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the free space of " + spoolDir, e);
     }
