@@ -142,7 +142,7 @@ class ContainerImageIT {
       assertThat(check.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(check.process().exitValue()).as("health check: " + check.err()).isZero();
       assertThat(heapMaxBytes(get(base + "/metrics").body()))
-          .as("the default heap, JDK_JAVA_OPTIONS=-Xmx1g -XX:+UseParallelGC -Xmn600m")
+          .as("the default heap, JDK_JAVA_OPTIONS=-Xmx1g")
           .isBetween(512L << 20, 1024L << 20);
 
       Path note = Path.of(System.getProperty("bolo.samples", "../samples/notes"), "dinner.wav");
