@@ -19,10 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
-import okhttp3.MediaType;
-import okhttp3.MultipartBody;
 import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -425,19 +422,8 @@ class LongNotePiecesTest {
 
   /** An upload to the OpenAI-compatible endpoint, as an OpenAI SDK sends it. */
   private Request openAi(byte[] audio, String... fields) {
-    MultipartBody.Builder form =
-        new MultipartBody.Builder()
-            .setType(MultipartBody.FORM)
-            .addFormDataPart(
-                "file", "note.wav", RequestBody.create(audio, MediaType.get("audio/wav")));
-    for (int i = 0; i + 1 < fields.length; i += 2) {
-      form.addFormDataPart(fields[i], fields[i + 1]);
-    }
-    return new Request.Builder()
-        .url(fixture.gateway().url("/v1/audio/transcriptions"))
-        .header("Authorization", "Bearer " + Gateway.TOKEN_A)
-        .post(form.build())
-        .build();
+    return Gateway.openAiUploadRequest(
+        fixture.gateway().url("/v1/audio/transcriptions"), Gateway.TOKEN_A, audio, fields);
   }
 
   private static long millis(String srtTime) {

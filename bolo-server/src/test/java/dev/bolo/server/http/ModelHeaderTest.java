@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Objects;
 import mockwebserver3.MockResponse;
 import okhttp3.MediaType;
-import okhttp3.MultipartBody;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
@@ -208,15 +207,8 @@ class ModelHeaderTest {
   }
 
   private Request openAi(String endpoint, byte[] audio, String... fields) {
-    MultipartBody.Builder form =
-        new MultipartBody.Builder()
-            .setType(MultipartBody.FORM)
-            .addFormDataPart(
-                "file", "note.wav", RequestBody.create(audio, MediaType.get("audio/wav")));
-    for (int i = 0; i + 1 < fields.length; i += 2) {
-      form.addFormDataPart(fields[i], fields[i + 1]);
-    }
-    return authorized("/v1/audio/" + endpoint).post(form.build()).build();
+    return Gateway.openAiUploadRequest(
+        fixture.gateway().url("/v1/audio/" + endpoint), Gateway.TOKEN_A, audio, fields);
   }
 
   private Request.Builder authorized(String path) {

@@ -118,19 +118,34 @@ public final class Gateway implements AutoCloseable {
   /** A native upload to {@code url}, as a phone sends it. */
   public static Request nativeUploadRequest(
       String url, @Nullable String token, byte[] audio, String... fields) {
-    MultipartBody.Builder form =
-        new MultipartBody.Builder()
-            .setType(MultipartBody.FORM)
-            .addFormDataPart(
-                "audio", "note.wav", RequestBody.create(audio, MediaType.get("audio/wav")));
-    for (int i = 0; i + 1 < fields.length; i += 2) {
-      form.addFormDataPart(fields[i], fields[i + 1]);
-    }
-    Request.Builder request = new Request.Builder().url(url).post(form.build());
+    Request.Builder request = new Request.Builder().url(url).post(form("audio", audio, fields));
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }
     return request.build();
+  }
+
+  /** An upload to an OpenAI-compatible endpoint at {@code url}, as an OpenAI SDK sends it. */
+  public static Request openAiUploadRequest(
+      String url, String token, byte[] audio, String... fields) {
+    return new Request.Builder()
+        .url(url)
+        .header("Authorization", "Bearer " + token)
+        .post(form("file", audio, fields))
+        .build();
+  }
+
+  /** A form with the note as its part {@code part} and the settings {@code fields} as pairs. */
+  private static MultipartBody form(String part, byte[] audio, String... fields) {
+    MultipartBody.Builder form =
+        new MultipartBody.Builder()
+            .setType(MultipartBody.FORM)
+            .addFormDataPart(
+                part, "note.wav", RequestBody.create(audio, MediaType.get("audio/wav")));
+    for (int i = 0; i + 1 < fields.length; i += 2) {
+      form.addFormDataPart(fields[i], fields[i + 1]);
+    }
+    return form.build();
   }
 
   /** Sends a request and returns status and body. */
