@@ -45,6 +45,15 @@ public interface SpeechEngine extends AutoCloseable {
   }
 
   /**
+   * The richest answer {@code model} gives: {@link ResponseFormat#VERBOSE_JSON} when it times its
+   * segments, and then every format is rendered from that one answer in the gateway; {@link
+   * ResponseFormat#JSON} (the default) when it gives text only.
+   */
+  default ResponseFormat richestFormat(String model) {
+    return ResponseFormat.JSON;
+  }
+
+  /**
    * Transcribes (or translates, see {@link Settings#task()}) one note, blocking the calling
    * (virtual) thread until an outcome is known.
    */

@@ -193,8 +193,11 @@ final class TranscriptionHandler implements Handler {
       case TEXT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(transcript.text()));
       case VERBOSE_JSON ->
           write(ctx, 200, "application/json", utf8(bodyOr(transcript, transcript.text())));
-      case SRT, VTT ->
+      // SubRip as OpenAI sends it; WebVTT as a browser's <track> needs it.
+      case SRT ->
           write(ctx, 200, "text/plain; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
+      case VTT ->
+          write(ctx, 200, "text/vtt; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
     }
   }
 

@@ -107,12 +107,17 @@ public final class NoteLookup {
     } catch (InvalidSettingException e) {
       return new Found.Refused(NoteSettings.refusalOf(e));
     }
-    WorkKey key = WorkKey.of(device.name(), settings, audioSha256);
+    WorkKey key = noteSettings.keyOf(device.name(), settings, audioSha256);
     Resolution resolution = store.await(key, wait);
     Found found =
         switch (resolution) {
           case Resolution.Completed done ->
-              replay(device, key, done.transcript(), settings.model(), requestId);
+              replay(
+                  device,
+                  key,
+                  Renditions.asAsked(done.transcript(), settings.responseFormat()),
+                  settings.model(),
+                  requestId);
           case Resolution.Pending pending -> new Found.Running(progress.of(key).orElse(null));
           // A failure is not kept (rule 4): the next copy runs afresh, so the phone uploads it.
           case Resolution.Failed failed -> new Found.Absent();
@@ -130,17 +135,17 @@ public final class NoteLookup {
   Optional<KeptTranscript> stored(
       Device device, Settings settings, String audioSha256, Duration wait)
       throws InterruptedException {
-    WorkKey key = WorkKey.of(device.name(), settings, audioSha256);
+    WorkKey key = noteSettings.keyOf(device.name(), settings, audioSha256);
     if (store.await(key, wait) instanceof Resolution.Completed done
         && done.transcript().answers(key)) {
-      return Optional.of(done.transcript());
+      return Optional.of(Renditions.asAsked(done.transcript(), settings.responseFormat()));
     }
     return Optional.empty();
   }
 
   /** How far the device's work with these settings and this hash has got, when it runs here. */
   Optional<WorkProgress> progress(Device device, Settings settings, String audioSha256) {
-    return progress.of(WorkKey.of(device.name(), settings, audioSha256));
+    return progress.of(noteSettings.keyOf(device.name(), settings, audioSha256));
   }
 
   private static String nameOf(Found found) {

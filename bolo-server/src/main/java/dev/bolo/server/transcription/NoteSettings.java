@@ -5,6 +5,7 @@ import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.work.WorkKey;
 import java.util.List;
 import java.util.Objects;
 
@@ -63,6 +64,20 @@ final class NoteSettings {
     settings.requireModelIn(allowedModels);
     settings.requireLanguageIn(engine.languages(), engine.name());
     return settings;
+  }
+
+  /**
+   * The key of {@code device}'s work on {@code audioSha256} asked with {@code asked}: keyed by what
+   * the engine is asked, so that formats rendered from one answer are one work (see {@link
+   * Renditions}).
+   */
+  WorkKey keyOf(String device, Settings asked, String audioSha256) {
+    return WorkKey.of(device, work(asked), audioSha256);
+  }
+
+  /** What the engine is asked for a note asked with {@code asked}. */
+  Settings work(Settings asked) {
+    return Renditions.work(asked, engine.richestFormat(asked.model()));
   }
 
   /** The refusal that answers a setting the rule turned away. */

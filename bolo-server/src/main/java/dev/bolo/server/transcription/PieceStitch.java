@@ -1,6 +1,5 @@
 package dev.bolo.server.transcription;
 
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -8,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.SubtitleTime;
+import dev.bolo.server.engine.Subtitles;
 import dev.bolo.server.work.KeptTranscript;
 import java.io.IOException;
 import java.util.List;
@@ -23,13 +22,7 @@ import java.util.stream.Collectors;
  */
 final class PieceStitch {
 
-  /** The answer's size is bounded by the provider answer limit, not by Jackson's string cap. */
-  private static final ObjectMapper JSON =
-      new ObjectMapper(
-          com.fasterxml.jackson.core.JsonFactory.builder()
-              .streamReadConstraints(
-                  StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build())
-              .build());
+  private static final ObjectMapper JSON = Renditions.JSON;
 
   /**
    * How much of the text before a piece goes into its prompt: about 150 tokens, within the 224 that
@@ -157,8 +150,14 @@ final class PieceStitch {
         }
         yield new EngineResult.Transcribed(text, note.toString(), duration);
       }
-      case SRT -> subtitles(segments, "", ',', true, duration);
-      case VTT -> subtitles(segments, "WEBVTT\n\n", '.', false, duration);
+      case SRT, VTT -> {
+        String document =
+            Subtitles.write(
+                Renditions.cues(
+                    JSON.createObjectNode().set("segments", segments), text, noteMillis),
+                format);
+        yield new EngineResult.Transcribed(document, document, duration);
+      }
     };
   }
 
@@ -168,35 +167,5 @@ final class PieceStitch {
     moved.put("start", offset + timed.path("start").asDouble());
     moved.put("end", offset + timed.path("end").asDouble());
     return moved;
-  }
-
-  /** SubRip or WebVTT from the note's segments; the document is both the text and the body. */
-  private static EngineResult subtitles(
-      ArrayNode segments,
-      String header,
-      char millisSeparator,
-      boolean numbered,
-      OptionalLong duration) {
-    StringBuilder document = new StringBuilder(header);
-    int cue = 0;
-    for (JsonNode segment : segments) {
-      cue++;
-      if (numbered) {
-        document.append(cue).append('\n');
-      }
-      document
-          .append(SubtitleTime.of(millis(segment.path("start")), millisSeparator))
-          .append(" --> ")
-          .append(SubtitleTime.of(millis(segment.path("end")), millisSeparator))
-          .append('\n')
-          .append(segment.path("text").asText("").strip())
-          .append("\n\n");
-    }
-    String body = document.toString();
-    return new EngineResult.Transcribed(body, body, duration);
-  }
-
-  private static long millis(JsonNode seconds) {
-    return Math.round(seconds.asDouble() * 1000);
   }
 }

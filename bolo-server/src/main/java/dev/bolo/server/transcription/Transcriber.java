@@ -161,6 +161,11 @@ public final class Transcriber {
     public ResponseFormat responseFormat() {
       return settings.responseFormat();
     }
+
+    /** The same note, asked of the engine with {@code work}. */
+    Note asking(Settings work) {
+      return new Note(device, audio, work, claimedDurationMs, idempotencyKey, requestId);
+    }
   }
 
   /**
@@ -170,7 +175,13 @@ public final class Transcriber {
    * @param replayed true when the answer came from earlier or in-flight work
    * @param durationMs the note's length used for quota and timeouts
    */
-  public record Answer(WorkResult outcome, boolean replayed, long durationMs) {}
+  public record Answer(WorkResult outcome, boolean replayed, long durationMs) {
+
+    /** This answer's transcript rendered in {@code format}. */
+    Answer as(ResponseFormat format) {
+      return new Answer(Renditions.asAsked(outcome, format), replayed, durationMs);
+    }
+  }
 
   /**
    * Transcribes or replays; never throws for an expected failure.
@@ -194,13 +205,15 @@ public final class Transcriber {
   public Answer transcribe(Note note, TranscriptDeltas deltas, Consumer<Boolean> joining)
       throws InterruptedException {
     CountedLength length = CountedLength.of(note);
-    WorkKey key = WorkKey.of(note.device().name(), note.settings(), note.audio().sha256());
+    // The engine is asked, and the work keyed, by what it is asked; the answer is then rendered.
+    Note work = note.asking(noteSettings.work(note.settings()));
+    WorkKey key = WorkKey.of(note.device().name(), work.settings(), note.audio().sha256());
     if (deltas instanceof TranscriptDeltas.Ignored) {
-      return transcribe(note, key, length);
+      return transcribe(work, key, length).as(note.responseFormat());
     }
     try (DeltaFanOut.Subscription subscription = live.subscribe(key, deltas)) {
       joining.accept(subscription.joinedRunningWork());
-      return transcribe(note, key, length);
+      return transcribe(work, key, length).as(note.responseFormat());
     }
   }
 

@@ -145,13 +145,7 @@ class EngineFaultTest {
 
   private Gateway.Reply send(Request request) throws IOException {
     try (Response response = client.newCall(request).execute()) {
-      return new Gateway.Reply(
-          response.code(),
-          response.body().string(),
-          response.header("Idempotent-Replayed"),
-          response.header("Retry-After"),
-          response.header("X-Bolo-Request-Id"),
-          response.header("X-Bolo-Model"));
+      return Gateway.replyOf(response);
     }
   }
 }

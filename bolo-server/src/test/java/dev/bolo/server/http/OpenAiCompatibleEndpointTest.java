@@ -11,6 +11,7 @@ import dev.bolo.server.testing.TestAudio;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import okhttp3.MediaType;
@@ -94,24 +95,47 @@ class OpenAiCompatibleEndpointTest {
   }
 
   @Test
-  void textAndSubtitleFormatsComeBackAsPlainText() throws Exception {
+  void everyFormatIsRenderedFromOneVerboseJsonCall() throws Exception {
     provider()
         .enqueue(
             new MockResponse.Builder()
                 .code(200)
-                .setHeader("Content-Type", "text/plain")
-                .body("hello there\n")
+                .setHeader("Content-Type", "application/json")
+                .body(
+                    "{\"task\":\"transcribe\",\"language\":\"english\",\"duration\":3.2,"
+                        + "\"text\":\"Hello there. See you at four.\",\"segments\":["
+                        + "{\"id\":0,\"start\":0.0,\"end\":1.5,\"text\":\" Hello there.\"},"
+                        + "{\"id\":1,\"start\":1.75,\"end\":3.2,\"text\":\" See you at four.\"}]}")
                 .build());
-    Gateway.Reply text = gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "text"));
-    assertThat(text.status()).isEqualTo(200);
-    assertThat(text.body()).isEqualTo("hello there");
+    byte[] note = TestAudio.wav(700, 3);
 
-    String srt = "1\n00:00:00,000 --> 00:00:00,700\nhello there\n";
-    provider().enqueue(new MockResponse.Builder().code(200).body(srt).build());
-    Gateway.Reply subtitles =
-        gateway().send(sdkRequest(Gateway.TOKEN_A, TestAudio.wav(700, 3), "srt"));
-    assertThat(subtitles.body()).isEqualTo(srt);
-    assertThat(provider().calls()).as("format is part of the work").isEqualTo(2);
+    Gateway.Reply json = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "json"));
+    Gateway.Reply text = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "text"));
+    Gateway.Reply srt = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "srt"));
+    Gateway.Reply vtt = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "vtt"));
+    Gateway.Reply verbose = gateway().send(sdkRequest(Gateway.TOKEN_A, note, "verbose_json"));
+
+    assertThat(JSON.readTree(json.body()).get("text").asText())
+        .isEqualTo("Hello there. See you at four.");
+    assertThat(text.body()).isEqualTo("Hello there. See you at four.");
+    assertThat(text.contentType()).startsWith("text/plain");
+    assertThat(srt.body())
+        .isEqualTo(
+            "1\n00:00:00,000 --> 00:00:01,500\nHello there.\n\n"
+                + "2\n00:00:01,750 --> 00:00:03,200\nSee you at four.\n\n");
+    assertThat(srt.contentType()).as("what OpenAI sends").startsWith("text/plain");
+    assertThat(vtt.body())
+        .isEqualTo(
+            "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nHello there.\n\n"
+                + "00:00:01.750 --> 00:00:03.200\nSee you at four.\n\n");
+    assertThat(vtt.contentType()).startsWith("text/vtt");
+    assertThat(JSON.readTree(verbose.body()).get("segments")).hasSize(2);
+    assertThat(List.of(text, srt, vtt, verbose))
+        .allSatisfy(reply -> assertThat(reply.replayed()).isEqualTo("true"));
+    assertThat(provider().calls()).as("one call for every format").isEqualTo(1);
+    assertThat(FakeProvider.bodyText(provider().takeRequest()))
+        .contains("name=\"response_format\"\r\n\r\nverbose_json")
+        .contains("name=\"timestamp_granularities[]\"\r\n\r\nsegment");
   }
 
   @Test

@@ -151,20 +151,27 @@ public final class Gateway implements AutoCloseable {
   /** Sends a request and returns status and body. */
   public Reply send(Request request) throws IOException {
     try (Response response = client.newCall(request).execute()) {
-      return new Reply(
-          response.code(),
-          response.body().string(),
-          response.header("Idempotent-Replayed"),
-          response.header("Retry-After"),
-          response.header("X-Bolo-Request-Id"),
-          response.header("X-Bolo-Model"));
+      return replyOf(response);
     }
+  }
+
+  /** What {@code response} says: status, body and the headers a test reads. */
+  public static Reply replyOf(Response response) throws IOException {
+    return new Reply(
+        response.code(),
+        response.body().string(),
+        response.header("Idempotent-Replayed"),
+        response.header("Retry-After"),
+        response.header("X-Bolo-Request-Id"),
+        response.header("X-Bolo-Model"),
+        response.header("Content-Type"));
   }
 
   /**
    * What came back.
    *
    * @param model the {@code X-Bolo-Model} header: the model that made a transcript
+   * @param contentType the {@code Content-Type} header
    */
   public record Reply(
       int status,
@@ -172,7 +179,8 @@ public final class Gateway implements AutoCloseable {
       @Nullable String replayed,
       @Nullable String retryAfter,
       @Nullable String requestId,
-      @Nullable String model) {}
+      @Nullable String model,
+      @Nullable String contentType) {}
 
   @Override
   public void close() {

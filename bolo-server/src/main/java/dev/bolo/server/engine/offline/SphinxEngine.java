@@ -2,6 +2,7 @@ package dev.bolo.server.engine.offline;
 
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.health.Readiness;
@@ -112,6 +113,12 @@ final class SphinxEngine implements SpeechEngine {
   @Override
   public String defaultModel() {
     return OfflineEngine.MODEL;
+  }
+
+  /** Every utterance is timed: every format is rendered from {@code verbose_json}. */
+  @Override
+  public ResponseFormat richestFormat(String model) {
+    return ResponseFormat.VERBOSE_JSON;
   }
 
   @Override

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.SubtitleTime;
+import dev.bolo.server.engine.Subtitles;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -29,8 +29,7 @@ final class TranscriptFormats {
       case VERBOSE_JSON ->
           new EngineResult.Transcribed(
               text, verboseJson(utterances, text, durationMs, settings.timestampGranularities()));
-      case SRT -> subtitles(utterances, "", ',', true);
-      case VTT -> subtitles(utterances, "WEBVTT\n\n", '.', false);
+      case SRT, VTT -> subtitles(utterances, format);
     };
   }
 
@@ -77,24 +76,15 @@ final class TranscriptFormats {
     return root.toString();
   }
 
-  /** SubRip or WebVTT; the document is both the text and the body, as OpenAI answers. */
+  /** SubRip or WebVTT, a cue per utterance; the document is both the text and the body. */
   private static EngineResult.Transcribed subtitles(
-      List<Utterance> utterances, String header, char millisSeparator, boolean numbered) {
-    StringBuilder document = new StringBuilder(header);
-    for (int i = 0; i < utterances.size(); i++) {
-      Utterance utterance = utterances.get(i);
-      if (numbered) {
-        document.append(i + 1).append('\n');
-      }
-      document
-          .append(SubtitleTime.of(utterance.startMs(), millisSeparator))
-          .append(" --> ")
-          .append(SubtitleTime.of(utterance.endMs(), millisSeparator))
-          .append('\n')
-          .append(utterance.text())
-          .append("\n\n");
-    }
-    String body = document.toString();
+      List<Utterance> utterances, ResponseFormat format) {
+    String body =
+        Subtitles.write(
+            utterances.stream()
+                .map(u -> new Subtitles.Cue(u.startMs(), u.endMs(), u.text()))
+                .toList(),
+            format);
     return new EngineResult.Transcribed(body, body);
   }
 

@@ -111,6 +111,11 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
     return OpenAiLimits.forModel(model);
   }
 
+  @Override
+  public ResponseFormat richestFormat(String model) {
+    return OpenAiLimits.richestFormat(model);
+  }
+
   /** OpenAI's {@code /audio/translations}, which whisper-1 and compatible servers answer. */
   @Override
   public boolean canTranslate() {

@@ -1,6 +1,7 @@
 package dev.bolo.server.engine.openai;
 
 import dev.bolo.server.engine.EngineLimits;
+import dev.bolo.server.engine.ResponseFormat;
 import java.util.Locale;
 
 /**
@@ -20,6 +21,18 @@ final class OpenAiLimits {
   static final long GPT_4O_MAX_SECONDS = 1500;
 
   private OpenAiLimits() {}
+
+  /**
+   * Whisper models, OpenAI's own and those of compatible servers (Groq, Azure, whisper.cpp's and
+   * faster-whisper's servers), answer {@code verbose_json} with timed segments; OpenAI documents
+   * {@code json} as the only format of its {@code gpt-4o} transcription models, and a model of
+   * another name is not assumed to time anything.
+   */
+  static ResponseFormat richestFormat(String model) {
+    return model.toLowerCase(Locale.ROOT).contains("whisper")
+        ? ResponseFormat.VERBOSE_JSON
+        : ResponseFormat.JSON;
+  }
 
   static EngineLimits forModel(String model) {
     String name = model.toLowerCase(Locale.ROOT);
