@@ -114,7 +114,7 @@ public final class NotePieces {
     if (limits.admits(request.audio().size(), noteMillis)) {
       return engine.transcribe(request);
     }
-    return new PieceRun(this, device, limits, request).transcribe();
+    return new PieceRun(this, device, limits, request, noteMillis).transcribe();
   }
 
   SpeechEngine engine() {

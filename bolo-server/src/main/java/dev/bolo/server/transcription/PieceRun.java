@@ -33,10 +33,11 @@ import org.slf4j.LoggerFactory;
 /**
  * One note sent in pieces: decoded to 16 kHz mono a frame at a time, cut at its pauses by the same
  * {@link PauseSplitter} as the offline engine's, and its stretches of speech gathered into pieces
- * as long as the provider takes (the pauses between them kept as silence, so a piece's times are
- * the note's from the piece's start). Each piece is written to the spool as 16-bit FLAC and
- * transcribed through the work coordinator under its own key (device, settings, the hash of its
- * samples) while the next is cut, so a piece finished once is replayed, not paid for again.
+ * as long as the provider takes, or shorter, down to two minutes, so that a long note keeps twice
+ * its calls in flight busy (the pauses between them kept as silence, so a piece's times are the
+ * note's from the piece's start). Each piece is written to the spool as 16-bit FLAC and transcribed
+ * through the work coordinator under its own key (device, settings, the hash of its samples) while
+ * the next is cut, so a piece finished once is replayed, not paid for again.
  *
  * <p>Each piece's text goes to the deltas, and its end to the progress, as soon as it and the
  * pieces before it are done. The first piece that fails fails the note with its failure; the pieces
@@ -70,7 +71,18 @@ final class PieceRun {
   private final List<PieceStitch.Heard> heard = new ArrayList<>();
   private boolean spoke;
 
-  PieceRun(NotePieces pieces, String device, EngineLimits limits, EngineRequest request) {
+  /**
+   * The shortest piece made to use the note's share of parallel calls: shorter ones would add cuts
+   * and calls for little gain.
+   */
+  static final long SHORTEST_SHARED_PIECE_SAMPLES = 120L * RATE;
+
+  PieceRun(
+      NotePieces pieces,
+      String device,
+      EngineLimits limits,
+      EngineRequest request,
+      long noteMillis) {
     this.pieces = pieces;
     this.device = device;
     this.request = request;
@@ -80,7 +92,12 @@ final class PieceRun {
     long byBytes = (limits.maxRequestBytes() - EngineLimits.FORM_OVERHEAD_BYTES) / 2 * 98 / 100;
     long bySeconds =
         limits.maxSeconds() > Long.MAX_VALUE / RATE ? Long.MAX_VALUE : limits.maxSeconds() * RATE;
-    this.maxSamples = Math.min(byBytes, bySeconds);
+    // Within the limits, pieces short enough that the note's calls in flight share it twice over:
+    // the last piece to come back is then short, which is what the note waits for.
+    long shared =
+        Math.max(
+            SHORTEST_SHARED_PIECE_SAMPLES, noteMillis * RATE / 1000 / (2L * pieces.perNote()) + 1);
+    this.maxSamples = Math.min(shared, Math.min(byBytes, bySeconds));
     this.deadline = pieces.ticker().getAsLong() + request.timeout().toNanos();
   }
 

@@ -82,7 +82,7 @@ public final class TestAudio {
   /** A 16 kHz mono 16-bit WAV of {@code millis} of one steady 440 Hz tone: no pause anywhere. */
   public static byte[] tone(int millis) {
     int rate = 16_000;
-    short[] pcm = new short[millis * rate / 1000];
+    short[] pcm = new short[(int) ((long) millis * rate / 1000)];
     for (int n = 0; n < pcm.length; n++) {
       pcm[n] = (short) Math.round(0.3 * Short.MAX_VALUE * Math.sin(2 * Math.PI * 440 * n / rate));
     }
@@ -91,7 +91,7 @@ public final class TestAudio {
 
   /** A 16 kHz mono 16-bit WAV of {@code millis} of digital silence. */
   public static byte[] silence(int millis) {
-    return wav(new short[millis * 16], 16_000);
+    return wav(new short[Math.multiplyExact(millis, 16)], 16_000);
   }
 
   /** A mono 16-bit WAV of these samples. */
