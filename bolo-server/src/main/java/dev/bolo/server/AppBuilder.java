@@ -6,11 +6,6 @@ import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.ProviderSockets;
 import dev.bolo.server.engine.SpeechEngine;
-import dev.bolo.server.engine.gemini.GeminiConfig;
-import dev.bolo.server.engine.gemini.GeminiEngines;
-import dev.bolo.server.engine.offline.OfflineConfig;
-import dev.bolo.server.engine.offline.OfflineEngine;
-import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.http.AdminRoutes;
 import dev.bolo.server.http.ConnectionTimeouts;
@@ -310,19 +305,8 @@ public final class AppBuilder {
   }
 
   private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {
-    OkHttpClient http = AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers);
-    return switch (config.engine()) {
-      case OPENAI -> OpenAiCompatibleEngine.create(config.openAi(), http);
-      case GEMINI -> {
-        ServerConfig.Gemini gemini = config.gemini();
-        // ServerConfig refuses BOLO_ENGINE=gemini without a key.
-        yield GeminiEngines.create(
-            GeminiConfig.of(Objects.requireNonNull(gemini.apiKey()), http)
-                .withBaseUrl(gemini.baseUrl())
-                .withModel(gemini.model()));
-      }
-      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
-    };
+    return Engines.create(
+        config, AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers));
   }
 
   private DedupStore createStore() {

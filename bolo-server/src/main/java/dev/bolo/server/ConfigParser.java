@@ -15,6 +15,7 @@ import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.redis.RedisEndpoint;
 import dev.bolo.server.transcription.NotePieces;
@@ -104,18 +105,24 @@ final class ConfigParser {
             env.duration(BOLO_DRAIN_TIMEOUT),
             env.duration(BOLO_HEADER_TIMEOUT),
             env.duration(BOLO_IDLE_TIMEOUT));
-    EngineKind engine = env.choice(BOLO_ENGINE, EngineKind.class);
-    OpenAiConfig openAi = openAi(env, engine);
-    Gemini gemini = gemini(env, engine);
+    Routing routing = RoutingParser.parse(env);
+    // Several engines are providers behind routes: their deadlines are a provider's.
+    EngineKind chosen = env.choice(BOLO_ENGINE, EngineKind.class);
+    EngineKind engine = routing != null ? EngineKind.OPENAI : chosen;
+    // The single engine's key is required only when it runs.
+    OpenAiConfig openAi = openAi(env, routing != null ? EngineKind.OFFLINE : chosen);
+    Gemini gemini = gemini(env, routing != null ? EngineKind.OFFLINE : chosen);
     // Both lists are checked, whichever engine runs: a mistake shows before the engine changes.
     List<String> openAiModels = env.names(BOLO_OPENAI_MODELS, openAi.defaultModel());
     List<String> geminiModels = env.names(BOLO_GEMINI_MODELS, gemini.model());
     List<String> allowedModels =
-        switch (engine) {
-          case OPENAI -> openAiModels;
-          case GEMINI -> geminiModels;
-          case OFFLINE -> List.of();
-        };
+        routing != null
+            ? routing.models()
+            : switch (engine) {
+              case OPENAI -> openAiModels;
+              case GEMINI -> geminiModels;
+              case OFFLINE -> List.of();
+            };
     Store store = store(env);
     long offlineMaxSeconds = env.whole(BOLO_OFFLINE_MAX_SECONDS);
     Deadlines deadlines = deadlines(env, engine, offlineMaxSeconds);
@@ -135,7 +142,8 @@ final class ConfigParser {
         pieces(env, engine),
         env.choice(BOLO_LOG_LEVEL, ServerConfig.LogLevel.class),
         env.choice(BOLO_LOG_FORMAT, ServerConfig.LogFormat.class),
-        new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)));
+        new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)),
+        routing);
   }
 
   /**

@@ -13,6 +13,16 @@ public enum ConfigTable {
   CONFIG("a properties file with any of these keys; a variable always wins over the file", "—"),
   LISTEN("where `./bolo serve` listens", "`127.0.0.1`, `8080`"),
   ENGINE("`offline`, `openai`, `gemini`", "`offline`"),
+  ENGINES(
+      "several engines and the routes over them (see [Several engines](#several-engines-and-failover)): "
+          + "`BOLO_ENGINES=primary,backup` names them, each is configured by "
+          + "`BOLO_ENGINE_<NAME>_KIND` (`openai`, `gemini`, `offline`), `_BASE_URL`, `_API_KEY` "
+          + "(or `_API_KEY_FILE`), `_MAX_CONCURRENT` (calls in flight) and `_MAX_PER_MINUTE` "
+          + "(calls started per minute); `BOLO_ROUTES=whisper-1=primary/whisper-1,backup/"
+          + "whisper-large-v3-turbo;…` maps each model a client may ask for to its targets, tried "
+          + "in order (the first route serves requests that name none). When set, they replace "
+          + "`BOLO_ENGINE` and its variables",
+      "unset: the one engine of `BOLO_ENGINE`"),
   OPENAI_BASE_URL(
       "any OpenAI-compatible `/audio/transcriptions` service", "`https://api.openai.com/v1`"),
   OPENAI_API_KEY("sent as the bearer token upstream", "none"),

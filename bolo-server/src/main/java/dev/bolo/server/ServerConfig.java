@@ -3,6 +3,7 @@ package dev.bolo.server;
 import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.upload.UploadReader;
@@ -39,6 +40,8 @@ import org.jspecify.annotations.Nullable;
  * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
  * @param logFormat one line of text or one JSON object per log event, {@code BOLO_LOG_FORMAT}
  * @param admin the operator dashboard, {@code BOLO_ADMIN_TOKEN}
+ * @param routing several engines and their routes ({@code BOLO_ENGINES}); null for the one engine
+ *     of {@code engine}
  */
 public record ServerConfig(
     Listen listen,
@@ -55,7 +58,8 @@ public record ServerConfig(
     NotePieces.Config pieces,
     LogLevel logLevel,
     LogFormat logFormat,
-    Admin admin) {
+    Admin admin,
+    @Nullable Routing routing) {
 
   public ServerConfig {
     Objects.requireNonNull(listen, "listen");

@@ -41,6 +41,16 @@ public enum Variable {
       "offline",
       "offline, openai or gemini (default offline)",
       ConfigTable.ENGINE),
+  BOLO_ENGINES(
+      TEXT,
+      null,
+      "several engines by name (each configured by BOLO_ENGINE_<NAME>_*); replaces BOLO_ENGINE",
+      ConfigTable.ENGINES),
+  BOLO_ROUTES(
+      TEXT,
+      null,
+      "model=engine/model,engine/model;... the targets of each model, tried in order",
+      ConfigTable.ENGINES),
   BOLO_OPENAI_BASE_URL(
       URL,
       "https://api.openai.com/v1",

@@ -24,6 +24,15 @@ final class VariableValues {
     return value == null || value.isBlank() ? null : value.trim();
   }
 
+  /**
+   * The trimmed value of a variable whose name is made at run time ({@code BOLO_ENGINE_<NAME>_*}),
+   * or null when unset or blank.
+   */
+  @Nullable String named(String name) {
+    String value = values.get(name);
+    return value == null || value.isBlank() ? null : value.trim();
+  }
+
   /** The value as set, else the variable's default. */
   String text(Variable variable) {
     String value = optional(variable);

@@ -37,7 +37,8 @@ final class RedisValues {
       @JsonProperty("duration_measured") boolean durationMeasured,
       @JsonProperty("audio_sha256") String audioSha256,
       @JsonProperty("settings_fingerprint") String settingsFingerprint,
-      @JsonProperty("usage") @Nullable String usage) {
+      @JsonProperty("usage") @Nullable String usage,
+      @JsonProperty("model") @Nullable String model) {
 
     static StoredTranscript of(KeptTranscript t) {
       return new StoredTranscript(
@@ -48,7 +49,8 @@ final class RedisValues {
           t.durationMeasured(),
           t.audioSha256(),
           t.settingsFingerprint(),
-          t.usage());
+          t.usage(),
+          t.model());
     }
 
     KeptTranscript transcript() {
@@ -60,7 +62,8 @@ final class RedisValues {
           durationMeasured,
           audioSha256,
           settingsFingerprint,
-          usage);
+          usage,
+          model);
     }
   }
 

@@ -21,13 +21,35 @@ public sealed interface EngineResult {
    *     charge a note whose length the gateway could not measure (PROTOCOL.md rule 8)
    * @param usage the provider's {@code usage} object as compact JSON, when it gave one (OpenAI's
    *     tokens or duration); passed on to OpenAI clients with the transcript
+   * @param engine the engine that did the work, when another than the one called (a route's
+   *     target); null otherwise
+   * @param model the model that did the work, likewise
    */
   record Transcribed(
-      String text, @Nullable String body, OptionalLong reportedDurationMs, @Nullable String usage)
+      String text,
+      @Nullable String body,
+      OptionalLong reportedDurationMs,
+      @Nullable String usage,
+      @Nullable String engine,
+      @Nullable String model)
       implements EngineResult {
     public Transcribed {
       Objects.requireNonNull(text, "text");
       Objects.requireNonNull(reportedDurationMs, "reportedDurationMs");
+    }
+
+    /** A transcript as its engine made it. */
+    public Transcribed(
+        String text,
+        @Nullable String body,
+        OptionalLong reportedDurationMs,
+        @Nullable String usage) {
+      this(text, body, reportedDurationMs, usage, null, null);
+    }
+
+    /** This transcript, made by {@code engine}'s {@code model}. */
+    public Transcribed servedBy(String engine, String model) {
+      return new Transcribed(text, body, reportedDurationMs, usage, engine, model);
     }
 
     /** A transcript whose provider reported its length but no usage. */
@@ -60,6 +82,12 @@ public sealed interface EngineResult {
 
   /** The engine is overloaded or down (503); {@code retryAfter} when the engine said. */
   record Unavailable(String message, @Nullable Duration retryAfter) implements Failure {}
+
+  /**
+   * The gateway cannot hand the note to any provider now: every one that could take it is open,
+   * full or out of calls (503 {@code server_unavailable}, the shortest honest {@code Retry-After}).
+   */
+  record Saturated(String message, Duration retryAfter) implements Failure {}
 
   /** The engine failed or answered nonsense (502). */
   record Failed(String message) implements Failure {}

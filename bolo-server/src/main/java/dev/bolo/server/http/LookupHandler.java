@@ -108,8 +108,8 @@ final class LookupHandler implements Handler {
   private static void sendTranscript(
       Context ctx, String requestId, KeptTranscript transcript, String model) throws IOException {
     ctx.header("Idempotent-Replayed", "true");
-    AnswerHeaders.nameModel(ctx, model);
-    write(ctx, 200, NativeAnswer.body(transcript, true, requestId));
+    AnswerHeaders.nameWork(ctx, transcript, model);
+    write(ctx, 200, NativeAnswer.body(transcript, true, requestId, model));
   }
 
   private static void write(Context ctx, int status, byte[] body) {

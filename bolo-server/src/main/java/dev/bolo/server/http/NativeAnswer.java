@@ -15,8 +15,11 @@ final class NativeAnswer {
 
   private NativeAnswer() {}
 
-  /** The JSON body for {@code transcript}, answered to the request {@code requestId}. */
-  static byte[] body(KeptTranscript transcript, boolean replayed, String requestId)
+  /**
+   * The JSON body for {@code transcript}, answered to the request {@code requestId}; {@code model}
+   * is the model the work asked for.
+   */
+  static byte[] body(KeptTranscript transcript, boolean replayed, String requestId, String model)
       throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("text", transcript.text());
@@ -25,6 +28,7 @@ final class NativeAnswer {
     body.put("duration_ms", transcript.durationMs());
     body.put("request_id", requestId);
     body.put("engine", transcript.engine());
+    body.put("model", AnswerHeaders.modelOf(transcript, model));
     return JSON.writeValueAsBytes(body);
   }
 }

@@ -175,13 +175,13 @@ final class TranscriptionHandler implements Handler {
       ctx.res().setHeader("Idempotent-Replayed", "true");
     }
     // The settings' model is the one the work ran with: an alias was resolved to it.
-    AnswerHeaders.nameModel(ctx, settings.model());
+    AnswerHeaders.nameWork(ctx, transcript, settings.model());
     if (dialect == Dialect.NATIVE) {
       write(
           ctx,
           200,
           "application/json",
-          NativeAnswer.body(transcript, answer.replayed(), requestId));
+          NativeAnswer.body(transcript, answer.replayed(), requestId, settings.model()));
       return;
     }
     switch (settings.responseFormat()) {

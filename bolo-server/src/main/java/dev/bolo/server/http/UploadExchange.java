@@ -179,10 +179,10 @@ final class UploadExchange {
     if (replayed) {
       ctx.header("Idempotent-Replayed", "true");
     }
-    AnswerHeaders.nameModel(ctx, model);
+    AnswerHeaders.nameWork(ctx, transcript, model);
     ctx.status(200)
         .contentType("application/json")
-        .result(NativeAnswer.body(transcript, replayed, RequestLog.requestIdOf(ctx)));
+        .result(NativeAnswer.body(transcript, replayed, RequestLog.requestIdOf(ctx), model));
   }
 
   /** A native JSON error; on HEAD the body is left out, as HTTP wants. */

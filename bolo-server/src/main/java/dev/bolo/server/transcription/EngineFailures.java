@@ -24,6 +24,8 @@ final class EngineFailures {
           new WorkResult.Refused(Problem.INVALID_AUDIO, i.message());
       case EngineResult.Unavailable u ->
           new WorkResult.Refused(Problem.UPSTREAM_UNAVAILABLE, u.message(), u.retryAfter());
+      case EngineResult.Saturated s ->
+          new WorkResult.Refused(Problem.SERVER_UNAVAILABLE, s.message(), s.retryAfter());
       case EngineResult.Failed f -> new WorkResult.Refused(Problem.UPSTREAM_ERROR, f.message());
       case EngineResult.TimedOut t -> new WorkResult.Refused(Problem.UPSTREAM_TIMEOUT, t.message());
     };

@@ -266,12 +266,13 @@ final class PieceRun {
               new KeptTranscript(
                   t.text(),
                   t.body(),
-                  pieces.engine().name(),
+                  t.engine() != null ? t.engine() : pieces.engine().name(),
                   piece.millis(),
                   true,
                   key.audioSha256(),
                   key.settingsFingerprint(),
-                  t.usage()));
+                  t.usage(),
+                  t.model()));
       case EngineResult.Failure failure -> {
         log.warn("piece {} of a note failed: {}", index + 1, failure);
         yield EngineFailures.refusal(failure);

@@ -145,6 +145,7 @@ public final class Renditions {
         kept.durationMeasured(),
         kept.audioSha256(),
         kept.settingsFingerprint(),
-        kept.usage());
+        kept.usage(),
+        kept.model());
   }
 }

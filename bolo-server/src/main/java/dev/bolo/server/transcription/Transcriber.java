@@ -338,12 +338,13 @@ public final class Transcriber {
               new KeptTranscript(
                   t.text(),
                   t.body(),
-                  engine.name(),
+                  t.engine() != null ? t.engine() : engine.name(),
                   charged.millis(),
                   charged.measured(),
                   key.audioSha256(),
                   key.settingsFingerprint(),
-                  t.usage()));
+                  t.usage(),
+                  t.model()));
         }
         case EngineResult.Failure failure -> {
           releaseQuietly(granted);

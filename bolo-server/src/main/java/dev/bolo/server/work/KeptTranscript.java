@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param audioSha256 the audio hash of the work it answers, checked on replay as a bug guard
  * @param settingsFingerprint the settings fingerprint of the work it answers, checked likewise
  * @param usage the provider's {@code usage} object as compact JSON, null when it gave none
+ * @param model the model that made it when a route's target did (PROTOCOL.md "Several engines"),
+ *     null when it was the model the work asked for
  */
 public record KeptTranscript(
     String text,
@@ -24,7 +26,8 @@ public record KeptTranscript(
     boolean durationMeasured,
     String audioSha256,
     String settingsFingerprint,
-    @Nullable String usage) {
+    @Nullable String usage,
+    @Nullable String model) {
 
   public KeptTranscript {
     Objects.requireNonNull(text, "text");
@@ -34,6 +37,28 @@ public record KeptTranscript(
     if (durationMs < 0) {
       throw new IllegalArgumentException("durationMs must be >= 0: " + durationMs);
     }
+  }
+
+  /** A transcript made by the model its work asked for. */
+  public KeptTranscript(
+      String text,
+      @Nullable String body,
+      String engine,
+      long durationMs,
+      boolean durationMeasured,
+      String audioSha256,
+      String settingsFingerprint,
+      @Nullable String usage) {
+    this(
+        text,
+        body,
+        engine,
+        durationMs,
+        durationMeasured,
+        audioSha256,
+        settingsFingerprint,
+        usage,
+        null);
   }
 
   /** A transcript without the provider's usage. */

@@ -1,0 +1,60 @@
+package dev.bolo.server;
+
+import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.gemini.GeminiConfig;
+import dev.bolo.server.engine.gemini.GeminiEngines;
+import dev.bolo.server.engine.offline.OfflineConfig;
+import dev.bolo.server.engine.offline.OfflineEngine;
+import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
+import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.engine.route.EngineSpec;
+import dev.bolo.server.engine.route.RoutedEngine;
+import dev.bolo.server.engine.route.Routing;
+import java.util.Objects;
+import okhttp3.OkHttpClient;
+
+/** Makes the engine the configuration names: one engine, or several behind routes. Stateless. */
+final class Engines {
+
+  private Engines() {}
+
+  /** The engine of {@code config}, its providers called through {@code http}. */
+  static SpeechEngine create(ServerConfig config, OkHttpClient http) {
+    Routing routing = config.routing();
+    if (routing != null) {
+      return RoutedEngine.of(routing, spec -> create(spec, config, http));
+    }
+    return switch (config.engine()) {
+      case OPENAI -> OpenAiCompatibleEngine.create(config.openAi(), http);
+      case GEMINI -> {
+        ServerConfig.Gemini gemini = config.gemini();
+        // ServerConfig refuses BOLO_ENGINE=gemini without a key.
+        yield GeminiEngines.create(
+            GeminiConfig.of(Objects.requireNonNull(gemini.apiKey()), http)
+                .withBaseUrl(gemini.baseUrl())
+                .withModel(gemini.model()));
+      }
+      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
+    };
+  }
+
+  /** One engine of several; the model comes from each target, not from the engine. */
+  private static SpeechEngine create(EngineSpec spec, ServerConfig config, OkHttpClient http) {
+    return switch (spec.kind()) {
+      case OPENAI ->
+          OpenAiCompatibleEngine.create(
+              new OpenAiConfig(
+                  Objects.requireNonNullElse(spec.baseUrl(), "https://api.openai.com/v1"),
+                  spec.apiKey(),
+                  config.openAi().defaultModel(),
+                  config.openAi().defaultLanguage()),
+              http);
+      case GEMINI -> {
+        GeminiConfig gemini = GeminiConfig.of(Objects.requireNonNull(spec.apiKey()), http);
+        yield GeminiEngines.create(
+            spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()));
+      }
+      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
+    };
+  }
+}

@@ -1,0 +1,127 @@
+package dev.bolo.server;
+
+import static dev.bolo.server.Variable.BOLO_ENGINES;
+import static dev.bolo.server.Variable.BOLO_ROUTES;
+
+import dev.bolo.server.ServerConfig.ConfigException;
+import dev.bolo.server.engine.route.EngineSpec;
+import dev.bolo.server.engine.route.Route;
+import dev.bolo.server.engine.route.Routing;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads several engines and their routes: {@code BOLO_ENGINES=primary,backup}, then for each name
+ * {@code BOLO_ENGINE_<NAME>_KIND}, {@code _BASE_URL}, {@code _API_KEY} (or {@code _API_KEY_FILE}),
+ * {@code _MAX_CONCURRENT}, {@code _MAX_PER_MINUTE}, and {@code BOLO_ROUTES}. Unset {@code
+ * BOLO_ENGINES} keeps the single engine of {@code BOLO_ENGINE}. Stateless.
+ */
+final class RoutingParser {
+
+  /** The prefix of every engine's own variables; the name follows in upper case. */
+  private static final String PREFIX = "BOLO" + "_ENGINE_";
+
+  private RoutingParser() {}
+
+  /** The routing configured, or null when {@code BOLO_ENGINES} is unset. */
+  static @Nullable Routing parse(VariableValues env) {
+    String names = env.optional(BOLO_ENGINES);
+    if (names == null) {
+      return null;
+    }
+    List<EngineSpec> engines = new ArrayList<>();
+    for (String given : names.split(",")) {
+      String name = given.trim().toLowerCase(Locale.ROOT);
+      if (!name.matches("[a-z][a-z0-9]{0,31}")) {
+        throw new ConfigException(
+            "BOLO_ENGINES: an engine name is a letter then letters or digits, at most 32: '"
+                + given.trim()
+                + "'");
+      }
+      engines.add(engine(env, name));
+    }
+    String routes = env.optional(BOLO_ROUTES);
+    if (routes == null) {
+      throw new ConfigException(
+          "BOLO_ROUTES is required with BOLO_ENGINES, e.g. whisper-1=primary/whisper-1,backup/"
+              + "whisper-large-v3-turbo");
+    }
+    try {
+      return new Routing(engines, Route.parse(routes));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("BOLO_ROUTES: " + e.getMessage());
+    }
+  }
+
+  private static EngineSpec engine(VariableValues env, String name) {
+    String prefix = PREFIX + name.toUpperCase(Locale.ROOT) + "_";
+    String kindText = env.named(prefix + "KIND");
+    if (kindText == null) {
+      throw new ConfigException(prefix + "KIND is required: openai, gemini or offline");
+    }
+    EngineSpec.Kind kind;
+    try {
+      kind = EngineSpec.Kind.valueOf(kindText.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          prefix + "KIND: '" + kindText + "' is not an engine kind; use openai, gemini or offline");
+    }
+    String baseUrl = env.named(prefix + "BASE_URL");
+    if (baseUrl != null && !baseUrl.matches("https?://.+")) {
+      throw new ConfigException(prefix + "BASE_URL: not an http(s) URL: " + baseUrl);
+    }
+    String key = env.named(prefix + "API_KEY");
+    String keyFile = env.named(prefix + "API_KEY_FILE");
+    if (key != null && keyFile != null) {
+      throw new ConfigException(prefix + "API_KEY and " + prefix + "API_KEY_FILE are both set");
+    }
+    if (keyFile != null) {
+      key = readKey(prefix + "API_KEY_FILE", keyFile);
+    }
+    if (kind == EngineSpec.Kind.GEMINI && key == null) {
+      throw new ConfigException(prefix + "API_KEY is required for a gemini engine");
+    }
+    return new EngineSpec(
+        name,
+        kind,
+        baseUrl,
+        key,
+        count(env, prefix + "MAX_CONCURRENT"),
+        count(env, prefix + "MAX_PER_MINUTE"));
+  }
+
+  private static String readKey(String variable, String file) {
+    try {
+      String key = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+      if (key.isEmpty()) {
+        throw new ConfigException(variable + ": " + file + " is empty");
+      }
+      return key;
+    } catch (IOException e) {
+      throw new ConfigException(variable + ": cannot read " + file + ": " + e.getMessage());
+    }
+  }
+
+  private static OptionalInt count(VariableValues env, String name) {
+    String value = env.named(name);
+    if (value == null) {
+      return OptionalInt.empty();
+    }
+    try {
+      int count = Integer.parseInt(value);
+      if (count < 1 || count > 100_000) {
+        throw new NumberFormatException();
+      }
+      return OptionalInt.of(count);
+    } catch (NumberFormatException e) {
+      throw new ConfigException(name + ": a whole number from 1 to 100000, not '" + value + "'");
+    }
+  }
+}

@@ -1,0 +1,180 @@
+package dev.bolo.server.engine.route;
+
+import dev.bolo.server.engine.SpeechEngine;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One {@code engine/model} of a route with what guards it: a circuit breaker (opens at half of the
+ * last 10 calls failing, at least 4 of them, or at once for a provider's {@code Retry-After}; after
+ * 30 s lets 2 real notes probe it), the calls in flight ({@code BOLO_ENGINE_<NAME>_MAX_CONCURRENT})
+ * and the calls started per minute ({@code BOLO_ENGINE_<NAME>_MAX_PER_MINUTE}). Thread safe.
+ */
+final class Target {
+
+  /** How long a breaker that opened on failures stays open before real notes probe it. */
+  static final Duration OPEN_FOR = Duration.ofSeconds(30);
+
+  private final Route.Hop hop;
+  private final SpeechEngine engine;
+  private final CircuitBreaker breaker;
+  private final @Nullable Semaphore inFlight;
+  private final int maxConcurrent;
+  private final @Nullable CallsPerMinute perMinute;
+
+  Target(
+      Route.Hop hop,
+      SpeechEngine engine,
+      OptionalInt maxConcurrent,
+      @Nullable CallsPerMinute perMinute) {
+    this.hop = Objects.requireNonNull(hop, "hop");
+    this.engine = Objects.requireNonNull(engine, "engine");
+    this.breaker =
+        CircuitBreaker.of(
+            hop.label(),
+            CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(4)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(OPEN_FOR)
+                .permittedNumberOfCallsInHalfOpenState(2)
+                .automaticTransitionFromOpenToHalfOpenEnabled(true)
+                .recordExceptions(TargetFailure.class)
+                .build());
+    this.maxConcurrent = maxConcurrent.orElse(0);
+    this.inFlight =
+        maxConcurrent.isPresent() ? new Semaphore(maxConcurrent.getAsInt(), true) : null;
+    this.perMinute = perMinute;
+  }
+
+  Route.Hop hop() {
+    return hop;
+  }
+
+  SpeechEngine engine() {
+    return engine;
+  }
+
+  CircuitBreaker breaker() {
+    return breaker;
+  }
+
+  /** Calls in flight now. */
+  int inFlight() {
+    return inFlight == null ? 0 : maxConcurrent - inFlight.availablePermits();
+  }
+
+  /** Notes waiting for a call in flight to end. */
+  int queued() {
+    return inFlight == null ? 0 : inFlight.getQueueLength();
+  }
+
+  /** The most calls in flight, 0 when unbounded. */
+  int maxConcurrent() {
+    return maxConcurrent;
+  }
+
+  /**
+   * Lets one call through, waiting up to {@code wait} for room in flight.
+   *
+   * @return the admission to release when the call ends, or the refusal and how long until this
+   *     target may take a call again
+   */
+  Admission admit(Duration wait) throws InterruptedException {
+    if (!breaker.tryAcquirePermission()) {
+      return new Admission.Refused("its circuit breaker is open", untilHalfOpen());
+    }
+    if (inFlight != null && !inFlight.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+      breaker.releasePermission();
+      return new Admission.Refused(maxConcurrent + " calls are in flight", Duration.ofSeconds(1));
+    }
+    if (perMinute != null) {
+      Duration retryAfter = perMinute.tryStart();
+      if (!retryAfter.isZero()) {
+        release();
+        breaker.releasePermission();
+        return new Admission.Refused("its calls per minute are spent", retryAfter);
+      }
+    }
+    return new Admission.Admitted();
+  }
+
+  /** Gives back the room in flight an admission took. */
+  void release() {
+    if (inFlight != null) {
+      inFlight.release();
+    }
+  }
+
+  /** How long until the open breaker lets a probe through, at least a second. */
+  private Duration untilHalfOpen() {
+    long millis =
+        breaker.getState() == CircuitBreaker.State.OPEN
+            ? Math.max(1000, openRemainingMillis())
+            : 1000;
+    return Duration.ofMillis(millis);
+  }
+
+  private volatile long openUntilMillis;
+
+  /** Opens the breaker for {@code duration}: the provider said when to come back. */
+  void openFor(Duration duration) {
+    openUntilMillis = System.currentTimeMillis() + duration.toMillis();
+    breaker.transitionToOpenStateFor(duration);
+  }
+
+  private long openRemainingMillis() {
+    long told = openUntilMillis - System.currentTimeMillis();
+    return told > 0 ? told : OPEN_FOR.toMillis();
+  }
+
+  /** Whether a call was let through, and if not, why and until when. */
+  sealed interface Admission {
+    record Admitted() implements Admission {}
+
+    record Refused(String why, Duration retryAfter) implements Admission {}
+  }
+
+  /** What the breaker counts as a failed call: recorded, never thrown. */
+  static final class TargetFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    TargetFailure(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** A rate limit of calls started per minute, on this instance or shared over instances. */
+  interface CallsPerMinute {
+    /** Zero when a call may start now, else how long until one may. */
+    Duration tryStart();
+
+    /** A limit of this instance alone, with resilience4j's rate limiter. */
+    static CallsPerMinute local(String name, int perMinute) {
+      AtomicRateLimiter limiter =
+          new AtomicRateLimiter(
+              name,
+              RateLimiterConfig.custom()
+                  .limitForPeriod(perMinute)
+                  .limitRefreshPeriod(Duration.ofMinutes(1))
+                  .timeoutDuration(Duration.ZERO)
+                  .build());
+      return () -> {
+        if (limiter.acquirePermission()) {
+          return Duration.ZERO;
+        }
+        long nanos = limiter.getDetailedMetrics().getNanosToWait();
+        return Duration.ofSeconds(Math.max(1, (nanos + 999_999_999) / 1_000_000_000));
+      };
+    }
+  }
+}
