@@ -27,6 +27,8 @@ public final class FakeProvider implements AutoCloseable {
 
   private final MockWebServer server = new MockWebServer();
   private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger mostInFlight = new AtomicInteger();
   private final Deque<MockResponse> script = new ArrayDeque<>();
   private volatile CountDownLatch gate = new CountDownLatch(0);
   private volatile Duration delay = Duration.ZERO;
@@ -38,6 +40,15 @@ public final class FakeProvider implements AutoCloseable {
           @Override
           public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
             calls.incrementAndGet();
+            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            try {
+              return answer(request);
+            } finally {
+              inFlight.decrementAndGet();
+            }
+          }
+
+          private MockResponse answer(RecordedRequest request) throws InterruptedException {
             gate.await(30, TimeUnit.SECONDS);
             Duration wait = delay;
             if (!wait.isZero()) {
@@ -85,6 +96,11 @@ public final class FakeProvider implements AutoCloseable {
   /** The base URL to configure as {@code BOLO_OPENAI_BASE_URL}. */
   public String baseUrl() {
     return server.url("/v1").toString();
+  }
+
+  /** The most calls that were answered at once so far. */
+  public int mostInFlight() {
+    return mostInFlight.get();
   }
 
   /** How many transcription calls arrived so far. */

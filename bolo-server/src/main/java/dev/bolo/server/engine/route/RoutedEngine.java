@@ -185,7 +185,7 @@ public final class RoutedEngine implements SpeechEngine {
       EngineResult result = call(target, request, Duration.ofNanos(Math.max(share, 1_000_000)));
       switch (result) {
         case EngineResult.Transcribed t -> {
-          return t.servedBy(target.engine().name(), target.hop().model());
+          return t.servedBy(target.hop().engine(), target.hop().model());
         }
         case EngineResult.Rejected r -> {
           return r;
