@@ -49,6 +49,15 @@ final class Engines {
                   config.openAi().defaultModel(),
                   config.openAi().defaultLanguage()),
               http);
+      case AZURE ->
+          OpenAiCompatibleEngine.create(
+              new OpenAiConfig(
+                  Objects.requireNonNull(spec.baseUrl()),
+                  spec.apiKey(),
+                  config.openAi().defaultModel(),
+                  config.openAi().defaultLanguage(),
+                  OpenAiConfig.AZURE_API_VERSION),
+              http);
       case GEMINI -> {
         GeminiConfig gemini = GeminiConfig.of(Objects.requireNonNull(spec.apiKey()), http);
         yield GeminiEngines.create(

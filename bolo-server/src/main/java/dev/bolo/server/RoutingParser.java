@@ -64,14 +64,17 @@ final class RoutingParser {
     String prefix = PREFIX + name.toUpperCase(Locale.ROOT) + "_";
     String kindText = env.named(prefix + "KIND");
     if (kindText == null) {
-      throw new ConfigException(prefix + "KIND is required: openai, gemini or offline");
+      throw new ConfigException(prefix + "KIND is required: openai, azure, gemini or offline");
     }
     EngineSpec.Kind kind;
     try {
       kind = EngineSpec.Kind.valueOf(kindText.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(
-          prefix + "KIND: '" + kindText + "' is not an engine kind; use openai, gemini or offline");
+          prefix
+              + "KIND: '"
+              + kindText
+              + "' is not an engine kind; use openai, azure, gemini or offline");
     }
     String baseUrl = env.named(prefix + "BASE_URL");
     if (baseUrl != null && !baseUrl.matches("https?://.+")) {
@@ -85,8 +88,12 @@ final class RoutingParser {
     if (keyFile != null) {
       key = readKey(prefix + "API_KEY_FILE", keyFile);
     }
-    if (kind == EngineSpec.Kind.GEMINI && key == null) {
-      throw new ConfigException(prefix + "API_KEY is required for a gemini engine");
+    if ((kind == EngineSpec.Kind.GEMINI || kind == EngineSpec.Kind.AZURE) && key == null) {
+      throw new ConfigException(prefix + "API_KEY is required for a " + kindText + " engine");
+    }
+    if (kind == EngineSpec.Kind.AZURE && baseUrl == null) {
+      throw new ConfigException(
+          prefix + "BASE_URL is required for an azure engine: https://NAME.openai.azure.com");
     }
     return new EngineSpec(
         name,

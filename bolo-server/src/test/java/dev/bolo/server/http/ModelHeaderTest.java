@@ -113,9 +113,11 @@ class ModelHeaderTest {
 
     assertThat(first.status()).as(first.body()).isEqualTo(200);
     assertThat(first.model()).isEqualTo(MODEL);
+    // The fields installed apps read, in their order, then what did the work (PROTOCOL v3).
     assertThat(fieldNames(JSON.readTree(first.body())))
         .containsExactly(
-            "text", "deduplicated", "audio_sha256", "duration_ms", "request_id", "engine");
+            "text", "deduplicated", "audio_sha256", "duration_ms", "request_id", "engine", "model");
+    assertThat(JSON.readTree(first.body()).path("model").asText()).isEqualTo(MODEL);
     assertThat(again.replayed()).isEqualTo("true");
     assertThat(again.model()).isEqualTo(MODEL);
     assertThat(translated.status()).as(translated.body()).isEqualTo(200);

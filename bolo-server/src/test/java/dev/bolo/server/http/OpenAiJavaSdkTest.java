@@ -131,17 +131,24 @@ class OpenAiJavaSdkTest {
   }
 
   @Test
-  void textSrtAndVttReachTheSdkAsTheProviderWroteThem() throws Exception {
-    String srt = "1\n00:00:00,000 --> 00:00:00,700\nhello there\n";
-    String vtt = "WEBVTT\n\n00:00:00.000 --> 00:00:00.700\nhello there\n";
-    fixture.provider().enqueue(new MockResponse.Builder().code(200).body("hello there\n").build());
-    fixture.provider().enqueue(new MockResponse.Builder().code(200).body(srt).build());
-    fixture.provider().enqueue(new MockResponse.Builder().code(200).body(vtt).build());
+  void textSrtAndVttReachTheSdkRenderedFromOneVerboseJsonCall() throws Exception {
+    fixture
+        .provider()
+        .enqueue(
+            new MockResponse.Builder()
+                .code(200)
+                .setHeader("Content-Type", "application/json")
+                .body(
+                    "{\"text\":\"hello there\",\"duration\":0.7,\"segments\":"
+                        + "[{\"id\":0,\"start\":0.0,\"end\":0.7,\"text\":\" hello there\"}]}")
+                .build());
     Path file = note(3);
     assertThat(textOf(file, AudioResponseFormat.TEXT)).isEqualTo("hello there");
-    assertThat(textOf(file, AudioResponseFormat.SRT)).isEqualTo(srt);
-    assertThat(textOf(file, AudioResponseFormat.VTT)).isEqualTo(vtt);
-    assertThat(fixture.provider().calls()).as("the format is part of the work").isEqualTo(3);
+    assertThat(textOf(file, AudioResponseFormat.SRT))
+        .isEqualTo("1\n00:00:00,000 --> 00:00:00,700\nhello there\n\n");
+    assertThat(textOf(file, AudioResponseFormat.VTT))
+        .isEqualTo("WEBVTT\n\n00:00:00.000 --> 00:00:00.700\nhello there\n\n");
+    assertThat(fixture.provider().calls()).as("one call for every format").isEqualTo(1);
   }
 
   /** The SDK types a plain-text answer as a transcription whose text is the whole body. */

@@ -49,7 +49,8 @@ class OpenAiNodeSdkTest {
     Gateway gateway = fixture.start(Map.of());
     provider
         .enqueue(json("{\"text\":\"a json answer\"}"))
-        .enqueue(new MockResponse.Builder().code(200).body("a text answer\n").build())
+        // Every format of whisper-1 is rendered from one verbose_json answer.
+        .enqueue(json("{\"text\":\"a text answer\",\"segments\":[]}"))
         .enqueue(
             FakeProvider.eventStream(List.of("streamed", " text"), -1, new CountDownLatch(0), true))
         .enqueue(json("{\"text\":\"an english translation\"}"));

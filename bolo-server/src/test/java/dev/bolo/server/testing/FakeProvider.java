@@ -26,6 +26,14 @@ import org.jspecify.annotations.Nullable;
 public final class FakeProvider implements AutoCloseable {
 
   private final MockWebServer server = new MockWebServer();
+
+  /** What a dead provider gives: the connection closed before any byte of an answer. */
+  private static final MockResponse DROPPED =
+      new MockResponse.Builder()
+          .onResponseStart(new SocketEffect.CloseSocket(true, false, false))
+          .build();
+
+  private volatile boolean dead;
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger mostInFlight = new AtomicInteger();
@@ -35,14 +43,19 @@ public final class FakeProvider implements AutoCloseable {
   private volatile @Nullable Function<RecordedRequest, MockResponse> answers;
 
   public FakeProvider() throws IOException {
-    server.setDispatcher(
+    Dispatcher dispatcher =
         new Dispatcher() {
           @Override
           public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+            if (dead) {
+              return DROPPED;
+            }
             calls.incrementAndGet();
             mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
             try {
-              return answer(request);
+              MockResponse answer = answer(request);
+              // A call in flight when the provider died never gets its answer.
+              return dead ? DROPPED : answer;
             } finally {
               inFlight.decrementAndGet();
             }
@@ -72,7 +85,8 @@ public final class FakeProvider implements AutoCloseable {
                 .body("{\"text\":\"transcript of " + size + " bytes" + language + "\"}")
                 .build();
           }
-        });
+        };
+    server.setDispatcher(dispatcher);
     server.start();
   }
 
@@ -96,6 +110,11 @@ public final class FakeProvider implements AutoCloseable {
   /** The base URL to configure as {@code BOLO_OPENAI_BASE_URL}. */
   public String baseUrl() {
     return server.url("/v1").toString();
+  }
+
+  /** Calls being answered now. */
+  public int inFlight() {
+    return inFlight.get();
   }
 
   /** The most calls that were answered at once so far. */
@@ -214,5 +233,18 @@ public final class FakeProvider implements AutoCloseable {
   public void close() {
     release();
     server.close();
+  }
+
+  /**
+   * Dies at once: every call, and every call in flight, loses its connection before any answer;
+   * calls that arrive while dead are not counted.
+   */
+  public void kill() {
+    dead = true;
+  }
+
+  /** Answers again, after {@link #kill}. */
+  public void startAgain() {
+    dead = false;
   }
 }

@@ -92,7 +92,7 @@ class DictationPageTest {
                 "BOLO_DATA_DIR",
                 dataDir.resolve("gateway").toString(),
                 "BOLO_DEVICE_TOKENS",
-                "alpha=" + Gateway.TOKEN_A));
+                "alpha=" + Gateway.TOKEN_A + ",bravo=" + Gateway.TOKEN_B));
     proxy = FrontProxy.inFrontOf(gateway.url(""));
     Path microphone = dataDir.resolve("microphone.wav");
     Files.write(microphone, withSilenceAround(Files.readAllBytes(NOTE)));
@@ -142,8 +142,11 @@ class DictationPageTest {
   @Test
   void aNoteWhoseAnswerWasLostIsReplayedOnResendAndLaterRecordingsSayWhatTheGatewayDid()
       throws Exception {
-    // A setting no other test uses, so that this note is new to the gateway whatever ran before.
-    new Select(browser.byId("format")).selectByValue("text");
+    // A device no other test uses, so that this note is new to the gateway whatever ran before
+    // (not a response format: every format of a note is one piece of work).
+    browser.byId("token").clear();
+    browser.byId("token").sendKeys(Gateway.TOKEN_B + Keys.TAB);
+    browser.await().until(d -> browser.text("status").startsWith("Ready"));
     int before = proxy.uploads().size();
     double runsBefore = engineRuns();
     proxy.loseNextAnswers(1, 504);

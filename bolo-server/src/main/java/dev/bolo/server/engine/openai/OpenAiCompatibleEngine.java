@@ -10,7 +10,7 @@ import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.HttpDeadline;
 import dev.bolo.server.engine.ProviderMessage;
-import dev.bolo.server.engine.ProviderRetryAfter;
+import dev.bolo.server.engine.ProviderStatus;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
@@ -69,16 +69,18 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
 
   private final OpenAiConfig config;
   private final OkHttpClient http;
+  private final HttpUrl base;
   private final HttpUrl endpoint;
   private final HttpUrl translations;
 
   private OpenAiCompatibleEngine(OpenAiConfig config, OkHttpClient http) {
     this.config = config;
     this.http = http;
-    HttpUrl base = HttpUrl.parse(config.baseUrl());
-    if (base == null) {
+    HttpUrl parsed = HttpUrl.parse(config.baseUrl());
+    if (parsed == null) {
       throw new IllegalArgumentException("not a URL: " + config.baseUrl());
     }
+    this.base = parsed;
     this.endpoint = base.newBuilder().addPathSegments("audio/transcriptions").build();
     this.translations = base.newBuilder().addPathSegments("audio/translations").build();
   }
@@ -98,7 +100,7 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
 
   @Override
   public String name() {
-    return "openai";
+    return config.azureApiVersion() == null ? "openai" : "azure";
   }
 
   @Override
@@ -210,12 +212,33 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
     for (String granularity : settings.timestampGranularities()) {
       form.addFormDataPart("timestamp_granularities[]", granularity);
     }
+    String azureVersion = config.azureApiVersion();
     Request.Builder builder =
-        new Request.Builder().url(translate ? translations : endpoint).post(form.build());
+        new Request.Builder()
+            .url(
+                azureVersion == null
+                    ? (translate ? translations : endpoint)
+                    : azureUrl(settings.model(), translate, azureVersion))
+            .post(form.build());
     if (config.apiKey() != null) {
-      builder.header("Authorization", "Bearer " + config.apiKey());
+      if (azureVersion == null) {
+        builder.header("Authorization", "Bearer " + config.apiKey());
+      } else {
+        builder.header("api-key", config.apiKey());
+      }
     }
     return builder.build();
+  }
+
+  /** Azure OpenAI's URL of {@code deployment}'s transcriptions or translations. */
+  private HttpUrl azureUrl(String deployment, boolean translate, String apiVersion) {
+    return base.newBuilder()
+        .addPathSegment("openai")
+        .addPathSegment("deployments")
+        .addPathSegment(deployment)
+        .addPathSegments(translate ? "audio/translations" : "audio/transcriptions")
+        .addQueryParameter("api-version", apiVersion)
+        .build();
   }
 
   /**
@@ -272,29 +295,17 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
         "the transcription provider answered {}: {}",
         status,
         body.length() <= MAX_LOGGED_BODY ? body : body.substring(0, MAX_LOGGED_BODY) + "…");
-    return switch (status) {
-      // The provider refuses this audio or these settings: resending the same note cannot help.
-      case 400, 404, 413, 415, 422 -> {
-        if (status == 404) {
-          log.error(
-              "the provider answered 404 for {} (model '{}'): check BOLO_OPENAI_BASE_URL and the model",
-              endpoint,
-              settings.model());
-          yield new EngineResult.Failed("the transcription provider is misconfigured: " + message);
-        }
-        yield new EngineResult.Rejected(message);
-      }
-      case 401, 403 -> {
-        log.error(
-            "the provider refused Bolo's API key ({}): check BOLO_OPENAI_API_KEY — every note fails until it is fixed",
-            status);
-        yield new EngineResult.Failed("the gateway's provider credentials were refused");
-      }
-      case 408, 504 -> new EngineResult.TimedOut("the provider timed out: " + message);
-      case 429, 503, 529 ->
-          new EngineResult.Unavailable(message, ProviderRetryAfter.parse(retryAfter));
-      default -> new EngineResult.Failed("the provider failed with " + status + ": " + message);
-    };
+    if (status == 404) {
+      log.error(
+          "the provider answered 404 for {} (model '{}'): check BOLO_OPENAI_BASE_URL and the model",
+          endpoint,
+          settings.model());
+    } else if (status == 401 || status == 403) {
+      log.error(
+          "the provider refused Bolo's API key ({}): check BOLO_OPENAI_API_KEY — every note fails until it is fixed",
+          status);
+    }
+    return ProviderStatus.failure(status, message, retryAfter);
   }
 
   private static EngineResult parseSuccess(String body, ResponseFormat format) {

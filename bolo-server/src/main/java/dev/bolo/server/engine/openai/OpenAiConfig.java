@@ -12,9 +12,27 @@ import org.jspecify.annotations.Nullable;
  * @param defaultModel sent when the client names no model
  * @param defaultLanguage sent when the client names no language; empty sends none (whisper.cpp's
  *     server assumes English then, so set {@code auto} for it)
+ * @param azureApiVersion set for Azure OpenAI: the {@code api-version} of its URLs, {@code
+ *     {base}/openai/deployments/{deployment}/audio/transcriptions?api-version=…}, where the model
+ *     asked is the deployment and the key goes in an {@code api-key} header; null for OpenAI's
+ *     shape
  */
 public record OpenAiConfig(
-    String baseUrl, @Nullable String apiKey, String defaultModel, String defaultLanguage) {
+    String baseUrl,
+    @Nullable String apiKey,
+    String defaultModel,
+    String defaultLanguage,
+    @Nullable String azureApiVersion) {
+
+  /** Azure OpenAI's generally available API version that serves audio transcriptions. */
+  public static final String AZURE_API_VERSION = "2024-06-01";
+
+  /** A service of OpenAI's shape. */
+  public OpenAiConfig(
+      String baseUrl, @Nullable String apiKey, String defaultModel, String defaultLanguage) {
+    this(baseUrl, apiKey, defaultModel, defaultLanguage, null);
+  }
+
   public OpenAiConfig {
     Objects.requireNonNull(baseUrl, "baseUrl");
     Objects.requireNonNull(defaultModel, "defaultModel");
