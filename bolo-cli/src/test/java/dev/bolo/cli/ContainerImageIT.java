@@ -400,7 +400,7 @@ class ContainerImageIT {
         .filter(line -> line.startsWith("jvm_memory_max_bytes{") && line.contains("area=\"heap\""))
         .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
         // The heap's pools together: the throughput collector gives each generation a maximum
-        // (424 + 75 + 450 MB with -Xmx1g -Xmn600m), G1 only its old generation (1024 MB).
+        // (each generation's own maximum), G1 only its old generation (1024 MB).
         .filter(max -> max > 0)
         .reduce(Long::sum)
         .orElseThrow(() -> new UncheckedIOException(new IOException("no heap in /metrics")));

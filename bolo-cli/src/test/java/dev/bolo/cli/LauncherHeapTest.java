@@ -63,11 +63,11 @@ class LauncherHeapTest {
   @Test
   void theOfflineEnginesDefaultHeapComesWithTheThroughputCollectorAndAYoungGeneration()
       throws Exception {
-    assertThat(launch(Map.of())).contains("-XX:+UseParallelGC", "-Xmn600m");
+    assertThat(launch(Map.of())).contains("-XX:+UseParallelGC", "-Xmn320m");
     assertThat(launch(Map.of("BOLO_ENGINE", "openai")))
-        .doesNotContain("-XX:+UseParallelGC", "-Xmn600m");
+        .doesNotContain("-XX:+UseParallelGC", "-Xmn320m");
     assertThat(launch(Map.of("BOLO_JAVA_OPTS", "-Xmx2g")))
-        .doesNotContain("-XX:+UseParallelGC", "-Xmn600m");
+        .doesNotContain("-XX:+UseParallelGC", "-Xmn320m");
   }
 
   @Test
@@ -125,7 +125,7 @@ class LauncherHeapTest {
     List<String> args = launch(Map.of("BOLO_JAVA_OPTS", "-Dbolo.example=1 -XX:+UseSerialGC"));
     assertThat(args).contains("-Xmx1g", "-Dbolo.example=1", "-XX:+UseSerialGC");
     // A collector of its own replaces the default one: two would stop the JVM.
-    assertThat(args).doesNotContain("-XX:+UseParallelGC", "-Xmn600m");
+    assertThat(args).doesNotContain("-XX:+UseParallelGC", "-Xmn320m");
     assertThat(args.indexOf("-Xmx1g")).isLessThan(args.indexOf("-Dbolo.example=1"));
   }
 

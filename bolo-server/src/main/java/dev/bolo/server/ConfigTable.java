@@ -208,7 +208,7 @@ public enum ConfigTable {
       "JVM options `./bolo` adds (heap, GC), e.g. `-Xmx1g`; one with its own `-Xmx` (or "
           + "`-XX:MaxRAMPercentage`) replaces the default heap, one with its own collector or "
           + "`-Xmn` the default collector",
-      "`-Xmx1g -XX:+UseParallelGC -Xmn600m` with the offline engine, `-Xmx256m` otherwise");
+      "`-Xmx1g -XX:+UseParallelGC -Xmn320m` with the offline engine, `-Xmx256m` otherwise");
 
   /** The header of the table, as the README has it. */
   static final String HEADER = "| variable | meaning | default |\n|---|---|---|\n";
