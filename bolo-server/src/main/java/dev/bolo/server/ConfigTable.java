@@ -16,7 +16,7 @@ public enum ConfigTable {
   ENGINES(
       "several engines and the routes over them (see [Several engines](#several-engines-and-failover)): "
           + "`BOLO_ENGINES=primary,backup` names them, each is configured by "
-          + "`BOLO_ENGINE_<NAME>_KIND` (`openai`, `azure`, `gemini`, `offline`), `_BASE_URL`, "
+          + "`BOLO_ENGINE_<NAME>_KIND` (`openai`, `azure`, `deepgram`, `gemini`, `offline`), `_BASE_URL`, "
           + "`_API_KEY` "
           + "(or `_API_KEY_FILE`), `_MAX_CONCURRENT` (calls in flight) and `_MAX_PER_MINUTE` "
           + "(calls started per minute); `BOLO_ROUTES=whisper-1=primary/whisper-1,backup/"

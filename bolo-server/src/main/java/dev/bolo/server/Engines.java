@@ -1,6 +1,7 @@
 package dev.bolo.server;
 
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.deepgram.DeepgramEngine;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.engine.gemini.GeminiEngines;
 import dev.bolo.server.engine.offline.OfflineConfig;
@@ -57,6 +58,11 @@ final class Engines {
                   config.openAi().defaultModel(),
                   config.openAi().defaultLanguage(),
                   OpenAiConfig.AZURE_API_VERSION),
+              http);
+      case DEEPGRAM ->
+          new DeepgramEngine(
+              Objects.requireNonNullElse(spec.baseUrl(), DeepgramEngine.DEFAULT_BASE_URL),
+              spec.apiKey(),
               http);
       case GEMINI -> {
         GeminiConfig gemini = GeminiConfig.of(Objects.requireNonNull(spec.apiKey()), http);

@@ -64,7 +64,8 @@ final class RoutingParser {
     String prefix = PREFIX + name.toUpperCase(Locale.ROOT) + "_";
     String kindText = env.named(prefix + "KIND");
     if (kindText == null) {
-      throw new ConfigException(prefix + "KIND is required: openai, azure, gemini or offline");
+      throw new ConfigException(
+          prefix + "KIND is required: openai, azure, deepgram, gemini or offline");
     }
     EngineSpec.Kind kind;
     try {
@@ -74,7 +75,7 @@ final class RoutingParser {
           prefix
               + "KIND: '"
               + kindText
-              + "' is not an engine kind; use openai, azure, gemini or offline");
+              + "' is not an engine kind; use openai, azure, deepgram, gemini or offline");
     }
     String baseUrl = env.named(prefix + "BASE_URL");
     if (baseUrl != null && !baseUrl.matches("https?://.+")) {
@@ -88,7 +89,10 @@ final class RoutingParser {
     if (keyFile != null) {
       key = readKey(prefix + "API_KEY_FILE", keyFile);
     }
-    if ((kind == EngineSpec.Kind.GEMINI || kind == EngineSpec.Kind.AZURE) && key == null) {
+    if ((kind == EngineSpec.Kind.GEMINI
+            || kind == EngineSpec.Kind.AZURE
+            || kind == EngineSpec.Kind.DEEPGRAM)
+        && key == null) {
       throw new ConfigException(prefix + "API_KEY is required for a " + kindText + " engine");
     }
     if (kind == EngineSpec.Kind.AZURE && baseUrl == null) {

@@ -3,12 +3,11 @@ package dev.bolo.server.engine.openai;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
-import dev.bolo.server.engine.HttpDeadline;
+import dev.bolo.server.engine.ProviderCall;
 import dev.bolo.server.engine.ProviderMessage;
 import dev.bolo.server.engine.ProviderStatus;
 import dev.bolo.server.engine.ResponseFormat;
@@ -16,25 +15,13 @@ import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.ProtocolException;
-import java.net.UnknownHostException;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
-import okhttp3.Call;
 import okhttp3.HttpUrl;
-import okhttp3.MediaType;
 import okhttp3.MultipartBody;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
-import okio.BufferedSink;
-import okio.Okio;
-import okio.Source;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,58 +113,27 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
 
   @Override
   public EngineResult transcribe(EngineRequest request) {
-    // The answer's bytes stay charged to the gateway's answer budget until it is parsed.
-    try (AnswerBudget.Hold hold = new AnswerBudget.Hold(request.timeout())) {
-      return transcribe(request, hold);
-    }
-  }
-
-  private EngineResult transcribe(EngineRequest request, AnswerBudget.Hold hold) {
-    Request upstream =
-        buildRequest(request).newBuilder().tag(AnswerBudget.Hold.class, hold).build();
-    Call call = HttpDeadline.newCall(http, upstream, request.timeout());
-    EngineResult result;
-    boolean successUnreadable;
-    try (Response response = call.execute()) {
-      if (response.isSuccessful() && isEventStream(response)) {
-        return TranscriptEventStream.read(response.body().source(), request.deltas());
-      }
-      String body = response.body().string();
-      result = interpret(response.code(), response.header("Retry-After"), body, request.settings());
-      successUnreadable = response.isSuccessful() && result instanceof EngineResult.Failed;
-    } catch (ProtocolException e) {
-      // What the connection held was not an answer: bytes an earlier answer left behind, say.
-      forgetIdleConnections();
-      log.warn("transcription provider answered outside HTTP: {}", e.toString());
-      return new EngineResult.Failed("the transcription provider's answer was not HTTP");
-    } catch (AnswerBudget.Exhausted e) {
-      log.warn("no room for the transcription provider's answer: {}", e.getMessage());
-      return new EngineResult.Unavailable(
-          "the gateway is busy reading other large provider answers", AnswerBudget.RETRY_AFTER);
-    } catch (AnswerLimit.AnswerTooLargeException e) {
-      log.warn("the transcription provider's answer was cut off: {}", e.getMessage());
-      return new EngineResult.Failed(
-          Objects.requireNonNullElse(e.getMessage(), "provider answer too large"));
-    } catch (InterruptedIOException e) {
-      if (call.isCanceled() && Thread.currentThread().isInterrupted()) {
-        return new EngineResult.Unavailable("transcription interrupted", null);
-      }
-      return new EngineResult.TimedOut(
-          "the provider did not answer within " + seconds(request.timeout()));
-    } catch (UnknownHostException | ConnectException e) {
-      log.warn("cannot reach the transcription provider at {}: {}", endpoint, e.toString());
-      return new EngineResult.Unavailable("the transcription provider cannot be reached", null);
-    } catch (IOException e) {
-      log.warn("transcription provider connection failed: {}", e.toString());
-      return new EngineResult.Failed("the connection to the transcription provider failed");
-    }
-    if (successUnreadable) {
-      // A success that is not the answer asked for may have left part of itself on the connection
-      // (a Content-Length that counts characters, not bytes); the pool would hand those bytes to
-      // the next note as its answer, since OkHttp counts unread bytes as a live connection.
-      forgetIdleConnections();
-    }
-    return result;
+    return ProviderCall.execute(
+        http,
+        buildRequest(request),
+        request.timeout(),
+        endpoint.toString(),
+        response -> {
+          if (response.isSuccessful() && isEventStream(response)) {
+            return TranscriptEventStream.read(response.body().source(), request.deltas());
+          }
+          String body = response.body().string();
+          EngineResult result =
+              interpret(response.code(), response.header("Retry-After"), body, request.settings());
+          if (response.isSuccessful() && result instanceof EngineResult.Failed) {
+            // A success that is not the answer asked for may have left part of itself on the
+            // connection (a Content-Length that counts characters, not bytes); the pool would hand
+            // those bytes to the next note as its answer, since OkHttp counts unread bytes as a
+            // live connection.
+            forgetIdleConnections();
+          }
+          return result;
+        });
   }
 
   /** Closes the provider connections waiting for reuse, this call's among them. */
@@ -191,7 +147,9 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
         new MultipartBody.Builder()
             .setType(MultipartBody.FORM)
             .addFormDataPart(
-                "file", "audio." + request.audio().container().extension(), audioBody(request))
+                "file",
+                "audio." + request.audio().container().extension(),
+                ProviderCall.audioBody(request.audio()))
             .addFormDataPart("model", settings.model())
             .addFormDataPart("response_format", settings.responseFormat().wireName());
     boolean translate = settings.task() == Task.TRANSLATE;
@@ -259,30 +217,6 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
   private static boolean isEventStream(Response response) {
     String type = response.header("Content-Type");
     return type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("text/event-stream");
-  }
-
-  /** Streams the note rather than copying it into another buffer. */
-  private static RequestBody audioBody(EngineRequest request) {
-    MediaType type = MediaType.get(request.audio().container().mediaType());
-    return new RequestBody() {
-      @Override
-      public MediaType contentType() {
-        return type;
-      }
-
-      @Override
-      public long contentLength() {
-        return request.audio().size();
-      }
-
-      @Override
-      public void writeTo(BufferedSink sink) throws IOException {
-        try (InputStream in = request.audio().open();
-            Source source = Okio.source(in)) {
-          sink.writeAll(source);
-        }
-      }
-    };
   }
 
   /** Maps the provider's answer; see the table in the README. */
@@ -386,11 +320,5 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
     } catch (IOException e) {
       return fallback;
     }
-  }
-
-  private static String seconds(Duration timeout) {
-    return timeout.toMillis() % 1000 == 0
-        ? timeout.toSeconds() + " s"
-        : String.format(java.util.Locale.ROOT, "%.1f s", timeout.toMillis() / 1000.0);
   }
 }

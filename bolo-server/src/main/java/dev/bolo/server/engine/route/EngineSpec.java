@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * One engine of {@code BOLO_ENGINES}, as {@code BOLO_ENGINE_<NAME>_*} configures it.
  *
  * @param name the engine's name in routes, lower case
- * @param kind {@code openai}, {@code azure}, {@code gemini} or {@code offline}
+ * @param kind {@code openai}, {@code azure}, {@code deepgram}, {@code gemini} or {@code offline}
  * @param baseUrl the provider's API; null for the offline engine or the kind's default
  * @param apiKey the provider key, from the variable or the file {@code _API_KEY_FILE} names
  * @param maxConcurrent calls in flight to this engine, when bounded
@@ -26,6 +26,7 @@ public record EngineSpec(
   public enum Kind {
     OPENAI,
     AZURE,
+    DEEPGRAM,
     GEMINI,
     OFFLINE
   }
