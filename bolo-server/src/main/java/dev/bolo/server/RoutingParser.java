@@ -78,7 +78,7 @@ final class RoutingParser {
               + "' is not an engine kind; use openai, azure, deepgram, gemini or offline");
     }
     String baseUrl = env.named(prefix + "BASE_URL");
-    if (baseUrl != null && !baseUrl.matches("https?://.+")) {
+    if (baseUrl != null && okhttp3.HttpUrl.parse(baseUrl) == null) {
       throw new ConfigException(prefix + "BASE_URL: not an http(s) URL: " + baseUrl);
     }
     String key = env.named(prefix + "API_KEY");
@@ -94,6 +94,16 @@ final class RoutingParser {
             || kind == EngineSpec.Kind.DEEPGRAM)
         && key == null) {
       throw new ConfigException(prefix + "API_KEY is required for a " + kindText + " engine");
+    }
+    if (kind == EngineSpec.Kind.OPENAI && baseUrl == null && key == null) {
+      throw new ConfigException(
+          prefix + "API_KEY is required for OpenAI's own service (or set " + prefix + "BASE_URL)");
+    }
+    if (key != null && !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+      throw new ConfigException(
+          prefix
+              + "API_KEY: a key is printable ASCII without spaces (is the file's text more"
+              + " than the key?)");
     }
     if (kind == EngineSpec.Kind.AZURE && baseUrl == null) {
       throw new ConfigException(

@@ -60,7 +60,8 @@ public final class ProviderCall {
         return new EngineResult.Failed("the transcription provider's answer was not HTTP");
       } catch (AnswerBudget.Exhausted e) {
         log.warn("no room for the transcription provider's answer: {}", e.getMessage());
-        return new EngineResult.Unavailable(
+        // The gateway's own bound, not the provider's trouble: no breaker counts it.
+        return new EngineResult.Saturated(
             "the gateway is busy reading other large provider answers", AnswerBudget.RETRY_AFTER);
       } catch (AnswerLimit.AnswerTooLargeException e) {
         log.warn("the transcription provider's answer was cut off: {}", e.getMessage());

@@ -41,7 +41,8 @@ public final class Subtitles {
     StringBuilder document = new StringBuilder(srt ? "" : "WEBVTT\n\n");
     int number = 0;
     for (Cue cue : cues) {
-      String text = cue.text().strip();
+      // A cue's text may not hold the arrow or a blank line: either would end or break the cue.
+      String text = cue.text().strip().replace("-->", "->").replaceAll("\\n\\s*\\n", "\n");
       if (text.isEmpty()) {
         continue;
       }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.health.Readiness;
 import io.javalin.http.Context;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -54,6 +55,7 @@ final class LiveStatus {
       pool.put("size", gauge("bolo_offline_pool_size"));
     }
     upstream(body.putObject("upstream"));
+    targets(body.putArray("targets"));
     ObjectNode components = body.putObject("readiness");
     for (var entry : readiness.entrySet()) {
       Readiness state;
@@ -67,6 +69,42 @@ final class LiveStatus {
       component.put("detail", state.detail());
     }
     ctx.contentType("application/json").result(JSON.writeValueAsBytes(body));
+  }
+
+  /**
+   * With several engines, each target of the routes: its breaker, its calls in flight and waiting,
+   * and its calls so far by outcome; empty with one engine.
+   */
+  private void targets(com.fasterxml.jackson.databind.node.ArrayNode node) {
+    for (Gauge state : metrics.find("bolo_target_breaker_state").gauges()) {
+      String target = state.getId().getTag("target");
+      if (target == null) {
+        continue;
+      }
+      ObjectNode row = node.addObject();
+      row.put("target", target);
+      row.put(
+          "breaker",
+          switch ((int) state.value()) {
+            case 1 -> "open";
+            case 2 -> "half_open";
+            default -> "closed";
+          });
+      row.put("in_flight", targetGauge("bolo_target_in_flight", target));
+      row.put("queued", targetGauge("bolo_target_queued", target));
+      ObjectNode calls = row.putObject("calls");
+      for (Counter counter :
+          metrics.find("bolo_target_calls_total").tag("target", target).counters()) {
+        calls.put(
+            java.util.Objects.requireNonNullElse(counter.getId().getTag("outcome"), "?"),
+            (long) counter.count());
+      }
+    }
+  }
+
+  private long targetGauge(String name, String target) {
+    Gauge gauge = metrics.find(name).tag("target", target).gauge();
+    return gauge == null ? 0 : (long) gauge.value();
   }
 
   /**

@@ -208,16 +208,18 @@ public final class Transcriber {
     // The engine is asked, and the work keyed, by what it is asked; the answer is then rendered.
     Note work = note.asking(noteSettings.work(note.settings()));
     WorkKey key = WorkKey.of(note.device().name(), work.settings(), note.audio().sha256());
+    // An Idempotency-Key names the request as sent, format included, as it always did.
+    WorkKey sent = WorkKey.of(note.device().name(), note.settings(), note.audio().sha256());
     if (deltas instanceof TranscriptDeltas.Ignored) {
-      return transcribe(work, key, length).as(note.responseFormat());
+      return transcribe(work, key, sent, length).as(note.responseFormat());
     }
     try (DeltaFanOut.Subscription subscription = live.subscribe(key, deltas)) {
       joining.accept(subscription.joinedRunningWork());
-      return transcribe(work, key, length).as(note.responseFormat());
+      return transcribe(work, key, sent, length).as(note.responseFormat());
     }
   }
 
-  private Answer transcribe(Note note, WorkKey key, CountedLength length)
+  private Answer transcribe(Note note, WorkKey key, WorkKey sent, CountedLength length)
       throws InterruptedException {
     // Refused before any work: a note the engine cannot finish in time would only hold it, and an
     // unbounded one exhausts the heap while it is decoded.
@@ -238,7 +240,7 @@ public final class Transcriber {
                   + " ones"));
     }
     if (note.idempotencyKey() != null
-        && store.bindIdempotencyKey(note.device().name(), note.idempotencyKey(), key)
+        && store.bindIdempotencyKey(note.device().name(), note.idempotencyKey(), sent)
             == IdempotencyCheck.OTHER_WORK) {
       return refuseBeforeWork(
           note,

@@ -154,7 +154,7 @@ class AnswerBudgetTest {
 
       assertThat(refused)
           .isEqualTo(
-              new EngineResult.Unavailable(
+              new EngineResult.Saturated(
                   "the gateway is busy reading other large provider answers",
                   Duration.ofSeconds(2)));
       assertThat(budget.inUseBytes()).isEqualTo(700_000);

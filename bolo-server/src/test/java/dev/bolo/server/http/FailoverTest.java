@@ -123,7 +123,7 @@ class FailoverTest {
 
   @Test
   void a429WithRetryAfterKeepsThePrimaryClosedThatLongThenItIsProbedAgain() throws Exception {
-    Gateway gateway = start(Map.of());
+    Gateway gateway = start(Map.of("BOLO_ADMIN_TOKEN", ADMIN_TOKEN));
     primary().enqueue(status(429, "Retry-After", "2"));
 
     List<Gateway.Reply> replies = new ArrayList<>();
@@ -139,6 +139,13 @@ class FailoverTest {
         Duration.ofSeconds(2),
         "/readyz names the route that lost its primary",
         () -> readyz(gateway).contains("degraded: failing over: whisper-1 → primary/whisper-1"));
+    // The dashboard's live figures show each target as /metrics counts it.
+    JsonNode targets = JSON.readTree(get(gateway, "/admin/api/live", ADMIN_TOKEN)).path("targets");
+    assertThat(targets).hasSize(2);
+    assertThat(targets.get(0).path("target").asText()).isEqualTo("primary/whisper-1");
+    assertThat(targets.get(0).path("breaker").asText()).isEqualTo("open");
+    assertThat(targets.get(0).path("calls").path("unavailable").asInt()).isEqualTo(1);
+    assertThat(targets.get(1).path("calls").path("ok").asInt()).isEqualTo(5);
 
     Thread.sleep(2_500);
     Gateway.Reply probe = send(TestAudio.wav(800, 110));
@@ -186,6 +193,23 @@ class FailoverTest {
     assertThat(JSON.readTree(second.body()).path("code").asText()).isEqualTo("server_unavailable");
     assertThat(Long.parseLong(second.retryAfter())).isBetween(5L, 7L);
     assertThat(primary().calls() + backup.calls()).as("no call while both wait").isEqualTo(2);
+  }
+
+  private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
+
+  private static String get(Gateway gateway, String path, String token) throws Exception {
+    try (Response response =
+        gateway
+            .client()
+            .newCall(
+                new Request.Builder()
+                    .url(gateway.url(path))
+                    .header("Authorization", "Bearer " + token)
+                    .build())
+            .execute()) {
+      assertThat(response.code()).isEqualTo(200);
+      return response.body().string();
+    }
   }
 
   private static String readyz(Gateway gateway) {

@@ -58,16 +58,20 @@ public record Route(String model, List<Hop> targets) {
             "each route is model=engine/model,...; not '" + entry.trim() + "'");
       }
       String model = entry.substring(0, equals).trim();
+      if (model.isEmpty()) {
+        throw new IllegalArgumentException("a route needs a model: '" + entry.trim() + "'");
+      }
       List<Hop> hops = new ArrayList<>();
       for (String target : entry.substring(equals + 1).split(",")) {
-        int slash = target.indexOf('/');
-        if (slash <= 0 || slash == target.trim().length() - 1) {
-          throw new IllegalArgumentException(
-              "route " + model + ": a target is engine/model, not '" + target.trim() + "'");
-        }
         String trimmed = target.trim();
-        slash = trimmed.indexOf('/');
-        hops.add(new Hop(trimmed.substring(0, slash).trim(), trimmed.substring(slash + 1).trim()));
+        int slash = trimmed.indexOf('/');
+        String engine = slash < 0 ? "" : trimmed.substring(0, slash).trim();
+        String hopModel = slash < 0 ? "" : trimmed.substring(slash + 1).trim();
+        if (engine.isEmpty() || hopModel.isEmpty()) {
+          throw new IllegalArgumentException(
+              "route " + model + ": a target is engine/model, not '" + trimmed + "'");
+        }
+        hops.add(new Hop(engine.toLowerCase(java.util.Locale.ROOT), hopModel));
       }
       if (routes.putIfAbsent(model, new Route(model, hops)) != null) {
         throw new IllegalArgumentException("route " + model + " is given twice");

@@ -73,6 +73,17 @@ public final class RoutedEngine implements SpeechEngine {
     routing.engines().forEach(spec -> specs.put(spec.name(), spec));
     Map<String, SpeechEngine> engines = new LinkedHashMap<>();
     Map<String, Target> targets = new LinkedHashMap<>();
+    // An engine's limits hold over all its targets: one account, whatever model is asked.
+    Map<String, java.util.concurrent.Semaphore> inFlight = new LinkedHashMap<>();
+    Map<String, Target.CallsPerMinute> perMinute = new LinkedHashMap<>();
+    for (EngineSpec spec : routing.engines()) {
+      spec.maxConcurrent()
+          .ifPresent(
+              max -> inFlight.put(spec.name(), new java.util.concurrent.Semaphore(max, true)));
+      spec.maxPerMinute()
+          .ifPresent(
+              max -> perMinute.put(spec.name(), Target.CallsPerMinute.local(spec.name(), max)));
+    }
     Map<String, List<Target>> routes = new LinkedHashMap<>();
     try {
       for (Route route : routing.routes()) {
@@ -89,9 +100,8 @@ public final class RoutedEngine implements SpeechEngine {
                           hop,
                           engine,
                           spec.maxConcurrent(),
-                          spec.maxPerMinute().isPresent()
-                              ? Target.CallsPerMinute.local(label, spec.maxPerMinute().getAsInt())
-                              : null)));
+                          inFlight.get(spec.name()),
+                          perMinute.get(spec.name()))));
         }
         routes.put(route.model(), hops);
       }
@@ -150,6 +160,7 @@ public final class RoutedEngine implements SpeechEngine {
     List<Target> route = route(settings.model());
     long deadline = ticker.getAsLong() + request.timeout().toNanos();
     EngineResult.@Nullable Failure failed = null;
+    boolean called = false;
     @Nullable Duration shortestWait = null;
     List<String> passedOver = new ArrayList<>();
     for (int i = 0; i < route.size(); i++) {
@@ -178,38 +189,43 @@ public final class RoutedEngine implements SpeechEngine {
                 : shortestWait;
         continue;
       }
-      long share =
-          last
-              ? deadline - ticker.getAsLong()
-              : (deadline - ticker.getAsLong()) / (route.size() - i);
+      // The time left is shared with the later targets that may take a call now.
+      long share = (deadline - ticker.getAsLong()) / (1 + openLater(route, i, settings.task()));
       EngineResult result = call(target, request, Duration.ofNanos(Math.max(share, 1_000_000)));
+      boolean first = !called;
+      called = true;
+      EngineResult.Failure failure;
       switch (result) {
         case EngineResult.Transcribed t -> {
           return t.servedBy(target.hop().engine(), target.hop().model());
         }
-        case EngineResult.Rejected r -> {
-          return r;
-        }
-        case EngineResult.InvalidAudio r -> {
-          return r;
-        }
-        case EngineResult.UnsupportedAudio r -> {
-          return r;
-        }
         case EngineResult.Saturated r -> {
           return r;
         }
-        case EngineResult.Unavailable u -> failed = u;
-        case EngineResult.Failed f -> failed = f;
-        case EngineResult.TimedOut t -> failed = t;
+        case EngineResult.Rejected r -> failure = r;
+        case EngineResult.InvalidAudio r -> failure = r;
+        case EngineResult.UnsupportedAudio r -> failure = r;
+        case EngineResult.Unavailable u -> failure = u;
+        case EngineResult.Failed f -> failure = f;
+        case EngineResult.TimedOut t -> failure = t;
       }
-      passedOver.add(target.hop().label() + " (" + failed.message() + ")");
+      boolean refusal =
+          failure instanceof EngineResult.Rejected
+              || failure instanceof EngineResult.InvalidAudio
+              || failure instanceof EngineResult.UnsupportedAudio;
+      if (refusal && first) {
+        // The note itself is refused: another provider would only be paid to refuse it too.
+        return failure;
+      }
+      // A fallback's refusal is not the note's answer: what failed first is (5xx, resend).
+      failed = failed == null ? failure : failed;
+      passedOver.add(target.hop().label() + " (" + failure.message() + ")");
       if (i + 1 < route.size()) {
         log.info(
             "note {} fails over from {}: {}",
             request.requestId(),
             target.hop().label(),
-            failed.message());
+            failure.message());
       }
     }
     if (failed != null) {
@@ -222,6 +238,23 @@ public final class RoutedEngine implements SpeechEngine {
 
   /** One call to one target, its outcome told to the target's breaker and the meters. */
   private EngineResult call(Target target, EngineRequest request, Duration timeout) {
+    long started = ticker.getAsLong();
+    EngineResult result;
+    try {
+      result = callEngine(target, request, timeout);
+    } catch (RuntimeException bug) {
+      // An engine's bug fails this call, not the route: the breaker counts it, the next target
+      // is tried, the permits are given back.
+      log.error("engine {} failed unexpectedly", target.hop().label(), bug);
+      result = new EngineResult.Failed("the " + target.hop().engine() + " engine failed");
+    } finally {
+      target.release();
+    }
+    record(target, result, ticker.getAsLong() - started);
+    return result;
+  }
+
+  private EngineResult callEngine(Target target, EngineRequest request, Duration timeout) {
     Settings asked = request.settings();
     Settings settings =
         new Settings(
@@ -233,24 +266,20 @@ public final class RoutedEngine implements SpeechEngine {
             asked.responseFormat(),
             asked.timestampGranularities(),
             asked.task());
-    long started = ticker.getAsLong();
-    EngineResult result;
-    try {
-      result =
-          target
-              .engine()
-              .transcribe(
-                  new EngineRequest(
-                      request.audio(),
-                      settings,
-                      timeout,
-                      request.requestId(),
-                      request.deltas(),
-                      request.progress()));
-    } finally {
-      target.release();
-    }
-    long took = ticker.getAsLong() - started;
+    return target
+        .engine()
+        .transcribe(
+            new EngineRequest(
+                request.audio(),
+                settings,
+                timeout,
+                request.requestId(),
+                request.deltas(),
+                request.progress()));
+  }
+
+  /** Tells the target's breaker and the meters how a call ended. */
+  private void record(Target target, EngineResult result, long took) {
     CircuitBreaker breaker = target.breaker();
     switch (result) {
       case EngineResult.Unavailable u when u.retryAfter() != null -> {
@@ -272,7 +301,20 @@ public final class RoutedEngine implements SpeechEngine {
       case EngineResult.Saturated r -> breaker.releasePermission();
     }
     meters.called(target, result);
-    return result;
+  }
+
+  /** How many targets after {@code index} may take a call now (breaker not open). */
+  private static int openLater(List<Target> route, int index, Task task) {
+    int count = 0;
+    for (Target later : route.subList(index + 1, route.size())) {
+      CircuitBreaker.State state = later.breaker().getState();
+      if ((task != Task.TRANSLATE || later.engine().canTranslate())
+          && state != CircuitBreaker.State.OPEN
+          && state != CircuitBreaker.State.FORCED_OPEN) {
+        count++;
+      }
+    }
+    return count;
   }
 
   private List<Target> route(String model) {
@@ -297,7 +339,8 @@ public final class RoutedEngine implements SpeechEngine {
     for (SpeechEngine engine : engines) {
       Readiness readiness = engine.readiness();
       if (!readiness.isReady()) {
-        return readiness;
+        // One engine of several (an offline fallback still loading) does not stop the others.
+        lost.add(engine.name() + ": " + readiness.detail());
       }
     }
     return lost.isEmpty()
@@ -310,27 +353,6 @@ public final class RoutedEngine implements SpeechEngine {
     meters.bind(registry, targets);
     engines.forEach(engine -> engine.bindMetrics(registry));
   }
-
-  /** Each target's breaker state, calls in flight and waiting, for the dashboard. */
-  public List<TargetStatus> status() {
-    return targets.stream()
-        .map(
-            t ->
-                new TargetStatus(
-                    t.hop().label(),
-                    t.breaker().getState().name().toLowerCase(java.util.Locale.ROOT),
-                    t.inFlight(),
-                    t.queued()))
-        .toList();
-  }
-
-  /**
-   * One target as an operator sees it.
-   *
-   * @param target {@code engine/model}
-   * @param breaker {@code closed}, {@code open}, {@code half_open}
-   */
-  public record TargetStatus(String target, String breaker, int inFlight, int queued) {}
 
   @Override
   public void close() {

@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One {@code engine/model} of a route with what guards it: a circuit breaker (opens at half of the
  * last 10 calls failing, at least 4 of them, or at once for a provider's {@code Retry-After}; after
- * 30 s lets 2 real notes probe it), the calls in flight ({@code BOLO_ENGINE_<NAME>_MAX_CONCURRENT})
- * and the calls started per minute ({@code BOLO_ENGINE_<NAME>_MAX_PER_MINUTE}). Thread safe.
+ * 30 s lets 2 real notes probe it), and its engine's calls in flight ({@code
+ * BOLO_ENGINE_<NAME>_MAX_CONCURRENT}) and calls started per minute ({@code
+ * BOLO_ENGINE_<NAME>_MAX_PER_MINUTE}), shared with the engine's other targets. Thread safe.
  */
 final class Target {
 
@@ -30,10 +31,16 @@ final class Target {
   private final int maxConcurrent;
   private final @Nullable CallsPerMinute perMinute;
 
+  /**
+   * @param inFlight the calls in flight of the target's engine, shared by all its targets; null
+   *     when unbounded
+   * @param perMinute the calls per minute of the target's engine, shared likewise
+   */
   Target(
       Route.Hop hop,
       SpeechEngine engine,
       OptionalInt maxConcurrent,
+      @Nullable Semaphore inFlight,
       @Nullable CallsPerMinute perMinute) {
     this.hop = Objects.requireNonNull(hop, "hop");
     this.engine = Objects.requireNonNull(engine, "engine");
@@ -51,8 +58,7 @@ final class Target {
                 .recordExceptions(TargetFailure.class)
                 .build());
     this.maxConcurrent = maxConcurrent.orElse(0);
-    this.inFlight =
-        maxConcurrent.isPresent() ? new Semaphore(maxConcurrent.getAsInt(), true) : null;
+    this.inFlight = inFlight;
     this.perMinute = perMinute;
   }
 
@@ -93,7 +99,14 @@ final class Target {
     if (!breaker.tryAcquirePermission()) {
       return new Admission.Refused("its circuit breaker is open", untilHalfOpen());
     }
-    if (inFlight != null && !inFlight.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+    boolean room;
+    try {
+      room = inFlight == null || inFlight.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      breaker.releasePermission();
+      throw e;
+    }
+    if (!room) {
       breaker.releasePermission();
       return new Admission.Refused(maxConcurrent + " calls are in flight", Duration.ofSeconds(1));
     }

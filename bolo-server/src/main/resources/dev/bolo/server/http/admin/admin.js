@@ -391,6 +391,18 @@
       list.push(dt, dd);
     }
     $('live').replaceChildren(...list);
+    const targets = live.targets || [];
+    $('targets-part').hidden = targets.length === 0;
+    replaceRows($('targets').tBodies[0], targets.map((t) => {
+      const row = document.createElement('tr');
+      row.dataset.target = t.target;
+      cell(row, t.target, true);
+      for (const value of [t.breaker.replace('_', ' '), t.in_flight, t.queued,
+        Object.entries(t.calls).map(([outcome, n]) => outcome + ' ' + n).join(', ') || 'none yet']) {
+        cell(row, String(value));
+      }
+      return row;
+    }));
     $('readiness').replaceChildren(...Object.entries(live.readiness).map(([name, r]) => {
       const item = document.createElement('li');
       item.className = 'state-' + r.state;
