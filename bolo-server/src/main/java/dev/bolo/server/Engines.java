@@ -8,9 +8,15 @@ import dev.bolo.server.engine.offline.OfflineConfig;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.engine.route.CallsPerMinute;
 import dev.bolo.server.engine.route.EngineSpec;
 import dev.bolo.server.engine.route.RoutedEngine;
 import dev.bolo.server.engine.route.Routing;
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.RateDecision;
+import dev.bolo.server.ledger.RateLimiter;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import okhttp3.OkHttpClient;
 
@@ -23,7 +29,8 @@ final class Engines {
   static SpeechEngine create(ServerConfig config, OkHttpClient http) {
     Routing routing = config.routing();
     if (routing != null) {
-      return RoutedEngine.of(routing, spec -> create(spec, config, http));
+      return RoutedEngine.of(
+          routing, spec -> create(spec, config, http), (name, max) -> perMinute(config, name, max));
     }
     return switch (config.engine()) {
       case OPENAI -> OpenAiCompatibleEngine.create(config.openAi(), http);
@@ -36,6 +43,38 @@ final class Engines {
                 .withModel(gemini.model()));
       }
       case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
+    };
+  }
+
+  /**
+   * An engine's calls per minute: shared by every instance through Redis when the store is Redis
+   * (the same token bucket as a device's requests, under the engine's name), else this instance's
+   * own.
+   */
+  private static CallsPerMinute perMinute(ServerConfig config, String engine, int max) {
+    String redisUrl = config.store().redisUrl();
+    if (config.store().kind() != ServerConfig.StoreKind.REDIS || redisUrl == null) {
+      return CallsPerMinute.local(engine, max);
+    }
+    RateLimiter shared =
+        RateLimiter.sharedIn("engine", redisUrl, max, Clock.systemUTC(), System::nanoTime);
+    Device bucket = new Device(engine);
+    return new CallsPerMinute() {
+      @Override
+      public Duration tryStart() {
+        return shared.admit(bucket) instanceof RateDecision.Limited limited
+            ? limited.retryAfter()
+            : Duration.ZERO;
+      }
+
+      @Override
+      public void close() {
+        try {
+          shared.close();
+        } catch (Exception e) {
+          // Closing at shutdown: nothing more to do.
+        }
+      }
     };
   }
 

@@ -58,6 +58,19 @@ public interface RateLimiter extends AutoCloseable {
         : new RedisRateLimiter(redisUrl, requestsPerMinute, clock, ticker);
   }
 
+  /**
+   * The same shared token bucket for calls other than a device's, e.g. an engine's calls per
+   * minute: each bucket is named by the {@code Device} passed to {@link #admit}, its key under
+   * {@code bolo:rate:<namespace>:}, apart from every device's (a device's name holds no colon).
+   */
+  static RateLimiter sharedIn(
+      String namespace, String redisUrl, int perMinute, Clock clock, LongSupplier ticker) {
+    if (perMinute < 1 || !namespace.matches("[a-z]+")) {
+      throw new IllegalArgumentException("a namespace of letters and a limit >= 1: " + namespace);
+    }
+    return new RedisRateLimiter(redisUrl, "bolo:rate:" + namespace + ":", perMinute, clock, ticker);
+  }
+
   /** Releases connections, if any. */
   @Override
   default void close() {}

@@ -72,6 +72,7 @@ final class RedisRateLimiter implements RateLimiter {
   private static final Duration IDLE_EXPIRY = Duration.ofMinutes(1);
 
   private final RedisEndpoint endpoint;
+  private final String keyPrefix;
   private final int capacity;
   private final Clock clock;
   private final LongSupplier ticker;
@@ -82,6 +83,15 @@ final class RedisRateLimiter implements RateLimiter {
   private volatile boolean counting = true;
 
   RedisRateLimiter(String redisUrl, int requestsPerMinute, Clock clock, LongSupplier ticker) {
+    this(redisUrl, "bolo:rate:", requestsPerMinute, clock, ticker);
+  }
+
+  /**
+   * @param keyPrefix what each bucket's Redis key starts with, the bucket's name following
+   */
+  RedisRateLimiter(
+      String redisUrl, String keyPrefix, int requestsPerMinute, Clock clock, LongSupplier ticker) {
+    this.keyPrefix = keyPrefix;
     if (requestsPerMinute < 1) {
       throw new IllegalArgumentException("requestsPerMinute must be >= 1: " + requestsPerMinute);
     }
@@ -156,8 +166,8 @@ final class RedisRateLimiter implements RateLimiter {
   }
 
   /** The device's bucket; device names are restricted to safe characters ({@link Device}). */
-  private static String bucketOf(Device device) {
-    return "bolo:rate:" + device.name();
+  private String bucketOf(Device device) {
+    return keyPrefix + device.name();
   }
 
   @Override

@@ -44,6 +44,7 @@ public final class RoutedEngine implements SpeechEngine {
   private final Map<String, List<Target>> routes;
   private final List<Target> targets;
   private final List<SpeechEngine> engines;
+  private final List<CallsPerMinute> limits;
   private final RouteMeters meters = new RouteMeters();
   private final LongSupplier ticker;
 
@@ -52,7 +53,11 @@ public final class RoutedEngine implements SpeechEngine {
    *     its targets in order
    * @param engines every engine the targets call, closed with this one
    */
-  RoutedEngine(Map<String, List<Target>> routes, List<SpeechEngine> engines, LongSupplier ticker) {
+  RoutedEngine(
+      Map<String, List<Target>> routes,
+      List<SpeechEngine> engines,
+      List<CallsPerMinute> limits,
+      LongSupplier ticker) {
     if (routes.isEmpty()) {
       throw new IllegalArgumentException("no route");
     }
@@ -61,6 +66,7 @@ public final class RoutedEngine implements SpeechEngine {
     routes.values().forEach(list -> list.stream().filter(t -> !all.contains(t)).forEach(all::add));
     this.targets = List.copyOf(all);
     this.engines = List.copyOf(engines);
+    this.limits = List.copyOf(limits);
     this.ticker = Objects.requireNonNull(ticker, "ticker");
   }
 
@@ -68,21 +74,23 @@ public final class RoutedEngine implements SpeechEngine {
    * The engine of {@code routing}: each engine made once by {@code engineOf}, each target of a
    * route guarded by its own breaker and limits (an engine's limits are shared by its targets).
    */
-  public static RoutedEngine of(Routing routing, Function<EngineSpec, SpeechEngine> engineOf) {
+  public static RoutedEngine of(
+      Routing routing,
+      Function<EngineSpec, SpeechEngine> engineOf,
+      java.util.function.BiFunction<String, Integer, CallsPerMinute> perMinuteOf) {
     Map<String, EngineSpec> specs = new LinkedHashMap<>();
     routing.engines().forEach(spec -> specs.put(spec.name(), spec));
     Map<String, SpeechEngine> engines = new LinkedHashMap<>();
     Map<String, Target> targets = new LinkedHashMap<>();
     // An engine's limits hold over all its targets: one account, whatever model is asked.
     Map<String, java.util.concurrent.Semaphore> inFlight = new LinkedHashMap<>();
-    Map<String, Target.CallsPerMinute> perMinute = new LinkedHashMap<>();
+    Map<String, CallsPerMinute> perMinute = new LinkedHashMap<>();
     for (EngineSpec spec : routing.engines()) {
       spec.maxConcurrent()
           .ifPresent(
               max -> inFlight.put(spec.name(), new java.util.concurrent.Semaphore(max, true)));
       spec.maxPerMinute()
-          .ifPresent(
-              max -> perMinute.put(spec.name(), Target.CallsPerMinute.local(spec.name(), max)));
+          .ifPresent(max -> perMinute.put(spec.name(), perMinuteOf.apply(spec.name(), max)));
     }
     Map<String, List<Target>> routes = new LinkedHashMap<>();
     try {
@@ -109,7 +117,8 @@ public final class RoutedEngine implements SpeechEngine {
       engines.values().forEach(SpeechEngine::close);
       throw e;
     }
-    return new RoutedEngine(routes, List.copyOf(engines.values()), System::nanoTime);
+    return new RoutedEngine(
+        routes, List.copyOf(engines.values()), List.copyOf(perMinute.values()), System::nanoTime);
   }
 
   @Override
@@ -356,6 +365,7 @@ public final class RoutedEngine implements SpeechEngine {
 
   @Override
   public void close() {
+    limits.forEach(CallsPerMinute::close);
     for (SpeechEngine engine : engines) {
       try {
         engine.close();

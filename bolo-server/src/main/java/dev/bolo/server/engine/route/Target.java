@@ -3,8 +3,6 @@ package dev.bolo.server.engine.route;
 import dev.bolo.server.engine.SpeechEngine;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import io.github.resilience4j.ratelimiter.RateLimiterConfig;
-import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -163,31 +161,6 @@ final class Target {
 
     TargetFailure(String message) {
       super(message, null, false, false);
-    }
-  }
-
-  /** A rate limit of calls started per minute, on this instance or shared over instances. */
-  interface CallsPerMinute {
-    /** Zero when a call may start now, else how long until one may. */
-    Duration tryStart();
-
-    /** A limit of this instance alone, with resilience4j's rate limiter. */
-    static CallsPerMinute local(String name, int perMinute) {
-      AtomicRateLimiter limiter =
-          new AtomicRateLimiter(
-              name,
-              RateLimiterConfig.custom()
-                  .limitForPeriod(perMinute)
-                  .limitRefreshPeriod(Duration.ofMinutes(1))
-                  .timeoutDuration(Duration.ZERO)
-                  .build());
-      return () -> {
-        if (limiter.acquirePermission()) {
-          return Duration.ZERO;
-        }
-        long nanos = limiter.getDetailedMetrics().getNanosToWait();
-        return Duration.ofSeconds(Math.max(1, (nanos + 999_999_999) / 1_000_000_000));
-      };
     }
   }
 }

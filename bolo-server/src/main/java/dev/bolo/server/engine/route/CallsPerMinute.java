@@ -1,0 +1,38 @@
+package dev.bolo.server.engine.route;
+
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.time.Duration;
+
+/**
+ * A limit of calls started per minute to one engine ({@code BOLO_ENGINE_<NAME>_MAX_PER_MINUTE}): on
+ * this instance alone, or shared by every instance through Redis when the store is Redis.
+ */
+public interface CallsPerMinute extends AutoCloseable {
+
+  /** Zero when a call may start now (it is counted), else how long until one may. */
+  Duration tryStart();
+
+  /** Releases connections, if any. */
+  @Override
+  default void close() {}
+
+  /** A limit of this instance alone, with resilience4j's rate limiter. */
+  static CallsPerMinute local(String name, int perMinute) {
+    AtomicRateLimiter limiter =
+        new AtomicRateLimiter(
+            name,
+            RateLimiterConfig.custom()
+                .limitForPeriod(perMinute)
+                .limitRefreshPeriod(Duration.ofMinutes(1))
+                .timeoutDuration(Duration.ZERO)
+                .build());
+    return () -> {
+      if (limiter.acquirePermission()) {
+        return Duration.ZERO;
+      }
+      long nanos = limiter.getDetailedMetrics().getNanosToWait();
+      return Duration.ofSeconds(Math.max(1, (nanos + 999_999_999) / 1_000_000_000));
+    };
+  }
+}
