@@ -60,6 +60,13 @@ final class LedgerDatabase {
       hikari.setConnectionTimeout(POSTGRES_CONNECTION_TIMEOUT_MILLIS);
       hikari.addDataSourceProperty("connectTimeout", "3");
       hikari.addDataSourceProperty("socketTimeout", "15");
+      // No server-side prepared statements: behind PgBouncer in transaction mode (what managed
+      // PostgreSQL offers) a connection's next transaction may run on another server connection,
+      // where "S_1" does not exist or exists already. Unnamed statements work through any pooler.
+      // A URL that sets prepareThreshold itself (a direct server, say) keeps its own.
+      if (!url.contains("prepareThreshold=")) {
+        hikari.addDataSourceProperty("prepareThreshold", "0");
+      }
     } else {
       throw new IllegalArgumentException(
           "ledger database must be jdbc:postgresql: or jdbc:sqlite: " + LedgerConfig.redacted(url));

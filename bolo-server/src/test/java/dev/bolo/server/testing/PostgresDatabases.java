@@ -44,11 +44,21 @@ public final class PostgresDatabases {
 
   /** The JDBC URL of a new, empty database. */
   public static String fresh(String prefix) throws SQLException {
+    return Server.POSTGRES.getJdbcUrl("postgres", create(prefix));
+  }
+
+  /** The port the server listens on, for a pooler in front of it. */
+  public static int port() {
+    return Server.POSTGRES.getPort();
+  }
+
+  /** Creates a new, empty database and answers its name. */
+  public static String create(String prefix) throws SQLException {
     String name = prefix + "_" + DATABASES.incrementAndGet();
     try (Connection c = Server.POSTGRES.getPostgresDatabase().getConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name);
     }
-    return Server.POSTGRES.getJdbcUrl("postgres", name);
+    return name;
   }
 }
