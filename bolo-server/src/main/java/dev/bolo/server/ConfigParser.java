@@ -106,23 +106,21 @@ final class ConfigParser {
             env.duration(BOLO_HEADER_TIMEOUT),
             env.duration(BOLO_IDLE_TIMEOUT));
     Routing routing = RoutingParser.parse(env);
-    // Several engines are providers behind routes: their deadlines are a provider's.
-    EngineKind chosen = env.choice(BOLO_ENGINE, EngineKind.class);
+    // Routes are providers (their deadlines a provider's); the single engine's key is then unused.
+    EngineKind chosen =
+        routing != null ? EngineKind.OFFLINE : env.choice(BOLO_ENGINE, EngineKind.class);
     EngineKind engine = routing != null ? EngineKind.OPENAI : chosen;
-    // The single engine's key is required only when it runs.
-    OpenAiConfig openAi = openAi(env, routing != null ? EngineKind.OFFLINE : chosen);
-    Gemini gemini = gemini(env, routing != null ? EngineKind.OFFLINE : chosen);
+    OpenAiConfig openAi = openAi(env, chosen);
+    Gemini gemini = gemini(env, chosen);
     // Both lists are checked, whichever engine runs: a mistake shows before the engine changes.
     List<String> openAiModels = env.names(BOLO_OPENAI_MODELS, openAi.defaultModel());
     List<String> geminiModels = env.names(BOLO_GEMINI_MODELS, gemini.model());
     List<String> allowedModels =
-        routing != null
-            ? routing.models()
-            : switch (engine) {
-              case OPENAI -> openAiModels;
-              case GEMINI -> geminiModels;
-              case OFFLINE -> List.of();
-            };
+        switch (engine) {
+          case OPENAI -> routing != null ? routing.models() : openAiModels;
+          case GEMINI -> geminiModels;
+          case OFFLINE -> List.of();
+        };
     Store store = store(env);
     long offlineMaxSeconds = env.whole(BOLO_OFFLINE_MAX_SECONDS);
     Deadlines deadlines = deadlines(env, engine, offlineMaxSeconds);
