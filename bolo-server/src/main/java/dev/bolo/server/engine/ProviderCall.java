@@ -84,7 +84,11 @@ public final class ProviderCall {
 
   /** The note as a request body, streamed from memory or its spool file, never copied. */
   public static RequestBody audioBody(AudioContent audio) {
-    MediaType type = MediaType.get(audio.container().mediaType());
+    return audioBody(audio, MediaType.get(audio.container().mediaType()));
+  }
+
+  /** The note as a request body of media type {@code type}, streamed, never copied. */
+  public static RequestBody audioBody(AudioContent audio, MediaType type) {
     return new RequestBody() {
       @Override
       public MediaType contentType() {

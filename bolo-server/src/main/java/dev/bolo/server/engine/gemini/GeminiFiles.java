@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.HttpDeadline;
+import dev.bolo.server.engine.ProviderCall;
 import dev.bolo.server.upload.AudioContent;
 import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.regex.Pattern;
 import okhttp3.Call;
@@ -18,9 +18,6 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okio.BufferedSink;
-import okio.Okio;
-import okio.Source;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,7 +107,7 @@ final class GeminiFiles {
             .url(uploadUrl)
             .header("X-Goog-Upload-Offset", "0")
             .header("X-Goog-Upload-Command", "upload, finalize")
-            .post(new AudioBody(audio, MediaType.get(mimeType)));
+            .post(ProviderCall.audioBody(audio, MediaType.get(mimeType)));
     // The upload URL is a capability of its own; the key goes only where it went already, never to
     // another origin an answer names.
     if (isSameOrigin(uploadUrl, baseUrl)) {
@@ -239,35 +236,6 @@ final class GeminiFiles {
       return field.isEmpty() ? root : root.path(field);
     } catch (JsonProcessingException e) {
       return json.missingNode();
-    }
-  }
-
-  /** The note's bytes, streamed from the spool with a known length. */
-  private static final class AudioBody extends RequestBody {
-    private final AudioContent audio;
-    private final MediaType type;
-
-    AudioBody(AudioContent audio, MediaType type) {
-      this.audio = audio;
-      this.type = type;
-    }
-
-    @Override
-    public MediaType contentType() {
-      return type;
-    }
-
-    @Override
-    public long contentLength() {
-      return audio.size();
-    }
-
-    @Override
-    public void writeTo(BufferedSink sink) throws IOException {
-      try (InputStream in = audio.open();
-          Source source = Okio.source(in)) {
-        sink.writeAll(source);
-      }
     }
   }
 }
