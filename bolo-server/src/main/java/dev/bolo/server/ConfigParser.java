@@ -92,7 +92,7 @@ final class ConfigParser {
     }
     merged.putAll(variables);
     return parse(
-        new VariableValues(merged),
+        new VariableValues(SecretFiles.resolve(merged)),
         Runtime.getRuntime().availableProcessors(),
         Runtime.getRuntime().maxMemory());
   }

@@ -7,10 +7,6 @@ import dev.bolo.server.ServerConfig.ConfigException;
 import dev.bolo.server.engine.route.EngineSpec;
 import dev.bolo.server.engine.route.Route;
 import dev.bolo.server.engine.route.Routing;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -81,14 +77,8 @@ final class RoutingParser {
     if (baseUrl != null && okhttp3.HttpUrl.parse(baseUrl) == null) {
       throw new ConfigException(prefix + "BASE_URL: not an http(s) URL: " + baseUrl);
     }
+    // BOLO_ENGINE_<NAME>_API_KEY_FILE was read into the key like every *_FILE (SecretFiles).
     String key = env.named(prefix + "API_KEY");
-    String keyFile = env.named(prefix + "API_KEY_FILE");
-    if (key != null && keyFile != null) {
-      throw new ConfigException(prefix + "API_KEY and " + prefix + "API_KEY_FILE are both set");
-    }
-    if (keyFile != null) {
-      key = readKey(prefix + "API_KEY_FILE", keyFile);
-    }
     if ((kind == EngineSpec.Kind.GEMINI
             || kind == EngineSpec.Kind.AZURE
             || kind == EngineSpec.Kind.DEEPGRAM)
@@ -116,18 +106,6 @@ final class RoutingParser {
         key,
         count(env, prefix + "MAX_CONCURRENT"),
         count(env, prefix + "MAX_PER_MINUTE"));
-  }
-
-  private static String readKey(String variable, String file) {
-    try {
-      String key = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
-      if (key.isEmpty()) {
-        throw new ConfigException(variable + ": " + file + " is empty");
-      }
-      return key;
-    } catch (IOException e) {
-      throw new ConfigException(variable + ": cannot read " + file + ": " + e.getMessage());
-    }
   }
 
   private static OptionalInt count(VariableValues env, String name) {
