@@ -307,6 +307,7 @@ final class ConfigParser {
     }
     return LedgerConfig.embedded(Path.of(env.text(BOLO_DATA_DIR)))
         .withJdbcUrl(databaseUrl)
+        .withMigrationUrl(env.optional(BOLO_DATABASE_MIGRATION_URL))
         .withStaticTokens(tokens)
         .withTrialSeconds(env.whole(BOLO_TRIAL_SECONDS))
         .withRequestsPerMinute(env.integer(BOLO_RATE_LIMIT_PER_MINUTE))

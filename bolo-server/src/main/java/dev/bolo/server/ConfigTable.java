@@ -50,7 +50,9 @@ public enum ConfigTable {
   REDIS_URL("`redis://host:port`, or a comma-separated list of cluster seed nodes", "—"),
   LEASE("how long a claim on work lives unless renewed (renewed every third of it)", "`15s`"),
   DATABASE_URL(
-      "JDBC URL of the device and usage ledger (`jdbc:postgresql://…`)",
+      "JDBC URL of the device and usage ledger (`jdbc:postgresql://…`; through PgBouncer too, "
+          + "in transaction or session mode), and the URL its schema is migrated through when "
+          + "that is another (the server behind the pooler)",
       "SQLite file under `BOLO_DATA_DIR`"),
   DATA_DIR(
       "embedded ledger and upload spool; kept 0700 (ledger, WAL and SHM 0600), fixed with "

@@ -128,6 +128,11 @@ public enum Variable {
       null,
       "JDBC URL of the ledger (default SQLite under the data dir)",
       ConfigTable.DATABASE_URL),
+  BOLO_DATABASE_MIGRATION_URL(
+      TEXT,
+      null,
+      "JDBC URL the schema is migrated through (the server behind a pooler); default the ledger's",
+      ConfigTable.DATABASE_URL),
   BOLO_DATA_DIR(
       TEXT,
       "bolo-data",

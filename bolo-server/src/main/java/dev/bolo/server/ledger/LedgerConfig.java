@@ -32,6 +32,9 @@ import org.jspecify.annotations.Nullable;
  *     can be dropped when it restarts after a crash; null for operator commands, which hold none
  * @param clock wall time for created, revoked and hold-expiry times
  * @param ticker elapsed nanoseconds for the rate limiter
+ * @param migrationUrl where the schema is migrated when not {@code jdbcUrl}: the database server
+ *     itself when {@code jdbcUrl} is a pooler's ({@code BOLO_DATABASE_MIGRATION_URL}); null for
+ *     {@code jdbcUrl}
  */
 public record LedgerConfig(
     @Nullable String jdbcUrl,
@@ -43,7 +46,8 @@ public record LedgerConfig(
     Duration usageRetention,
     @Nullable String instanceId,
     Clock clock,
-    LongSupplier ticker) {
+    LongSupplier ticker,
+    @Nullable String migrationUrl) {
 
   /** The default {@code BOLO_USAGE_RETENTION}. */
   public static final Duration DEFAULT_USAGE_RETENTION = Duration.ofDays(90);
@@ -108,7 +112,8 @@ public record LedgerConfig(
         DEFAULT_USAGE_RETENTION,
         null,
         Clock.systemUTC(),
-        System::nanoTime);
+        System::nanoTime,
+        null);
   }
 
   /** Parses {@code name=token,name2=token2}; blank entries are ignored. */
@@ -165,6 +170,11 @@ public record LedgerConfig(
     return with(copy -> copy.usageRetention = retention);
   }
 
+  /** The schema migrated through {@code url} (the server behind a pooler), when given. */
+  public LedgerConfig withMigrationUrl(@Nullable String url) {
+    return with(copy -> copy.migrationUrl = url);
+  }
+
   /** The ledger of a gateway instance whose quota holds carry {@code id}. */
   public LedgerConfig withInstanceId(@Nullable String id) {
     return with(copy -> copy.instanceId = id);
@@ -202,6 +212,7 @@ public record LedgerConfig(
     @Nullable String instanceId;
     Clock clock;
     LongSupplier ticker;
+    @Nullable String migrationUrl;
 
     Copy(LedgerConfig from) {
       jdbcUrl = from.jdbcUrl;
@@ -214,6 +225,7 @@ public record LedgerConfig(
       instanceId = from.instanceId;
       clock = from.clock;
       ticker = from.ticker;
+      migrationUrl = from.migrationUrl;
     }
 
     LedgerConfig build() {
@@ -227,7 +239,8 @@ public record LedgerConfig(
           usageRetention,
           instanceId,
           clock,
-          ticker);
+          ticker,
+          migrationUrl);
     }
   }
 

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.sqlite.SQLiteConfig;
 
 /**
@@ -79,10 +80,13 @@ final class LedgerDatabase {
           "cannot connect to the ledger database " + LedgerConfig.redacted(url), e);
     }
     try {
-      Flyway.configure()
-          .dataSource(dataSource)
-          .locations("classpath:db/migration")
-          .failOnMissingLocations(true)
+      String migrationUrl = config.migrationUrl();
+      FluentConfiguration flyway =
+          Flyway.configure().locations("classpath:db/migration").failOnMissingLocations(true);
+      // A pooler's URL serves the ledger; the schema may change through the server itself.
+      (migrationUrl == null
+              ? flyway.dataSource(dataSource)
+              : flyway.dataSource(migrationUrl, null, null))
           .load()
           .migrate();
     } catch (FlywayException e) {

@@ -32,6 +32,13 @@ public final class PgBouncer {
     return "jdbc:postgresql://127.0.0.1:" + Running.PORT + "/" + name + "?user=postgres";
   }
 
+  /**
+   * The same database as {@code bouncedUrl}, on the server itself rather than through the pooler.
+   */
+  public static String direct(String bouncedUrl) {
+    return bouncedUrl.replace(":" + Running.PORT + "/", ":" + PostgresDatabases.port() + "/");
+  }
+
   private static int start() {
     Path binary = Path.of("/usr/sbin/pgbouncer");
     if (!Files.isExecutable(binary)) {
