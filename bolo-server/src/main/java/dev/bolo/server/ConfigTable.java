@@ -47,7 +47,10 @@ public enum ConfigTable {
   IDEMPOTENCY_TTL("how long a finished transcript is replayed (`10m`, `90s`, `PT10M`)", "`10m`"),
   DEDUP_MAX_BYTES("memory bound on replayable transcripts (in-memory store)", "`67108864`"),
   STORE("`memory` or `redis`", "`memory`"),
-  REDIS_URL("`redis://host:port`, or a comma-separated list of cluster seed nodes", "—"),
+  REDIS_URL(
+      "`redis://host:port`, or Redis Cluster seed nodes, comma-separated (one node of a cluster "
+          + "is enough: the gateway asks it and finds the others)",
+      "—"),
   LEASE("how long a claim on work lives unless renewed (renewed every third of it)", "`15s`"),
   DATABASE_URL(
       "JDBC URL of the device and usage ledger (`jdbc:postgresql://…`; through PgBouncer too, "

@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
 
 /**
  * Where Redis is: one standalone server ({@code redis://host:port}) or the seed nodes of a Redis
- * Cluster (several URLs separated by commas; {@code host:port} without a scheme is accepted).
+ * Cluster (several URLs separated by commas, or one node of it: the cluster is found by asking it;
+ * {@code host:port} without a scheme is accepted).
  *
  * @param nodes the server, or the cluster's seed nodes
  * @param cluster true for a Redis Cluster
@@ -107,12 +108,27 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
                     Duration.ofMillis(20), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
             .build();
     try {
-      return cluster
+      // Managed clusters are handed out as one seed node: ask it, and let the cluster client
+      // discover the other nodes from it rather than meet MOVED on every other slot.
+      return cluster || clusterEnabled(resources, timeout)
           ? connectCluster(resources, timeout, onDisconnect)
           : connectStandalone(resources, timeout, onDisconnect);
     } catch (RuntimeException e) {
       resources.shutdown(0, 1, TimeUnit.SECONDS);
       throw e;
+    }
+  }
+
+  /** Whether the one node given is part of a Redis Cluster ({@code INFO cluster}). */
+  private boolean clusterEnabled(ClientResources resources, Duration timeout) {
+    RedisURI uri = nodes.getFirst();
+    uri.setTimeout(timeout);
+    RedisClient probe = RedisClient.create(resources);
+    try (StatefulRedisConnection<String, String> connection = probe.connect(uri)) {
+      return connection.sync().info("cluster").contains("cluster_enabled:1");
+    } finally {
+      // The resources are the caller's: shutting the probe down leaves them running.
+      probe.shutdown(0, 1, TimeUnit.SECONDS);
     }
   }
 
