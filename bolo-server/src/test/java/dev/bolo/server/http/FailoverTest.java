@@ -195,6 +195,33 @@ class FailoverTest {
     assertThat(primary().calls() + backup.calls()).as("no call while both wait").isEqualTo(2);
   }
 
+  @Test
+  void aTranslationAskedOfARouteWhoseEnginesCannotTranslateIsRefusedNotPostponed()
+      throws Exception {
+    Gateway gateway =
+        start(
+            Map.of(
+                "BOLO_ENGINES",
+                "primary,backup,local",
+                "BOLO_ENGINE_LOCAL_KIND",
+                "offline",
+                "BOLO_ROUTES",
+                "whisper-1=primary/whisper-1,backup/whisper-1;sphinx=local/sphinx4-en-us"));
+
+    Gateway.Reply reply =
+        gateway.send(
+            Gateway.openAiUploadRequest(
+                gateway.url("/v1/audio/translations"),
+                Gateway.TOKEN_A,
+                TestAudio.wav(700, 95),
+                "model",
+                "sphinx"));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(422);
+    assertThat(reply.body()).contains("translates");
+    assertThat(primary().calls() + backup.calls()).isZero();
+  }
+
   private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
 
   private static String get(Gateway gateway, String path, String token) throws Exception {

@@ -167,6 +167,12 @@ public final class RoutedEngine implements SpeechEngine {
   public EngineResult transcribe(EngineRequest request) {
     Settings settings = request.settings();
     List<Target> route = route(settings.model());
+    if (settings.task() == Task.TRANSLATE
+        && route.stream().noneMatch(t -> t.engine().canTranslate())) {
+      // A resend would meet the same targets: refused, not "come back later".
+      return new EngineResult.Rejected(
+          "no engine of model " + settings.model() + " translates; ask another model");
+    }
     long deadline = ticker.getAsLong() + request.timeout().toNanos();
     EngineResult.@Nullable Failure failed = null;
     boolean called = false;
