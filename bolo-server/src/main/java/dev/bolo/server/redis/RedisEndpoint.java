@@ -77,7 +77,16 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
   /** Host and port of each node, for logs (never the password). */
   public String describe() {
     return nodes.stream()
-        .map(n -> n.getHost() + ":" + n.getPort())
+        .map(
+            n ->
+                n.getSentinels().isEmpty()
+                    ? n.getHost() + ":" + n.getPort()
+                    : "sentinel "
+                        + n.getSentinels().getFirst().getHost()
+                        + ":"
+                        + n.getSentinels().getFirst().getPort()
+                        + " master "
+                        + n.getSentinelMasterId())
         .collect(Collectors.joining(",", cluster ? "cluster " : "", ""));
   }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.List;
 import redis.embedded.RedisServer;
 
 /**
@@ -14,11 +15,20 @@ import redis.embedded.RedisServer;
 public final class EmbeddedRedis implements AutoCloseable {
 
   private final int port;
+  private final List<String> settings;
   private RedisServer server;
 
-  private EmbeddedRedis(int port) {
+  private EmbeddedRedis(int port, List<String> settings) {
     this.port = port;
-    this.server = newServer(port);
+    this.settings = List.copyOf(settings);
+    this.server = newServer(port, this.settings);
+  }
+
+  /** Starts Redis on a free port with these lines of configuration besides the usual ones. */
+  public static EmbeddedRedis startWith(String... settings) {
+    EmbeddedRedis redis = new EmbeddedRedis(freePort(), List.of(settings));
+    redis.startAgain();
+    return redis;
   }
 
   /** Starts Redis on a free port. */
@@ -30,7 +40,7 @@ public final class EmbeddedRedis implements AutoCloseable {
 
   /** Reserves a free port for a Redis that {@link #startAgain} starts. */
   public static EmbeddedRedis notStarted() {
-    return new EmbeddedRedis(freePort());
+    return new EmbeddedRedis(freePort(), List.of());
   }
 
   public String url() {
@@ -56,7 +66,7 @@ public final class EmbeddedRedis implements AutoCloseable {
       if (server.isActive()) {
         return;
       }
-      server = newServer(port);
+      server = newServer(port, settings);
       server.start();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start Redis on port " + port, e);
@@ -70,14 +80,16 @@ public final class EmbeddedRedis implements AutoCloseable {
     }
   }
 
-  private static RedisServer newServer(int port) {
+  private static RedisServer newServer(int port, List<String> settings) {
     try {
-      return RedisServer.newRedisServer()
-          .port(port)
-          .bind("127.0.0.1")
-          .setting("save \"\"")
-          .setting("appendonly no")
-          .build();
+      var builder =
+          RedisServer.newRedisServer()
+              .port(port)
+              .bind("127.0.0.1")
+              .setting("save \"\"")
+              .setting("appendonly no");
+      settings.forEach(builder::setting);
+      return builder.build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
