@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * password, given in the URL ({@code redis://user:password@host:port}) as operators do; a wrong
  * password is refused at once.
  */
-class RedisAclDedupStoreTest extends DedupStoreContract {
+class RedisAclDedupStoreTest extends RedisStoreContract {
 
   private static @Nullable EmbeddedRedis redis;
 
@@ -36,26 +36,6 @@ class RedisAclDedupStoreTest extends DedupStoreContract {
     return "redis://bolo:" + password + "@127.0.0.1:" + redis.port();
   }
 
-  @Override
-  protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(RedisDedupStoreTest.options(url("s3cret-0123"), ttl), () -> {});
-  }
-
-  @Override
-  protected void letTimePass(Duration duration) {
-    // Real time: Redis expires entries by its own clock while the test awaits the outcome.
-  }
-
-  @Override
-  protected Duration shortLease() {
-    return Duration.ofSeconds(1);
-  }
-
-  @Override
-  protected Duration shortTtl() {
-    return Duration.ofSeconds(1);
-  }
-
   @Test
   void aWrongPasswordIsRefused() {
     assertThatThrownBy(
@@ -63,5 +43,10 @@ class RedisAclDedupStoreTest extends DedupStoreContract {
                 RedisDedupStore.connect(
                     RedisDedupStoreTest.options(url("wrong"), Duration.ofMinutes(1)), () -> {}))
         .hasStackTraceContaining("WRONGPASS");
+  }
+
+  @Override
+  String redisUrl() {
+    return url("s3cret-0123");
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * (hash tag), so the Lua scripts and the multi-key reads run there, and the end message reaches a
  * waiter subscribed through any node.
  */
-class RedisClusterDedupStoreTest extends DedupStoreContract {
+class RedisClusterDedupStoreTest extends RedisStoreContract {
 
   private static @Nullable EmbeddedRedisCluster cluster;
 
@@ -40,26 +39,6 @@ class RedisClusterDedupStoreTest extends DedupStoreContract {
     return cluster.url();
   }
 
-  @Override
-  protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(RedisDedupStoreTest.options(url(), ttl), () -> {});
-  }
-
-  @Override
-  protected void letTimePass(Duration duration) {
-    // Real time: Redis expires entries by its own clock while the test awaits the outcome.
-  }
-
-  @Override
-  protected Duration shortLease() {
-    return Duration.ofSeconds(1);
-  }
-
-  @Override
-  protected Duration shortTtl() {
-    return Duration.ofSeconds(1);
-  }
-
   @Test
   void aWaiterOnOneInstanceWakesWhenAnotherInstanceCompletesInTheCluster() {
     DedupStore owner = store(LONG_TTL);
@@ -76,5 +55,10 @@ class RedisClusterDedupStoreTest extends DedupStoreContract {
 
       assertThat(waitFor(waiter)).isEqualTo(new Resolution.Completed(transcript));
     }
+  }
+
+  @Override
+  String redisUrl() {
+    return url();
   }
 }

@@ -1,7 +1,6 @@
 package dev.bolo.server.dedup;
 
 import java.io.IOException;
-import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -11,7 +10,7 @@ import org.junit.jupiter.api.BeforeAll;
  * hand it out: the gateway finds the cluster by asking that node and discovers the others, so no
  * key of another node's slots meets {@code MOVED}.
  */
-class RedisClusterSeedDedupStoreTest extends DedupStoreContract {
+class RedisClusterSeedDedupStoreTest extends RedisStoreContract {
 
   private static @Nullable EmbeddedRedisCluster cluster;
 
@@ -36,22 +35,7 @@ class RedisClusterSeedDedupStoreTest extends DedupStoreContract {
   }
 
   @Override
-  protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(RedisDedupStoreTest.options(seed(), ttl), () -> {});
-  }
-
-  @Override
-  protected void letTimePass(Duration duration) {
-    // Real time: Redis expires entries by its own clock while the test awaits the outcome.
-  }
-
-  @Override
-  protected Duration shortLease() {
-    return Duration.ofSeconds(1);
-  }
-
-  @Override
-  protected Duration shortTtl() {
-    return Duration.ofSeconds(1);
+  String redisUrl() {
+    return seed();
   }
 }

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * The store contract on a real Redis (embedded binaries on loopback), with real time: short leases
  * and TTLs whose expiry the tests await with a bound. Each test uses fresh work keys.
  */
-class RedisDedupStoreTest extends DedupStoreContract {
+class RedisDedupStoreTest extends RedisStoreContract {
 
   private static final Logger log = LoggerFactory.getLogger(RedisDedupStoreTest.class);
 
@@ -48,27 +48,6 @@ class RedisDedupStoreTest extends DedupStoreContract {
         Duration.ofSeconds(2),
         Duration.ofMillis(100),
         InMemoryDedupStore.FAILURE_MEMORY);
-  }
-
-  @Override
-  protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(options(redis.url(), ttl), () -> {});
-  }
-
-  @Override
-  protected void letTimePass(Duration duration) {
-    // Real time: Redis expires entries by its own clock while the test awaits the outcome.
-  }
-
-  @Override
-  protected Duration shortLease() {
-    // Short to keep the suite quick, long enough that a loaded machine does not outrun it.
-    return Duration.ofSeconds(1);
-  }
-
-  @Override
-  protected Duration shortTtl() {
-    return Duration.ofSeconds(1);
   }
 
   @Test
@@ -189,5 +168,10 @@ class RedisDedupStoreTest extends DedupStoreContract {
     assertThat(endpoint.cluster()).isTrue();
     assertThat(endpoint.describe()).isEqualTo("cluster 10.0.0.1:7000,10.0.0.2:7001");
     assertThat(RedisEndpoint.parse("redis://127.0.0.1:6379").cluster()).isFalse();
+  }
+
+  @Override
+  String redisUrl() {
+    return redis.url();
   }
 }

@@ -5,7 +5,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
  * The sentinel is Debian's {@code redis-server --sentinel} (installed by {@code .ci/run}), started
  * by the test in front of an embedded master.
  */
-class RedisSentinelDedupStoreTest extends DedupStoreContract {
+class RedisSentinelDedupStoreTest extends RedisStoreContract {
 
   private static @Nullable EmbeddedRedis master;
   private static @Nullable Process sentinel;
@@ -71,24 +70,7 @@ class RedisSentinelDedupStoreTest extends DedupStoreContract {
   }
 
   @Override
-  protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(
-        RedisDedupStoreTest.options("redis-sentinel://127.0.0.1:" + sentinelPort + "#bolo", ttl),
-        () -> {});
-  }
-
-  @Override
-  protected void letTimePass(Duration duration) {
-    // Real time: Redis expires entries by its own clock while the test awaits the outcome.
-  }
-
-  @Override
-  protected Duration shortLease() {
-    return Duration.ofSeconds(1);
-  }
-
-  @Override
-  protected Duration shortTtl() {
-    return Duration.ofSeconds(1);
+  String redisUrl() {
+    return "redis-sentinel://127.0.0.1:" + sentinelPort + "#bolo";
   }
 }
