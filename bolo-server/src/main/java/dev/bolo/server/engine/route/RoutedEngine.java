@@ -131,11 +131,6 @@ public final class RoutedEngine implements SpeechEngine {
     return routes.keySet().iterator().next();
   }
 
-  /** The route models, in order. */
-  public List<String> models() {
-    return List.copyOf(routes.keySet());
-  }
-
   /** Timed segments only when every target of the route gives them: any may serve the note. */
   @Override
   public ResponseFormat richestFormat(String model) {
