@@ -11,9 +11,10 @@ import java.util.function.LongSupplier;
  *
  * <p>A claim seen on another instance is trusted for a whole lease after the store loses sight of
  * it (Redis restarted or unreachable, see {@link DedupStore#generation()}): the wait keeps polling
- * until that claim would have expired, and if the store comes back before then, until its owner has
- * had time to take it back ({@link WorkCoordinator#OWNERS_RETAKE}), so an outage shorter than a
- * lease does not start a second provider call.
+ * until that claim would have expired, so an outage shorter than a lease does not start a second
+ * provider call. After that the key is claimed afresh; a Redis that lost its data makes such a
+ * claim tentative until a lease has passed, so an owner that takes its claim back late still wins
+ * ({@link RedisScripts}).
  *
  * <p>Not thread safe: one resolution's own.
  */
@@ -31,7 +32,6 @@ final class ClaimWait {
   private final DedupStore store;
   private final LongSupplier ticker;
   private final Duration lease;
-  private final GenerationWatch watch;
 
   /** The resolutions on this instance that wait for another instance's work now. */
   private final AtomicInteger waitingElsewhere;
@@ -50,16 +50,10 @@ final class ClaimWait {
   /** When it first did. */
   private long lostAt;
 
-  ClaimWait(
-      DedupStore store,
-      LongSupplier ticker,
-      Duration lease,
-      GenerationWatch watch,
-      AtomicInteger waitingElsewhere) {
+  ClaimWait(DedupStore store, LongSupplier ticker, Duration lease, AtomicInteger waitingElsewhere) {
     this.store = store;
     this.ticker = ticker;
     this.lease = lease;
-    this.watch = watch;
     this.waitingElsewhere = waitingElsewhere;
   }
 
@@ -134,22 +128,9 @@ final class ClaimWait {
       return false;
     }
     // The store may have forgotten the claim (restart, outage). Its owner renewed it until then,
-    // so it would have lived a lease after the store lost sight of it; after that, running the
-    // work is the price of failing open.
-    long now = ticker.getAsLong();
-    long lostAt = lost();
-    if (now - lostAt < lease.toNanos()) {
-      return true;
-    }
-    // The store came back before that lease ran out: a live owner takes its claim back within
-    // OWNERS_RETAKE of that moment, so give it that long. The watch notices a change up to one
-    // period after it happened, and not yet if it happened since its last look.
-    if (store.isDegraded()) {
-      return false;
-    }
-    long backAt = watch.changedAt(now);
-    return backAt - lostAt < lease.plus(GenerationWatch.PERIOD).toNanos()
-        && now - backAt < WorkCoordinator.OWNERS_RETAKE.toNanos();
+    // so it would have lived a lease after the store lost sight of it; after that, the owner takes
+    // it back or died, and a claim made meanwhile on a Redis that lost its data is tentative.
+    return ticker.getAsLong() - lost() < lease.toNanos();
   }
 
   /** Notes, once per sighting, the moment the store no longer knew the claim; returns it. */

@@ -27,22 +27,15 @@ final class KeyResolver {
   private final DedupStore store;
   private final LongSupplier ticker;
   private final Duration lease;
-  private final GenerationWatch watch;
   private final LeaseRenewals renewals;
 
   /** The resolutions on this instance that wait for another instance's work now. */
   private final AtomicInteger waitingElsewhere = new AtomicInteger();
 
-  KeyResolver(
-      DedupStore store,
-      LongSupplier ticker,
-      Duration lease,
-      GenerationWatch watch,
-      LeaseRenewals renewals) {
+  KeyResolver(DedupStore store, LongSupplier ticker, Duration lease, LeaseRenewals renewals) {
     this.store = store;
     this.ticker = ticker;
     this.lease = lease;
-    this.watch = watch;
     this.renewals = renewals;
   }
 
@@ -58,9 +51,8 @@ final class KeyResolver {
    */
   Served resolve(WorkKey key, long deadline, Supplier<WorkResult> work)
       throws InterruptedException {
-    ClaimWait elsewhere = new ClaimWait(store, ticker, lease, watch, waitingElsewhere);
+    ClaimWait elsewhere = new ClaimWait(store, ticker, lease, waitingElsewhere);
     try {
-      watch.settle(deadline);
       while (true) {
         long generation = store.generation();
         switch (store.claim(key, lease)) {

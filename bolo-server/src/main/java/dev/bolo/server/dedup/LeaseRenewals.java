@@ -75,7 +75,7 @@ final class LeaseRenewals {
    */
   private void sweep() {
     long now = ticker.getAsLong();
-    boolean changed = watch.look(now);
+    boolean changed = watch.look();
     for (Renewal renewal : renewing) {
       if (changed || now - renewal.renewedAt >= renewEvery) {
         renewal.due(now);

@@ -6,11 +6,13 @@ import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -31,9 +33,11 @@ import org.jspecify.annotations.Nullable;
  * that act only while no other owner's token holds the claim (compare-and-set) and, for completion,
  * no result is stored yet, so a late owner never overwrites another's result; they publish the end
  * on the key's channel. A claim that Redis forgot (a restart without persistence) does not stop its
- * owner: its renewal takes the claim again and its result is still stored. A waiter subscribes
- * first, then looks at the entries, then waits for the message while re-reading the entries on a
- * slow poll, so neither a message published before it subscribed nor a lease that expired without a
+ * owner: its renewal takes the claim again and its result is still stored; a claim made on a vacant
+ * key in the lease after such a restart is tentative until then ({@link RedisScripts}, epochs), so
+ * the owner's taking back wins however late it comes within its lease. A waiter subscribes first,
+ * then looks at the entries, then waits for the message while re-reading the entries on a slow
+ * poll, so neither a message published before it subscribed nor a lease that expired without a
  * message is missed.
  *
  * <p>Thread safe. Redis failures surface as {@link RedisException}; the fail-open wrapper turns
@@ -41,76 +45,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class RedisDedupStore implements DedupStore {
 
-  /**
-   * Returns {@code "D" + transcript} when done, else {@code "O"} after taking the claim (and
-   * forgetting an earlier failure), else {@code "B"}.
-   */
-  private static final String CLAIM =
-      """
-      local done = redis.call('GET', KEYS[2])
-      if done then return 'D' .. done end
-      if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-        redis.call('DEL', KEYS[3])
-        return 'O'
-      end
-      return 'B'
-      """;
-
-  /**
-   * Extends the caller's claim; re-takes it when Redis forgot it (a restart without persistence)
-   * and no result is stored; refuses when another owner holds it. KEYS: claim, done. ARGV: token,
-   * lease ms.
-   */
-  private static final String RENEW =
-      """
-      local holder = redis.call('GET', KEYS[1])
-      if holder == ARGV[1] then
-        redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        return 1
-      end
-      if holder or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-      return 1
-      """;
-
-  /**
-   * Stores the result unless one is stored already or another owner holds the claim; a claim Redis
-   * forgot does not stop the owner. KEYS: claim, done. ARGV: token, transcript, ttl ms, channel,
-   * message.
-   */
-  private static final String COMPLETE =
-      """
-      if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-      local holder = redis.call('GET', KEYS[1])
-      if holder and holder ~= ARGV[1] then return 0 end
-      redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-      redis.call('DEL', KEYS[1])
-      redis.call('PUBLISH', ARGV[4], ARGV[5])
-      return 1
-      """;
-
-  /**
-   * Ends the work with a failure unless another owner holds the claim. KEYS: claim, failed. ARGV:
-   * token, refusal, memory ms, channel, message.
-   */
-  private static final String FAIL =
-      """
-      local holder = redis.call('GET', KEYS[1])
-      if holder and holder ~= ARGV[1] then return 0 end
-      redis.call('DEL', KEYS[1])
-      redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-      redis.call('PUBLISH', ARGV[4], ARGV[5])
-      return 1
-      """;
-
-  /** Returns the stored work key if the idempotency key is bound, else binds it and returns nil. */
-  private static final String BIND =
-      """
-      local bound = redis.call('GET', KEYS[1])
-      if bound then return bound end
-      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-      return false
-      """;
+  /** Where the epoch lives, outside a Redis Cluster (see {@link RedisScripts}). */
+  static final String EPOCH = "bolo:epoch";
 
   /**
    * Tunables of the Redis store.
@@ -168,11 +104,25 @@ final class RedisDedupStore implements DedupStore {
   private final Options options;
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  /** The Redis epoch this instance last saw ('' before the first), see {@link RedisScripts}. */
+  private volatile String knownEpoch = "";
+
   private RedisDedupStore(RedisEndpoint.Connections connections, Options options) {
     this.connections = connections;
     this.redis = connections.commands();
     this.subscriptions = new RedisSubscriptions(connections.pubSub(), options.commandTimeout());
     this.options = options;
+    // Known from the start, so that a Redis that loses its data before this instance's first
+    // claim is still recognised as having lost it.
+    if (!connections.clustered()) {
+      learnEpoch(
+          redis.eval(
+              RedisScripts.EPOCH_ID,
+              ScriptOutputType.VALUE,
+              new String[] {EPOCH},
+              "",
+              UUID.randomUUID().toString()));
+    }
   }
 
   /**
@@ -199,29 +149,89 @@ final class RedisDedupStore implements DedupStore {
     String token = UUID.randomUUID().toString();
     String answer =
         redis.eval(
-            CLAIM,
+            RedisScripts.CLAIM,
             ScriptOutputType.VALUE,
-            new String[] {e.claim(), e.done(), e.failed()},
+            withEpoch(e.claim(), e.done(), e.failed()),
+            token,
+            millis(lease),
+            knownEpoch,
+            UUID.randomUUID().toString());
+    return switch (answer.charAt(0)) {
+      case 'D' -> new Claim.Completed(transcript(answer.substring(1)));
+      case 'O' -> {
+        learnEpoch(answer.substring(1));
+        yield new Claim.Owned(token);
+      }
+      case 'B' -> {
+        learnEpoch(answer.substring(1));
+        yield new Claim.Busy();
+      }
+      case 'T' -> {
+        int colon = answer.indexOf(':');
+        learnEpoch(answer.substring(colon + 1));
+        yield confirmLater(
+            e, token, Duration.ofMillis(Long.parseLong(answer, 1, colon, 10)), lease);
+      }
+      default -> throw new IllegalStateException("unexpected claim answer: " + answer);
+    };
+  }
+
+  /**
+   * Waits out a tentative claim (Redis lost its data less than a lease ago, see {@link
+   * RedisScripts}), then makes it real if no owner took the key back meanwhile.
+   */
+  private Claim confirmLater(Entries e, String token, Duration wait, Duration lease) {
+    try {
+      Thread.sleep(wait);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new RedisCommandInterruptedException(interrupted);
+    }
+    String answer =
+        redis.eval(
+            RedisScripts.CONFIRM,
+            ScriptOutputType.VALUE,
+            new String[] {e.claim(), e.done()},
             token,
             millis(lease));
     return switch (answer.charAt(0)) {
       case 'D' -> new Claim.Completed(transcript(answer.substring(1)));
       case 'O' -> new Claim.Owned(token);
-      case 'B' -> new Claim.Busy();
-      default -> throw new IllegalStateException("unexpected claim answer: " + answer);
+      default -> new Claim.Busy();
     };
   }
 
   @Override
   public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
+    Entries e = Entries.of(key);
     Long renewed =
         redis.eval(
-            RENEW,
+            RedisScripts.RENEW,
             ScriptOutputType.INTEGER,
-            new String[] {Entries.of(key).claim(), Entries.of(key).done()},
+            withEpoch(e.claim(), e.done()),
             owner.token(),
-            millis(lease));
+            millis(lease),
+            knownEpoch,
+            UUID.randomUUID().toString());
     return renewed == 1L;
+  }
+
+  /**
+   * The keys, and the epoch after them outside a cluster (a script there reaches one slot only).
+   */
+  private String[] withEpoch(String... keys) {
+    if (connections.clustered()) {
+      return keys;
+    }
+    String[] all = Arrays.copyOf(keys, keys.length + 1);
+    all[keys.length] = EPOCH;
+    return all;
+  }
+
+  private void learnEpoch(String id) {
+    if (!id.isEmpty()) {
+      knownEpoch = id;
+    }
   }
 
   @Override
@@ -231,7 +241,7 @@ final class RedisDedupStore implements DedupStore {
     String message = RedisValues.write(new RedisValues.Ended(owner.token(), stored, null));
     Long completed =
         redis.eval(
-            COMPLETE,
+            RedisScripts.COMPLETE,
             ScriptOutputType.INTEGER,
             new String[] {e.claim(), e.done()},
             owner.token(),
@@ -247,7 +257,7 @@ final class RedisDedupStore implements DedupStore {
     Entries e = Entries.of(key);
     RedisValues.StoredRefusal stored = RedisValues.StoredRefusal.of(refusal);
     redis.eval(
-        FAIL,
+        RedisScripts.FAIL,
         ScriptOutputType.INTEGER,
         new String[] {e.claim(), e.failed()},
         owner.token(),
@@ -335,7 +345,7 @@ final class RedisDedupStore implements DedupStore {
     String entry = "bolo:idem:" + WorkKey.sha256Hex(scoped.getBytes(StandardCharsets.UTF_8));
     String bound =
         redis.eval(
-            BIND,
+            RedisScripts.BIND,
             ScriptOutputType.VALUE,
             new String[] {entry},
             key.asString(),

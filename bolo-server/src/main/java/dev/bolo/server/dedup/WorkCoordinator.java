@@ -33,9 +33,10 @@ import org.slf4j.MDC;
  *
  * <p>A claim seen on another instance is trusted for a whole lease after the store loses sight of
  * it (Redis restarted or unreachable, see {@link DedupStore#generation()}): the resolution keeps
- * polling until that claim would have expired, and if the store comes back before then ({@link
- * GenerationWatch}), until its owner has had time to take it back ({@link #OWNERS_RETAKE}), before
- * it runs the work itself, so an outage shorter than a lease does not start a second provider call.
+ * polling until that claim would have expired before it claims the key afresh, so an outage shorter
+ * than a lease does not start a second provider call; owners take back what a restarted Redis
+ * forgot at once ({@link GenerationWatch}), and win over claims made meanwhile ({@link
+ * RedisScripts}).
  *
  * <p>Thread safe; one instance serves the whole gateway.
  */
@@ -49,14 +50,6 @@ public final class WorkCoordinator {
    */
   static final WorkResult.Refused INTERNAL_ERROR =
       new WorkResult.Refused(Problem.INTERNAL, "internal error; the note was not transcribed");
-
-  /**
-   * How long a waiter that lost sight of another instance's claim keeps waiting after the store
-   * came back, even past the lease: the owner's instance notices within a probe period, takes the
-   * claim back within a watch period, and writes a result kept meanwhile; this leaves room for a
-   * slow store call on top.
-   */
-  static final Duration OWNERS_RETAKE = Duration.ofSeconds(1);
 
   private final Executor detached;
   private final LongSupplier ticker;
@@ -88,13 +81,12 @@ public final class WorkCoordinator {
     if (lease.toMillis() < 30) {
       throw new IllegalArgumentException("lease must be at least 30 ms: " + lease);
     }
-    GenerationWatch watch = new GenerationWatch(store, ticker);
+    GenerationWatch watch = new GenerationWatch(store);
     this.resolver =
         new KeyResolver(
             store,
             ticker,
             lease,
-            watch,
             new LeaseRenewals(store, detached, renewals, ticker, lease, watch));
   }
 

@@ -96,6 +96,9 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
 
     StatefulRedisPubSubConnection<String, String> pubSub();
 
+    /** Whether these are connections to a Redis Cluster (a script reaches one slot only). */
+    boolean clustered();
+
     @Override
     void close();
   }
@@ -154,6 +157,7 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
     return open(
         client,
         resources,
+        false,
         () -> client.connect(uri),
         StatefulRedisConnection::sync,
         () -> client.connectPubSub(uri));
@@ -176,6 +180,7 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
     return open(
         client,
         resources,
+        true,
         client::connect,
         StatefulRedisClusterConnection::sync,
         client::connectPubSub);
@@ -189,6 +194,7 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
   private static <C extends StatefulConnection<String, String>> Connections open(
       AbstractRedisClient client,
       ClientResources resources,
+      boolean clustered,
       Supplier<C> connectCommands,
       Function<C, RedisClusterCommands<String, String>> sync,
       Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub) {
@@ -198,6 +204,7 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
       return new Opened(
           sync.apply(commands),
           pubSub,
+          clustered,
           () -> {
             pubSub.close();
             commands.close();
@@ -236,6 +243,7 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
   private record Opened(
       RedisClusterCommands<String, String> commands,
       StatefulRedisPubSubConnection<String, String> pubSub,
+      boolean clustered,
       Runnable closer)
       implements Connections {
     @Override

@@ -374,6 +374,125 @@ class FailOpenDedupStoreTest {
     assertThat(calls).hasValue(1);
   }
 
+  @Test
+  void aCopyArrivingRightAfterARestartWaitsForAnOwnerThatTakesItsClaimBackLate() throws Exception {
+    // The owner's machine is busy: after the restart, its renewals reach Redis 2 s late, later
+    // than any fixed grace period a copy could wait. The lease is 3 s.
+    AtomicBoolean busyMachine = new AtomicBoolean();
+    AtomicInteger lateRenewals = new AtomicInteger();
+    DedupStore ownerStore =
+        slowToRenew(instance(), busyMachine, Duration.ofSeconds(2), lateRenewals);
+    DedupStore otherStore = instance();
+    WorkCoordinator owner = coordinator(ownerStore);
+    WorkCoordinator other = coordinator(otherStore);
+    WorkKey key = newKey();
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    AtomicInteger ownerRuns = new AtomicInteger();
+    AtomicInteger otherRuns = new AtomicInteger();
+    Future<WorkCoordinator.Served> first =
+        threads.submit(
+            () ->
+                owner.serve(
+                    key,
+                    PATIENCE,
+                    () -> {
+                      ownerRuns.incrementAndGet();
+                      try {
+                        release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                      return new WorkResult.Success(transcriptFor(key, "the owner's run"));
+                    }));
+    eventually("the owner runs the work", () -> ownerRuns.get() == 1);
+
+    busyMachine.set(true);
+    redis.stop();
+    redis.startAgain();
+    // A copy reaches the other instance the moment Redis answers again: the key is vacant.
+    eventually("the other instance uses Redis again", () -> !otherStore.isDegraded());
+    Future<WorkCoordinator.Served> copy =
+        threads.submit(
+            () ->
+                other.serve(
+                    key,
+                    PATIENCE,
+                    () -> {
+                      otherRuns.incrementAndGet();
+                      return new WorkResult.Success(transcriptFor(key, "a second run"));
+                    }));
+    eventually("the owner takes its claim back, 2 s late", () -> lateRenewals.get() > 0);
+    release.countDown();
+
+    WorkResult result = DedupStoreContract.waitFor(first).outcome();
+    assertThat(result).isInstanceOf(WorkResult.Success.class);
+    assertThat(DedupStoreContract.waitFor(copy).outcome()).isEqualTo(result);
+    assertThat(otherRuns).as("runs on the other instance").hasValue(0);
+  }
+
+  @Test
+  void aNoteFirstSeenAfterARestartWaitsOutOneLeaseThenRunsOnce() throws Exception {
+    DedupStore store = instance();
+    store.claim(newKey(), LONG_LEASE);
+    redis.stop();
+    redis.startAgain();
+
+    // Nobody held this key; nobody can know that: the claim waits until the lease is over. (A
+    // claim the instance makes before it finds Redis back is served locally: try until one is not.)
+    Duration lease = Duration.ofSeconds(2);
+    long giveUp = System.nanoTime() + PATIENCE.toNanos();
+    Claim.Owned claim;
+    Duration waited;
+    do {
+      long before = System.nanoTime();
+      claim = owned(store.claim(newKey(), lease));
+      waited = Duration.ofNanos(System.nanoTime() - before);
+    } while (ClaimSide.isLocal(claim) && System.nanoTime() < giveUp);
+
+    assertThat(ClaimSide.isLocal(claim)).as("claimed in Redis").isFalse();
+    assertThat(waited).isBetween(lease.minusMillis(500), PATIENCE);
+    // From then on, claims are immediate again.
+    long after = System.nanoTime();
+    assertThat(store.claim(newKey(), lease)).isInstanceOf(Claim.Owned.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - after)).isLessThan(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aFreshRedisDoesNotMakeTheFirstClaimsWait() {
+    DedupStore store = instance();
+    long before = System.nanoTime();
+    assertThat(store.claim(newKey(), LONG_LEASE)).isInstanceOf(Claim.Owned.class);
+    assertThat(instance().claim(newKey(), LONG_LEASE)).isInstanceOf(Claim.Owned.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  /**
+   * {@code store}, with every renewal held back by {@code delay} while {@code busy} is set and
+   * counted in {@code late} once done.
+   */
+  private static DedupStore slowToRenew(
+      DedupStore store, AtomicBoolean busy, Duration delay, AtomicInteger late) {
+    return (DedupStore)
+        Proxy.newProxyInstance(
+            DedupStore.class.getClassLoader(),
+            new Class<?>[] {DedupStore.class},
+            (proxy, method, args) -> {
+              boolean held = method.getName().equals("renew") && busy.get();
+              if (held) {
+                Thread.sleep(delay);
+              }
+              try {
+                Object answer = method.invoke(store, args);
+                if (held && Boolean.TRUE.equals(answer)) {
+                  late.incrementAndGet();
+                }
+                return answer;
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
   /** One instance's claim makes the other wait, and the other wakes on the first's result. */
   private void assertSharedAcrossInstances(DedupStore owner, DedupStore other) {
     WorkKey key = newKey();
