@@ -2,6 +2,7 @@ package dev.bolo.server.dedup;
 
 import static dev.bolo.server.dedup.DedupStoreContract.eventually;
 
+import dev.bolo.testkit.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -19,10 +20,11 @@ import java.util.stream.IntStream;
 import redis.embedded.RedisServer;
 
 /**
- * A throwaway three-master Redis Cluster on loopback (embedded-redis binaries), its slots spread
- * evenly; built with plain cluster commands so no extra client library is needed.
+ * A throwaway Redis Cluster on loopback (embedded-redis binaries), its slots spread evenly over its
+ * masters, optionally with one replica per master that a test can fail over to; built with plain
+ * cluster commands so no extra client library is needed.
  */
-final class EmbeddedRedisCluster implements AutoCloseable {
+public final class EmbeddedRedisCluster implements AutoCloseable {
 
   private static final int SLOTS = 16384;
 
@@ -34,7 +36,7 @@ final class EmbeddedRedisCluster implements AutoCloseable {
     this.dir = dir;
   }
 
-  static EmbeddedRedisCluster start(int masters) {
+  public static EmbeddedRedisCluster start(int masters) {
     try {
       EmbeddedRedisCluster cluster =
           new EmbeddedRedisCluster(Files.createTempDirectory("redis-cluster"));
@@ -46,9 +48,126 @@ final class EmbeddedRedisCluster implements AutoCloseable {
     }
   }
 
-  /** The seed nodes, as {@code BOLO_REDIS_URL} names them. */
-  String url() {
+  /** {@link #start} with one replica per master, each in sync before this returns. */
+  public static EmbeddedRedisCluster startWithReplicas(int masters) {
+    EmbeddedRedisCluster cluster = start(masters);
+    try {
+      cluster.startNodes(masters);
+      cluster.replicate(masters);
+      return cluster;
+    } catch (IOException | RuntimeException e) {
+      try {
+        cluster.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+    }
+  }
+
+  /** The seed nodes (the masters as started), as {@code BOLO_REDIS_URL} names them. */
+  public String url() {
     return ports.stream().map(p -> "redis://127.0.0.1:" + p).collect(Collectors.joining(","));
+  }
+
+  /** One node as a seed, as managed clusters hand it out. */
+  public String seedUrl() {
+    return "redis://127.0.0.1:" + ports.getFirst();
+  }
+
+  /**
+   * Fails master {@code master} over to its replica the way an operator does ({@code CLUSTER
+   * FAILOVER} on the replica: the two agree on the replication offset first, so nothing is lost)
+   * and returns once the replica is master.
+   */
+  public void failOverGracefully(int master) {
+    int replica = replicaOf(master);
+    withNode(replica, node -> node.sync().clusterFailover(false));
+    awaitMaster(replica);
+  }
+
+  /** Kills master {@code master} and returns once the cluster has promoted its replica. */
+  public void killMaster(int master) {
+    try {
+      servers.get(master).stop();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    awaitMaster(replicaOf(master));
+  }
+
+  private int replicaOf(int master) {
+    int masters = servers.size() / 2;
+    if (servers.size() % 2 != 0 || master >= masters) {
+      throw new IllegalArgumentException("no replica for master " + master);
+    }
+    return masters + master;
+  }
+
+  private void awaitMaster(int node) {
+    withNode(
+        node,
+        connection -> {
+          try {
+            Await.until(
+                Duration.ofSeconds(30),
+                "the replica on port " + ports.get(node) + " is master",
+                () ->
+                    connection.sync().info("replication").contains("role:master")
+                        && connection.sync().clusterInfo().contains("cluster_state:ok"));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted waiting for a fail-over", e);
+          }
+        });
+  }
+
+  private void withNode(
+      int node, java.util.function.Consumer<StatefulRedisConnection<String, String>> action) {
+    RedisClient client = RedisClient.create();
+    try (StatefulRedisConnection<String, String> connection =
+        client.connect(RedisURI.create("127.0.0.1", ports.get(node)))) {
+      action.accept(connection);
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+
+  /** Makes the nodes after the first {@code masters} replicas of the masters, in order. */
+  private void replicate(int masters) {
+    RedisClient client = RedisClient.create();
+    try {
+      StatefulRedisConnection<String, String> seed =
+          client.connect(RedisURI.create("127.0.0.1", ports.getFirst()));
+      List<String> masterIds = new ArrayList<>();
+      for (int i = 0; i < masters; i++) {
+        try (StatefulRedisConnection<String, String> master =
+            client.connect(RedisURI.create("127.0.0.1", ports.get(i)))) {
+          masterIds.add(master.sync().clusterMyId());
+        }
+      }
+      for (int i = 0; i < masters; i++) {
+        seed.sync().clusterMeet("127.0.0.1", ports.get(masters + i));
+      }
+      for (int i = 0; i < masters; i++) {
+        String masterId = masterIds.get(i);
+        try (StatefulRedisConnection<String, String> replica =
+            client.connect(RedisURI.create("127.0.0.1", ports.get(masters + i)))) {
+          eventually(
+              "the new node knows its master",
+              () -> replica.sync().clusterNodes().contains(masterId));
+          replica.sync().clusterReplicate(masterId);
+          eventually(
+              "the replica is in sync",
+              () -> replica.sync().info("replication").contains("master_link_status:up"));
+        }
+      }
+      eventually(
+          "the cluster is formed", () -> seed.sync().clusterInfo().contains("cluster_state:ok"));
+      seed.close();
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
   }
 
   private void startNodes(int masters) throws IOException {
@@ -100,7 +219,9 @@ final class EmbeddedRedisCluster implements AutoCloseable {
   @Override
   public void close() throws IOException {
     for (RedisServer server : servers) {
-      server.stop();
+      if (server.isActive()) {
+        server.stop();
+      }
     }
     try (var files = Files.list(dir)) {
       for (Path file : files.toList()) {

@@ -2,29 +2,22 @@ package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.dedup.EmbeddedRedis;
 import dev.bolo.server.testing.ClusterExtension;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.TestAudio;
+import dev.bolo.server.testing.Storm;
 import dev.bolo.testkit.Await;
 import dev.bolo.testkit.CpuHogs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.micrometer.core.instrument.Gauge;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import okhttp3.Request;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,7 +67,7 @@ class RedisChaosTest {
       new ClusterExtension(Map.of("BOLO_LEASE", LEASE.toMillis() + "ms"));
 
   private final List<Gateway> gateways = new ArrayList<>();
-  private final ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor();
+  private Storm storm;
   private FakeProvider provider;
   private EmbeddedRedis redis;
 
@@ -86,12 +79,13 @@ class RedisChaosTest {
     for (String name : List.of("a", "b", "c")) {
       gateways.add(cluster.startWithRealTime(name));
     }
+    storm = new Storm(gateways, provider, COPIES, PATIENCE);
   }
 
   @AfterEach
   void stopPhones() {
     // The cluster closes the instances and its services after this.
-    phones.shutdownNow();
+    storm.close();
   }
 
   @Test
@@ -119,27 +113,27 @@ class RedisChaosTest {
     // Half the copies are in place when Redis goes; the other half reach the instances the moment
     // they use it again, before the owners (on a busy machine) have taken their claims back.
     // (Copies arriving while an instance still finds Redis down are run there: failing open.)
-    List<Future<Gateway.Reply>> storm = stormAtTheProvider(notes, COPIES / 2);
+    List<Future<Gateway.Reply>> replies = storm.atTheProvider(notes, COPIES / 2);
 
     redis.stop();
     // How long Redis stays away is the fault under test, not a wait for something to happen.
     Thread.sleep(RESTART_TAKES);
     redis.startAgain();
     long restartedAt = System.nanoTime();
-    Await.until(PATIENCE, "every instance uses Redis again", this::allUseRedis);
-    storm.addAll(storm(notes, COPIES / 2, COPIES));
+    Await.until(PATIENCE, "every instance uses Redis again", storm::allUseTheStore);
+    replies.addAll(storm.send(notes, COPIES / 2, COPIES));
     Await.until(
         PATIENCE,
         "the late copies wait on their instances",
-        () -> waitingCopies() == NOTES * COPIES);
+        () -> storm.waitingCopies() == NOTES * COPIES);
     provider.release();
 
-    Map<Integer, Integer> statuses = statuses(storm);
+    Map<Integer, Integer> statuses = storm.statuses(replies);
     Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
     int calls = provider.calls() - callsBefore;
     long charged = chargedMillis() - chargedBefore;
-    Await.until(PATIENCE, "every instance uses Redis again", this::allUseRedis);
-    int replayCalls = replayEverywhere(notes);
+    Await.until(PATIENCE, "every instance uses Redis again", storm::allUseTheStore);
+    int replayCalls = storm.replayEverywhere(notes);
     String figures =
         String.format(
             "Redis restarted %d ms into the storm, down %d ms: %d notes x %d copies, provider"
@@ -167,19 +161,19 @@ class RedisChaosTest {
       throws Exception {
     List<byte[]> notes = notes(200);
     long started = System.nanoTime();
-    List<Future<Gateway.Reply>> storm = stormAtTheProvider(notes);
+    List<Future<Gateway.Reply>> replies = storm.atTheProvider(notes);
 
     redis.stop();
     long stoppedAt = System.nanoTime();
     provider.release();
     // Copies on other instances wait out the owners' leases, then run the note themselves.
-    Map<Integer, Integer> statuses = statuses(storm);
+    Map<Integer, Integer> statuses = storm.statuses(replies);
     Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
     Map<Integer, Integer> readyDuringOutage = new TreeMap<>();
     long slowestReadyz = 0;
     for (Gateway gateway : gateways) {
       long before = System.nanoTime();
-      Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
+      Gateway.Reply ready = gateway.send(Storm.get(gateway, "/readyz"));
       slowestReadyz = Math.max(slowestReadyz, System.nanoTime() - before);
       readyDuringOutage.merge(ready.status(), 1, Integer::sum);
       assertThat(ready.body()).contains("degraded");
@@ -188,9 +182,9 @@ class RedisChaosTest {
     redis.startAgain();
 
     int calls = provider.calls();
-    Await.until(PATIENCE, "every instance uses Redis again", this::allUseRedis);
+    Await.until(PATIENCE, "every instance uses Redis again", storm::allUseTheStore);
     long charged = chargedMillis();
-    int replayCalls = replayEverywhere(notes);
+    int replayCalls = storm.replayEverywhere(notes);
     // WARN: the test log level, so the figures show in every build.
     log.warn(
         "chaos (Redis stopped {} ms, lease {} ms): {} notes x {} copies, provider calls {},"
@@ -222,7 +216,7 @@ class RedisChaosTest {
   void aRedisThatHangsShowsOnReadinessWithinFiveSecondsWhileReadyzKeepsAnsweringAtOnce()
       throws Exception {
     Gateway gateway = gateways.getFirst();
-    assertThat(storeReadiness(gateway)).isEqualTo("ok");
+    assertThat(Storm.storeReadiness(gateway)).isEqualTo("ok");
 
     // Redis stops answering every client without closing a connection: a hang, not an outage.
     long pausedAt;
@@ -236,7 +230,7 @@ class RedisChaosTest {
     String store;
     do {
       long before = System.nanoTime();
-      store = storeReadiness(gateway);
+      store = Storm.storeReadiness(gateway);
       slowest = Math.max(slowest, System.nanoTime() - before);
       assertThat(Duration.ofNanos(System.nanoTime() - pausedAt))
           .as("the hang shows within 5 s")
@@ -252,129 +246,12 @@ class RedisChaosTest {
     assertThat(Duration.ofNanos(slowest)).isLessThan(Duration.ofSeconds(1));
   }
 
-  private static String storeReadiness(Gateway gateway) throws IOException {
-    Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
-    assertThat(ready.status()).as(ready.body()).isEqualTo(200);
-    return JSON.readTree(ready.body()).path("components").path("store").asText();
-  }
-
   /** Distinct notes of the same length. */
   private static List<byte[]> notes(long seed) {
-    List<byte[]> notes = new ArrayList<>();
-    for (int i = 0; i < NOTES; i++) {
-      notes.add(TestAudio.wav(NOTE_MILLIS, seed + i));
-    }
-    return notes;
-  }
-
-  /**
-   * Sends every copy of every note at once, spreading each note's copies over the instances, and
-   * returns once every note is at the (held) provider and every other instance waits for it: the
-   * moment a fault should find.
-   */
-  private List<Future<Gateway.Reply>> stormAtTheProvider(List<byte[]> notes)
-      throws InterruptedException {
-    return stormAtTheProvider(notes, COPIES);
-  }
-
-  /** {@link #stormAtTheProvider(List)} with only the first {@code copies} copies of each note. */
-  private List<Future<Gateway.Reply>> stormAtTheProvider(List<byte[]> notes, int copies)
-      throws InterruptedException {
-    int before = provider.calls();
-    provider.hold();
-    List<Future<Gateway.Reply>> storm = storm(notes, 0, copies);
-    Await.until(
-        PATIENCE, "every copy waits on its instance", () -> waitingCopies() == NOTES * copies);
-    Await.until(
-        PATIENCE, "every note is at the provider", () -> provider.calls() - before == NOTES);
-    // Each note's copies reach all three instances: one runs it, two wait for it.
-    Await.until(
-        PATIENCE,
-        "the other instances wait for each note",
-        () ->
-            gauges("bolo_dedup_waiting_on_other_instances")
-                == NOTES * (Math.min(copies, gateways.size()) - 1));
-    return storm;
-  }
-
-  /**
-   * Sends copies {@code from} to {@code to} (exclusive) of every note at once, spreading each
-   * note's copies over the instances.
-   */
-  private List<Future<Gateway.Reply>> storm(List<byte[]> notes, int from, int to) {
-    List<Future<Gateway.Reply>> replies = new ArrayList<>();
-    for (int copy = from; copy < to; copy++) {
-      for (int n = 0; n < notes.size(); n++) {
-        Gateway gateway = gateways.get((n + copy) % gateways.size());
-        byte[] note = notes.get(n);
-        replies.add(phones.submit(() -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note))));
-      }
-    }
-    return replies;
-  }
-
-  private static Map<Integer, Integer> statuses(List<Future<Gateway.Reply>> replies)
-      throws Exception {
-    Map<Integer, Integer> statuses = new TreeMap<>();
-    long deadline = System.nanoTime() + PATIENCE.toNanos();
-    for (Future<Gateway.Reply> reply : replies) {
-      Gateway.Reply answer =
-          reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      statuses.merge(answer.status(), 1, Integer::sum);
-    }
-    return statuses;
-  }
-
-  /**
-   * Resends every note once to every instance after the outage; returns the provider calls they
-   * caused, after checking each was a replay.
-   */
-  private int replayEverywhere(List<byte[]> notes) throws IOException {
-    int before = provider.calls();
-    for (byte[] note : notes) {
-      for (Gateway gateway : gateways) {
-        Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        JsonNode body = JSON.readTree(reply.body());
-        assertThat(body.get("deduplicated").asBoolean()).as("replayed").isTrue();
-      }
-    }
-    return provider.calls() - before;
-  }
-
-  private int waitingCopies() {
-    return gauges("bolo_dedup_waiting_copies");
-  }
-
-  /** A gauge's sum over the instances. */
-  private int gauges(String name) {
-    double sum = 0;
-    for (Gateway gateway : gateways) {
-      Gauge gauge = gateway.app().metrics().find(name).gauge();
-      sum += gauge == null ? 0 : gauge.value();
-    }
-    return (int) sum;
-  }
-
-  private boolean allUseRedis() {
-    for (Gateway gateway : gateways) {
-      try {
-        Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
-        if (!JSON.readTree(ready.body()).path("components").path("store").asText().equals("ok")) {
-          return false;
-        }
-      } catch (IOException e) {
-        return false;
-      }
-    }
-    return true;
+    return Storm.notes(NOTES, NOTE_MILLIS, seed);
   }
 
   private long chargedMillis() {
     return cluster.chargedMillis("alpha");
-  }
-
-  private static Request get(Gateway gateway, String path) {
-    return new Request.Builder().url(gateway.url(path)).build();
   }
 }

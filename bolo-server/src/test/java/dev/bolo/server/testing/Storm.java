@@ -1,0 +1,174 @@
+package dev.bolo.server.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.testkit.Await;
+import io.micrometer.core.instrument.Gauge;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Request;
+
+/**
+ * A storm of duplicate notes over several gateway instances sharing one store, for the tests that
+ * fault the store in the middle of one: sends the copies, waits until the moment a fault should
+ * find (every note at the held provider, its other copies waiting), and counts what came back.
+ * Closing it hangs up the phones still waiting.
+ */
+public final class Storm implements AutoCloseable {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final List<Gateway> gateways;
+  private final FakeProvider provider;
+  private final int copies;
+  private final Duration patience;
+  private final ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor();
+
+  /**
+   * @param copies how many copies of each note a whole storm sends, spread over the instances
+   * @param patience the bound on anything awaited
+   */
+  public Storm(List<Gateway> gateways, FakeProvider provider, int copies, Duration patience) {
+    this.gateways = List.copyOf(gateways);
+    this.provider = provider;
+    this.copies = copies;
+    this.patience = patience;
+  }
+
+  /** Distinct notes of {@code millis} each. */
+  public static List<byte[]> notes(int count, int millis, long seed) {
+    List<byte[]> notes = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      notes.add(TestAudio.wav(millis, seed + i));
+    }
+    return notes;
+  }
+
+  /**
+   * Sends every copy of every note at once and returns once every note is at the (held) provider
+   * and every other copy waits for it.
+   */
+  public List<Future<Gateway.Reply>> atTheProvider(List<byte[]> notes) throws InterruptedException {
+    return atTheProvider(notes, copies);
+  }
+
+  /** {@link #atTheProvider(List)} with only the first {@code sent} copies of each note. */
+  public List<Future<Gateway.Reply>> atTheProvider(List<byte[]> notes, int sent)
+      throws InterruptedException {
+    int before = provider.calls();
+    provider.hold();
+    List<Future<Gateway.Reply>> storm = send(notes, 0, sent);
+    int notesCount = notes.size();
+    Await.until(
+        patience, "every copy waits on its instance", () -> waitingCopies() == notesCount * sent);
+    Await.until(
+        patience, "every note is at the provider", () -> provider.calls() - before == notesCount);
+    // Each note's copies reach min(sent, instances) instances: one runs it, the others wait.
+    int waitingElsewhere = notesCount * (Math.min(sent, gateways.size()) - 1);
+    Await.until(
+        patience,
+        "the other instances wait for each note",
+        () -> gauges("bolo_dedup_waiting_on_other_instances") == waitingElsewhere);
+    return storm;
+  }
+
+  /**
+   * Sends copies {@code from} to {@code to} (exclusive) of every note at once, copy {@code c} of
+   * note {@code n} to instance {@code (n + c) % instances}.
+   */
+  public List<Future<Gateway.Reply>> send(List<byte[]> notes, int from, int to) {
+    List<Future<Gateway.Reply>> replies = new ArrayList<>();
+    for (int copy = from; copy < to; copy++) {
+      for (int n = 0; n < notes.size(); n++) {
+        Gateway gateway = gateways.get((n + copy) % gateways.size());
+        byte[] note = notes.get(n);
+        replies.add(phones.submit(() -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note))));
+      }
+    }
+    return replies;
+  }
+
+  /** The answers' statuses, counted. */
+  public Map<Integer, Integer> statuses(List<Future<Gateway.Reply>> replies) throws Exception {
+    Map<Integer, Integer> statuses = new TreeMap<>();
+    long deadline = System.nanoTime() + patience.toNanos();
+    for (Future<Gateway.Reply> reply : replies) {
+      Gateway.Reply answer =
+          reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      statuses.merge(answer.status(), 1, Integer::sum);
+    }
+    return statuses;
+  }
+
+  /**
+   * Resends every note once to every instance; returns the provider calls they caused, after
+   * checking each was a replay.
+   */
+  public int replayEverywhere(List<byte[]> notes) throws IOException {
+    int before = provider.calls();
+    for (byte[] note : notes) {
+      for (Gateway gateway : gateways) {
+        Gateway.Reply reply = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        JsonNode body = JSON.readTree(reply.body());
+        assertThat(body.get("deduplicated").asBoolean()).as("replayed").isTrue();
+      }
+    }
+    return provider.calls() - before;
+  }
+
+  /** How many copies wait for an outcome, over the instances. */
+  public int waitingCopies() {
+    return gauges("bolo_dedup_waiting_copies");
+  }
+
+  /** A gauge's sum over the instances. */
+  public int gauges(String name) {
+    double sum = 0;
+    for (Gateway gateway : gateways) {
+      Gauge gauge = gateway.app().metrics().find(name).gauge();
+      sum += gauge == null ? 0 : gauge.value();
+    }
+    return (int) sum;
+  }
+
+  /** Whether every instance reports its store ready (not degraded) on {@code /readyz}. */
+  public boolean allUseTheStore() {
+    for (Gateway gateway : gateways) {
+      try {
+        if (!storeReadiness(gateway).equals("ok")) {
+          return false;
+        }
+      } catch (IOException e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The store component of {@code /readyz} on one instance. */
+  public static String storeReadiness(Gateway gateway) throws IOException {
+    Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
+    assertThat(ready.status()).as(ready.body()).isEqualTo(200);
+    return JSON.readTree(ready.body()).path("components").path("store").asText();
+  }
+
+  public static Request get(Gateway gateway, String path) {
+    return new Request.Builder().url(gateway.url(path)).build();
+  }
+
+  @Override
+  public void close() {
+    phones.shutdownNow();
+  }
+}
