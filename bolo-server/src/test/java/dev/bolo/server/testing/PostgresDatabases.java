@@ -54,8 +54,16 @@ public final class PostgresDatabases {
 
   /** Creates a new, empty database and answers its name. */
   public static String create(String prefix) throws SQLException {
+    return create(Server.POSTGRES, prefix);
+  }
+
+  /**
+   * Creates a new, empty database on {@code server} (one a test started with settings of its own)
+   * and answers its name.
+   */
+  public static String create(EmbeddedPostgres server, String prefix) throws SQLException {
     String name = prefix + "_" + DATABASES.incrementAndGet();
-    try (Connection c = Server.POSTGRES.getPostgresDatabase().getConnection();
+    try (Connection c = server.getPostgresDatabase().getConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name);
     }
