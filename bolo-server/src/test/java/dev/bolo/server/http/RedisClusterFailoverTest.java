@@ -1,19 +1,14 @@
 package dev.bolo.server.http;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.bolo.server.dedup.EmbeddedRedisCluster;
 import dev.bolo.server.testing.ClusterExtension;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.Storm;
-import dev.bolo.testkit.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Future;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,59 +65,22 @@ class RedisClusterFailoverTest {
   @Test
   void stormsThroughOneSeedNodeCostOneCallPerNoteThroughAGracefulAndAKilledFailOver()
       throws Exception {
-    String quiet = aStormWith(Storm.notes(NOTES, NOTE_MILLIS, 100), "no fault", c -> {});
+    String quiet = aStormWith(Storm.notes(NOTES, NOTE_MILLIS, 100), "no fault", () -> {});
     String graceful =
         aStormWith(
             Storm.notes(NOTES, NOTE_MILLIS, 200),
             "CLUSTER FAILOVER of master 0",
-            c -> c.failOverGracefully(0));
+            () -> redis.failOverGracefully(0));
     String killed =
-        aStormWith(Storm.notes(NOTES, NOTE_MILLIS, 300), "master 1 killed", c -> c.killMaster(1));
+        aStormWith(
+            Storm.notes(NOTES, NOTE_MILLIS, 300), "master 1 killed", () -> redis.killMaster(1));
     // WARN: the test log level, so the figures show in every build.
     log.warn("redis cluster, one seed node:\n{}\n{}\n{}", quiet, graceful, killed);
   }
 
-  /**
-   * One storm with {@code fault} done to the cluster once every note is at the provider and its
-   * other copies wait for it: checks one call and one charge per note, and that every result can be
-   * replayed everywhere afterwards; returns its figures.
-   */
-  private String aStormWith(List<byte[]> notes, String what, Consumer<EmbeddedRedisCluster> fault)
-      throws Exception {
-    int callsBefore = provider.calls();
-    long chargedBefore = cluster.chargedMillis("alpha");
-    long started = System.nanoTime();
-    List<Future<Gateway.Reply>> replies = storm.atTheProvider(notes);
-    long faultAt = System.nanoTime();
-    fault.accept(redis);
-    Duration faultTook = Duration.ofNanos(System.nanoTime() - faultAt);
-    provider.release();
-
-    Map<Integer, Integer> statuses = storm.statuses(replies);
-    Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
-    int calls = provider.calls() - callsBefore;
-    Await.until(PATIENCE, "every instance uses Redis again", storm::allUseTheStore);
-    long charged = cluster.chargedMillis("alpha") - chargedBefore;
-    int replayCalls = storm.replayEverywhere(notes);
-    String figures =
-        String.format(
-            "%s (took %d ms): %d notes x %d copies, provider calls %d, charged %d ms, answers %s,"
-                + " storm took %d ms, resending every note to every instance cost %d more calls",
-            what,
-            faultTook.toMillis(),
-            NOTES,
-            COPIES,
-            calls,
-            charged,
-            statuses,
-            stormTook.toMillis(),
-            replayCalls);
-
-    assertThat(statuses).as(figures).isEqualTo(Map.of(200, NOTES * COPIES));
-    // Every claim was made seconds before the fault, so the replica holds it: no note runs twice.
-    assertThat(calls).as("provider calls: " + figures).isEqualTo(NOTES);
-    assertThat(charged).as("one charge per note: " + figures).isEqualTo((long) NOTES * NOTE_MILLIS);
-    assertThat(replayCalls).as("calls made by resends: " + figures).isZero();
-    return figures;
+  private String aStormWith(List<byte[]> notes, String what, Storm.Fault fault) throws Exception {
+    // Every claim was made a second or more before the fault, so the replica holds it.
+    return storm.oneCallPerNoteThrough(
+        notes, NOTE_MILLIS, what, fault, () -> cluster.chargedMillis("alpha"));
   }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import okhttp3.Request;
 
 /**
@@ -96,6 +97,56 @@ public final class Storm implements AutoCloseable {
       }
     }
     return replies;
+  }
+
+  /** A fault done to the store under a storm. */
+  public interface Fault {
+    void run() throws Exception;
+  }
+
+  /**
+   * One storm with {@code fault} done to the store once every note is at the provider and its other
+   * copies wait for it: checks one call and one charge per note ({@code chargedMillis} reads the
+   * ledger's total for the device, each note {@code noteMillis} long), every copy answered 200, and
+   * every result replayable everywhere afterwards; returns its figures.
+   */
+  public String oneCallPerNoteThrough(
+      List<byte[]> notes, long noteMillis, String what, Fault fault, LongSupplier chargedMillis)
+      throws Exception {
+    int callsBefore = provider.calls();
+    long chargedBefore = chargedMillis.getAsLong();
+    long started = System.nanoTime();
+    List<Future<Gateway.Reply>> replies = atTheProvider(notes);
+    long faultAt = System.nanoTime();
+    fault.run();
+    Duration faultTook = Duration.ofNanos(System.nanoTime() - faultAt);
+    provider.release();
+
+    Map<Integer, Integer> statuses = statuses(replies);
+    Duration stormTook = Duration.ofNanos(System.nanoTime() - started);
+    int calls = provider.calls() - callsBefore;
+    Await.until(patience, "every instance uses the store again", this::allUseTheStore);
+    long charged = chargedMillis.getAsLong() - chargedBefore;
+    int replayCalls = replayEverywhere(notes);
+    String figures =
+        String.format(
+            "%s (took %d ms): %d notes x %d copies, provider calls %d, charged %d ms, answers %s,"
+                + " storm took %d ms, resending every note to every instance cost %d more calls",
+            what,
+            faultTook.toMillis(),
+            notes.size(),
+            copies,
+            calls,
+            charged,
+            statuses,
+            stormTook.toMillis(),
+            replayCalls);
+
+    assertThat(statuses).as(figures).isEqualTo(Map.of(200, notes.size() * copies));
+    assertThat(calls).as("provider calls: " + figures).isEqualTo(notes.size());
+    assertThat(charged).as("one charge per note: " + figures).isEqualTo(notes.size() * noteMillis);
+    assertThat(replayCalls).as("calls made by resends: " + figures).isZero();
+    return figures;
   }
 
   /** The answers' statuses, counted. */
