@@ -313,10 +313,7 @@ public final class AppBuilder {
     ServerConfig.Store store = config.store();
     return switch (store.kind()) {
       case REDIS ->
-          DedupStore.redis(
-              Objects.requireNonNull(store.redisUrl()),
-              store.idempotencyTtl(),
-              store.dedupMaxBytes());
+          DedupStore.redis(store.redisEndpoint(), store.idempotencyTtl(), store.dedupMaxBytes());
       case MEMORY -> DedupStore.inMemory(ticker, store.idempotencyTtl(), store.dedupMaxBytes());
     };
   }
@@ -325,8 +322,7 @@ public final class AppBuilder {
     int perMinute = config.ledger().requestsPerMinute();
     ServerConfig.Store store = config.store();
     return switch (store.kind()) {
-      case REDIS ->
-          RateLimiter.shared(Objects.requireNonNull(store.redisUrl()), perMinute, clock, ticker);
+      case REDIS -> RateLimiter.shared(store.redisEndpoint(), perMinute, clock, ticker);
       case MEMORY -> RateLimiter.perMinute(perMinute, ticker);
     };
   }

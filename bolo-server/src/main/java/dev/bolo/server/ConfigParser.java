@@ -17,7 +17,6 @@ import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.LedgerConfig;
-import dev.bolo.server.redis.RedisEndpoint;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.UploadReader;
@@ -251,19 +250,10 @@ final class ConfigParser {
 
   private static Store store(VariableValues env) {
     StoreKind kind = env.choice(BOLO_STORE, StoreKind.class);
-    String redisUrl = env.optional(BOLO_REDIS_URL);
-    if (redisUrl != null) {
-      try {
-        RedisEndpoint.parse(redisUrl);
-      } catch (IllegalArgumentException e) {
-        // The URL is not echoed: it may carry a password.
-        throw new ConfigException(
-            "BOLO_REDIS_URL must be redis://host:port or a comma-separated list of them");
-      }
-    }
     return new Store(
         kind,
-        redisUrl,
+        env.redisUrl(BOLO_REDIS_URL),
+        env.readableFile(BOLO_REDIS_CA_CERT),
         env.duration(BOLO_IDEMPOTENCY_TTL),
         env.whole(BOLO_DEDUP_MAX_BYTES),
         env.duration(BOLO_LEASE));

@@ -51,6 +51,10 @@ public enum ConfigTable {
       "`redis://host:port`, or Redis Cluster seed nodes, comma-separated (one node of a cluster "
           + "is enough: the gateway asks it and finds the others)",
       "—"),
+  REDIS_CA_CERT(
+      "path of a PEM file of the CA certificates that a `rediss://` server's certificate must "
+          + "chain to (a private CA; one or several in the file)",
+      "the JVM's trusted CAs"),
   LEASE("how long a claim on work lives unless renewed (renewed every third of it)", "`15s`"),
   DATABASE_URL(
       "JDBC URL of the device and usage ledger (`jdbc:postgresql://…`; through PgBouncer too, "

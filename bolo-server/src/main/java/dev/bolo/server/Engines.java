@@ -52,12 +52,12 @@ final class Engines {
    * own.
    */
   private static CallsPerMinute perMinute(ServerConfig config, String engine, int max) {
-    String redisUrl = config.store().redisUrl();
-    if (config.store().kind() != ServerConfig.StoreKind.REDIS || redisUrl == null) {
+    if (config.store().kind() != ServerConfig.StoreKind.REDIS) {
       return CallsPerMinute.local(engine, max);
     }
     RateLimiter shared =
-        RateLimiter.sharedIn("engine", redisUrl, max, Clock.systemUTC(), System::nanoTime);
+        RateLimiter.sharedIn(
+            "engine", config.store().redisEndpoint(), max, Clock.systemUTC(), System::nanoTime);
     Device bucket = new Device(engine);
     return new CallsPerMinute() {
       @Override

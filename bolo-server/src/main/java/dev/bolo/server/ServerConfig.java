@@ -5,6 +5,7 @@ import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.redis.RedisEndpoint;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.upload.UploadReader;
 import java.nio.file.Path;
@@ -220,6 +221,8 @@ public record ServerConfig(
   /**
    * @param kind memory or Redis
    * @param redisUrl required for Redis
+   * @param redisCaFile the CAs a {@code rediss://} server's certificate must chain to; null for the
+   *     JVM's
    * @param idempotencyTtl how long a finished transcript is replayed
    * @param dedupMaxBytes bound on the heap held by replayable transcripts
    * @param lease how long a claim on work lives unless renewed
@@ -227,6 +230,7 @@ public record ServerConfig(
   public record Store(
       StoreKind kind,
       @Nullable String redisUrl,
+      @Nullable Path redisCaFile,
       Duration idempotencyTtl,
       long dedupMaxBytes,
       Duration lease) {
@@ -240,6 +244,18 @@ public record ServerConfig(
         throw new IllegalArgumentException("dedupMaxBytes must be >= 1: " + dedupMaxBytes);
       }
       requirePositive("lease", lease);
+    }
+
+    /**
+     * Where Redis is, trusting {@link #redisCaFile()} over TLS.
+     *
+     * @throws IllegalStateException if the store is not Redis
+     */
+    public RedisEndpoint redisEndpoint() {
+      if (redisUrl == null) {
+        throw new IllegalStateException("the store is not Redis");
+      }
+      return RedisEndpoint.parse(redisUrl).trusting(redisCaFile);
     }
 
     /** Leaves the Redis URL out: it may carry a password. */

@@ -118,6 +118,11 @@ public enum Variable {
       null,
       "redis://host:port, or cluster seed nodes comma-separated",
       ConfigTable.REDIS_URL),
+  BOLO_REDIS_CA_CERT(
+      TEXT,
+      null,
+      "path of a PEM file of the CAs a rediss:// server's certificate must chain to",
+      ConfigTable.REDIS_CA_CERT),
   BOLO_LEASE(
       new Span(Duration.ofMillis(30), FOREVER, "must be at least 30ms"),
       "15s",

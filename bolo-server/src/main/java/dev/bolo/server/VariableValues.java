@@ -1,5 +1,9 @@
 package dev.bolo.server;
 
+import dev.bolo.server.ServerConfig.ConfigException;
+import dev.bolo.server.redis.RedisEndpoint;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +49,40 @@ final class VariableValues {
     return value == null
         ? null
         : parser(variable, VariableParser.Secret.class).parse(variable.name(), value);
+  }
+
+  /**
+   * A file that must exist and be readable when set (a CA bundle, say); null when unset.
+   *
+   * @throws ConfigException naming the variable and the file otherwise
+   */
+  @Nullable Path readableFile(Variable variable) {
+    String value = optional(variable);
+    if (value == null) {
+      return null;
+    }
+    Path file = Path.of(value);
+    if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+      throw new ConfigException(variable.name() + ": cannot read the file " + file);
+    }
+    return file;
+  }
+
+  /**
+   * A Redis URL (a server, a cluster's seed nodes comma-separated, a sentinel), checked when set;
+   * null when unset. A malformed one is refused without echoing it: it may carry a password.
+   */
+  @Nullable String redisUrl(Variable variable) {
+    String value = optional(variable);
+    if (value != null) {
+      try {
+        RedisEndpoint.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(
+            variable.name() + " must be redis://host:port or a comma-separated list of them");
+      }
+    }
+    return value;
   }
 
   String url(Variable variable) {

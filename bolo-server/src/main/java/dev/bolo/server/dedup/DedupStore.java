@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.health.Readiness;
+import dev.bolo.server.redis.RedisEndpoint;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
@@ -34,15 +35,13 @@ public interface DedupStore extends AutoCloseable {
    * reports itself degraded, keeps the results it could not write and writes them once Redis
    * answers again, and returns to Redis by itself.
    *
-   * @param url {@code redis://host:port}, or a comma-separated list of Redis Cluster seed nodes
+   * @param endpoint where Redis is (a server, a cluster's seed nodes, a sentinel)
    * @param ttl how long a finished transcript is replayed
    * @param localMaxBytes bound on the heap held by the local fallback's finished transcripts
-   * @throws IllegalArgumentException if {@code url} is malformed (an unreachable Redis is not an
-   *     error)
    */
-  static DedupStore redis(String url, Duration ttl, long localMaxBytes) {
+  static DedupStore redis(RedisEndpoint endpoint, Duration ttl, long localMaxBytes) {
     return FailOpenDedupStore.overRedis(
-        RedisDedupStore.Options.of(url, ttl), localMaxBytes, FailOpenDedupStore.PROBE_EVERY);
+        RedisDedupStore.Options.of(endpoint, ttl), localMaxBytes, FailOpenDedupStore.PROBE_EVERY);
   }
 
   /**

@@ -78,9 +78,9 @@ final class RedisDedupStore implements DedupStore {
      * milliseconds), a 500 ms poll (the backstop for a lost message or an expired lease; the
      * coordinator looks again every second anyway).
      */
-    static Options of(String url, Duration ttl) {
+    static Options of(RedisEndpoint endpoint, Duration ttl) {
       return new Options(
-          RedisEndpoint.parse(url),
+          endpoint,
           ttl,
           Duration.ofSeconds(1),
           Duration.ofMillis(500),

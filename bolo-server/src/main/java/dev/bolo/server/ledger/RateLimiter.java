@@ -1,5 +1,6 @@
 package dev.bolo.server.ledger;
 
+import dev.bolo.server.redis.RedisEndpoint;
 import java.time.Clock;
 import java.util.function.LongSupplier;
 
@@ -41,21 +42,19 @@ public interface RateLimiter extends AutoCloseable {
    * request); while Redis is unreachable each instance counts on its own, as {@link #perMinute}
    * does, and it returns to Redis by itself.
    *
-   * @param redisUrl {@code redis://host:port}, or a comma-separated list of cluster seed nodes
+   * @param redis where Redis is
    * @param requestsPerMinute the limit; 0 = {@link #unlimited()}
    * @param clock wall time, the bucket's refill clock shared by every instance
    * @param ticker elapsed nanoseconds, for the fallback and for retrying Redis
-   * @throws IllegalArgumentException if {@code redisUrl} is malformed (an unreachable Redis is not
-   *     an error)
    */
   static RateLimiter shared(
-      String redisUrl, int requestsPerMinute, Clock clock, LongSupplier ticker) {
+      RedisEndpoint redis, int requestsPerMinute, Clock clock, LongSupplier ticker) {
     if (requestsPerMinute < 0) {
       throw new IllegalArgumentException("requestsPerMinute must be >= 0: " + requestsPerMinute);
     }
     return requestsPerMinute == 0
         ? unlimited()
-        : new RedisRateLimiter(redisUrl, requestsPerMinute, clock, ticker);
+        : new RedisRateLimiter(redis, requestsPerMinute, clock, ticker);
   }
 
   /**
@@ -64,11 +63,11 @@ public interface RateLimiter extends AutoCloseable {
    * {@code bolo:rate:<namespace>:}, apart from every device's (a device's name holds no colon).
    */
   static RateLimiter sharedIn(
-      String namespace, String redisUrl, int perMinute, Clock clock, LongSupplier ticker) {
+      String namespace, RedisEndpoint redis, int perMinute, Clock clock, LongSupplier ticker) {
     if (perMinute < 1 || !namespace.matches("[a-z]+")) {
       throw new IllegalArgumentException("a namespace of letters and a limit >= 1: " + namespace);
     }
-    return new RedisRateLimiter(redisUrl, "bolo:rate:" + namespace + ":", perMinute, clock, ticker);
+    return new RedisRateLimiter(redis, "bolo:rate:" + namespace + ":", perMinute, clock, ticker);
   }
 
   /** Releases connections, if any. */

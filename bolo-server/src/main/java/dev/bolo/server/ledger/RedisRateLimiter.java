@@ -82,20 +82,24 @@ final class RedisRateLimiter implements RateLimiter {
   private volatile long localUntil;
   private volatile boolean counting = true;
 
-  RedisRateLimiter(String redisUrl, int requestsPerMinute, Clock clock, LongSupplier ticker) {
-    this(redisUrl, "bolo:rate:", requestsPerMinute, clock, ticker);
+  RedisRateLimiter(RedisEndpoint redis, int requestsPerMinute, Clock clock, LongSupplier ticker) {
+    this(redis, "bolo:rate:", requestsPerMinute, clock, ticker);
   }
 
   /**
    * @param keyPrefix what each bucket's Redis key starts with, the bucket's name following
    */
   RedisRateLimiter(
-      String redisUrl, String keyPrefix, int requestsPerMinute, Clock clock, LongSupplier ticker) {
+      RedisEndpoint redis,
+      String keyPrefix,
+      int requestsPerMinute,
+      Clock clock,
+      LongSupplier ticker) {
     this.keyPrefix = keyPrefix;
     if (requestsPerMinute < 1) {
       throw new IllegalArgumentException("requestsPerMinute must be >= 1: " + requestsPerMinute);
     }
-    this.endpoint = RedisEndpoint.parse(redisUrl);
+    this.endpoint = Objects.requireNonNull(redis, "redis");
     this.capacity = requestsPerMinute;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.ticker = Objects.requireNonNull(ticker, "ticker");

@@ -8,6 +8,7 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -20,6 +21,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where Redis is: one standalone server ({@code redis://host:port}) or the seed nodes of a Redis
@@ -36,15 +39,19 @@ import java.util.stream.Collectors;
  * @param nodes the server, or the cluster's seed nodes
  * @param cluster true for a Redis Cluster
  */
-public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
+public record RedisEndpoint(List<RedisURI> nodes, boolean cluster, @Nullable Path trustedCa) {
 
   /**
    * Upper bound of Lettuce's reconnect back-off. Its default grows to 30 s, which would keep the
    * store on its local fallback for up to 30 s after Redis is back. Each instance must see Redis
    * back within a fifth of a second, as its fail-open store's probe does: copies waiting for
-   * another instance's claim give its owner only a second to take it back once Redis answers again.
+   * another instance's claim trust it only for a lease after Redis lost sight of it.
    */
   private static final Duration MAX_RECONNECT_DELAY = Duration.ofMillis(200);
+
+  public RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
+    this(nodes, cluster, null);
+  }
 
   public RedisEndpoint {
     nodes = List.copyOf(nodes);
@@ -72,6 +79,15 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
       }
     }
     return new RedisEndpoint(nodes, nodes.size() > 1);
+  }
+
+  /**
+   * This endpoint with {@code caFile} (PEM, one or several CA certificates) as what a {@code
+   * rediss://} server's certificate must chain to, instead of the JVM's trusted CAs; null keeps
+   * those.
+   */
+  public RedisEndpoint trusting(@Nullable Path caFile) {
+    return new RedisEndpoint(nodes, cluster, caFile);
   }
 
   /** Host and port of each node, for logs (never the password). */
@@ -136,6 +152,8 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
     RedisURI uri = nodes.getFirst();
     uri.setTimeout(timeout);
     RedisClient probe = RedisClient.create(resources);
+    // The same TLS trust as the store's own connections: a private CA's server is asked too.
+    probe.setOptions(timingOut(ClientOptions.builder(), timeout).build());
     try (StatefulRedisConnection<String, String> connection = probe.connect(uri)) {
       return connection.sync().info("cluster").contains("cluster_enabled:1");
     } finally {
@@ -219,10 +237,14 @@ public record RedisEndpoint(List<RedisURI> nodes, boolean cluster) {
   /**
    * Either client's options with its connecting and every command timing out after {@code timeout}.
    */
-  private static <B extends ClientOptions.Builder> B timingOut(B builder, Duration timeout) {
+  private <B extends ClientOptions.Builder> B timingOut(B builder, Duration timeout) {
     builder
         .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
         .timeoutOptions(TimeoutOptions.enabled(timeout));
+    if (trustedCa != null) {
+      builder.sslOptions(
+          SslOptions.builder().jdkSslProvider().trustManager(trustedCa.toFile()).build());
+    }
     return builder;
   }
 

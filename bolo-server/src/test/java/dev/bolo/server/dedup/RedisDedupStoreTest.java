@@ -42,8 +42,12 @@ class RedisDedupStoreTest extends RedisStoreContract {
   }
 
   static RedisDedupStore.Options options(String url, Duration ttl) {
+    return options(RedisEndpoint.parse(url), ttl);
+  }
+
+  static RedisDedupStore.Options options(RedisEndpoint endpoint, Duration ttl) {
     return new RedisDedupStore.Options(
-        RedisEndpoint.parse(url),
+        endpoint,
         ttl,
         Duration.ofSeconds(2),
         Duration.ofMillis(100),

@@ -1,5 +1,6 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.server.redis.RedisEndpoint;
 import java.time.Duration;
 
 /**
@@ -12,9 +13,14 @@ abstract class RedisStoreContract extends DedupStoreContract {
   /** {@code BOLO_REDIS_URL} of the Redis under test. */
   abstract String redisUrl();
 
+  /** Where the store connects: {@link #redisUrl()}, and for TLS the CAs it trusts. */
+  RedisEndpoint endpoint() {
+    return RedisEndpoint.parse(redisUrl());
+  }
+
   @Override
   protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(RedisDedupStoreTest.options(redisUrl(), ttl), () -> {});
+    return RedisDedupStore.connect(RedisDedupStoreTest.options(endpoint(), ttl), () -> {});
   }
 
   @Override

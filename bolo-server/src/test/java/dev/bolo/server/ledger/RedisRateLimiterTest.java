@@ -3,6 +3,7 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.dedup.EmbeddedRedis;
+import dev.bolo.server.redis.RedisEndpoint;
 import dev.bolo.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,7 +41,8 @@ class RedisRateLimiterTest extends RateLimiterContract {
 
   @Override
   protected RateLimiter newLimiter(int perMinute) {
-    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, ticker);
+    RateLimiter limiter =
+        RateLimiter.shared(RedisEndpoint.parse(redis.url()), perMinute, clock, ticker);
     made.add(limiter);
     return limiter;
   }

@@ -3,6 +3,7 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.dedup.EmbeddedRedis;
+import dev.bolo.server.redis.RedisEndpoint;
 import dev.bolo.testkit.Await;
 import dev.bolo.testkit.FakeTicker;
 import dev.bolo.testkit.MutableClock;
@@ -34,7 +35,8 @@ class SharedRateLimiterTest {
   }
 
   private RateLimiter instance(int perMinute) {
-    RateLimiter limiter = RateLimiter.shared(redis.url(), perMinute, clock, ticker);
+    RateLimiter limiter =
+        RateLimiter.shared(RedisEndpoint.parse(redis.url()), perMinute, clock, ticker);
     instances.add(limiter);
     return limiter;
   }
