@@ -178,7 +178,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** The demo prints its own story; the server's per-request log lines would drown it. */
-  private static void quietLogs() {
+  static void quietLogs() {
     if (LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)
         instanceof ch.qos.logback.classic.Logger root) {
       root.setLevel(Level.WARN);

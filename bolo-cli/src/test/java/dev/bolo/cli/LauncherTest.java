@@ -16,11 +16,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code ./bolo} launcher's default heap: the real script, copied byte for byte with the file
- * it sources into a checkout that looks built, runs a stand-in {@code JAVA_HOME} whose {@code
- * bin/java} writes down the arguments it was given.
+ * The {@code ./bolo} launcher's JVM options (the default heap, the start-up cache): the real
+ * script, copied byte for byte with the file it sources into a checkout that looks built, runs a
+ * stand-in {@code JAVA_HOME} whose {@code bin/java} writes down the arguments it was given, and
+ * plays the AOT training run (writes the cache, or fails when told to).
  */
-class LauncherHeapTest {
+class LauncherTest {
 
   /** Tests run in bolo-cli; the launcher is at the top of the checkout. */
   private static final Path CHECKOUT =
@@ -29,6 +30,7 @@ class LauncherHeapTest {
   @TempDir Path root;
   private Path javaHome = Path.of("unset");
   private Path recorded = Path.of("unset");
+  private Path training = Path.of("unset");
 
   @BeforeEach
   void aBuiltCheckoutAndARecordingJava() throws IOException {
@@ -42,6 +44,7 @@ class LauncherHeapTest {
     javaHome = root.resolve("jdk");
     Files.createDirectories(javaHome.resolve("bin"));
     recorded = root.resolve("java-args");
+    training = root.resolve("java-args.training");
     executable(javaHome.resolve("bin/javac"), "#!/bin/sh\nexit 0\n");
     executable(
         javaHome.resolve("bin/java"),
@@ -50,6 +53,13 @@ class LauncherHeapTest {
         # Answers the launcher's question about the Java version, records any other run.
         case "$*" in
           *-XshowSettings:properties*) echo '    java.specification.version = 25' >&2; exit 0 ;;
+          *-XX:AOTCacheOutput=*)
+            printf '%s\n' "$@" >> "$RECORDED_ARGS.training"
+            [ -n "${FAIL_TRAINING:-}" ] && exit 1
+            for arg in "$@"; do
+              case "$arg" in -XX:AOTCacheOutput=*) echo cache > "${arg#-XX:AOTCacheOutput=}" ;; esac
+            done
+            exit 0 ;;
         esac
         printf '%s\\n' "$@" > "$RECORDED_ARGS"
         """);
@@ -136,6 +146,45 @@ class LauncherHeapTest {
         .containsExactly("dev.bolo.cli.Main", "serve", "--help");
   }
 
+  @Test
+  void theStartUpCacheIsTrainedOnceAfterABuildAndUsedByEveryRun() throws Exception {
+    Path cache = root.resolve("bolo-cli/target/bolo.aot");
+    assertThat(launch(Map.of())).contains("-XX:AOTCache=" + cache);
+    assertThat(training()).contains("dev.bolo.cli.AotTraining", "-XX:AOTCacheOutput=" + cache);
+
+    Files.delete(training);
+    assertThat(launch(Map.of("BOLO_ENGINE", "openai"))).contains("-XX:AOTCache=" + cache);
+    assertThat(training).as("no second training for the same jar").doesNotExist();
+  }
+
+  @Test
+  void aNewJarIsTrainedAgain() throws Exception {
+    launch(Map.of());
+    Files.delete(training);
+    Path jar = root.resolve("bolo-cli/target/bolo-cli.jar");
+    Files.setLastModifiedTime(
+        jar, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+
+    launch(Map.of());
+
+    assertThat(training()).contains("dev.bolo.cli.AotTraining");
+  }
+
+  @Test
+  void aFailedTrainingStartsWithoutTheCacheAndIsNotRetriedForTheSameJar() throws Exception {
+    assertThat(launch(Map.of("FAIL_TRAINING", "1"))).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+    Files.delete(training);
+
+    assertThat(launch(Map.of("FAIL_TRAINING", "1"))).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+    assertThat(training).doesNotExist();
+  }
+
+  /** The arguments of the training runs so far. */
+  private List<String> training() throws IOException {
+    assertThat(training).as("a training run").exists();
+    return Files.readAllLines(training);
+  }
+
   /** Runs {@code ./bolo args} with only {@code env} (and what a shell needs) set. */
   private List<String> launch(Map<String, String> env, String... args) throws Exception {
     Files.deleteIfExists(recorded);
@@ -147,6 +196,7 @@ class LauncherHeapTest {
     builder.environment().put("PATH", "/usr/bin:/bin");
     builder.environment().put("JAVA_HOME", javaHome.toString());
     builder.environment().put("RECORDED_ARGS", recorded.toString());
+    builder.environment().computeIfAbsent("FAIL_TRAINING", k -> "");
     builder.redirectErrorStream(true);
     Process launcher = builder.start();
     String output = new String(launcher.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
