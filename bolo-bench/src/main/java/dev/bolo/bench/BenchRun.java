@@ -111,7 +111,13 @@ final class BenchRun {
     env.put("BOLO_DEVICE_TOKENS", deviceTokens);
     extra.forEach(env::putIfAbsent);
     env.put(
-        "BOLO_JAVA_OPTS", "-Xmx" + heap + " " + System.getenv().getOrDefault("BOLO_JAVA_OPTS", ""));
+        "BOLO_JAVA_OPTS",
+        "-Xmx"
+            + heap
+            + " "
+            + extra.getOrDefault("BOLO_JAVA_OPTS", "")
+            + " "
+            + System.getenv().getOrDefault("BOLO_JAVA_OPTS", ""));
     return start(
         work.resolve("gateway.log"), env, List.of(root.resolve("bolo").toString(), "serve"));
   }

@@ -78,7 +78,7 @@ final class LoadReport {
     return perRequest.isEmpty() ? "–" : String.format(Locale.ROOT, "%.2f", median(perRequest));
   }
 
-  private static double median(List<Double> values) {
+  static double median(List<Double> values) {
     List<Double> sorted = values.stream().sorted(Comparator.naturalOrder()).toList();
     int n = sorted.size();
     return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;

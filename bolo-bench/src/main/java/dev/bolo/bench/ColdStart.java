@@ -1,0 +1,155 @@
+package dev.bolo.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A gateway's first seconds, with and without the start-up cache that {@code ./bolo} makes: each
+ * run starts a fresh {@code ./bolo serve} on the provider stand-in, times it until {@code /readyz}
+ * says ready, loads it at once for {@code --seconds} (the cold window), then for {@code --warmup}
+ * unmeasured seconds, then for {@code --seconds} again (warm); every process is separate and the
+ * load comes from Debian's {@code wrk}. The two variants alternate run by run, so both meet the
+ * machine alike; the table reports medians and the median of the per-run cold/warm ratios, with the
+ * gateway's CPU per request. A run with the cache checks in the JVM's own log that the cache was
+ * used.
+ *
+ * <p>Usage: {@code bolo-bench/run ColdStart [--rounds 3] [--seconds 8] [--warmup 45] [--connections
+ * 50] [--note-kb 200] [--heap 256m]} ({@link GatewayLoadOptions}; {@code --rounds} is the number of
+ * runs of each variant).
+ */
+public final class ColdStart {
+
+  private ColdStart() {}
+
+  private record Run(
+      String variant, long readyMillis, LoadResult cold, LoadResult warm, boolean cacheUsed) {}
+
+  public static void main(String[] args) throws Exception {
+    GatewayLoadOptions options = GatewayLoadOptions.parse(args);
+    try (HarnessRun harness = HarnessRun.start("bolo-cold")) {
+      Path work = harness.work();
+      LoadGenerator load = LoadGenerator.prepare(work, options);
+      int providerPort = BenchRun.freePort();
+      harness.add(BenchRun.startStandIn(work, providerPort, options.delayMillis()));
+      BenchRun.awaitPort(providerPort);
+      List<Run> runs = new ArrayList<>();
+      for (int round = 1; round <= options.rounds(); round++) {
+        List<String> order =
+            round % 2 == 1 ? List.of("cache", "no cache") : List.of("no cache", "cache");
+        for (String variant : order) {
+          Run run = once(harness, load, options, providerPort, variant, round);
+          System.out.printf(
+              "run %d %-8s ready after %d ms; first %d s: %s; warm: %s%s%n",
+              round,
+              variant,
+              run.readyMillis(),
+              options.seconds(),
+              run.cold(),
+              run.warm(),
+              run.cacheUsed() ? "" : " (cache NOT used)");
+          runs.add(run);
+        }
+      }
+      StringBuilder report = new StringBuilder();
+      LoadReport.header(report, harness.root(), options);
+      table(report, runs, options);
+      System.out.print(report);
+      BenchRun.writeResults(harness.root(), "cold-start", report);
+    }
+  }
+
+  private static Run once(
+      HarnessRun harness,
+      LoadGenerator load,
+      GatewayLoadOptions options,
+      int providerPort,
+      String variant,
+      int round)
+      throws Exception {
+    Path work = harness.work().resolve("run-" + round + "-" + variant.replace(' ', '-'));
+    Files.createDirectories(work);
+    Path aotLog = work.resolve("aot.log");
+    String javaOptions =
+        variant.equals("cache") ? "-Xlog:aot=info:file=" + aotLog : "-XX:AOTMode=off";
+    int port = BenchRun.freePort();
+    long started = System.nanoTime();
+    Process gateway =
+        BenchRun.startGateway(
+            harness.root(),
+            work,
+            port,
+            providerPort,
+            "bench=" + LoadTargets.TOKEN,
+            options.heap(),
+            Map.of(
+                "BOLO_JAVA_OPTS",
+                javaOptions,
+                "BOLO_MAX_UPLOADS_PER_DEVICE",
+                Integer.toString(options.connections() + 14)));
+    try {
+      BenchRun.awaitReady(port);
+      long ready = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      String url = "http://127.0.0.1:" + port + "/v1/audio/transcriptions";
+      LoadResult cold = measured(load, gateway, url, options.seconds(), "c" + round);
+      load.run(url, LoadTargets.TOKEN, options.warmupSeconds(), "w" + round);
+      LoadResult warm = measured(load, gateway, url, options.seconds(), "m" + round);
+      boolean used =
+          !variant.equals("cache")
+              || (Files.exists(aotLog)
+                  && Files.readString(aotLog).contains("Using AOT-linked classes: true"));
+      return new Run(variant, ready, cold, warm, used);
+    } finally {
+      gateway.destroy();
+      if (!gateway.waitFor(30, TimeUnit.SECONDS)) {
+        gateway.destroyForcibly();
+      }
+    }
+  }
+
+  private static LoadResult measured(
+      LoadGenerator load, Process gateway, String url, int seconds, String tag) throws Exception {
+    long cpuBefore = ProcessStats.cpuMillis(gateway.pid());
+    LoadResult result = load.run(url, LoadTargets.TOKEN, seconds, tag);
+    return result.withServerCpuMillis(ProcessStats.cpuMillis(gateway.pid()) - cpuBefore);
+  }
+
+  private static void table(StringBuilder out, List<Run> runs, GatewayLoadOptions options) {
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%n| gateway | runs | ready after (ms) | first %d s: ok req/s | p99 ms | CPU ms/req |"
+                + " warm: ok req/s | p99 ms | CPU ms/req | first %d s / warm (median of runs) |"
+                + " cache used |%n|---|---|---|---|---|---|---|---|---|---|---|%n",
+            options.seconds(),
+            options.seconds()));
+    for (String variant : List.of("cache", "no cache")) {
+      List<Run> of = runs.stream().filter(r -> r.variant().equals(variant)).toList();
+      if (of.isEmpty()) {
+        continue;
+      }
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %.0f | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f | %.2f | %s |%n",
+              variant,
+              of.size(),
+              LoadReport.median(of.stream().map(r -> (double) r.readyMillis()).toList()),
+              LoadReport.median(of.stream().map(r -> r.cold().okPerSecond()).toList()),
+              LoadReport.median(of.stream().map(r -> r.cold().p99Micros() / 1000.0).toList()),
+              LoadReport.median(of.stream().map(r -> r.cold().serverCpuPerRequest()).toList()),
+              LoadReport.median(of.stream().map(r -> r.warm().okPerSecond()).toList()),
+              LoadReport.median(of.stream().map(r -> r.warm().p99Micros() / 1000.0).toList()),
+              LoadReport.median(of.stream().map(r -> r.warm().serverCpuPerRequest()).toList()),
+              LoadReport.median(
+                  of.stream().map(r -> r.cold().okPerSecond() / r.warm().okPerSecond()).toList()),
+              variant.equals("cache")
+                  ? of.stream().filter(Run::cacheUsed).count() + " of " + of.size()
+                  : "–"));
+    }
+  }
+}
