@@ -13,16 +13,25 @@ import java.util.concurrent.TimeUnit;
  * run starts a fresh {@code ./bolo serve} on the provider stand-in, times it until {@code /readyz}
  * says ready, loads it at once for {@code --seconds} (the cold window), then for {@code --warmup}
  * unmeasured seconds, then for {@code --seconds} again (warm); every process is separate and the
- * load comes from Debian's {@code wrk}. The two variants alternate run by run, so both meet the
- * machine alike; the table reports medians and the median of the per-run cold/warm ratios, with the
- * gateway's CPU per request. A run with the cache checks in the JVM's own log that the cache was
- * used.
+ * load comes from Debian's {@code wrk}. Besides the cache, a third gateway warms its request path
+ * up before its port opens ({@code BOLO_WARMUP}). The variants take turns in a rotating order, so
+ * each meets the machine alike; the table reports medians and the median of the per-run cold/warm
+ * ratios, with the gateway's CPU per request. A run with the cache checks in the JVM's own log that
+ * the cache was used.
  *
  * <p>Usage: {@code bolo-bench/run ColdStart [--rounds 3] [--seconds 8] [--warmup 45] [--connections
  * 50] [--note-kb 200] [--heap 256m]} ({@link GatewayLoadOptions}; {@code --rounds} is the number of
  * runs of each variant).
  */
 public final class ColdStart {
+
+  /**
+   * The gateways compared: with the start-up cache, without it, and with the cache and a warm-up of
+   * {@value #WARMUP} before the port opens ({@code BOLO_WARMUP}).
+   */
+  private static final List<String> VARIANTS = List.of("cache", "no cache", "cache + warm-up");
+
+  private static final String WARMUP = "15s";
 
   private ColdStart() {}
 
@@ -39,8 +48,8 @@ public final class ColdStart {
       BenchRun.awaitPort(providerPort);
       List<Run> runs = new ArrayList<>();
       for (int round = 1; round <= options.rounds(); round++) {
-        List<String> order =
-            round % 2 == 1 ? List.of("cache", "no cache") : List.of("no cache", "cache");
+        List<String> order = new ArrayList<>(VARIANTS);
+        java.util.Collections.rotate(order, round - 1);
         for (String variant : order) {
           Run run = once(harness, load, options, providerPort, variant, round);
           System.out.printf(
@@ -74,8 +83,8 @@ public final class ColdStart {
     Path work = harness.work().resolve("run-" + round + "-" + variant.replace(' ', '-'));
     Files.createDirectories(work);
     Path aotLog = work.resolve("aot.log");
-    String javaOptions =
-        variant.equals("cache") ? "-Xlog:aot=info:file=" + aotLog : "-XX:AOTMode=off";
+    boolean cache = !variant.equals("no cache");
+    String javaOptions = cache ? "-Xlog:aot=info:file=" + aotLog : "-XX:AOTMode=off";
     int port = BenchRun.freePort();
     long started = System.nanoTime();
     Process gateway =
@@ -89,6 +98,8 @@ public final class ColdStart {
             Map.of(
                 "BOLO_JAVA_OPTS",
                 javaOptions,
+                "BOLO_WARMUP",
+                variant.endsWith("warm-up") ? WARMUP : "0s",
                 "BOLO_MAX_UPLOADS_PER_DEVICE",
                 Integer.toString(options.connections() + 14)));
     try {
@@ -99,7 +110,7 @@ public final class ColdStart {
       load.run(url, LoadTargets.TOKEN, options.warmupSeconds(), "w" + round);
       LoadResult warm = measured(load, gateway, url, options.seconds(), "m" + round);
       boolean used =
-          !variant.equals("cache")
+          !cache
               || (Files.exists(aotLog)
                   && Files.readString(aotLog).contains("Using AOT-linked classes: true"));
       return new Run(variant, ready, cold, warm, used);
@@ -127,7 +138,7 @@ public final class ColdStart {
                 + " cache used |%n|---|---|---|---|---|---|---|---|---|---|---|%n",
             options.seconds(),
             options.seconds()));
-    for (String variant : List.of("cache", "no cache")) {
+    for (String variant : VARIANTS) {
       List<Run> of = runs.stream().filter(r -> r.variant().equals(variant)).toList();
       if (of.isEmpty()) {
         continue;
@@ -147,7 +158,7 @@ public final class ColdStart {
               LoadReport.median(of.stream().map(r -> r.warm().serverCpuPerRequest()).toList()),
               LoadReport.median(
                   of.stream().map(r -> r.cold().okPerSecond() / r.warm().okPerSecond()).toList()),
-              variant.equals("cache")
+              !variant.equals("no cache")
                   ? of.stream().filter(Run::cacheUsed).count() + " of " + of.size()
                   : "–"));
     }

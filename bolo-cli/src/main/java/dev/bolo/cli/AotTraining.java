@@ -62,6 +62,25 @@ public final class AotTraining {
    * many notes were not answered 200.
    */
   static int run(int requests) throws Exception {
+    return run(requests, Long.MAX_VALUE);
+  }
+
+  /**
+   * Warms this JVM's request path up before the real gateway starts ({@code BOLO_WARMUP}): the same
+   * run, for {@code duration}; the code the JIT compiled meanwhile serves the real gateway. Nothing
+   * reaches the real engine, store or ledger. Returns how many notes were sent.
+   */
+  static int warmUp(java.time.Duration duration) throws Exception {
+    long deadline = System.nanoTime() + duration.toNanos();
+    DemoCommand.quietServerLogs();
+    sentInWarmUp.set(0);
+    run(Integer.MAX_VALUE, deadline);
+    return sentInWarmUp.get();
+  }
+
+  private static final AtomicInteger sentInWarmUp = new AtomicInteger();
+
+  private static int run(int requests, long deadline) throws Exception {
     Path dir = Files.createTempDirectory("bolo-aot-training-");
     HttpServer provider = standIn();
     try {
@@ -75,7 +94,7 @@ public final class AotTraining {
               "BOLO_PORT", "0",
               "BOLO_DEVICE_TOKENS", "training=" + TOKEN);
       try (App app = App.create(ServerConfig.fromMap(env)).start()) {
-        return train("http://127.0.0.1:" + app.port(), requests);
+        return train("http://127.0.0.1:" + app.port(), requests, deadline);
       }
     } finally {
       provider.stop(0);
@@ -84,25 +103,32 @@ public final class AotTraining {
   }
 
   /** Sends the notes from {@value #THREADS} threads; returns how many were not answered 200. */
-  private static int train(String base, int requests) throws Exception {
+  private static int train(String base, int requests, long deadline) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     BoloClient sdk = BoloClient.builder().baseUrl(base).token(TOKEN).build();
     AtomicInteger failed = new AtomicInteger();
     try (ExecutorService threads = Executors.newFixedThreadPool(THREADS)) {
       List<Future<?>> sent = new ArrayList<>();
-      for (int i = 0; i < requests; i++) {
+      java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(THREADS * 2);
+      for (int i = 0; i < requests && System.nanoTime() - deadline < 0; i++) {
+        inFlight.acquire();
         // Every tenth note is a resend of the one before it: the replay path.
         int note = i % 10 == 9 ? i - 1 : i;
         boolean native_ = i % 4 == 3;
         sent.add(
             threads.submit(
                 () -> {
-                  boolean ok =
-                      native_ ? viaSdk(sdk, wav(note)) : viaOpenAiRoute(http, base, wav(note));
-                  if (!ok) {
-                    failed.incrementAndGet();
+                  try {
+                    boolean ok =
+                        native_ ? viaSdk(sdk, wav(note)) : viaOpenAiRoute(http, base, wav(note));
+                    if (!ok) {
+                      failed.incrementAndGet();
+                    }
+                    sentInWarmUp.incrementAndGet();
+                    return null;
+                  } finally {
+                    inFlight.release();
                   }
-                  return null;
                 }));
       }
       for (Future<?> one : sent) {

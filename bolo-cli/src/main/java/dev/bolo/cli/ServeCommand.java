@@ -3,6 +3,7 @@ package dev.bolo.cli;
 import dev.bolo.server.Main;
 import dev.bolo.server.ServerConfig;
 import dev.bolo.server.Variable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -64,6 +65,20 @@ final class ServeCommand implements Callable<Integer> {
     } catch (ServerConfig.ConfigException e) {
       System.err.println("bolo serve: " + e.getMessage());
       return 2;
+    }
+    Duration warmup = config.listen().warmup();
+    if (!warmup.isZero()) {
+      // Before the port opens: until then the instance is not ready, and once it is, its request
+      // path is compiled (the start-up cache prepares its classes, not its compiled code).
+      System.err.println(
+          "bolo serve: warming the request path up for " + warmup.toSeconds() + " s…");
+      try {
+        int notes = AotTraining.warmUp(warmup);
+        System.err.println("bolo serve: warm-up done (" + notes + " notes on a stand-in)");
+      } catch (Exception e) {
+        // A warm-up that failed costs only speed: serve all the same.
+        System.err.println("bolo serve: warm-up failed (" + e + "); starting without it");
+      }
     }
     return Main.serve(config, app -> {});
   }

@@ -103,7 +103,8 @@ final class ConfigParser {
             env.integer(BOLO_PORT),
             env.duration(BOLO_DRAIN_TIMEOUT),
             env.duration(BOLO_HEADER_TIMEOUT),
-            env.duration(BOLO_IDLE_TIMEOUT));
+            env.duration(BOLO_IDLE_TIMEOUT),
+            env.duration(BOLO_WARMUP));
     Routing routing = RoutingParser.parse(env);
     // Routes are providers (their deadlines a provider's); the single engine's key is then unused.
     EngineKind chosen =

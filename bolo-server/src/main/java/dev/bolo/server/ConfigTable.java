@@ -117,6 +117,11 @@ public enum ConfigTable {
   DRAIN_TIMEOUT(
       "on SIGTERM (or Ctrl-C), how long running requests and their engine calls may finish",
       "`30s`"),
+  WARMUP(
+      "before `bolo serve` opens its port, how long it runs the request path on a stand-in engine "
+          + "in memory (nothing reaches the real engine, store or ledger), so an instance added "
+          + "to meet a surge serves at full speed from its first second; `0s`: off",
+      "`0s`"),
   HEADER_TIMEOUT(
       "a request's headers must have arrived this long after its first byte, or the "
           + "connection is closed with 408",

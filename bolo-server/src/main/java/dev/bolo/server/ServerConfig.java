@@ -125,7 +125,23 @@ public record ServerConfig(
    *     this
    */
   public record Listen(
-      String host, int port, Duration drainTimeout, Duration headerTimeout, Duration idleTimeout) {
+      String host,
+      int port,
+      Duration drainTimeout,
+      Duration headerTimeout,
+      Duration idleTimeout,
+      Duration warmup) {
+
+    /** Without a warm-up before the port opens. */
+    public Listen(
+        String host,
+        int port,
+        Duration drainTimeout,
+        Duration headerTimeout,
+        Duration idleTimeout) {
+      this(host, port, drainTimeout, headerTimeout, idleTimeout, Duration.ZERO);
+    }
+
     public Listen {
       Objects.requireNonNull(host, "host");
       if (port < 0 || port > 65_535) {
@@ -134,6 +150,9 @@ public record ServerConfig(
       requirePositive("drainTimeout", drainTimeout);
       requirePositive("headerTimeout", headerTimeout);
       requirePositive("idleTimeout", idleTimeout);
+      if (warmup.isNegative()) {
+        throw new IllegalArgumentException("warmup must not be negative: " + warmup);
+      }
     }
   }
 

@@ -210,6 +210,11 @@ public enum Variable {
       "30s",
       "on SIGTERM, how long running requests may finish (default 30s)",
       ConfigTable.DRAIN_TIMEOUT),
+  BOLO_WARMUP(
+      new Span(Duration.ZERO, Duration.ofMinutes(10), "must be 0 to 10m"),
+      "0s",
+      "before it says ready, warm the request path up on a stand-in this long (default 0s)",
+      ConfigTable.WARMUP),
   BOLO_HEADER_TIMEOUT(
       UP_TO_A_DAY,
       "10s",
