@@ -1,0 +1,80 @@
+package dev.bolo.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code bolo serve} with {@code BOLO_WARMUP}: its own process runs the request path on a stand-in
+ * before the port opens (the port refuses meanwhile, so a balancer sends nothing), then serves.
+ */
+class ServeWarmupTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void theWarmUpRunsBeforeThePortOpensAndThenTheGatewayServes() throws Exception {
+    int port;
+    try (ServerSocket free = new ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    Path err = dir.resolve("err.log");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx256m",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    "dev.bolo.cli.Main",
+                    "serve"))
+            .redirectError(err.toFile())
+            .redirectOutput(dir.resolve("out.log").toFile());
+    builder.environment().put("BOLO_WARMUP", "3s");
+    builder.environment().put("BOLO_ENGINE", "openai");
+    builder.environment().put("BOLO_OPENAI_API_KEY", "sk-test");
+    builder.environment().put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:9/v1");
+    builder.environment().put("BOLO_PORT", Integer.toString(port));
+    builder.environment().put("BOLO_DATA_DIR", dir.resolve("data").toString());
+    Process serve = builder.start();
+    try {
+      HttpClient http = HttpClient.newHttpClient();
+      HttpRequest ready =
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      boolean refusedDuringWarmUp = false;
+      while (true) {
+        try {
+          if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+            break;
+          }
+        } catch (IOException notListening) {
+          if (!Files.readString(err).contains("warm-up done")) {
+            refusedDuringWarmUp = true;
+          }
+        }
+        assertThat(System.nanoTime()).as(Files.readString(err)).isLessThan(deadline);
+        assertThat(serve.isAlive()).as(Files.readString(err)).isTrue();
+        Thread.sleep(100);
+      }
+      String log = Files.readString(err);
+      assertThat(refusedDuringWarmUp).as("the port refused while warming up").isTrue();
+      assertThat(log).contains("warming the request path up for 3 s");
+      assertThat(log).containsPattern("warm-up done \\([1-9][0-9]* notes on a stand-in\\)");
+    } finally {
+      serve.destroy();
+      assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+}
