@@ -3,7 +3,6 @@ package dev.bolo.server;
 import static dev.bolo.server.Variable.*;
 
 import dev.bolo.server.ServerConfig.ConfigException;
-import dev.bolo.server.ServerConfig.Deadlines;
 import dev.bolo.server.ServerConfig.EngineKind;
 import dev.bolo.server.ServerConfig.Gemini;
 import dev.bolo.server.ServerConfig.Limits;

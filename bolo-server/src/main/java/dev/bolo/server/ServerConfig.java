@@ -1,7 +1,6 @@
 package dev.bolo.server;
 
 import dev.bolo.server.engine.ModelAliases;
-import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.LedgerConfig;
@@ -131,16 +130,6 @@ public record ServerConfig(
       Duration headerTimeout,
       Duration idleTimeout,
       Duration warmup) {
-
-    /** Without a warm-up before the port opens. */
-    public Listen(
-        String host,
-        int port,
-        Duration drainTimeout,
-        Duration headerTimeout,
-        Duration idleTimeout) {
-      this(host, port, drainTimeout, headerTimeout, idleTimeout, Duration.ZERO);
-    }
 
     public Listen {
       Objects.requireNonNull(host, "host");
@@ -340,29 +329,6 @@ public record ServerConfig(
       }
       if (requestQueueWait.isNegative()) {
         throw new IllegalArgumentException("requestQueueWait must be >= 0: " + requestQueueWait);
-      }
-    }
-  }
-
-  /**
-   * The engine deadline for one note and the clients' patience it must outlast (PROTOCOL.md rule
-   * 7).
-   *
-   * @param upstream {@code BOLO_UPSTREAM_TIMEOUT} + the note's length, capped at {@code
-   *     BOLO_UPSTREAM_TIMEOUT_MAX}
-   * @param clientReadTimeout the SDK's read timeout: {@code BOLO_CLIENT_READ_TIMEOUT} + half the
-   *     note, capped at {@code BOLO_CLIENT_READ_TIMEOUT_MAX}
-   * @param clientResendPauses the SDK's pauses between attempts added up, {@code
-   *     BOLO_CLIENT_RESEND_PAUSES}
-   */
-  public record Deadlines(
-      UpstreamTimeout upstream, UpstreamTimeout clientReadTimeout, Duration clientResendPauses) {
-    public Deadlines {
-      Objects.requireNonNull(upstream, "upstream");
-      Objects.requireNonNull(clientReadTimeout, "clientReadTimeout");
-      if (clientResendPauses.isNegative()) {
-        throw new IllegalArgumentException(
-            "clientResendPauses must be >= 0: " + clientResendPauses);
       }
     }
   }

@@ -98,7 +98,7 @@ class ServerConfigTest {
 
   @Test
   void theDefaultEngineDeadlineOutlastsTheSdksReadTimeoutPlusItsPausesForEveryNoteLength() {
-    ServerConfig.Deadlines deadlines = ServerConfig.fromMap(Map.of()).deadlines();
+    Deadlines deadlines = ServerConfig.fromMap(Map.of()).deadlines();
     Duration pauses = Duration.ofSeconds(2 + 5 + 10);
     assertThat(deadlines.clientResendPauses()).isEqualTo(pauses);
 
