@@ -6,7 +6,6 @@ import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -181,19 +180,25 @@ final class RedisDedupStore implements DedupStore {
    * RedisScripts}), then makes it real if no owner took the key back meanwhile.
    */
   private Claim confirmLater(Entries e, String token, Duration wait, Duration lease) {
+    String answer;
     try {
       Thread.sleep(wait);
+      answer =
+          redis.eval(
+              RedisScripts.CONFIRM,
+              ScriptOutputType.VALUE,
+              new String[] {e.claim(), e.done()},
+              token,
+              millis(lease));
     } catch (InterruptedException interrupted) {
+      // Shutting down: the tentative claim lapses with its lease; the caller sees the interrupt.
       Thread.currentThread().interrupt();
-      throw new RedisCommandInterruptedException(interrupted);
+      return new Claim.Busy();
+    } catch (RedisException unanswered) {
+      // Not "run it here": by now an owner has likely taken the key back. Waiting on the key
+      // trusts whoever holds it for a lease, and finds an outage through the fail-open store.
+      return new Claim.Busy();
     }
-    String answer =
-        redis.eval(
-            RedisScripts.CONFIRM,
-            ScriptOutputType.VALUE,
-            new String[] {e.claim(), e.done()},
-            token,
-            millis(lease));
     return switch (answer.charAt(0)) {
       case 'D' -> new Claim.Completed(transcript(answer.substring(1)));
       case 'O' -> new Claim.Owned(token);
@@ -280,7 +285,7 @@ final class RedisDedupStore implements DedupStore {
       if (first.claim() == null || first.done() != null) {
         return first.resolutionWithoutOwner();
       }
-      String owner = first.claim();
+      String owner = Objects.requireNonNull(withoutTentativeMark(first.claim()));
       while (true) {
         long remaining = deadline - System.nanoTime();
         if (remaining <= 0) {
@@ -301,7 +306,7 @@ final class RedisDedupStore implements DedupStore {
         } catch (TimeoutException pollDue) {
           // The backstop for a lost message and for a lease that expired without one.
           Look now = look(e);
-          if (!owner.equals(now.claim()) || now.done() != null) {
+          if (!owner.equals(withoutTentativeMark(now.claim())) || now.done() != null) {
             return now.resolutionWithoutOwner();
           }
         } catch (ExecutionException impossible) {
@@ -332,6 +337,13 @@ final class RedisDedupStore implements DedupStore {
   private Look look(Entries e) {
     List<KeyValue<String, String>> values = redis.mget(e.claim(), e.done(), e.failed());
     return new Look(valueOf(values.get(0)), valueOf(values.get(1)), valueOf(values.get(2)));
+  }
+
+  /**
+   * A claim's token without the mark of a tentative claim: its owner is the same once confirmed.
+   */
+  private static @Nullable String withoutTentativeMark(@Nullable String claim) {
+    return claim != null && claim.startsWith("T") ? claim.substring(1) : claim;
   }
 
   private static @Nullable String valueOf(KeyValue<String, String> kv) {

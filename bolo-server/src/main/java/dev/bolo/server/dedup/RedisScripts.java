@@ -39,7 +39,10 @@ final class RedisScripts {
           redis.call('HSET', key, 'recovering', '1')
         end
         local wait = 0
-        if recovering then wait = math.max(0, born + tonumber(lease) - now) end
+        -- At most a lease: a clock stepped back must not hold claims longer than that.
+        if recovering then
+          wait = math.min(tonumber(lease), math.max(0, born + tonumber(lease) - now))
+        end
         return id, wait
       end
       """;
