@@ -153,8 +153,7 @@ final class RedisDedupStore implements DedupStore {
             withEpoch(e.claim(), e.done(), e.failed()),
             token,
             millis(lease),
-            knownEpoch,
-            UUID.randomUUID().toString());
+            knownEpoch);
     return switch (answer.charAt(0)) {
       case 'D' -> new Claim.Completed(transcript(answer.substring(1)));
       case 'O' -> {
@@ -216,8 +215,7 @@ final class RedisDedupStore implements DedupStore {
             withEpoch(e.claim(), e.done()),
             owner.token(),
             millis(lease),
-            knownEpoch,
-            UUID.randomUUID().toString());
+            knownEpoch);
     return renewed == 1L;
   }
 

@@ -62,7 +62,8 @@ final class RedisScripts {
    * Returns {@code "D" + transcript} when done; else {@code "O" + epoch} after taking the claim
    * (and forgetting an earlier failure); {@code "T" + ms + ":" + epoch} after taking it tentatively
    * for that long; else {@code "B" + epoch}. KEYS: claim, done, failed, and the epoch outside a
-   * cluster. ARGV: token, lease ms, known epoch, a new epoch id.
+   * cluster. ARGV: token, lease ms, known epoch. A new epoch is named by the token (random
+   * already).
    */
   static final String CLAIM =
       EPOCH
@@ -70,7 +71,7 @@ final class RedisScripts {
           local done = redis.call('GET', KEYS[2])
           if done then return 'D' .. done end
           local id, wait = '', 0
-          if KEYS[4] then id, wait = epoch(KEYS[4], ARGV[3], ARGV[4], ARGV[2]) end
+          if KEYS[4] then id, wait = epoch(KEYS[4], ARGV[3], ARGV[1], ARGV[2]) end
           if wait > 0 then
             if redis.call('SET', KEYS[1], 'T' .. ARGV[1], 'NX', 'PX', tonumber(ARGV[2]) + wait) then
               redis.call('DEL', KEYS[3])
@@ -105,7 +106,7 @@ final class RedisScripts {
    * Extends the caller's claim; takes it again when Redis forgot it (a restart without persistence)
    * or holds it only tentatively for a claim made since, and no result is stored; refuses when
    * another owner holds it. KEYS: claim, done, and the epoch outside a cluster. ARGV: token, lease
-   * ms, known epoch, a new epoch id.
+   * ms, known epoch (a new epoch is named by the token).
    */
   static final String RENEW =
       EPOCH
@@ -117,7 +118,7 @@ final class RedisScripts {
           end
           if holder and string.sub(holder, 1, 1) ~= 'T' then return 0 end
           if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-          if KEYS[3] then epoch(KEYS[3], ARGV[3], ARGV[4], ARGV[2]) end
+          if KEYS[3] then epoch(KEYS[3], ARGV[3], ARGV[1], ARGV[2]) end
           redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
           return 1
           """;
