@@ -179,6 +179,20 @@ class LauncherTest {
     assertThat(training).doesNotExist();
   }
 
+  @Test
+  void aTrainingRunningElsewhereIsNotWaitedForButALockLeftByAKilledOneIsTakenOver()
+      throws Exception {
+    Path lock = Files.createDirectories(root.resolve("bolo-cli/target/bolo.aot.lock"));
+    assertThat(launch(Map.of())).noneMatch(a -> a.startsWith("-XX:AOTCache"));
+    assertThat(training).doesNotExist();
+
+    Files.setLastModifiedTime(
+        lock, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 600_000));
+    assertThat(launch(Map.of())).anyMatch(a -> a.startsWith("-XX:AOTCache"));
+    assertThat(training()).contains("dev.bolo.cli.AotTraining");
+    assertThat(lock).doesNotExist();
+  }
+
   /** The arguments of the training runs so far. */
   private List<String> training() throws IOException {
     assertThat(training).as("a training run").exists();
