@@ -72,10 +72,14 @@ public final class AotTraining {
    */
   static int warmUp(java.time.Duration duration) throws Exception {
     long deadline = System.nanoTime() + duration.toNanos();
-    DemoCommand.quietServerLogs();
-    sentInWarmUp.set(0);
-    run(Integer.MAX_VALUE, deadline);
-    return sentInWarmUp.get();
+    ch.qos.logback.classic.Level level = DemoCommand.quietServerLogs();
+    try {
+      sentInWarmUp.set(0);
+      run(Integer.MAX_VALUE, deadline);
+      return sentInWarmUp.get();
+    } finally {
+      DemoCommand.restoreServerLogs(level);
+    }
   }
 
   private static final AtomicInteger sentInWarmUp = new AtomicInteger();

@@ -184,11 +184,23 @@ final class DemoCommand implements Callable<Integer> {
     java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
   }
 
-  /** Only warnings from the server's own (logback) loggers. */
-  static void quietServerLogs() {
+  /** Only warnings from the server's own (logback) loggers; returns the level before, if any. */
+  static @Nullable Level quietServerLogs() {
     if (LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)
         instanceof ch.qos.logback.classic.Logger root) {
+      Level before = root.getLevel();
       root.setLevel(Level.WARN);
+      return before;
+    }
+    return null;
+  }
+
+  /** Puts back the level {@link #quietServerLogs()} returned. */
+  static void restoreServerLogs(@Nullable Level level) {
+    if (level != null
+        && LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)
+            instanceof ch.qos.logback.classic.Logger root) {
+      root.setLevel(level);
     }
   }
 

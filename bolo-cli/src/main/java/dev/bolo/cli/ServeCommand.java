@@ -66,7 +66,11 @@ final class ServeCommand implements Callable<Integer> {
       System.err.println("bolo serve: " + e.getMessage());
       return 2;
     }
-    Duration warmup = config.listen().warmup();
+    return Main.serve(config, () -> warmUp(config.listen().warmup()), app -> {});
+  }
+
+  /** {@code BOLO_WARMUP}: the request path run on a stand-in before the port opens. */
+  private static void warmUp(Duration warmup) {
     if (!warmup.isZero()) {
       // Before the port opens: until then the instance is not ready, and once it is, its request
       // path is compiled (the start-up cache prepares its classes, not its compiled code).
@@ -80,6 +84,5 @@ final class ServeCommand implements Callable<Integer> {
         System.err.println("bolo serve: warm-up failed (" + e + "); starting without it");
       }
     }
-    return Main.serve(config, app -> {});
   }
 }

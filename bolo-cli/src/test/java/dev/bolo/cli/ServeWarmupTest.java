@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bolo serve} with {@code BOLO_WARMUP}: its own process runs the request path on a stand-in
- * before the port opens (the port refuses meanwhile, so a balancer sends nothing), then serves.
+ * before the port opens (the port refuses meanwhile, so a balancer sends nothing), then serves; a
+ * mistake the start finds is reported before the warm-up, not after it.
  */
 class ServeWarmupTest {
 
@@ -30,24 +32,7 @@ class ServeWarmupTest {
       port = free.getLocalPort();
     }
     Path err = dir.resolve("err.log");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    "dev.bolo.cli.Main",
-                    "serve"))
-            .redirectError(err.toFile())
-            .redirectOutput(dir.resolve("out.log").toFile());
-    builder.environment().put("BOLO_WARMUP", "3s");
-    builder.environment().put("BOLO_ENGINE", "openai");
-    builder.environment().put("BOLO_OPENAI_API_KEY", "sk-test");
-    builder.environment().put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:9/v1");
-    builder.environment().put("BOLO_PORT", Integer.toString(port));
-    builder.environment().put("BOLO_DATA_DIR", dir.resolve("data").toString());
-    Process serve = builder.start();
+    Process serve = serve(port, "3s");
     try {
       HttpClient http = HttpClient.newHttpClient();
       HttpRequest ready =
@@ -76,5 +61,39 @@ class ServeWarmupTest {
       serve.destroy();
       assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
     }
+  }
+
+  @Test
+  void aTakenPortIsReportedAtOnceNotAfterTheWarmUp() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0)) {
+      long started = System.nanoTime();
+      Process serve = serve(taken.getLocalPort(), "60s");
+      assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(serve.exitValue()).isEqualTo(2);
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+      assertThat(Files.readString(dir.resolve("err.log"))).doesNotContain("warming");
+    }
+  }
+
+  /** {@code bolo serve} in its own JVM on {@code port}, its error output in {@code err.log}. */
+  private Process serve(int port, String warmup) throws IOException {
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx256m",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    "dev.bolo.cli.Main",
+                    "serve"))
+            .redirectError(dir.resolve("err.log").toFile())
+            .redirectOutput(dir.resolve("out.log").toFile());
+    builder.environment().put("BOLO_WARMUP", warmup);
+    builder.environment().put("BOLO_ENGINE", "openai");
+    builder.environment().put("BOLO_OPENAI_API_KEY", "sk-test");
+    builder.environment().put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:9/v1");
+    builder.environment().put("BOLO_PORT", Integer.toString(port));
+    builder.environment().put("BOLO_DATA_DIR", dir.resolve("data").toString());
+    return builder.start();
   }
 }

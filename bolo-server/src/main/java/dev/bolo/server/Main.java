@@ -44,6 +44,16 @@ public final class Main {
    * @return the process's exit code: 0 after a drain, {@link #CANNOT_START} when it never served
    */
   public static int serve(ServerConfig config, Consumer<App> started) throws InterruptedException {
+    return serve(config, () -> {}, started);
+  }
+
+  /**
+   * {@link #serve(ServerConfig, Consumer)}, running {@code beforeListening} once the gateway is
+   * made (its configuration and ledger checked, so a mistake is reported at once) and before its
+   * port opens: {@code bolo serve}'s warm-up ({@code BOLO_WARMUP}).
+   */
+  public static int serve(ServerConfig config, Runnable beforeListening, Consumer<App> started)
+      throws InterruptedException {
     LogSetup.apply(config.logLevel().name(), config.logFormat());
     CountDownLatch stop = new CountDownLatch(1);
     // Handling the signals ourselves (instead of a shutdown hook) lets the drain finish and the
@@ -80,6 +90,7 @@ public final class Main {
       return CANNOT_START;
     }
     try {
+      beforeListening.run();
       app.start();
     } catch (RuntimeException e) {
       app.close();
