@@ -307,21 +307,7 @@ class FailOpenDedupStoreTest {
     WorkKey key = newKey();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
-    Future<WorkCoordinator.Served> running =
-        threads.submit(
-            () ->
-                owner.serve(
-                    key,
-                    PATIENCE,
-                    () -> {
-                      calls.incrementAndGet();
-                      try {
-                        release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-                      } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                      }
-                      return new WorkResult.Success(transcriptFor(key, "still mine"));
-                    }));
+    Future<WorkCoordinator.Served> running = heldWork(owner, key, calls, release, "still mine");
     eventually("the owner runs the work", () -> calls.get() == 1);
 
     redis.stop();
@@ -390,20 +376,7 @@ class FailOpenDedupStoreTest {
     AtomicInteger ownerRuns = new AtomicInteger();
     AtomicInteger otherRuns = new AtomicInteger();
     Future<WorkCoordinator.Served> first =
-        threads.submit(
-            () ->
-                owner.serve(
-                    key,
-                    PATIENCE,
-                    () -> {
-                      ownerRuns.incrementAndGet();
-                      try {
-                        release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-                      } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                      }
-                      return new WorkResult.Success(transcriptFor(key, "the owner's run"));
-                    }));
+        heldWork(owner, key, ownerRuns, release, "the owner's run");
     eventually("the owner runs the work", () -> ownerRuns.get() == 1);
 
     busyMachine.set(true);
@@ -491,6 +464,32 @@ class FailOpenDedupStoreTest {
                 throw e.getCause();
               }
             });
+  }
+
+  /**
+   * {@code coordinator} serving {@code key} with work that counts its runs in {@code runs} and
+   * holds until {@code release}, then succeeds with {@code text}.
+   */
+  private Future<WorkCoordinator.Served> heldWork(
+      WorkCoordinator coordinator,
+      WorkKey key,
+      AtomicInteger runs,
+      java.util.concurrent.CountDownLatch release,
+      String text) {
+    return threads.submit(
+        () ->
+            coordinator.serve(
+                key,
+                PATIENCE,
+                () -> {
+                  runs.incrementAndGet();
+                  try {
+                    release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  return new WorkResult.Success(transcriptFor(key, text));
+                }));
   }
 
   /** One instance's claim makes the other wait, and the other wakes on the first's result. */
