@@ -35,7 +35,8 @@ public final class ColdStart {
 
   private ColdStart() {}
 
-  private record Run(
+  /** One fresh gateway's start: its time to ready, its first seconds and its warm seconds. */
+  record Run(
       String variant, long readyMillis, LoadResult cold, LoadResult warm, boolean cacheUsed) {}
 
   public static void main(String[] args) throws Exception {
@@ -72,7 +73,11 @@ public final class ColdStart {
     }
   }
 
-  private static Run once(
+  /**
+   * Starts one fresh gateway of the {@code variant} ({@link #VARIANTS}) on the stand-in at {@code
+   * providerPort}, measures it and stops it.
+   */
+  static Run once(
       HarnessRun harness,
       LoadGenerator load,
       GatewayLoadOptions options,
@@ -129,7 +134,8 @@ public final class ColdStart {
     return result.withServerCpuMillis(ProcessStats.cpuMillis(gateway.pid()) - cpuBefore);
   }
 
-  private static void table(StringBuilder out, List<Run> runs, GatewayLoadOptions options) {
+  /** The table of the runs: one row per variant, medians over its runs. */
+  static void table(StringBuilder out, List<Run> runs, GatewayLoadOptions options) {
     out.append(
         String.format(
             Locale.ROOT,

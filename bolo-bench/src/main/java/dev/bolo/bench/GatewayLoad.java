@@ -20,6 +20,10 @@ import java.nio.file.Path;
  * this process with {@link JavaLoad} instead of wrk: for notes of megabytes, where wrk's
  * per-request copies of the body cost more CPU than the servers measured.
  *
+ * <p>{@code --rows all} runs instead every row of the gateway's performance table, each with its
+ * own settings, and prints one summary ({@link GatewaySuite}): 200 KB warm with nginx, a fresh
+ * gateway's first seconds, 2,000 in flight, and 20 MB notes from 100 phones.
+ *
  * <p>The parts, in the order they run: {@link GatewayLoadOptions}, {@link LoadGenerator} (with the
  * {@link UploadTemplate}), {@link LoadTargets}, {@link LoadRounds}, {@link SlowClientRounds},
  * {@link DuplicateStorm}; {@link LoadReport} writes the tables.
@@ -30,6 +34,10 @@ public final class GatewayLoad {
 
   public static void main(String[] args) throws Exception {
     GatewayLoadOptions options = GatewayLoadOptions.parse(args);
+    if (!options.rows().isEmpty()) {
+      GatewaySuite.run(options);
+      return;
+    }
     try (HarnessRun harness = HarnessRun.start("bolo-load")) {
       Path root = harness.root();
       LoadGenerator load = LoadGenerator.prepare(harness.work(), options);

@@ -12,6 +12,12 @@ import org.jspecify.annotations.Nullable;
  * @param baseline another checkout whose gateway is measured too, as the row {@code baseline}
  * @param timeoutSeconds how long the load generator waits for one answer
  * @param generator {@code wrk}, or {@code java} for {@link JavaLoad}
+ * @param devices how many devices the load stands for: connection {@code i} uses device {@code i %
+ *     devices}'s token (more than one only with {@code --generator java})
+ * @param warmupConnections the connections of the unmeasured warm-up
+ * @param rows {@code all} (or a comma-separated choice of {@code warm,cold,inflight,large}) runs
+ *     {@link GatewaySuite}'s rows, each with its own settings, instead of the one shape the other
+ *     options describe; empty for that one shape
  */
 record GatewayLoadOptions(
     int connections,
@@ -27,7 +33,10 @@ record GatewayLoadOptions(
     List<String> targets,
     @Nullable Path baseline,
     int timeoutSeconds,
-    String generator) {
+    String generator,
+    int devices,
+    int warmupConnections,
+    List<String> rows) {
 
   /**
    * How long the SDK waits for the answer to a note this long (its read timeout: 30 s plus half the
@@ -54,7 +63,42 @@ record GatewayLoadOptions(
           "--targets",
           "--baseline",
           "--timeout",
-          "--generator");
+          "--generator",
+          "--devices",
+          "--warmup-connections",
+          "--rows");
+
+  /** The same options for another shape of load (a row of {@link GatewaySuite}). */
+  GatewayLoadOptions shaped(
+      int connections,
+      int noteKb,
+      long delayMillis,
+      int warmupSeconds,
+      String heap,
+      List<String> targets,
+      int timeoutSeconds,
+      String generator,
+      int devices,
+      int warmupConnections) {
+    return new GatewayLoadOptions(
+        connections,
+        noteKb,
+        seconds,
+        rounds,
+        delayMillis,
+        0,
+        1,
+        stormNotes,
+        warmupSeconds,
+        heap,
+        targets,
+        baseline,
+        timeoutSeconds,
+        generator,
+        devices,
+        warmupConnections,
+        List.of());
+  }
 
   static GatewayLoadOptions parse(String[] args) {
     BenchArgs given = BenchArgs.parse(args);
@@ -74,9 +118,15 @@ record GatewayLoadOptions(
             given.list("--targets", "direct,nginx,gateway"),
             baseline == null ? null : Path.of(baseline),
             given.integer("--timeout", sdkReadTimeoutSeconds(given.integer("--note-kb", 200))),
-            given.text("--generator", "wrk"));
+            given.text("--generator", "wrk"),
+            given.integer("--devices", 1),
+            given.integer("--warmup-connections", given.integer("--connections", 50)),
+            given.text("--rows", "").isEmpty() ? List.of() : given.list("--rows", ""));
     if (!List.of("wrk", "java").contains(options.generator())) {
       throw new IllegalArgumentException("--generator is wrk or java: " + options.generator());
+    }
+    if (options.devices() > 1 && !options.generator().equals("java")) {
+      throw new IllegalArgumentException("--devices above 1 needs --generator java");
     }
     String unknown = given.unknownName(NAMES);
     if (unknown != null) {

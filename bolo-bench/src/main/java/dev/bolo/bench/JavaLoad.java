@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -45,12 +46,14 @@ final class JavaLoad {
    *
    * @param body one multipart upload holding the 24-character placeholder
    * @param nonce 8 characters that keep this run's notes apart from every other run's
+   * @param tokens the device tokens: connection {@code i} sends with {@code tokens[i % size]}; none
+   *     when empty
    */
   static LoadResult run(
       byte[] body,
       String contentType,
       String url,
-      @Nullable String token,
+      List<String> tokens,
       int connections,
       int seconds,
       int timeoutSeconds,
@@ -88,8 +91,9 @@ final class JavaLoad {
                                 HttpRequest.BodyPublishers.fromPublisher(
                                     new Slices(body, at, id.getBytes(StandardCharsets.US_ASCII)),
                                     body.length));
-                    if (token != null) {
-                      request.header("Authorization", "Bearer " + token);
+                    if (!tokens.isEmpty()) {
+                      request.header(
+                          "Authorization", "Bearer " + tokens.get(sender % tokens.size()));
                     }
                     long sent = System.nanoTime();
                     CompletableFuture<HttpResponse<Void>> answer =
@@ -144,7 +148,7 @@ final class JavaLoad {
         statusErrors.get(),
         timeouts.get(),
         socketErrors.get(),
-        -1);
+        Map.of());
   }
 
   private static long percentileMicros(List<Long> sorted, int percentile) {

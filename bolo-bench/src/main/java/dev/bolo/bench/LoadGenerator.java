@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,30 +53,52 @@ final class LoadGenerator {
    * @param tag the run's name (say {@code r2}), the start of the nonce that keeps its notes apart
    */
   LoadResult run(String url, @Nullable String token, int seconds, String tag) throws Exception {
+    return run(url, token, seconds, tag, options.connections());
+  }
+
+  /**
+   * Loads {@code url} as {@link #run(String, String, int, String)} does, over {@code connections}
+   * connections; with {@code --devices} above 1, connection {@code i} sends as device {@code i %
+   * devices} ({@link LoadTargets#deviceToken}) wherever {@code token} is given.
+   */
+  LoadResult run(String url, @Nullable String token, int seconds, String tag, int connections)
+      throws Exception {
     // The nonce keeps notes of different rounds and targets apart: 8 characters.
     String nonce = String.format("%-8s", tag + Long.toString(System.nanoTime() % 100_000, 36));
     nonce = nonce.replace(' ', 'x').substring(0, 8);
     if (options.generator().equals("java")) {
-      return JavaLoad.run(
-          bodyBytes,
-          UploadTemplate.CONTENT_TYPE,
-          url,
-          token,
-          options.connections(),
-          seconds,
-          options.timeoutSeconds(),
-          nonce);
+      long before = ProcessStats.selfCpuMillis();
+      List<String> tokens = new ArrayList<>();
+      for (int d = 0; token != null && d < options.devices(); d++) {
+        tokens.add(d == 0 ? token : LoadTargets.deviceToken(d));
+      }
+      LoadResult result =
+          JavaLoad.run(
+              bodyBytes,
+              UploadTemplate.CONTENT_TYPE,
+              url,
+              tokens,
+              connections,
+              seconds,
+              options.timeoutSeconds(),
+              nonce);
+      // The harness's own process sends: its whole CPU time counts, a little more than JavaLoad's.
+      return result.withCpuMillis(LoadResult.GENERATOR, ProcessStats.selfCpuMillis() - before);
     }
-    return wrk(url, token, seconds, nonce);
+    long before = ProcessStats.endedChildrenCpuMillis();
+    LoadResult result = wrk(url, token, seconds, nonce, connections);
+    return result.withCpuMillis(
+        LoadResult.GENERATOR, ProcessStats.endedChildrenCpuMillis() - before);
   }
 
-  private LoadResult wrk(String url, @Nullable String token, int seconds, String nonce)
+  private LoadResult wrk(
+      String url, @Nullable String token, int seconds, String nonce, int connections)
       throws Exception {
     List<String> command =
         List.of(
             "wrk",
             "-t2",
-            "-c" + options.connections(),
+            "-c" + connections,
             "-d" + seconds + "s",
             "--timeout",
             options.timeoutSeconds() + "s",
@@ -109,6 +132,6 @@ final class LoadGenerator {
         values.getOrDefault("connect", 0L)
             + values.getOrDefault("read", 0L)
             + values.getOrDefault("write", 0L),
-        -1);
+        Map.of());
   }
 }

@@ -44,8 +44,10 @@ final class LoadReport {
   static void table(StringBuilder out, Map<String, List<LoadResult>> results) {
     out.append(
         "| target | ok req/s (median) | rounds | p50 ms | p99 ms | errors | share of first row"
-            + " | server CPU ms/req |\n");
-    out.append("|---|---|---|---|---|---|---|---|\n");
+            + " | server CPU ms/req | server CPU / nginx's | stand-in CPU ms/req | load generator"
+            + " CPU ms/req |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    List<LoadResult> nginx = results.get("nginx");
     List<LoadResult> reference = results.values().iterator().next();
     for (var row : results.entrySet()) {
       List<LoadResult> rounds = row.getValue();
@@ -56,7 +58,7 @@ final class LoadReport {
       out.append(
           String.format(
               Locale.ROOT,
-              "| %s | %.0f | %s | %.1f | %.1f | %d | %.2f | %s |%n",
+              "| %s | %.0f | %s | %.1f | %.1f | %d | %.2f | %s | %s | %s | %s |%n",
               row.getKey(),
               median(rounds.stream().map(LoadResult::okPerSecond).toList()),
               String.join(
@@ -68,14 +70,29 @@ final class LoadReport {
               median(rounds.stream().map(r -> r.p99Micros() / 1000.0).toList()),
               rounds.stream().mapToLong(LoadResult::errors).sum(),
               median(ratios),
-              cpuColumn(rounds)));
+              cpuColumn(rounds, LoadResult.SERVER),
+              nginx == null ? "–" : cpuRatio(rounds, nginx),
+              cpuColumn(rounds, LoadResult.STAND_IN),
+              cpuColumn(rounds, LoadResult.GENERATOR)));
     }
   }
 
-  private static String cpuColumn(List<LoadResult> rounds) {
+  private static String cpuColumn(List<LoadResult> rounds, String role) {
     List<Double> perRequest =
-        rounds.stream().map(LoadResult::serverCpuPerRequest).filter(v -> !v.isNaN()).toList();
-    return perRequest.isEmpty() ? "–" : String.format(Locale.ROOT, "%.2f", median(perRequest));
+        rounds.stream().map(r -> r.cpuPerRequest(role)).filter(v -> !v.isNaN()).toList();
+    return perRequest.isEmpty() ? "–" : String.format(Locale.ROOT, "%.3f", median(perRequest));
+  }
+
+  /** The median over rounds of the server's CPU per request over nginx's in the same round. */
+  private static String cpuRatio(List<LoadResult> rounds, List<LoadResult> nginx) {
+    List<Double> ratios = new ArrayList<>();
+    for (int i = 0; i < rounds.size() && i < nginx.size(); i++) {
+      double ratio = rounds.get(i).serverCpuPerRequest() / nginx.get(i).serverCpuPerRequest();
+      if (!Double.isNaN(ratio)) {
+        ratios.add(ratio);
+      }
+    }
+    return ratios.isEmpty() ? "–" : String.format(Locale.ROOT, "%.1f×", median(ratios));
   }
 
   static double median(List<Double> values) {

@@ -35,15 +35,16 @@ final class LoadRounds {
           target.getValue(),
           LoadTargets.tokenFor(target.getKey()),
           options.warmupSeconds(),
-          "warm");
+          "warm",
+          options.warmupConnections());
     }
   }
 
   /**
-   * Runs the rounds, printing each target's figures as they come, and appends the table and the
-   * gateway's heap, resident set and open files to {@code out}.
+   * Runs the rounds, printing each target's figures as they come, appends the table and the
+   * gateway's heap, resident set and open files to {@code out}, and returns each target's rounds.
    */
-  void measure(StringBuilder out) throws Exception {
+  Map<String, List<LoadResult>> measure(StringBuilder out) throws Exception {
     Map<String, List<LoadResult>> results = new LinkedHashMap<>();
     HeapSampler heap = new HeapSampler(targets.gatewayUrl());
     // Sampled the same way, so that both gateways bear the sampling alike.
@@ -64,15 +65,17 @@ final class LoadRounds {
         if (sampler != null) {
           sampler.start();
         }
-        Long server = targets.serverPid(name);
-        long cpuBefore = server == null ? 0 : ProcessStats.cpuMillis(server);
+        Map<String, Long> cpuBefore = cpuMillis(targets.processes(name));
         LoadResult result =
             load.run(target.getValue(), LoadTargets.tokenFor(name), options.seconds(), "r" + round);
         if (sampler != null) {
           sampler.stop();
         }
-        if (server != null) {
-          result = result.withServerCpuMillis(ProcessStats.cpuMillis(server) - cpuBefore);
+        for (var process : cpuMillis(targets.processes(name)).entrySet()) {
+          result =
+              result.withCpuMillis(
+                  process.getKey(),
+                  process.getValue() - cpuBefore.getOrDefault(process.getKey(), 0L));
         }
         results.computeIfAbsent(name, k -> new ArrayList<>()).add(result);
         System.out.printf("round %d %-8s %s%n", round, name, result);
@@ -88,6 +91,16 @@ final class LoadRounds {
             ProcessStats.peakRssMb(gatewayPid),
             fdsBefore,
             ProcessStats.openFiles(gatewayPid)));
+    return results;
+  }
+
+  /** Each process's CPU time so far (with the processes it started), by role. */
+  static Map<String, Long> cpuMillis(Map<String, Long> processes) throws java.io.IOException {
+    Map<String, Long> millis = new LinkedHashMap<>();
+    for (var process : processes.entrySet()) {
+      millis.put(process.getKey(), ProcessStats.treeCpuMillis(process.getValue()));
+    }
+    return millis;
   }
 
   /**

@@ -25,19 +25,19 @@ final class LoadTargets {
   private static final String PATH = "/v1/audio/transcriptions";
 
   private final Map<String, String> urls;
-  private final Map<String, Long> servers;
+  private final Map<String, Map<String, Long>> processes;
   private final int providerPort;
   private final int gatewayPort;
   private final Process gateway;
 
   private LoadTargets(
       Map<String, String> urls,
-      Map<String, Long> servers,
+      Map<String, Map<String, Long>> processes,
       int providerPort,
       int gatewayPort,
       Process gateway) {
     this.urls = Collections.unmodifiableMap(urls);
-    this.servers = Map.copyOf(servers);
+    this.processes = Map.copyOf(processes);
     this.providerPort = providerPort;
     this.gatewayPort = gatewayPort;
     this.gateway = gateway;
@@ -50,17 +50,21 @@ final class LoadTargets {
     int providerPort = BenchRun.freePort();
     Process standIn = run.add(BenchRun.startStandIn(work, providerPort, options.delayMillis()));
     int nginxPort = BenchRun.freePort();
-    run.add(NginxProxy.start(work, nginxPort, providerPort, options.noteKb()));
+    Process nginx = run.add(NginxProxy.start(work, nginxPort, providerPort, options.noteKb()));
     BenchRun.awaitPort(nginxPort);
     int gatewayPort = BenchRun.freePort();
     Process gateway = run.add(startGateway(root, work, gatewayPort, providerPort, options));
     BenchRun.awaitReady(gatewayPort);
 
     Map<String, String> urls = new LinkedHashMap<>();
-    // The process whose CPU time each target costs (nginx's workers are not counted).
-    Map<String, Long> servers = new HashMap<>();
-    servers.put("direct", standIn.pid());
-    servers.put("gateway", gateway.pid());
+    // The processes whose CPU time each target costs, by role: its own server, and the stand-in
+    // behind it (nginx's master with its workers).
+    Map<String, Map<String, Long>> processes = new HashMap<>();
+    processes.put("direct", Map.of(LoadResult.SERVER, standIn.pid()));
+    processes.put(
+        "nginx", Map.of(LoadResult.SERVER, nginx.pid(), LoadResult.STAND_IN, standIn.pid()));
+    processes.put(
+        "gateway", Map.of(LoadResult.SERVER, gateway.pid(), LoadResult.STAND_IN, standIn.pid()));
     for (String target : options.targets()) {
       switch (target) {
         case "direct" -> urls.put(target, url(providerPort));
@@ -77,11 +81,12 @@ final class LoadTargets {
           run.add(
               startGateway(
                   baseline, work.resolve("baseline"), baselinePort, providerPort, options));
-      servers.put("baseline", other.pid());
+      processes.put(
+          "baseline", Map.of(LoadResult.SERVER, other.pid(), LoadResult.STAND_IN, standIn.pid()));
       BenchRun.awaitReady(baselinePort);
       urls.put("baseline", url(baselinePort));
     }
-    return new LoadTargets(urls, servers, providerPort, gatewayPort, gateway);
+    return new LoadTargets(urls, processes, providerPort, gatewayPort, gateway);
   }
 
   /** Every target's transcription URL, by name, in the order the options gave them. */
@@ -99,9 +104,20 @@ final class LoadTargets {
     return url(gatewayPort);
   }
 
-  /** The id of the process whose CPU time the target costs, or null where it is not counted. */
-  @Nullable Long serverPid(String target) {
-    return servers.get(target);
+  /**
+   * The ids of the processes whose CPU time the target costs, by role ({@link LoadResult#SERVER},
+   * {@link LoadResult#STAND_IN}); each counts with the processes it started.
+   */
+  Map<String, Long> processes(String target) {
+    return processes.getOrDefault(target, Map.of());
+  }
+
+  /**
+   * The token of the load's device {@code d} when it stands for several ({@code --devices}): device
+   * 0 is {@link #TOKEN}.
+   */
+  static String deviceToken(int d) {
+    return d == 0 ? TOKEN : String.format("bench-phone-%05d-token", d);
   }
 
   /** The device token the load sends to the target, or null where it takes none. */
@@ -128,13 +144,18 @@ final class LoadTargets {
   private static Process startGateway(
       Path root, Path work, int port, int providerPort, GatewayLoadOptions options)
       throws IOException {
-    // The normal load stands for many phones but uses one device token for all its connections.
+    // The normal load stands for many phones, with one device token for all its connections
+    // unless --devices gives each phone its own.
+    StringBuilder devices = new StringBuilder("bench=" + TOKEN + ",attacker=" + ATTACKER_TOKEN);
+    for (int d = 1; d < options.devices(); d++) {
+      devices.append(",phone").append(d).append('=').append(deviceToken(d));
+    }
     return BenchRun.startGateway(
         root,
         work,
         port,
         providerPort,
-        "bench=" + TOKEN + ",attacker=" + ATTACKER_TOKEN,
+        devices.toString(),
         options.heap(),
         Map.of("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.connections() + 14)));
   }

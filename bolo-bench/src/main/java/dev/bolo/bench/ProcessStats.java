@@ -3,6 +3,7 @@ package dev.bolo.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /** What a measured server process has used so far, read from Linux's {@code /proc}. */
 final class ProcessStats {
@@ -11,10 +12,47 @@ final class ProcessStats {
 
   /** User plus system CPU time of a process so far, from /proc (clock ticks of 10 ms). */
   static long cpuMillis(long pid) throws IOException {
-    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    String[] fields = statFields("/proc/" + pid + "/stat");
     return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
+  }
+
+  /**
+   * The CPU time of a process and every process it started that still runs (nginx's workers), in
+   * ms; a process that ended meanwhile counts as 0.
+   */
+  static long treeCpuMillis(long pid) throws IOException {
+    long total = cpuMillis(pid);
+    for (ProcessHandle child :
+        ProcessHandle.of(pid).map(p -> p.descendants().toList()).orElse(List.of())) {
+      try {
+        total += cpuMillis(child.pid());
+      } catch (IOException gone) {
+        // Ended between the listing and the reading.
+      }
+    }
+    return total;
+  }
+
+  /** This JVM's own CPU time so far, in ms. */
+  static long selfCpuMillis() throws IOException {
+    return cpuMillis(ProcessHandle.current().pid());
+  }
+
+  /**
+   * The CPU time of this JVM's child processes that ended and were waited for (a finished {@code
+   * wrk}), in ms: Linux adds a child's time to its parent's once it is reaped.
+   */
+  static long endedChildrenCpuMillis() throws IOException {
+    String[] fields = statFields("/proc/self/stat");
+    return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * 10;
+  }
+
+  /**
+   * The fields of a stat file after the command name, which is in parentheses and may hold spaces.
+   */
+  private static String[] statFields(String file) throws IOException {
+    String stat = Files.readString(Path.of(file));
+    return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
   }
 
   /** The process's peak resident set ({@code VmHWM}), in MB; -1 when /proc does not say. */
