@@ -20,9 +20,31 @@ final class Jdbc {
   }
 
   private final DataSource dataSource;
+  private final DataSource readers;
 
+  /** Reads and writes on the same connections. */
   Jdbc(DataSource dataSource) {
+    this(dataSource, dataSource);
+  }
+
+  /**
+   * @param readers connections for {@link #read}; may be {@code dataSource} itself
+   */
+  Jdbc(DataSource dataSource, DataSource readers) {
     this.dataSource = dataSource;
+    this.readers = readers;
+  }
+
+  /**
+   * Runs {@code work}, which only reads, on a reader's connection: on SQLite it never waits for the
+   * writer's commits.
+   */
+  <T> T read(String what, Work<T> work) {
+    try (Connection connection = readers.getConnection()) {
+      return work.run(connection);
+    } catch (SQLException e) {
+      throw new LedgerException(what + " failed: " + e.getMessage(), e);
+    }
   }
 
   /**

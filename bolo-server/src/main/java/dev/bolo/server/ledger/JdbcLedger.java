@@ -21,6 +21,7 @@ import java.util.concurrent.CompletionStage;
 final class JdbcLedger implements DurableLedger {
 
   private final HikariDataSource dataSource;
+  private final HikariDataSource readers;
   private final RateLimiter rateLimiter;
   private final RememberedDevices remembered;
   private final Reservations reservations;
@@ -31,9 +32,14 @@ final class JdbcLedger implements DurableLedger {
   private final UsageRollUp rollUp;
   private final UploadRegistry uploads;
 
-  private JdbcLedger(HikariDataSource dataSource, LedgerConfig config, RateLimiter rateLimiter) {
-    Jdbc jdbc = new Jdbc(dataSource);
+  private JdbcLedger(
+      HikariDataSource dataSource,
+      HikariDataSource readers,
+      LedgerConfig config,
+      RateLimiter rateLimiter) {
+    Jdbc jdbc = new Jdbc(dataSource, readers);
     this.dataSource = dataSource;
+    this.readers = readers;
     this.rateLimiter = rateLimiter;
     this.writes = new GroupCommit(jdbc);
     this.remembered = new RememberedDevices(jdbc, config);
@@ -47,13 +53,18 @@ final class JdbcLedger implements DurableLedger {
 
   static JdbcLedger open(LedgerConfig config, RateLimiter rateLimiter) {
     HikariDataSource dataSource = LedgerDatabase.open(config);
+    HikariDataSource readers = null;
     try {
-      JdbcLedger ledger = new JdbcLedger(dataSource, config, rateLimiter);
+      readers = LedgerDatabase.openReaders(config, dataSource);
+      JdbcLedger ledger = new JdbcLedger(dataSource, readers, config, rateLimiter);
       ledger.admin.refuseEnrolled(config.staticTokens().keySet());
       config.staticTokens().keySet().forEach(ledger.admin::addConfigured);
       ledger.reservations.dropHoldsOfEarlierRun();
       return ledger;
     } catch (RuntimeException e) {
+      if (readers != null && readers != dataSource) {
+        readers.close();
+      }
       dataSource.close();
       throw e;
     }
@@ -161,6 +172,9 @@ final class JdbcLedger implements DurableLedger {
   @Override
   public void close() {
     writes.close();
+    if (readers != dataSource) {
+      readers.close();
+    }
     dataSource.close();
   }
 }

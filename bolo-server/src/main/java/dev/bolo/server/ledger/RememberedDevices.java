@@ -57,7 +57,7 @@ final class RememberedDevices {
 
   private Optional<Device> lookUpToken(String hash) {
     String configured = staticDevicesByTokenHash.get(hash);
-    return jdbc.autoCommit(
+    return jdbc.read(
         "authenticate",
         c -> {
           if (configured != null) {
@@ -70,7 +70,7 @@ final class RememberedDevices {
   }
 
   private Long lookUpLimit(String device) {
-    return jdbc.autoCommit(
+    return jdbc.read(
         "read limit",
         c -> {
           try (PreparedStatement s =

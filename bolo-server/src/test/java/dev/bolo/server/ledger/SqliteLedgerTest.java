@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.sqlite.SQLiteConfig;
 
 /** The ledger contract on the embedded SQLite file under the data dir. */
 class SqliteLedgerTest extends LedgerContractTest {
@@ -49,6 +53,34 @@ class SqliteLedgerTest extends LedgerContractTest {
       assertThat(mode(shm)).isEqualTo("rw-------");
     }
     assertThat(reopened.devices()).extracting(DeviceInfo::name).containsExactly("phone");
+  }
+
+  @Test
+  void aTokenIsLookedUpWithoutWaitingForTheWriter() throws Exception {
+    DurableLedger ledger = open(config);
+    String token = tokenOf(ledger.add(new Device("phone")));
+    Path db = dataDir.resolve(LedgerConfig.EMBEDDED_FILE_NAME);
+    SQLiteConfig immediate = new SQLiteConfig();
+    immediate.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+    try (Connection other = immediate.createConnection("jdbc:sqlite:" + db)) {
+      // Another process (the CLI, say) holds the write lock...
+      other.setAutoCommit(false);
+      try (Statement statement = other.createStatement()) {
+        statement.execute("DELETE FROM quota_holds WHERE 1 = 0");
+      }
+      // ...so the gateway's writer waits for it on its read-write connection.
+      Thread writer = Thread.ofVirtual().start(() -> ledger.add(new Device("tablet")));
+      Thread.sleep(300);
+
+      long started = System.nanoTime();
+      Optional<Device> found = ledger.authenticate(token);
+      long millis = (System.nanoTime() - started) / 1_000_000;
+      other.rollback();
+      writer.join();
+
+      assertThat(found).contains(new Device("phone"));
+      assertThat(millis).as("ms to look the token up").isLessThan(1_000);
+    }
   }
 
   private static Path walOf(Path db) {
