@@ -4,17 +4,17 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The README's configuration table, one constant per row, in the README's order: what its variables
- * mean and their defaults, in words for an operator. Each {@link Variable} names its row; several
- * variables may share one (the host and the port). {@link #markdown()} writes the table, and a test
- * keeps the README's copy equal to it. Immutable.
+ * The configuration table of docs/configuration.md, one constant per row, in its order: what its
+ * variables mean and their defaults, in words for an operator. Each {@link Variable} names its row;
+ * several variables may share one (the host and the port). {@link #markdown()} writes the table,
+ * and a test keeps that copy equal to it. Immutable.
  */
 public enum ConfigTable {
   CONFIG("a properties file with any of these keys; a variable always wins over the file", "—"),
   LISTEN("where `./bolo serve` listens", "`127.0.0.1`, `8080`"),
   ENGINE("`offline`, `openai`, `gemini`", "`offline`"),
   ENGINES(
-      "several engines and the routes over them (see [Several engines](#several-engines-and-failover)): "
+      "several engines and the routes over them (see [Several engines](engines.md#several-engines-and-failover)): "
           + "`BOLO_ENGINES=primary,backup` names them, each is configured by "
           + "`BOLO_ENGINE_<NAME>_KIND` (`openai`, `azure`, `deepgram`, `gemini`, `offline`), `_BASE_URL`, "
           + "`_API_KEY` "
@@ -33,7 +33,7 @@ public enum ConfigTable {
   ENGINE_LIMITS(
       "the most one provider request may carry: its bytes (the note and the form around it) "
           + "and the longest note the model takes. A note beyond either is sent in pieces cut at "
-          + "its pauses (see [Long notes](#long-notes-in-pieces)); set them for a compatible "
+          + "its pauses (see [Long notes](engines.md#long-notes-in-pieces)); set them for a compatible "
           + "server whose limits differ from the provider's",
       "the provider's documented limits: OpenAI `26214400` and `1500` for the `gpt-4o` "
           + "transcription models (none for whisper models); Gemini 2 GiB (Files API) and "
@@ -96,7 +96,7 @@ public enum ConfigTable {
   USAGE_RETENTION(
       "usage rows and charges are kept one per request this long, then rolled up into "
           + "per-device daily totals that `./bolo usage` still reports (see "
-          + "[below](#devices-quota-and-usage)); 1 day to 36500 days, and at least the charge "
+          + "[below](devices-and-usage.md)); 1 day to 36500 days, and at least the charge "
           + "window",
       "`90d`"),
   RATE_LIMIT_PER_MINUTE(
@@ -209,7 +209,7 @@ public enum ConfigTable {
       "`3600`"),
   ADMIN_TOKEN(
       "bearer token of the operator dashboard at `/admin` and its API `/admin/api/…` "
-          + "([docs/admin-api.md](docs/admin-api.md)); at least 16 characters. Unset: neither "
+          + "([docs/admin-api.md](admin-api.md)); at least 16 characters. Unset: neither "
           + "exists (404)",
       "—"),
   LOG_LEVEL("log level (`TRACE` … `ERROR`)", "`INFO`"),
@@ -224,7 +224,7 @@ public enum ConfigTable {
           + "`-Xmn` the default collector",
       "`-Xmx1g -XX:+UseParallelGC -Xmn320m` with the offline engine, `-Xmx256m` otherwise");
 
-  /** The header of the table, as the README has it. */
+  /** The header of the table, as docs/configuration.md has it. */
   static final String HEADER = "| variable | meaning | default |\n|---|---|---|\n";
 
   private final String meaning;

@@ -23,10 +23,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Every {@code BOLO_*} variable {@code bolo serve} reads: the one list that the configuration's
- * parser ({@link ServerConfig#fromMap}), {@code bolo serve --help} and the README's table ({@link
- * ConfigTable}) all read. Each constant is named as the variable and carries how its text is read
- * and checked, its default, a one-line meaning for the help, and its row of the README's table.
- * Immutable.
+ * parser ({@link ServerConfig#fromMap}), {@code bolo serve --help} and the table in
+ * docs/configuration.md ({@link ConfigTable}) all read. Each constant is named as the variable and
+ * carries how its text is read and checked, its default, a one-line meaning for the help, and its
+ * row of that table. Immutable.
  */
 public enum Variable {
   BOLO_CONFIG(
@@ -314,7 +314,7 @@ public enum Variable {
       "JVM options for ./bolo, such as -Xmx1g (default heap by engine)",
       ConfigTable.JAVA_OPTS);
 
-  /** Every variable, in the README's order. */
+  /** Every variable, in the table's order. */
   public static final List<Variable> ALL = List.of(values());
 
   private final VariableParser parser;
@@ -347,7 +347,7 @@ public enum Variable {
     return help;
   }
 
-  /** The README's row that documents it. */
+  /** The table's row that documents it. */
   public ConfigTable row() {
     return row;
   }

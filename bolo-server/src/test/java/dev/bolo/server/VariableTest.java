@@ -15,8 +15,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The one list of variables is complete, every variable in it is documented, and the README's table
- * is the one {@link ConfigTable} writes, so neither can drift from the other.
+ * The one list of variables is complete, every variable in it is documented, and the table in
+ * docs/configuration.md is the one {@link ConfigTable} writes, so neither can drift from the other.
+ * After changing a variable, {@code ./mvnw -pl bolo-server -am test -Dtest=VariableTest
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dbolo.writeConfigTable=true} writes the table into the
+ * file.
  */
 class VariableTest {
 
@@ -44,15 +47,23 @@ class VariableTest {
   }
 
   @Test
-  void theReadmesConfigurationTableIsTheOneTheVariablesWrite() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
-    int start = readme.indexOf(ConfigTable.HEADER);
-    assertThat(start).as("the README has the table's header").isNotNegative();
-    int end = readme.indexOf("\n\n", start);
-    String table = readme.substring(start, end + 1);
+  void theDocumentedConfigurationTableIsTheOneTheVariablesWrite() throws Exception {
+    Path doc = Path.of("..", "docs", "configuration.md");
+    String text = Files.readString(doc);
+    int start = text.indexOf(ConfigTable.HEADER);
+    assertThat(start).as("docs/configuration.md has the table's header").isNotNegative();
+    int end = text.indexOf("\n\n", start);
+    String table = text.substring(start, end + 1);
+    if (Boolean.getBoolean("bolo.writeConfigTable")) {
+      Files.writeString(
+          doc, text.substring(0, start) + ConfigTable.markdown() + text.substring(end + 1));
+      return;
+    }
 
     assertThat(table)
-        .as("README.md's configuration table; replace it with the expected text")
+        .as(
+            "docs/configuration.md's table; run VariableTest with -Dbolo.writeConfigTable=true"
+                + " to write it")
         .isEqualTo(ConfigTable.markdown());
   }
 
@@ -67,7 +78,7 @@ class VariableTest {
   void everyDefaultTheParserAppliesIsTheOneTheHelpOrTheReadmeStates() {
     assertThat(Variable.ALL)
         .filteredOn(v -> v.defaultValue() != null && !v.defaultValue().isEmpty())
-        // The README calls Google's long endpoint "Google's".
+        // The table calls Google's long endpoint "Google's".
         .filteredOn(v -> v != Variable.BOLO_GEMINI_BASE_URL)
         .allSatisfy(
             v ->
