@@ -45,8 +45,9 @@ import picocli.CommandLine.Spec;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the main job on the embedded defaults and stops: transcribes the bundled notes",
-      "offline and shows four simultaneous uploads of one note served by one transcription."
+      "Shows the main job on the embedded defaults, offline, and stops.",
+      "It transcribes the bundled notes and shows four simultaneous uploads of one note served by"
+          + " one transcription."
     })
 final class DemoCommand implements Callable<Integer> {
 
@@ -84,7 +85,7 @@ final class DemoCommand implements Callable<Integer> {
     List<Path> notes = sampleNotes(samplesDir());
     if (notes.isEmpty()) {
       err.println("bolo demo: no WAV notes in " + samplesDir());
-      return 1;
+      return ExitCode.FAILED.code();
     }
     String token = Tokens.newToken();
     Map<String, String> env = new HashMap<>(environment);
@@ -92,7 +93,14 @@ final class DemoCommand implements Callable<Integer> {
     env.put("BOLO_HOST", "127.0.0.1");
     String devices = env.getOrDefault("BOLO_DEVICE_TOKENS", "");
     env.put("BOLO_DEVICE_TOKENS", (devices.isBlank() ? "" : devices + ",") + DEVICE + "=" + token);
-    ServerConfig config = ServerConfig.fromMap(env);
+    ServerConfig config;
+    try {
+      config = ServerConfig.fromMap(env);
+    } catch (IllegalArgumentException e) {
+      // A malformed variable: one line and exit 2, as bolo serve answers it.
+      err.println("bolo demo: " + e.getMessage());
+      return ExitCode.USAGE.code();
+    }
 
     quietLogs();
     out.printf(
@@ -119,7 +127,7 @@ final class DemoCommand implements Callable<Integer> {
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (!(outcome instanceof Outcome.Transcribed transcribed)) {
           err.println("bolo demo: " + note.getFileName() + " failed: " + outcome);
-          return 1;
+          return ExitCode.FAILED.code();
         }
         String text = transcribed.transcript().text();
         String reference = reference(note);
@@ -157,7 +165,7 @@ final class DemoCommand implements Callable<Integer> {
         Outcome outcome = handles.get(i).outcome().join();
         if (!(outcome instanceof Outcome.Transcribed transcribed)) {
           err.println("bolo demo: copy " + (i + 1) + " failed: " + outcome);
-          return 1;
+          return ExitCode.FAILED.code();
         }
         boolean deduplicated = transcribed.transcript().deduplicated();
         replayed += deduplicated ? 1 : 0;

@@ -9,8 +9,10 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -56,8 +58,7 @@ public final class DevicesCommand implements Callable<Integer> {
       description = "Add a device and print its token (the last line; it is shown only once).")
   int add(@Parameters(paramLabel = "NAME", description = "letters, digits, . _ -") String name) {
     if (!Device.isValidName(name)) {
-      err().println("bolo: a device name is 1-64 letters, digits, '.', '_' or '-': " + name);
-      return LedgerEnvironment.FAILED;
+      throw usageError("add", "a device name is 1-64 letters, digits, '.', '_' or '-': " + name);
     }
     return LedgerEnvironment.withLedger(
         env,
@@ -71,7 +72,7 @@ public final class DevicesCommand implements Callable<Integer> {
               }
               case Enrollment.NameTaken taken -> {
                 err().println("bolo: a device named " + taken.name() + " exists already");
-                yield LedgerEnvironment.FAILED;
+                yield ExitCode.REFUSED.code();
               }
             });
   }
@@ -119,7 +120,7 @@ public final class DevicesCommand implements Callable<Integer> {
         ledger -> {
           if (!ledger.revoke(name)) {
             err().println("bolo: no device named " + name);
-            return LedgerEnvironment.FAILED;
+            return ExitCode.REFUSED.code();
           }
           out().println("Revoked device " + name + "; its token no longer works.");
           return 0;
@@ -135,8 +136,7 @@ public final class DevicesCommand implements Callable<Integer> {
       @Parameters(paramLabel = "NAME") String name,
       @Parameters(paramLabel = "SECONDS") long seconds) {
     if (seconds < 0) {
-      err().println("bolo: SECONDS must be >= 0 (0 = unlimited): " + seconds);
-      return LedgerEnvironment.FAILED;
+      throw usageError("quota", "SECONDS must be >= 0 (0 = unlimited): " + seconds);
     }
     return LedgerEnvironment.withLedger(
         env,
@@ -144,7 +144,7 @@ public final class DevicesCommand implements Callable<Integer> {
         ledger -> {
           if (!ledger.setQuota(name, seconds)) {
             err().println("bolo: no device named " + name);
-            return LedgerEnvironment.FAILED;
+            return ExitCode.REFUSED.code();
           }
           out()
               .println(
@@ -155,6 +155,12 @@ public final class DevicesCommand implements Callable<Integer> {
                       + " of audio transcribed in all.");
           return 0;
         });
+  }
+
+  /** A usage mistake in subcommand {@code name}, which names that subcommand's help. */
+  private ParameterException usageError(String name, String message) {
+    CommandLine subcommand = spec.subcommands().get(name);
+    return new ParameterException(subcommand == null ? spec.commandLine() : subcommand, message);
   }
 
   private PrintWriter out() {

@@ -1,23 +1,85 @@
 package dev.bolo.cli;
 
 import dev.bolo.client.Outcome;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
- * {@code bolo transcribe}'s exit codes, as its {@code --help} lists them, and which one a run of
- * several notes ends with. Stateless.
+ * The exit codes of every {@code bolo} command: the one table {@code bolo --help}, each command's
+ * help and docs/cli.md show (a test compares the doc with this enum). {@code bolo serve}'s codes
+ * are the server's own ({@link dev.bolo.server.Main}); a test holds them equal to these.
+ *
+ * <p>The rule: 2 when the command line or the environment is wrong (fixing it is the remedy), 3
+ * when the command was understood and refused (running it again unchanged cannot help), 4 when the
+ * gateway could not be reached or kept failing after the resends (later may help), 1 when the
+ * command could not do its work for another reason, which its message names.
  */
-final class ExitCode {
+enum ExitCode {
+  OK(0, "success", ""),
+  FAILED(
+      1,
+      "failed",
+      "the ledger could not be opened or is not there, the gateway could not start, the demo did"
+          + " not finish; the message says why"),
+  USAGE(
+      2,
+      "usage or configuration error",
+      "an unknown command or option, a bad value, a missing token or file, a malformed BOLO_*"
+          + " variable, a port in use; fix it and run again"),
+  REFUSED(
+      3,
+      "refused",
+      "the gateway refused a note (or it changed before it was sent), the ledger refused a change"
+          + " (a device name taken, no such device); running it again cannot help"),
+  GAVE_UP(
+      4,
+      "gave up",
+      "no gateway answered, or it kept failing, through every resend (4 attempts within 90 s);"
+          + " trying later may help"),
+  CANCELLED(130, "cancelled", "Ctrl-C"),
+  STOPPED(143, "stopped", "bolo serve only: a second SIGTERM or Ctrl-C cut its drain short");
 
-  static final int OK = 0;
-  static final int USAGE = 2;
-  static final int REFUSED = 3;
-  static final int GAVE_UP = 4;
-  static final int CANCELLED = 130;
+  private final int code;
+  private final String label;
+  private final String explanation;
 
-  private ExitCode() {}
+  ExitCode(int code, String label, String explanation) {
+    this.code = code;
+    this.label = label;
+    this.explanation = explanation;
+  }
+
+  /** The process exit code. */
+  int code() {
+    return code;
+  }
+
+  /** What it means, as {@code bolo --help} and docs/cli.md say it. */
+  String meaning() {
+    return explanation.isEmpty() ? label : label + ": " + explanation;
+  }
+
+  /** Code to meaning, in order, for the exit code list of {@code bolo --help}. */
+  static Map<String, String> helpList() {
+    return list(ExitCode::meaning);
+  }
+
+  /** Code to label ("refused"), in order, for the help of each subcommand. */
+  static Map<String, String> labels() {
+    return list(exitCode -> exitCode.label);
+  }
+
+  private static Map<String, String> list(Function<ExitCode, String> text) {
+    Map<String, String> list = new LinkedHashMap<>();
+    for (ExitCode exitCode : values()) {
+      list.put(String.valueOf(exitCode.code), text.apply(exitCode));
+    }
+    return list;
+  }
 
   /** The exit code one note's outcome stands for. */
-  static int of(Outcome outcome) {
+  static ExitCode of(Outcome outcome) {
     return switch (outcome) {
       case Outcome.Transcribed t -> OK;
       case Outcome.Refused r -> REFUSED;
@@ -29,18 +91,19 @@ final class ExitCode {
     };
   }
 
-  /** The exit code that says more: cancelled, then gave up, then refused, then ok. */
-  static int worse(int a, int b) {
-    return rank(a) >= rank(b) ? a : b;
+  /** The exit code that says more: cancelled, then gave up, then refused, then usage, then ok. */
+  static ExitCode worse(ExitCode a, ExitCode b) {
+    return a.rank() >= b.rank() ? a : b;
   }
 
-  private static int rank(int exitCode) {
-    return switch (exitCode) {
-      case CANCELLED -> 4;
-      case GAVE_UP -> 3;
-      case REFUSED -> 2;
+  private int rank() {
+    return switch (this) {
+      case OK -> 0;
       case USAGE -> 1;
-      default -> 0;
+      case REFUSED -> 2;
+      case FAILED -> 3;
+      case GAVE_UP -> 4;
+      case CANCELLED, STOPPED -> 5;
     };
   }
 }

@@ -16,14 +16,11 @@ import java.util.function.Function;
  */
 final class LedgerEnvironment {
 
-  /** Exit code of a command that could not do its work (picocli uses 2 for usage errors). */
-  static final int FAILED = 1;
-
   private LedgerEnvironment() {}
 
   /**
-   * Runs {@code work} on the ledger and closes it; a malformed variable or an unreachable database
-   * is reported on {@code err} as one line and answers {@link #FAILED}.
+   * Runs {@code work} on the ledger and closes it; a malformed variable ({@link ExitCode#USAGE}) or
+   * an unreachable database ({@link ExitCode#FAILED}) is reported on {@code err} as one line.
    */
   static int withLedger(
       Map<String, String> env, PrintWriter err, Function<DurableLedger, Integer> work) {
@@ -32,17 +29,17 @@ final class LedgerEnvironment {
       config = ServerConfig.fromMap(env).ledger();
     } catch (IllegalArgumentException e) {
       err.println("bolo: " + e.getMessage());
-      return FAILED;
+      return ExitCode.USAGE.code();
     }
     try (DurableLedger ledger = Ledger.jdbc(config)) {
       return work.apply(ledger);
     } catch (LedgerException e) {
       err.println("bolo: ledger unavailable: " + e.getMessage());
-      return FAILED;
+      return ExitCode.FAILED.code();
     } catch (IllegalArgumentException e) {
       // e.g. BOLO_DATABASE_URL names a database the ledger does not support
       err.println("bolo: " + e.getMessage());
-      return FAILED;
+      return ExitCode.USAGE.code();
     }
   }
 }

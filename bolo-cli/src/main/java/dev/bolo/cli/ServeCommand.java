@@ -18,10 +18,10 @@ import picocli.CommandLine.Help.TextTable;
     name = "serve",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the gateway until SIGTERM or Ctrl-C, then lets running requests finish"
-          + " (BOLO_DRAIN_TIMEOUT) and exits 0. Configured by the environment variables below; a"
-          + " malformed or inconsistent value, or a port in use, stops it with one line on stderr"
-          + " and exit code 2. The README explains each variable."
+      "Runs the gateway until SIGTERM or Ctrl-C.",
+      "Then it lets running requests finish (BOLO_DRAIN_TIMEOUT) and exits 0. Configured by the"
+          + " environment variables below; a malformed or inconsistent value, or a port in use,"
+          + " stops it with one line on stderr and exit code 2. The README explains each variable."
     })
 final class ServeCommand implements Callable<Integer> {
 
@@ -32,27 +32,49 @@ final class ServeCommand implements Callable<Integer> {
   private static final int NAME_WIDTH = 32;
 
   /**
+   * Below this width for the descriptions beside the names (a terminal under 72 columns), each
+   * description goes under its name instead: beside it, a value such as {@code
+   * model=engine/model,engine/model;...} would not fit a line and be cut.
+   */
+  private static final int MIN_DESCRIPTION_WIDTH = 40;
+
+  /** How far a description under its name is indented, past the names' own indent. */
+  private static final String UNDER_NAME = "    ";
+
+  /**
    * Adds the table of every {@code BOLO_*} variable to {@code serve}'s usage help, after the
-   * options, wrapped by picocli to the help's width.
+   * options and before the exit codes, wrapped at spaces to the help's width.
    */
   static void addEnvironmentSection(CommandLine serve) {
     CommandLine.Model.UsageMessageSpec usage = serve.getCommandSpec().usageMessage();
     usage.sectionMap().put(ENVIRONMENT, ServeCommand::environment);
     List<String> keys = new ArrayList<>(usage.sectionKeys());
     keys.add(
-        keys.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER_HEADING), ENVIRONMENT);
+        keys.indexOf(CommandLine.Model.UsageMessageSpec.SECTION_KEY_EXIT_CODE_LIST_HEADING),
+        ENVIRONMENT);
     usage.sectionKeys(keys);
   }
 
   private static String environment(Help help) {
     int width = help.commandSpec().usageMessage().width();
-    TextTable table =
-        TextTable.forColumns(
-            help.colorScheme(),
-            new Column(NAME_WIDTH, 2, Column.Overflow.SPAN),
-            new Column(Math.max(20, width - NAME_WIDTH), 1, Column.Overflow.WRAP));
-    for (Variable variable : Variable.ALL) {
-      table.addRowValues(variable.name(), variable.help());
+    // Wrapped at spaces: a default such as ./bolo-data stays whole.
+    TextTable table;
+    if (width - NAME_WIDTH >= MIN_DESCRIPTION_WIDTH) {
+      table =
+          new WordTable(
+              help.colorScheme(),
+              new Column(NAME_WIDTH, 2, Column.Overflow.SPAN),
+              new Column(width - NAME_WIDTH, 1, Column.Overflow.WRAP));
+      for (Variable variable : Variable.ALL) {
+        table.addRowValues(variable.name(), variable.help());
+      }
+    } else {
+      table = new WordTable(help.colorScheme(), new Column(width, 2, Column.Overflow.WRAP));
+      table.indentWrappedLines = UNDER_NAME.length();
+      for (Variable variable : Variable.ALL) {
+        table.addRowValues(variable.name());
+        table.addRowValues(UNDER_NAME + variable.help());
+      }
     }
     return String.format("%nEnvironment variables:%n") + table;
   }
@@ -64,7 +86,7 @@ final class ServeCommand implements Callable<Integer> {
       config = ServerConfig.fromEnvironment();
     } catch (ServerConfig.ConfigException e) {
       System.err.println("bolo serve: " + e.getMessage());
-      return 2;
+      return ExitCode.USAGE.code();
     }
     return Main.serve(config, () -> warmUp(config.listen().warmup()), app -> {});
   }

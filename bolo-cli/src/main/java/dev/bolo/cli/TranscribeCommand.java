@@ -36,15 +36,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "transcribe",
     mixinStandardHelpOptions = true,
-    description = "Transcribe voice notes with a Bolo gateway, resending when that can help.",
-    exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {
-      "0:every note was transcribed",
-      "2:usage error (bad option, missing token, unreadable file)",
-      "3:the gateway refused a note, or it changed before it was sent (a resend cannot help)",
-      "4:gave up on a note after resending",
-      "130:cancelled (Ctrl-C)"
-    })
+    description = "Transcribe voice notes with a Bolo gateway, resending when that can help.")
 public final class TranscribeCommand implements java.util.concurrent.Callable<Integer> {
 
   /** Notes in flight at once: enough to overlap uploads, few enough to spare a home uplink. */
@@ -136,14 +128,14 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
         onExit.add(handle);
         handles.add(handle);
       }
-      int exitCode = ExitCode.OK;
+      ExitCode exitCode = ExitCode.OK;
       for (int i = 0; i < handles.size(); i++) {
         Outcome outcome = outcomeOf(handles.get(i));
         report.report(files.get(i), outcome);
         exitCode = ExitCode.worse(exitCode, ExitCode.of(outcome));
       }
       report.flush();
-      return exitCode;
+      return exitCode.code();
     } finally {
       http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();

@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -74,8 +75,9 @@ public final class UsageCommand implements Callable<Integer> {
     try {
       from = since == null ? null : parseSince(since, zone);
     } catch (DateTimeParseException e) {
-      err().println("bolo: --since takes a date (2026-12-01) or an instant: " + since);
-      return LedgerEnvironment.FAILED;
+      throw new ParameterException(
+          spec.commandLine(),
+          "--since takes a date (2026-12-01) or an instant (2026-12-01T08:00:00Z): " + since);
     }
     UsageQuery query = new UsageQuery(device, from);
     return LedgerEnvironment.withLedger(

@@ -186,7 +186,9 @@ class ContainerImageIT {
                   "/tmp/notes/dinner.wav",
                   "/tmp/notes/long.wav"));
       assertThat(cli.process().waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-      assertThat(cli.process().exitValue()).as(cli.out() + cli.err()).isEqualTo(ExitCode.REFUSED);
+      assertThat(cli.process().exitValue())
+          .as(cli.out() + cli.err())
+          .isEqualTo(ExitCode.REFUSED.code());
       List<JsonNode> answers = new ArrayList<>();
       for (String line : cli.out().strip().lines().toList()) {
         answers.add(JSON.readTree(line));

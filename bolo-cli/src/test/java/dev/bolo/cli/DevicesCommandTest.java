@@ -43,16 +43,19 @@ class DevicesCommandTest {
   }
 
   @Test
-  void addingATakenOrMalformedNameFails() {
+  void aTakenNameIsRefusedAndAMalformedOneIsAUsageError() {
     devices("add", "phone");
 
     CommandRun taken = devices("add", "phone");
     CommandRun malformed = devices("add", "my phone");
 
-    assertThat(taken.exitCode()).isEqualTo(1);
-    assertThat(taken.err()).contains("a device named phone exists already");
-    assertThat(malformed.exitCode()).isEqualTo(1);
-    assertThat(malformed.err()).contains("my phone");
+    assertThat(taken.exitCode()).isEqualTo(ExitCode.REFUSED.code());
+    assertThat(taken.errLines()).last().isEqualTo("bolo: a device named phone exists already");
+    assertThat(malformed.exitCode()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(malformed.errLines())
+        .containsExactly(
+            "bolo devices add: a device name is 1-64 letters, digits, '.', '_' or '-': my phone",
+            "see `bolo devices add --help`");
   }
 
   @Test
@@ -91,11 +94,27 @@ class DevicesCommandTest {
   }
 
   @Test
-  void unknownDevicesAreReported() {
-    assertThat(devices("revoke", "ghost"))
-        .returns(1, CommandRun::exitCode)
-        .returns("bolo: no device named ghost\n", CommandRun::err);
-    assertThat(devices("quota", "ghost", "5").err()).contains("no device named ghost");
+  void unknownDevicesAreRefused() {
+    devices("add", "phone");
+
+    CommandRun revoke = devices("revoke", "ghost");
+    CommandRun quota = devices("quota", "ghost", "5");
+
+    assertThat(revoke.exitCode()).isEqualTo(ExitCode.REFUSED.code());
+    assertThat(revoke.errLines()).last().isEqualTo("bolo: no device named ghost");
+    assertThat(quota.exitCode()).isEqualTo(ExitCode.REFUSED.code());
+    assertThat(quota.errLines()).last().isEqualTo("bolo: no device named ghost");
+  }
+
+  @Test
+  void aNegativeQuotaIsAUsageError() {
+    CommandRun run = devices("quota", "phone", "-5");
+
+    assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.errLines())
+        .containsExactly(
+            "bolo devices quota: SECONDS must be >= 0 (0 = unlimited): -5",
+            "see `bolo devices quota --help`");
   }
 
   @Test
@@ -114,12 +133,12 @@ class DevicesCommandTest {
   }
 
   @Test
-  void aMalformedEnvironmentIsReportedInOneLine() {
+  void aMalformedEnvironmentIsAConfigurationErrorReportedInOneLine() {
     env = Map.of("BOLO_DATA_DIR", dataDir.toString(), "BOLO_TRIAL_SECONDS", "lots");
 
     CommandRun run = devices("list");
 
-    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
     assertThat(run.err()).isEqualTo("bolo: BOLO_TRIAL_SECONDS must be a whole number: lots\n");
   }
 }

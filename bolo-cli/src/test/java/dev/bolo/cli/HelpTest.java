@@ -3,10 +3,10 @@ package dev.bolo.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.Variable;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -15,8 +15,7 @@ class HelpTest {
 
   @Test
   void everyCommandAndSubcommandAnswersHelpWithExitZero() {
-    List<List<String>> paths = new ArrayList<>();
-    collect(Main.commandLine(), new ArrayList<>(), paths);
+    List<List<String>> paths = commandPaths();
     assertThat(paths)
         .contains(
             List.of("devices", "add"),
@@ -27,12 +26,37 @@ class HelpTest {
             List.of("transcribe"));
 
     for (List<String> path : paths) {
-      List<String> args = new ArrayList<>(path);
-      args.add("--help");
-      CommandRun run = help(args.toArray(String[]::new));
-      assertThat(run.exitCode()).as("%s: %s", args, run.err()).isZero();
-      assertThat(run.err()).as("%s", args).isEmpty();
-      assertThat(run.out()).as("%s", args).startsWith("Usage: bolo " + String.join(" ", path));
+      String[] args = withHelp(path);
+      CommandRun run = help(args);
+      assertThat(run.exitCode()).as("%s: %s", path, run.err()).isZero();
+      assertThat(run.err()).as("%s", path).isEmpty();
+      assertThat(run.out()).as("%s", path).startsWith("Usage: bolo " + String.join(" ", path));
+    }
+  }
+
+  @Test
+  void helpIsWrappedAtSpacesSoNoPathUrlOrNameIsCutAtAnyWidth() {
+    for (List<String> path : commandPaths()) {
+      String[] args = withHelp(path);
+      Set<String> whole = new HashSet<>(List.of(words(help(1000, args).out())));
+      for (int width : new int[] {55, 64, 80, 100, 132}) {
+        String help = help(width, args).out();
+
+        assertThat(words(help))
+            .as("%s at width %d:%n%s", path, width, help)
+            .allSatisfy(word -> assertThat(whole).contains(word));
+        assertThat(help.lines())
+            .allSatisfy(line -> assertThat(line).hasSizeLessThanOrEqualTo(width));
+      }
+    }
+  }
+
+  @Test
+  void aDefaultThatIsAPathStaysWholeInServesVariables() {
+    for (int width : new int[] {80, 81, 82, 83}) {
+      assertThat(help(width, "serve", "--help").out())
+          .as("width %d", width)
+          .containsPattern("\\s\\(default\\s+\\./bolo-data\\)\\n");
     }
   }
 
@@ -53,6 +77,31 @@ class HelpTest {
     assertThat(help.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(80));
   }
 
+  @Test
+  void boloAloneAnswersWithItsHelp() {
+    CommandRun run = help();
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("Usage: bolo ").contains("Commands:");
+  }
+
+  /** Every command and subcommand, as the words that name it: [devices, add]. */
+  static List<List<String>> commandPaths() {
+    List<List<String>> paths = new ArrayList<>();
+    collect(Main.commandLine(), new ArrayList<>(), paths);
+    return paths;
+  }
+
+  private static String[] withHelp(List<String> path) {
+    List<String> args = new ArrayList<>(path);
+    args.add("--help");
+    return args.toArray(String[]::new);
+  }
+
+  private static String[] words(String text) {
+    return text.strip().split("\\s+");
+  }
+
   private static void collect(CommandLine command, List<String> path, List<List<String>> out) {
     command
         .getSubcommands()
@@ -69,13 +118,15 @@ class HelpTest {
             });
   }
 
-  private static CommandRun help(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
+  static CommandRun help(String... args) {
+    return CommandRun.of(Main.commandLine(), args);
+  }
+
+  /** The help at {@code width} columns, as a terminal that wide would get it. */
+  static CommandRun help(int width, String... args) {
     CommandLine bolo = Main.commandLine();
-    bolo.setOut(new PrintWriter(out, true));
-    bolo.setErr(new PrintWriter(err, true));
-    int exit = bolo.execute(args);
-    return new CommandRun(exit, out.toString(), err.toString());
+    bolo.setUsageHelpAutoWidth(false);
+    bolo.setUsageHelpWidth(width);
+    return CommandRun.of(bolo, args);
   }
 }

@@ -83,7 +83,7 @@ class TranscribeCommandTest {
 
     CommandRun run = transcribe(text.toString());
 
-    assertThat(run.exitCode()).isEqualTo(ExitCode.REFUSED);
+    assertThat(run.exitCode()).isEqualTo(ExitCode.REFUSED.code());
     assertThat(run.err()).contains("notes.wav: refused: HTTP 415");
   }
 
@@ -94,7 +94,10 @@ class TranscribeCommandTest {
         CommandRun.of(new TranscribeCommand(), "--server", gateway.baseUrl(), "--token", " ", "x");
 
     assertThat(missingFile.exitCode()).isEqualTo(2);
-    assertThat(missingFile.err()).contains("not a readable file");
+    assertThat(missingFile.errLines())
+        .containsExactly(
+            "bolo transcribe: not a readable file: " + dir.resolve("nope.wav"),
+            "see `bolo transcribe --help`");
     assertThat(noToken.exitCode()).isEqualTo(2);
     assertThat(gateway.calls()).isZero();
   }
@@ -104,16 +107,16 @@ class TranscribeCommandTest {
     Failure.Http refusal = new Failure.Http(415, "unsupported_audio", "no", null, null);
     Transcript text = new Transcript("hi", false, "ab", null, "r", "offline");
 
-    assertThat(ExitCode.of(new Outcome.Transcribed(text, 1))).isZero();
-    assertThat(ExitCode.of(new Outcome.Unreadable("gone", 1))).isEqualTo(2);
-    assertThat(ExitCode.of(new Outcome.Refused(refusal, 1))).isEqualTo(3);
-    assertThat(ExitCode.of(new Outcome.AudioChanged("a", "b", 2))).isEqualTo(3);
-    assertThat(ExitCode.of(new Outcome.GaveUp(refusal, 4))).isEqualTo(4);
-    assertThat(ExitCode.of(new Outcome.Cancelled(1))).isEqualTo(130);
-    assertThat(ExitCode.worse(3, 4)).isEqualTo(4);
-    assertThat(ExitCode.worse(130, 4)).isEqualTo(130);
-    assertThat(ExitCode.worse(2, 3)).isEqualTo(3);
-    assertThat(ExitCode.worse(0, 2)).isEqualTo(2);
+    assertThat(ExitCode.of(new Outcome.Transcribed(text, 1)).code()).isZero();
+    assertThat(ExitCode.of(new Outcome.Unreadable("gone", 1)).code()).isEqualTo(2);
+    assertThat(ExitCode.of(new Outcome.Refused(refusal, 1)).code()).isEqualTo(3);
+    assertThat(ExitCode.of(new Outcome.AudioChanged("a", "b", 2)).code()).isEqualTo(3);
+    assertThat(ExitCode.of(new Outcome.GaveUp(refusal, 4)).code()).isEqualTo(4);
+    assertThat(ExitCode.of(new Outcome.Cancelled(1)).code()).isEqualTo(130);
+    assertThat(ExitCode.worse(ExitCode.REFUSED, ExitCode.GAVE_UP)).isEqualTo(ExitCode.GAVE_UP);
+    assertThat(ExitCode.worse(ExitCode.CANCELLED, ExitCode.GAVE_UP)).isEqualTo(ExitCode.CANCELLED);
+    assertThat(ExitCode.worse(ExitCode.USAGE, ExitCode.REFUSED)).isEqualTo(ExitCode.REFUSED);
+    assertThat(ExitCode.worse(ExitCode.OK, ExitCode.USAGE)).isEqualTo(ExitCode.USAGE);
   }
 
   @Test

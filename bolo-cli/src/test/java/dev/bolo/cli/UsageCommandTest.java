@@ -140,11 +140,14 @@ class UsageCommandTest {
   void sinceAcceptsAnInstantAndRejectsNonsense() {
     assertThat(UsageCommand.parseSince("2026-12-01T00:00:00+02:00", ZoneOffset.UTC))
         .isEqualTo(Instant.parse("2026-11-30T22:00:00Z"));
-    assertThat(usage("--since", "yesterday"))
-        .returns(1, CommandRun::exitCode)
-        .extracting(CommandRun::err)
-        .asString()
-        .contains("yesterday");
+    CommandRun nonsense = usage("--since", "yesterday");
+
+    assertThat(nonsense.exitCode()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(nonsense.errLines())
+        .containsExactly(
+            "bolo usage: --since takes a date (2026-12-01) or an instant"
+                + " (2026-12-01T08:00:00Z): yesterday",
+            "see `bolo usage --help`");
   }
 
   @Test
