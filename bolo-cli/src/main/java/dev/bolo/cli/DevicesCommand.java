@@ -1,19 +1,26 @@
 package dev.bolo.cli;
 
+import dev.bolo.cli.LedgerEnvironment.Access;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DeviceInfo;
+import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Enrollment;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
@@ -34,6 +41,15 @@ public final class DevicesCommand implements Callable<Integer> {
   @SuppressWarnings("NullAway.Init") // injected by picocli before any command method runs
   @Spec
   private CommandSpec spec;
+
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
+      scope = ScopeType.INHERIT,
+      description =
+          "The gateway's data directory, where its ledger is (default: $BOLO_DATA_DIR, else"
+              + " bolo-data under the current directory). A systemd install's is /var/lib/bolo.")
+  private @Nullable Path dataDir;
 
   /** Reads the process environment. */
   public DevicesCommand() {
@@ -60,9 +76,8 @@ public final class DevicesCommand implements Callable<Integer> {
     if (!Device.isValidName(name)) {
       throw usageError("add", "a device name is 1-64 letters, digits, '.', '_' or '-': " + name);
     }
-    return LedgerEnvironment.withLedger(
-        env,
-        err(),
+    return withLedger(
+        Access.CREATE,
         ledger ->
             switch (ledger.add(new Device(name))) {
               case Enrollment.Enrolled enrolled -> {
@@ -82,9 +97,8 @@ public final class DevicesCommand implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = "List every device, its quota and what it has used.")
   int list() {
-    return LedgerEnvironment.withLedger(
-        env,
-        err(),
+    return withLedger(
+        Access.EXISTING,
         ledger -> {
           List<DeviceInfo> devices = ledger.devices();
           if (devices.isEmpty()) {
@@ -114,9 +128,8 @@ public final class DevicesCommand implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = "Revoke a device: its token stops working at once.")
   int revoke(@Parameters(paramLabel = "NAME") String name) {
-    return LedgerEnvironment.withLedger(
-        env,
-        err(),
+    return withLedger(
+        Access.EXISTING,
         ledger -> {
           if (!ledger.revoke(name)) {
             err().println("bolo: no device named " + name);
@@ -138,9 +151,8 @@ public final class DevicesCommand implements Callable<Integer> {
     if (seconds < 0) {
       throw usageError("quota", "SECONDS must be >= 0 (0 = unlimited): " + seconds);
     }
-    return LedgerEnvironment.withLedger(
-        env,
-        err(),
+    return withLedger(
+        Access.EXISTING,
         ledger -> {
           if (!ledger.setQuota(name, seconds)) {
             err().println("bolo: no device named " + name);
@@ -161,6 +173,10 @@ public final class DevicesCommand implements Callable<Integer> {
   private ParameterException usageError(String name, String message) {
     CommandLine subcommand = spec.subcommands().get(name);
     return new ParameterException(subcommand == null ? spec.commandLine() : subcommand, message);
+  }
+
+  private int withLedger(Access access, Function<DurableLedger, Integer> work) {
+    return LedgerEnvironment.withLedger(env, dataDir, access, err(), work);
   }
 
   private PrintWriter out() {

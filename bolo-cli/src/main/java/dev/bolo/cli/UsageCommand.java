@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.ledger.DeviceUsage;
 import dev.bolo.server.ledger.UsageQuery;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -58,6 +59,14 @@ public final class UsageCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print JSON instead of a table.")
   private boolean json;
 
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
+      description =
+          "The gateway's data directory, where its ledger is (default: $BOLO_DATA_DIR, else"
+              + " bolo-data under the current directory). A systemd install's is /var/lib/bolo.")
+  private @Nullable Path dataDir;
+
   /** Reads the process environment; days start at local midnight. */
   public UsageCommand() {
     this(System.getenv(), ZoneId.systemDefault());
@@ -82,6 +91,8 @@ public final class UsageCommand implements Callable<Integer> {
     UsageQuery query = new UsageQuery(device, from);
     return LedgerEnvironment.withLedger(
         env,
+        dataDir,
+        LedgerEnvironment.Access.EXISTING,
         err(),
         ledger -> {
           List<DeviceUsage> rows = ledger.usage(query);

@@ -8,6 +8,7 @@ import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,57 @@ class DevicesCommandTest {
         .containsExactly(
             "bolo devices add: a device name is 1-64 letters, digits, '.', '_' or '-': my phone",
             "see `bolo devices add --help`");
+  }
+
+  @Test
+  void everyCommandNamesTheLedgerItOpensAndOnlyAddMakesOne() {
+    Path ledger = dataDir.resolve("bolo-ledger.db").toAbsolutePath();
+
+    CommandRun first = devices("add", "phone");
+    CommandRun list = devices("list");
+
+    assertThat(first.errLines()).containsExactly("ledger: " + ledger + " (new)");
+    assertThat(list.errLines()).containsExactly("ledger: " + ledger);
+  }
+
+  @Test
+  void listWhereThereIsNoLedgerSaysWhereItLookedAndHowToPointAtOneAndMakesNothing(
+      @TempDir Path elsewhere) {
+    Path looked = elsewhere.resolve("bolo-data");
+    env = Map.of("BOLO_DATA_DIR", looked.toString());
+
+    for (String[] args :
+        List.of(
+            new String[] {"list"},
+            new String[] {"revoke", "phone"},
+            new String[] {"quota", "phone", "5"})) {
+      CommandRun run = devices(args);
+
+      assertThat(run.exitCode()).as("%s", List.of(args)).isEqualTo(ExitCode.FAILED.code());
+      assertThat(run.errLines())
+          .singleElement()
+          .asString()
+          .startsWith(
+              "bolo: no ledger at " + looked.resolve("bolo-ledger.db") + " (from BOLO_DATA_DIR)")
+          .contains("--data-dir DIR or BOLO_DATA_DIR=DIR");
+      assertThat(run.out()).isEmpty();
+    }
+    assertThat(looked).doesNotExist();
+  }
+
+  @Test
+  void dataDirPointsAtALedgerWhereverItIsGivenAndWinsOverTheVariable(@TempDir Path elsewhere) {
+    devices("add", "phone");
+    Path ours = dataDir;
+    env = Map.of("BOLO_DATA_DIR", elsewhere.resolve("bolo-data").toString());
+
+    CommandRun after = devices("list", "--data-dir", ours.toString());
+    CommandRun before = devices("--data-dir", ours.toString(), "list");
+
+    assertThat(after.exitCode()).as(after.err()).isZero();
+    assertThat(after.outLines()).anySatisfy(line -> assertThat(line).startsWith("phone"));
+    assertThat(before.out()).isEqualTo(after.out());
+    assertThat(elsewhere.resolve("bolo-data")).doesNotExist();
   }
 
   @Test
@@ -119,6 +171,7 @@ class DevicesCommandTest {
 
   @Test
   void configuredDevicesAreListedWithTheirOrigin() {
+    devices("add", "phone");
     env =
         Map.of(
             "BOLO_DATA_DIR", dataDir.toString(), "BOLO_DEVICE_TOKENS", "kiosk=kiosk-secret-token");

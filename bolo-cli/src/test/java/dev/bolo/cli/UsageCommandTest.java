@@ -151,6 +151,34 @@ class UsageCommandTest {
   }
 
   @Test
+  void theLedgerReadIsNamedOnStderrAndDataDirPointsAtIt() {
+    env = Map.of();
+
+    CommandRun run = usage("--data-dir", dataDir.toString(), "--device", "tablet");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.errLines())
+        .containsExactly("ledger: " + dataDir.resolve("bolo-ledger.db").toAbsolutePath());
+    assertThat(run.outLines()).hasSize(2).last().asString().startsWith("tablet");
+  }
+
+  @Test
+  void withoutALedgerWhereItLooksItSaysWhereAndMakesNone(@TempDir Path elsewhere) {
+    Path looked = elsewhere.resolve("bolo-data");
+
+    CommandRun run = usage("--data-dir", looked.toString());
+
+    assertThat(run.exitCode()).isEqualTo(ExitCode.FAILED.code());
+    assertThat(run.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("bolo: no ledger at " + looked.resolve("bolo-ledger.db") + " (from --data-dir)")
+        .contains("BOLO_DATA_DIR=DIR");
+    assertThat(run.out()).isEmpty();
+    assertThat(looked).doesNotExist();
+  }
+
+  @Test
   void noUsageIsSaidPlainly() {
     assertThat(usage("--device", "ghost").out()).isEqualTo("No requests recorded for ghost.\n");
   }
