@@ -20,7 +20,14 @@ public final class HealthProbe {
   private HealthProbe() {}
 
   public static void main(String[] args) {
-    URI uri = readinessUri(System.getenv());
+    URI uri;
+    try {
+      uri = readinessUri(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("bolo health: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     int status = status(uri);
     if (status != 200) {
       System.err.println("bolo health: GET " + uri + " -> " + (status < 0 ? "no answer" : status));
@@ -30,15 +37,7 @@ public final class HealthProbe {
 
   /** The readiness address of the gateway configured by {@code env}, seen from its own host. */
   static URI readinessUri(Map<String, String> env) {
-    String host = env.getOrDefault("BOLO_HOST", "127.0.0.1");
-    // A gateway listening on every address is reached on loopback.
-    if (host.isBlank() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
-      host = "127.0.0.1";
-    } else if (host.contains(":") && !host.startsWith("[")) {
-      host = "[" + host + "]";
-    }
-    String port = env.getOrDefault("BOLO_PORT", "8080").strip();
-    return URI.create("http://" + host + ":" + port + "/readyz");
+    return URI.create(GatewayAddress.local(env).url() + "/readyz");
   }
 
   /** The HTTP status of {@code GET uri}, or -1 when nothing answered. */

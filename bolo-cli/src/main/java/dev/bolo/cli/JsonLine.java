@@ -28,7 +28,8 @@ final class JsonLine {
         line.append(",\"error\":").append(quote(r.message()));
       }
       case Outcome.GaveUp g ->
-          line.append(",\"status\":\"gave_up\",\"error\":").append(quote(g.lastFailure().reason()));
+          line.append(",\"status\":\"gave_up\",\"error\":")
+              .append(quote(FailureText.of(g.lastFailure())));
       case Outcome.Cancelled c -> line.append(",\"status\":\"cancelled\"");
       case Outcome.Unreadable u ->
           line.append(",\"status\":\"unreadable\",\"error\":").append(quote(u.message()));

@@ -34,21 +34,14 @@ final class OutcomeReport {
     String label = labelled ? file + ": " : "";
     switch (outcome) {
       case Outcome.Transcribed t -> out.println(label + t.transcript().text());
-      case Outcome.Refused r ->
-          err.println(
-              file
-                  + ": refused: HTTP "
-                  + r.status()
-                  + (r.code() == null ? "" : " " + r.code())
-                  + ": "
-                  + r.message());
+      case Outcome.Refused r -> err.println(file + ": refused: " + FailureText.of(r.error()));
       case Outcome.GaveUp g ->
           err.println(
               file
                   + ": gave up after "
                   + g.attempts()
                   + " attempt(s): "
-                  + g.lastFailure().reason());
+                  + FailureText.of(g.lastFailure()));
       case Outcome.Cancelled c -> err.println(file + ": cancelled");
       case Outcome.Unreadable u -> err.println(file + ": cannot be read: " + u.message());
       case Outcome.AudioChanged a -> err.println(file + ": not sent: " + a.message());

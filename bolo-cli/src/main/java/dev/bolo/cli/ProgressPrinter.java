@@ -2,6 +2,7 @@ package dev.bolo.cli;
 
 import dev.bolo.client.Attempt;
 import dev.bolo.client.Failure;
+import dev.bolo.client.Outcome;
 import dev.bolo.client.TranscriptionListener;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -10,10 +11,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Prints "FILE: retrying in N s (reason), attempt n of 4" on stderr always, and when {@code
- * verbose} the upload's bytes, each resume of a large note's upload after a lost link, the wait for
- * the transcript, and the gateway's progress while it transcribes ("transcribing: 120 of 600 s").
- * Thread safe: events arrive on OkHttp's threads.
+ * Prints "FILE: retrying in N s (reason), attempt n of 4" on stderr always, and tells the run's
+ * {@link NoGatewayHint} of every failure; and when {@code verbose} the upload's bytes, each resume
+ * of a large note's upload after a lost link, the wait for the transcript, and the gateway's
+ * progress while it transcribes ("transcribing: 120 of 600 s"). Thread safe: events arrive on
+ * OkHttp's threads.
  */
 final class ProgressPrinter implements TranscriptionListener {
 
@@ -24,16 +26,19 @@ final class ProgressPrinter implements TranscriptionListener {
   private final PrintWriter err;
   private final boolean verbose;
   private final int maxAttempts;
+  private final NoGatewayHint hint;
   private final AtomicInteger shownStep = new AtomicInteger();
 
   /** The whole seconds of the gateway's progress last shown: an answer that adds none is not. */
   private final AtomicLong shownSeconds = new AtomicLong(-1);
 
-  ProgressPrinter(Path file, PrintWriter err, boolean verbose, int maxAttempts) {
+  ProgressPrinter(
+      Path file, PrintWriter err, boolean verbose, int maxAttempts, NoGatewayHint hint) {
     this.file = file;
     this.err = err;
     this.verbose = verbose;
     this.maxAttempts = maxAttempts;
+    this.hint = hint;
   }
 
   @Override
@@ -79,17 +84,26 @@ final class ProgressPrinter implements TranscriptionListener {
 
   @Override
   public void resendScheduled(Attempt failed, Duration pause, Failure reason) {
+    hint.failed(reason);
     long seconds = Math.max(1, Math.round(pause.toMillis() / 1000.0));
     print(
         file
             + ": retrying in "
             + seconds
             + " s ("
-            + reason.reason()
+            + FailureText.of(reason)
             + "), attempt "
             + (failed.number() + 1)
             + " of "
             + maxAttempts);
+  }
+
+  @Override
+  public void ended(String noteKey, Outcome outcome) {
+    // A note whose only attempt failed to connect was never resent: the hint is still due.
+    if (outcome instanceof Outcome.GaveUp gaveUp) {
+      hint.failed(gaveUp.lastFailure());
+    }
   }
 
   private String attemptLabel(Attempt attempt) {

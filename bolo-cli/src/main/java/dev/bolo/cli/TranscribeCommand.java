@@ -4,6 +4,7 @@ import dev.bolo.client.BoloClient;
 import dev.bolo.client.CallOptions;
 import dev.bolo.client.Outcome;
 import dev.bolo.client.ResendPolicy;
+import dev.bolo.client.Timing;
 import dev.bolo.client.TranscriptionHandle;
 import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import okhttp3.Dispatcher;
@@ -51,16 +53,16 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
   @Option(
       names = "--server",
       paramLabel = "URL",
-      defaultValue = "${env:BOLO_SERVER:-http://127.0.0.1:8080}",
       description =
           "The gateway's base URL, such as http://host:8080; a trailing /v1 (the OpenAI SDKs'"
-              + " habit) is accepted. Default: $BOLO_SERVER, else ${DEFAULT-VALUE}")
-  private String server = "http://127.0.0.1:8080";
+              + " habit) is accepted. Default: $BOLO_SERVER, else where bolo serve listens with"
+              + " the same BOLO_HOST and BOLO_PORT (0.0.0.0 and :: mean 127.0.0.1), else "
+              + GatewayAddress.DEFAULT)
+  private @Nullable String server;
 
   @Option(
       names = "--token",
       paramLabel = "T",
-      defaultValue = "${env:BOLO_TOKEN}",
       description = "The device token (default: $BOLO_TOKEN).")
   private @Nullable String token;
 
@@ -86,15 +88,40 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
 
   @Spec private @Nullable CommandSpec spec;
 
+  private final Map<String, String> env;
+  private final Timing timing;
+
+  /** Reads the process environment; resends after the policy's real pauses. */
+  public TranscribeCommand() {
+    this(System.getenv(), Timing.system());
+  }
+
+  /** Reads {@code env} instead of the process environment and waits with {@code timing}. */
+  TranscribeCommand(Map<String, String> env, Timing timing) {
+    this.env = Map.copyOf(env);
+    this.timing = timing;
+  }
+
   @Override
   public Integer call() throws InterruptedException {
     CommandSpec spec = Objects.requireNonNull(this.spec, "picocli injects the spec");
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    HttpUrl baseUrl = HttpUrl.parse(withoutApiPrefix(server));
-    if (baseUrl == null) {
-      throw new ParameterException(spec.commandLine(), "--server is not an http(s) URL: " + server);
+    GatewayAddress address;
+    try {
+      address = GatewayAddress.of(server, env);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
     }
+    HttpUrl baseUrl = HttpUrl.parse(withoutApiPrefix(address.url()));
+    if (baseUrl == null) {
+      throw new ParameterException(
+          spec.commandLine(),
+          (address.source().equals("--server") ? "--server" : address.source())
+              + " is not an http(s) URL: "
+              + address.url());
+    }
+    String token = this.token != null ? this.token : env.get("BOLO_TOKEN");
     if (token == null || token.isBlank()) {
       throw new ParameterException(
           spec.commandLine(), "no device token: give --token or set BOLO_TOKEN");
@@ -115,7 +142,13 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     dispatcher.setMaxRequestsPerHost(CONCURRENCY);
     OkHttpClient http = new OkHttpClient.Builder().dispatcher(dispatcher).build();
     BoloClient client =
-        BoloClient.builder().baseUrl(baseUrl).token(token).okHttpClient(http).build();
+        BoloClient.builder()
+            .baseUrl(baseUrl)
+            .token(token)
+            .okHttpClient(http)
+            .timing(timing)
+            .build();
+    NoGatewayHint hint = new NoGatewayHint(address, err, MAX_ATTEMPTS_SHOWN);
     boolean verbose = progress != null ? progress : Terminal.isInteractive();
     OutcomeReport report = new OutcomeReport(out, err, json, files.size() > 1);
     try (CancelOnExit onExit = CancelOnExit.install()) {
@@ -123,7 +156,8 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
       for (int i = 0; i < notes.size(); i++) {
         CallOptions call =
             CallOptions.defaults()
-                .withListener(new ProgressPrinter(files.get(i), err, verbose, MAX_ATTEMPTS_SHOWN));
+                .withListener(
+                    new ProgressPrinter(files.get(i), err, verbose, MAX_ATTEMPTS_SHOWN, hint));
         TranscriptionHandle handle = client.transcribeAsync(notes.get(i), options, call);
         onExit.add(handle);
         handles.add(handle);

@@ -104,7 +104,16 @@ final class GatewayExtension implements BeforeEachCallback, AfterEachCallback {
   }
 
   String baseUrl() {
-    return "http://127.0.0.1:" + java.util.Objects.requireNonNull(gateway).port();
+    return "http://127.0.0.1:" + port();
+  }
+
+  int port() {
+    return java.util.Objects.requireNonNull(gateway).port();
+  }
+
+  /** The system's timing, but each resend starts at once: the policy's attempts, not its pauses. */
+  static Timing resendAtOnce() {
+    return Timing.builder().scheduler(GatewayExtension::runAtOnce).build();
   }
 
   /** A client of this gateway with exact pauses that take no time. */

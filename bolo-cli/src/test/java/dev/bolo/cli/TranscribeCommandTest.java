@@ -10,6 +10,11 @@ import dev.bolo.client.Transcript;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,8 +59,47 @@ class TranscribeCommandTest {
     CommandRun run = transcribe("--json", wav("a.wav", 23).toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.err()).containsPattern("a\\.wav: retrying in 2 s \\(HTTP 503 upstream_\\w+\\)");
+    assertThat(run.err())
+        .containsPattern(
+            "a\\.wav: retrying in 2 s \\(HTTP 503 upstream_\\w+: .+\\), attempt 2 of 4");
     assertThat(run.out()).contains("\"attempts\":2,\"status\":\"transcribed\"");
+  }
+
+  @Test
+  void theGatewaysOwnMessageFollowsItsStatusAndCodeInEachResendAndWhenItGivesUp() throws Exception {
+    String message = "the transcription provider cannot be reached";
+    try (MockWebServer standIn = new MockWebServer()) {
+      // PROTOCOL.md's error shape: 503 to every upload, 404 to every lookup before a resend.
+      standIn.setDispatcher(
+          new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+              boolean lookup = "GET".equals(request.getMethod());
+              return new MockResponse.Builder()
+                  .code(lookup ? 404 : 503)
+                  .addHeader("Content-Type", "application/json")
+                  .body(
+                      lookup
+                          ? "{\"error\":\"no such work\",\"code\":\"not_found\",\"request_id\":\"r\"}"
+                          : "{\"error\":\""
+                              + message
+                              + "\",\"code\":\"upstream_unavailable\",\"request_id\":\"r\"}")
+                  .build();
+            }
+          });
+      standIn.start();
+      String note = wav("n.wav", 24).toString();
+      String[] args = {"--server", standIn.url("/").toString(), "--token", "t", note};
+
+      CommandRun run =
+          CommandRun.of(new TranscribeCommand(Map.of(), GatewayExtension.resendAtOnce()), args);
+
+      assertThat(run.exitCode()).isEqualTo(ExitCode.GAVE_UP.code());
+      assertThat(run.err())
+          .contains(
+              "n.wav: retrying in 2 s (HTTP 503 upstream_unavailable: " + message + "), attempt 2",
+              "n.wav: gave up after 4 attempt(s): HTTP 503 upstream_unavailable: " + message);
+    }
   }
 
   @Test
@@ -144,7 +188,8 @@ class TranscribeCommandTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.err())
         .contains("p.wav: attempt 1 of 4: sent ")
-        .containsPattern("p\\.wav: retrying in 2 s \\(HTTP 503 upstream_\\w+\\), attempt 2 of 4")
+        .containsPattern(
+            "p\\.wav: retrying in 2 s \\(HTTP 503 upstream_\\w+: .+\\), attempt 2 of 4")
         .containsPattern(
             "p\\.wav: attempt 2 of 4: sent \\d+ of \\d+ bytes; waiting for the transcript");
   }
