@@ -199,9 +199,92 @@ class LauncherTest {
     return Files.readAllLines(training);
   }
 
+  @Test
+  void aBuildSaysHowLongItTakesNamesEachModuleInOrderAndThenRunsTheCommand() throws Exception {
+    Files.delete(root.resolve("bolo-cli/target/.bolo-build-stamp"));
+    standInMaven();
+
+    Run run = run(Map.of(), "--version");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    List<String> lines = run.output().lines().toList();
+    assertThat(lines.getFirst())
+        .startsWith("bolo: building (first run or sources changed); this takes about 2 minutes")
+        .endsWith("Log: " + root.resolve("bolo-cli/target/bolo-build.log"));
+    assertThat(lines)
+        .filteredOn(line -> line.startsWith("bolo: buil"))
+        .map(line -> line.replaceAll("\\(\\d+ s\\)$", "(N s)").replaceAll("in \\d+ s$", "in N s"))
+        .containsSubsequence(
+            "bolo: building Bolo (1 of 3) (N s)",
+            "bolo: building Bolo server (2 of 3) (N s)",
+            "bolo: building Bolo command line (3 of 3) (N s)",
+            "bolo: built in N s");
+    assertThat(Files.readAllLines(root.resolve("maven-args")))
+        .contains("-pl", "bolo-cli", "-am", "package");
+    assertThat(Files.readAllLines(recorded)).contains("dev.bolo.cli.Main", "--version");
+
+    Files.delete(root.resolve("maven-args"));
+    assertThat(run(Map.of(), "--version").output()).doesNotContain("building");
+    assertThat(root.resolve("maven-args")).as("built once").doesNotExist();
+  }
+
+  @Test
+  void aFailedBuildShowsMavensErrorsAndWhereItsLogIsAndRunsNothing() throws Exception {
+    Files.delete(root.resolve("bolo-cli/target/.bolo-build-stamp"));
+    standInMaven();
+    Files.deleteIfExists(recorded);
+
+    Run run = run(Map.of("FAIL_BUILD", "1"), "--version");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.output())
+        .contains("[ERROR] COMPILATION ERROR : Example.java:[1,1] cannot find symbol")
+        .containsPattern(
+            "bolo: build failed after \\d+ s; full log in "
+                + java.util.regex.Pattern.quote(
+                    root.resolve("bolo-cli/target/bolo-build.log").toString()));
+    assertThat(recorded).as("no command ran").doesNotExist();
+  }
+
+  /**
+   * A {@code ./mvnw} that writes what Maven writes as it builds three modules, records its
+   * arguments and makes the jar, or fails with a compile error when {@code FAIL_BUILD} is set.
+   */
+  private void standInMaven() throws IOException {
+    executable(
+        root.resolve("mvnw"),
+        """
+        #!/bin/sh
+        printf '%s\\n' "$@" > maven-args
+        echo "[INFO] Scanning for projects..."
+        echo "[INFO] Building Bolo 0.1.0-SNAPSHOT                                       [1/3]"
+        echo "[INFO] --- compiler:3.14.1:compile (default-compile) @ bolo ---"
+        echo "[INFO] Building Bolo server 0.1.0-SNAPSHOT                                [2/3]"
+        echo "[INFO] Building Bolo command line 0.1.0-SNAPSHOT                          [3/3]"
+        echo "[INFO] Building jar: $PWD/bolo-cli/target/bolo-cli.jar"
+        if [ -n "${FAIL_BUILD:-}" ]; then
+          echo "[ERROR] COMPILATION ERROR : Example.java:[1,1] cannot find symbol"
+          echo "[INFO] BUILD FAILURE"
+          exit 1
+        fi
+        : > bolo-cli/target/bolo-cli.jar
+        echo "[INFO] BUILD SUCCESS"
+        """);
+  }
+
+  /** What one run of the launcher printed (stdout and stderr together) and answered. */
+  private record Run(int exitCode, String output) {}
+
   /** Runs {@code ./bolo args} with only {@code env} (and what a shell needs) set. */
   private List<String> launch(Map<String, String> env, String... args) throws Exception {
     Files.deleteIfExists(recorded);
+    Run run = run(env, args);
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(recorded).as("java was run: " + run.output()).exists();
+    return Files.readAllLines(recorded);
+  }
+
+  private Run run(Map<String, String> env, String... args) throws Exception {
     ProcessBuilder builder =
         new ProcessBuilder(
             concat(List.of("/bin/sh", root.resolve("bolo").toString()), List.of(args)));
@@ -212,12 +295,11 @@ class LauncherTest {
     builder.environment().put("RECORDED_ARGS", recorded.toString());
     builder.environment().computeIfAbsent("FAIL_TRAINING", k -> "");
     builder.redirectErrorStream(true);
+    builder.environment().computeIfAbsent("FAIL_BUILD", k -> "");
     Process launcher = builder.start();
     String output = new String(launcher.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(launcher.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(launcher.exitValue()).as(output).isZero();
-    assertThat(recorded).as("java was run: " + output).exists();
-    return Files.readAllLines(recorded);
+    return new Run(launcher.exitValue(), output);
   }
 
   private static List<String> concat(List<String> first, List<String> second) {
