@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,10 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * of installing behind the build's back or skipping.
  */
 class ClusterDemoIT {
-
-  /** Tests run in bolo-cli; the script is at the top of the checkout. */
-  private static final Path CHECKOUT =
-      Objects.requireNonNull(Path.of("").toAbsolutePath().getParent());
 
   /** Measured 40 s on a loaded two-core machine; the JVMs' start dominates. */
   private static final Duration TIMEOUT = Duration.ofMinutes(5);
@@ -59,8 +54,9 @@ class ClusterDemoIT {
 
     Path output = dir.resolve("cluster-demo.log");
     ProcessBuilder builder =
-        new ProcessBuilder(List.of("bash", CHECKOUT.resolve("scripts/cluster-demo.sh").toString()))
-            .directory(CHECKOUT.toFile())
+        new ProcessBuilder(
+                List.of("bash", Checkout.ROOT.resolve("scripts/cluster-demo.sh").toString()))
+            .directory(Checkout.ROOT.toFile())
             .redirectErrorStream(true)
             .redirectOutput(output.toFile());
     builder

@@ -6,15 +6,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /** One table of exit codes: {@link ExitCode}, shown by every help and docs/cli.md alike. */
 class ExitCodeTest {
 
-  /** Tests run in bolo-cli; the docs are at the top of the checkout. */
-  private static final Path CLI_DOC =
-      Objects.requireNonNull(Path.of("").toAbsolutePath().getParent()).resolve("docs/cli.md");
+  private static final Path CLI_DOC = Checkout.ROOT.resolve("docs/cli.md");
 
   @Test
   void boloHelpListsEveryCodeWithWhatItMeans() {

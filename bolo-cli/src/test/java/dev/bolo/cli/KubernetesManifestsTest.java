@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,9 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * sticky routing). A manifest with a misspelt field fails it.
  */
 class KubernetesManifestsTest {
-
-  private static final Path CHECKOUT =
-      Objects.requireNonNull(Path.of("").toAbsolutePath().getParent());
 
   /** The validator's packages, installed once for the class. */
   @TempDir static Path tools;
@@ -49,7 +45,7 @@ class KubernetesManifestsTest {
   @Test
   void aMisspeltFieldIsReported() throws Exception {
     String deployment =
-        Files.readString(CHECKOUT.resolve("deploy/kubernetes/deployment.yaml"))
+        Files.readString(Checkout.ROOT.resolve("deploy/kubernetes/deployment.yaml"))
             .replace("terminationGracePeriodSeconds", "terminationGracePeriodSecond");
     Path broken = Files.writeString(dir.resolve("deployment.yaml"), deployment);
 
@@ -63,7 +59,7 @@ class KubernetesManifestsTest {
 
   private static Result validate(List<String> files) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
-    command.add(CHECKOUT.resolve("deploy/kubernetes/validate").toString());
+    command.add(Checkout.ROOT.resolve("deploy/kubernetes/validate").toString());
     command.addAll(files);
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().put("BOLO_VALIDATE_CACHE", tools.toString());

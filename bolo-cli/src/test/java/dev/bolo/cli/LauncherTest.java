@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -23,10 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherTest {
 
-  /** Tests run in bolo-cli; the launcher is at the top of the checkout. */
-  private static final Path CHECKOUT =
-      java.util.Objects.requireNonNull(Path.of("").toAbsolutePath().getParent());
-
   @TempDir Path root;
   private Path javaHome = Path.of("unset");
   private Path recorded = Path.of("unset");
@@ -34,8 +29,8 @@ class LauncherTest {
 
   @BeforeEach
   void aBuiltCheckoutAndARecordingJava() throws IOException {
-    copy(CHECKOUT.resolve("bolo"), root.resolve("bolo"));
-    copy(CHECKOUT.resolve(".mvn/find-jdk.sh"), root.resolve(".mvn/find-jdk.sh"));
+    copy(Checkout.ROOT.resolve("bolo"), root.resolve("bolo"));
+    copy(Checkout.ROOT.resolve(".mvn/find-jdk.sh"), root.resolve(".mvn/find-jdk.sh"));
     // A jar and a build stamp with nothing newer: the launcher does not build.
     Path target = Files.createDirectories(root.resolve("bolo-cli/target"));
     Files.writeString(target.resolve("bolo-cli.jar"), "");
@@ -45,8 +40,8 @@ class LauncherTest {
     Files.createDirectories(javaHome.resolve("bin"));
     recorded = root.resolve("java-args");
     training = root.resolve("java-args.training");
-    executable(javaHome.resolve("bin/javac"), "#!/bin/sh\nexit 0\n");
-    executable(
+    Checkout.executable(javaHome.resolve("bin/javac"), "#!/bin/sh\nexit 0\n");
+    Checkout.executable(
         javaHome.resolve("bin/java"),
         """
         #!/bin/sh
@@ -251,7 +246,7 @@ class LauncherTest {
    * arguments and makes the jar, or fails with a compile error when {@code FAIL_BUILD} is set.
    */
   private void standInMaven() throws IOException {
-    executable(
+    Checkout.executable(
         root.resolve("mvnw"),
         """
         #!/bin/sh
@@ -309,10 +304,5 @@ class LauncherTest {
   private static void copy(Path from, Path to) throws IOException {
     Files.createDirectories(to.getParent());
     Files.copy(from, to, StandardCopyOption.COPY_ATTRIBUTES);
-  }
-
-  private static void executable(Path file, String script) throws IOException {
-    Files.writeString(file, script);
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
 }

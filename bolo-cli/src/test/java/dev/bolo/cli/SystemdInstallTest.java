@@ -44,10 +44,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SystemdInstallTest {
 
-  /** Tests run in bolo-cli; the doc, the unit and the launcher are at the top of the checkout. */
-  private static final Path CHECKOUT =
-      Objects.requireNonNull(Path.of("").toAbsolutePath().getParent());
-
   private static final String MARKER =
       "<!-- SystemdInstallTest runs the next block as printed. -->";
 
@@ -69,7 +65,7 @@ class SystemdInstallTest {
     }
     log = scratch.resolve("stand-ins.log");
     Path bin = Files.createDirectories(scratch.resolve("bin"));
-    executable(
+    Checkout.executable(
         bin.resolve("sudo"),
         """
         #!/bin/sh
@@ -79,10 +75,10 @@ class SystemdInstallTest {
         exec "$@"
         """);
     for (String command : List.of("useradd", "systemctl")) {
-      executable(
+      Checkout.executable(
           bin.resolve(command), "#!/bin/sh\necho \"" + command + " $*\" >> \"$STAND_IN_LOG\"\n");
     }
-    executable(
+    Checkout.executable(
         bin.resolve("install"),
         """
         #!/bin/sh
@@ -97,7 +93,7 @@ class SystemdInstallTest {
         done
         exec /usr/bin/install "$@"
         """);
-    executable(
+    Checkout.executable(
         bin.resolve("git"),
         """
         #!/bin/sh
@@ -125,10 +121,10 @@ class SystemdInstallTest {
     assertThat(mode(root.resolve("var/lib/bolo"))).isEqualTo("rwx------");
     assertThat(mode(root.resolve("etc/bolo/bolo.env"))).isEqualTo("rw-r-----");
     assertThat(root.resolve("etc/bolo/bolo.env"))
-        .hasSameTextualContentAs(CHECKOUT.resolve("deploy/bolo.env"));
+        .hasSameTextualContentAs(Checkout.ROOT.resolve("deploy/bolo.env"));
     assertThat(mode(root.resolve("etc/systemd/system/bolo.service"))).isEqualTo("rw-r--r--");
     assertThat(root.resolve("etc/systemd/system/bolo.service"))
-        .hasSameTextualContentAs(CHECKOUT.resolve("deploy/bolo.service"));
+        .hasSameTextualContentAs(Checkout.ROOT.resolve("deploy/bolo.service"));
     assertThat(install.out()).contains("Bolo 0.1.0");
     assertThat(Files.readAllLines(log))
         .contains(
@@ -198,11 +194,11 @@ class SystemdInstallTest {
   /** The stand-in {@code git archive}'s tree: the launcher, its JDK finder and a stand-in Maven. */
   private Path committedTree() throws IOException {
     Path tree = Files.createDirectories(scratch.resolve("committed"));
-    Files.copy(CHECKOUT.resolve("bolo"), tree.resolve("bolo"));
+    Files.copy(Checkout.ROOT.resolve("bolo"), tree.resolve("bolo"));
     Files.createDirectories(tree.resolve(".mvn"));
-    Files.copy(CHECKOUT.resolve(".mvn/find-jdk.sh"), tree.resolve(".mvn/find-jdk.sh"));
+    Files.copy(Checkout.ROOT.resolve(".mvn/find-jdk.sh"), tree.resolve(".mvn/find-jdk.sh"));
     Files.writeString(tree.resolve("pom.xml"), "<project/>\n");
-    executable(
+    Checkout.executable(
         tree.resolve("mvnw"),
         """
         #!/bin/sh
@@ -240,7 +236,7 @@ class SystemdInstallTest {
 
   /** The code blocks the doc marks for this test, in order, as printed. */
   private static List<String> markedBlocks() throws IOException {
-    List<String> lines = Files.readAllLines(CHECKOUT.resolve("docs/deploy-systemd.md"));
+    List<String> lines = Files.readAllLines(Checkout.ROOT.resolve("docs/deploy-systemd.md"));
     List<String> blocks = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       if (!lines.get(i).equals(MARKER)) {
@@ -259,7 +255,7 @@ class SystemdInstallTest {
   /** The unit's {@code Key=value} settings; a key set twice keeps its first value. */
   private static Map<String, String> unitSettings() throws IOException {
     Map<String, String> settings = new LinkedHashMap<>();
-    for (String line : Files.readAllLines(CHECKOUT.resolve("deploy/bolo.service"))) {
+    for (String line : Files.readAllLines(Checkout.ROOT.resolve("deploy/bolo.service"))) {
       Matcher setting = Pattern.compile("^(\\w+)=(.*)$").matcher(line);
       if (setting.matches()) {
         settings.putIfAbsent(setting.group(1), setting.group(2));
@@ -285,7 +281,7 @@ class SystemdInstallTest {
     String script =
         SYSTEM_PATH.matcher(block).replaceAll(m -> Matcher.quoteReplacement(root + m.group(1)));
     ProcessBuilder builder =
-        new ProcessBuilder("/bin/sh", "-eu", "-c", script).directory(CHECKOUT.toFile());
+        new ProcessBuilder("/bin/sh", "-eu", "-c", script).directory(Checkout.ROOT.toFile());
     builder.environment().clear();
     builder.environment().putAll(env);
     Path out = scratch.resolve("out");
@@ -301,10 +297,5 @@ class SystemdInstallTest {
 
   private static String mode(Path file) throws IOException {
     return PosixFilePermissions.toString(Files.getPosixFilePermissions(file));
-  }
-
-  private static void executable(Path file, String script) throws IOException {
-    Files.writeString(file, script);
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
 }

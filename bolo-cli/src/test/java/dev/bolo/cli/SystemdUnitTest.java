@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,10 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
  * unknown key or bad value, which systemd itself would only log and ignore.
  */
 class SystemdUnitTest {
-
-  /** Tests run in bolo-cli; the unit is in the checkout's deploy directory. */
-  private static final Path CHECKOUT =
-      Objects.requireNonNull(Path.of("").toAbsolutePath().getParent());
 
   @TempDir Path dir;
 
@@ -52,12 +47,12 @@ class SystemdUnitTest {
   }
 
   private static String unit() throws IOException {
-    return Files.readString(CHECKOUT.resolve("deploy/bolo.service"));
+    return Files.readString(Checkout.ROOT.resolve("deploy/bolo.service"));
   }
 
   /** The unit as installed: its ExecStart names this checkout's launcher, which exists. */
   private Path installed(String unit) throws IOException {
-    String here = unit.replace("/opt/bolo/bolo", CHECKOUT.resolve("bolo").toString());
+    String here = unit.replace("/opt/bolo/bolo", Checkout.ROOT.resolve("bolo").toString());
     return Files.writeString(dir.resolve("bolo.service"), here);
   }
 
