@@ -33,14 +33,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * docs/deploy-systemd.md's commands, run as printed: every block marked for this test, in order, by
- * {@code sh -eu} in this checkout, with {@code /opt/bolo}, {@code /var/lib/bolo}, {@code /etc/bolo}
- * and {@code /etc/systemd/system} moved under a scratch root. {@code sudo} (which runs the command
- * as the test's user and writes down as whom), {@code useradd}, {@code systemctl}, {@code git
- * archive} (the launcher and a stand-in {@code mvnw} whose "build" is a jar of this test's class
- * path) and {@code install}'s owner and group (only root may give them) are stand-ins that record
- * their arguments; {@code tar}, {@code install}, the launcher, the JVM and {@code bolo devices} are
- * real. Then: the files are where the unit looks, with its modes, and the device made as the
- * service's user is in the ledger the service reads.
+ * {@code sh -eu} in a clone's directory, with {@code /opt/bolo}, {@code /var/lib/bolo}, {@code
+ * /etc/bolo} and {@code /etc/systemd/system} moved under a scratch root. {@code sudo} (which runs
+ * the command as the test's user and writes down as whom), {@code useradd}, {@code systemctl},
+ * {@code git archive} (the launcher and a stand-in {@code mvnw} whose "build" is a jar of this
+ * test's class path) and {@code install}'s owner and group (only root may give them) are stand-ins
+ * that record their arguments; {@code tar}, {@code install}, the launcher, the JVM and {@code bolo
+ * devices} are real. Then: the files are where the unit looks, with its modes, and the device made
+ * as the service's user is in the ledger the service reads.
  */
 class SystemdInstallTest {
 
@@ -54,6 +54,7 @@ class SystemdInstallTest {
 
   @TempDir Path scratch;
   private Path root = Path.of("unset");
+  private Path clone = Path.of("unset");
   private Path log = Path.of("unset");
   private final Map<String, String> env = new LinkedHashMap<>();
 
@@ -62,6 +63,13 @@ class SystemdInstallTest {
     root = Files.createDirectories(scratch.resolve("root"));
     for (String dir : List.of("etc/systemd/system", "opt", "var/lib")) {
       Files.createDirectories(root.resolve(dir));
+    }
+    // The commands' working directory: a clone's deploy/ (and anything a wrong command would
+    // leave behind, such as a ./bolo-data, stays in the scratch directory).
+    clone = scratch.resolve("clone");
+    Files.createDirectories(clone.resolve("deploy"));
+    for (String file : List.of("deploy/bolo.env", "deploy/bolo.service")) {
+      Files.copy(Checkout.ROOT.resolve(file), clone.resolve(file));
     }
     log = scratch.resolve("stand-ins.log");
     Path bin = Files.createDirectories(scratch.resolve("bin"));
@@ -276,12 +284,12 @@ class SystemdInstallTest {
 
   private record Run(int exitCode, String out, String err) {}
 
-  /** Runs {@code block} with {@code sh -eu} in the checkout, the system paths under the root. */
+  /** Runs {@code block} with {@code sh -eu} in the clone, the system paths under the root. */
   private Run run(String block) throws Exception {
     String script =
         SYSTEM_PATH.matcher(block).replaceAll(m -> Matcher.quoteReplacement(root + m.group(1)));
     ProcessBuilder builder =
-        new ProcessBuilder("/bin/sh", "-eu", "-c", script).directory(Checkout.ROOT.toFile());
+        new ProcessBuilder("/bin/sh", "-eu", "-c", script).directory(clone.toFile());
     builder.environment().clear();
     builder.environment().putAll(env);
     Path out = scratch.resolve("out");
