@@ -21,7 +21,7 @@ import picocli.CommandLine.Help.TextTable;
       "Runs the gateway until SIGTERM or Ctrl-C.",
       "Then it lets running requests finish (BOLO_DRAIN_TIMEOUT) and exits 0. Configured by the"
           + " environment variables below; a malformed or inconsistent value, or a port in use,"
-          + " stops it with one line on stderr and exit code 2. The README explains each variable."
+          + " stops it with one line on stderr and exit code 2. docs/configuration.md explains each variable."
     })
 final class ServeCommand implements Callable<Integer> {
 
