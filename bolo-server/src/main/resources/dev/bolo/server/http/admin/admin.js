@@ -105,7 +105,15 @@
     return td;
   }
 
+  // Each cell is labelled with its column's heading, which a narrow screen shows beside it when
+  // the rows are laid out as cards (admin.css).
   function replaceRows(tbody, rows) {
+    const headings = [...tbody.parentElement.tHead.rows[0].cells].map((th) => th.textContent);
+    for (const row of rows) {
+      [...row.cells].forEach((cell, i) => {
+        cell.dataset.label = headings[i];
+      });
+    }
     tbody.replaceChildren(...rows);
   }
 
@@ -127,6 +135,7 @@
         const revoke = document.createElement('button');
         revoke.type = 'button';
         revoke.textContent = 'Revoke';
+        revoke.className = 'danger';
         revoke.setAttribute('aria-label', 'Revoke ' + device.name);
         revoke.dataset.revoke = device.name;
         revoke.addEventListener('click', () => revokeDevice(device.name));
