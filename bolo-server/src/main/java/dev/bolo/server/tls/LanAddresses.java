@@ -116,10 +116,49 @@ public final class LanAddresses {
     return host.equalsIgnoreCase("localhost") || (address != null && address.isLoopbackAddress());
   }
 
-  /** {@code address} as a URL's host: IPv6 in brackets. */
-  static String urlHost(InetAddress address) {
-    String text = address.getHostAddress();
-    return address instanceof Inet6Address ? "[" + text + "]" : text;
+  /** {@code address} as a URL's host: IPv6 in brackets, in RFC 5952's short form. */
+  public static String urlHost(InetAddress address) {
+    return address instanceof Inet6Address
+        ? "[" + shortForm(address.getAddress()) + "]"
+        : address.getHostAddress();
+  }
+
+  /**
+   * An IPv6 address as RFC 5952 writes it (section 4): groups in lower-case hex without leading
+   * zeros, the longest run of two or more zero groups (the first of equal runs) as {@code ::}. The
+   * JDK writes every group ({@code fd00:0:0:0:0:0:0:2}), which is right but not what people type.
+   */
+  static String shortForm(byte[] sixteen) {
+    int[] groups = new int[8];
+    for (int i = 0; i < 8; i++) {
+      groups[i] = ((sixteen[2 * i] & 0xff) << 8) | (sixteen[2 * i + 1] & 0xff);
+    }
+    int bestStart = -1;
+    int bestLength = 1;
+    for (int i = 0; i < 8; ) {
+      int j = i;
+      while (j < 8 && groups[j] == 0) {
+        j++;
+      }
+      if (j - i > bestLength) {
+        bestStart = i;
+        bestLength = j - i;
+      }
+      i = j == i ? i + 1 : j;
+    }
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 8; i++) {
+      if (i == bestStart) {
+        text.append("::");
+        i += bestLength - 1;
+        continue;
+      }
+      if (text.length() > 0 && text.charAt(text.length() - 1) != ':') {
+        text.append(':');
+      }
+      text.append(Integer.toHexString(groups[i]));
+    }
+    return text.toString();
   }
 
   private static InetAddress withoutZone(InetAddress address) {

@@ -100,7 +100,7 @@ class HttpsTest {
     List<InetAddress> lan = LanAddresses.current();
     assumeFalse(lan.isEmpty(), "this machine has no address but loopback to come from");
     Gateway gateway = fixture.start(Map.of("BOLO_TLS", "on", "BOLO_HOST", "0.0.0.0"));
-    String host = urlHost(lan.getFirst());
+    String host = LanAddresses.urlHost(lan.getFirst());
     String plain = "http://" + host + ":" + gateway.app().port();
     OkHttpClient noRedirects = gateway.client().newBuilder().followRedirects(false).build();
 
@@ -205,10 +205,5 @@ class HttpsTest {
     return (X509Certificate)
         CertificateFactory.getInstance("X.509")
             .generateCertificate(new java.io.ByteArrayInputStream(der));
-  }
-
-  private static String urlHost(InetAddress address) {
-    String text = address.getHostAddress();
-    return text.contains(":") ? "[" + text + "]" : text;
   }
 }

@@ -95,9 +95,7 @@ class PhoneConnectionTest {
     List<InetAddress> lan = LanAddresses.current();
     assumeFalse(lan.isEmpty(), "this machine has no LAN address to open the dashboard at");
     Gateway gateway = fixture.start(Map.of("BOLO_HOST", "0.0.0.0"));
-    String host = lan.getFirst().getHostAddress();
-    String origin =
-        gateway.secureUrl(host.contains(":") ? "[" + host + "]" : host, "").toLowerCase();
+    String origin = gateway.secureUrl(LanAddresses.urlHost(lan.getFirst()), "");
     try (Browser phone = Browser.trusting(authority(), microphone())) {
       String token = addDevice(phone, origin + "/admin", "tablet");
 
