@@ -5,13 +5,16 @@ import dev.bolo.server.ServerConfig;
 import dev.bolo.server.Variable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Help;
 import picocli.CommandLine.Help.Column;
 import picocli.CommandLine.Help.TextTable;
+import picocli.CommandLine.Option;
 
 /** {@code bolo serve}: runs the gateway with the environment's configuration until stopped. */
 @Command(
@@ -79,16 +82,36 @@ final class ServeCommand implements Callable<Integer> {
     return String.format("%nEnvironment variables:%n") + table;
   }
 
+  @Option(
+      names = "--tls",
+      description = {
+        "Serves HTTPS (BOLO_TLS=on), so that a phone's browser lets the dictation page record:"
+            + " with a certificate authority of the gateway's own, kept in BOLO_DATA_DIR, unless"
+            + " BOLO_TLS_CERT and BOLO_TLS_KEY name your certificate. The start-up log says what to"
+            + " open on a phone; docs/connect-a-phone.md has the steps."
+      })
+  boolean tls;
+
   @Override
   public Integer call() throws InterruptedException {
     ServerConfig config;
     try {
-      config = ServerConfig.fromEnvironment();
+      config = ServerConfig.fromMap(variables(System.getenv(), tls));
     } catch (ServerConfig.ConfigException e) {
       System.err.println("bolo serve: " + e.getMessage());
       return ExitCode.USAGE.code();
     }
     return Main.serve(config, () -> warmUp(config.listen().warmup()), app -> {});
+  }
+
+  /** The gateway's variables: the environment's, with {@code --tls} as {@code BOLO_TLS=on}. */
+  static Map<String, String> variables(Map<String, String> environment, boolean tls) {
+    Map<String, String> variables = new HashMap<>(environment);
+    if (tls) {
+      // The option is the more specific wish: it wins over a BOLO_TLS=off in the environment.
+      variables.put(Variable.BOLO_TLS.name(), "on");
+    }
+    return variables;
   }
 
   /** {@code BOLO_WARMUP}: the request path run on a stand-in before the port opens. */

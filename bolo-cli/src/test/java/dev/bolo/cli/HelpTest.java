@@ -66,7 +66,17 @@ class HelpTest {
 
     assertThat(Variable.ALL).allSatisfy(variable -> assertThat(help).contains(variable.name()));
     assertThat(help).contains("Environment variables:").contains("explains each variable.");
+    assertThat(help).contains("--tls").contains("docs/connect-a-phone.md");
     assertThat(help.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(80));
+  }
+
+  @Test
+  void serveTlsIsBoloTlsOnWhateverTheEnvironmentSays() {
+    assertThat(ServeCommand.variables(java.util.Map.of("BOLO_TLS", "off", "BOLO_PORT", "9"), true))
+        .containsEntry("BOLO_TLS", "on")
+        .containsEntry("BOLO_PORT", "9");
+    assertThat(ServeCommand.variables(java.util.Map.of("BOLO_TLS", "off"), false))
+        .containsEntry("BOLO_TLS", "off");
   }
 
   @Test

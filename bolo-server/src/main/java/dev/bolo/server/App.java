@@ -9,6 +9,7 @@ import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.ledger.RolledUp;
+import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.ResumableUploads;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -89,6 +90,7 @@ public final class App implements AutoCloseable {
       ReadinessMonitor readinessMonitor,
       InFlightRequests inFlight,
       RequestAdmission admission,
+      PhoneAccess phones,
       Javalin javalin) {}
 
   private final Parts parts;
@@ -145,12 +147,14 @@ public final class App implements AutoCloseable {
             parts.wireTicker(),
             parts.threads().renewals());
     log.info(
-        "Bolo listening on http://{}:{} (engine {}, store {}, instance slot {})",
+        "Bolo listening on {}://{}:{} (engine {}, store {}, instance slot {})",
+        parts.phones().isSecure() ? "https" : "http",
         config.listen().host(),
         port(),
         parts.engine().name(),
         config.store().kind().name().toLowerCase(Locale.ROOT),
         parts.slot().index());
+    parts.phones().advice(port()).forEach(line -> log.info("phones: {}", line));
     return this;
   }
 
@@ -170,6 +174,11 @@ public final class App implements AutoCloseable {
   /** The resumable uploads, for tests that play a request the HTTP layer cannot time. */
   public ResumableUploads resumableUploads() {
     return parts.resumable();
+  }
+
+  /** Where phones open the page and what they trust, for the start-up message and tests. */
+  public PhoneAccess phones() {
+    return parts.phones();
   }
 
   /** The metrics registry, for tests and the load harness. */

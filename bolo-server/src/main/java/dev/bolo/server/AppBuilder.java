@@ -7,18 +7,17 @@ import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.ProviderSockets;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.health.Readiness;
-import dev.bolo.server.http.AdminRoutes;
 import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.InFlightRequests;
-import dev.bolo.server.http.JsonErrorHandler;
 import dev.bolo.server.http.RequestAdmission;
-import dev.bolo.server.http.RequestMetrics;
 import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.RateLimiter;
+import dev.bolo.server.tls.GatewayTls;
+import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
@@ -160,6 +159,8 @@ public final class AppBuilder {
   private App build(Deque<AutoCloseable> built) {
     InstanceSlot slot = InstanceSlot.acquire(config.ledger().dataDir(), config.spoolRoot());
     built.push(slot);
+    GatewayTls tls = HttpServer.tls(config, clock);
+    PhoneAccess phones = PhoneAccess.of(config.listen().host(), tls);
     PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     built.push(metrics::close);
     AutoCloseable gcMetrics = GatewayGauges.bindProcessMetrics(metrics);
@@ -262,10 +263,12 @@ public final class AppBuilder {
             metrics,
             new ConnectionTimeouts(
                 config.listen().idleTimeout(), limits.uploads().rateWindow(), answerTimeout()),
-            resumable);
+            resumable,
+            phones);
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
-    Javalin javalin = javalin(services, admission, ledger, kept, metrics);
+    Javalin javalin =
+        HttpServer.create(config, clock, services, admission, ledger, kept, metrics, tls);
     return new App(
         new App.Parts(
             config,
@@ -285,6 +288,7 @@ public final class AppBuilder {
             readinessMonitor,
             inFlight,
             admission,
+            phones,
             javalin));
   }
 
@@ -325,44 +329,6 @@ public final class AppBuilder {
       case REDIS -> RateLimiter.shared(store.redisEndpoint(), perMinute, clock, ticker);
       case MEMORY -> RateLimiter.perMinute(perMinute, ticker);
     };
-  }
-
-  private Javalin javalin(
-      Routes.Services services,
-      RequestAdmission admission,
-      DurableLedger ledger,
-      Map<String, Supplier<Readiness>> readiness,
-      PrometheusMeterRegistry metrics) {
-    return Javalin.create(
-        javalinConfig -> {
-          javalinConfig.concurrency.useVirtualThreads = true;
-          javalinConfig.startup.showJavalinBanner = false;
-          javalinConfig.startup.showOldJavalinVersionWarning = false;
-          // A known path asked with another method is 405 with Allow, not 404.
-          javalinConfig.http.prefer405over404 = true;
-          javalinConfig.jetty.host = config.listen().host();
-          javalinConfig.jetty.port = config.listen().port();
-          javalinConfig.jetty.modifyServer(
-              server -> {
-                server.setErrorHandler(new JsonErrorHandler());
-                // Outermost, so that every answer is counted, a turned-away upload too; then the
-                // upload line; Javalin nests its own inside the innermost wrapper.
-                RequestMetrics counted = new RequestMetrics(metrics);
-                counted.setHandler(admission);
-                server.setHandler(counted);
-              });
-          // Jetty builds a header cache of about 17 KiB for every connection that sends a second
-          // request; with thousands of phones connected that is tens of megabytes for a saving of
-          // a few header objects per request.
-          javalinConfig.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
-          Routes.register(javalinConfig.routes, services);
-          String adminToken = config.admin().token();
-          if (adminToken != null) {
-            AdminRoutes.register(
-                javalinConfig.routes,
-                new AdminRoutes.Services(adminToken, ledger, readiness, metrics, clock));
-          }
-        });
   }
 
   /**

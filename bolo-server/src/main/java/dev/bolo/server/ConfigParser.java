@@ -140,7 +140,8 @@ final class ConfigParser {
         env.choice(BOLO_LOG_LEVEL, ServerConfig.LogLevel.class),
         env.choice(BOLO_LOG_FORMAT, ServerConfig.LogFormat.class),
         new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)),
-        routing);
+        routing,
+        TlsParser.parse(env));
   }
 
   /**

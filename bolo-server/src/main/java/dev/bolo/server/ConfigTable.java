@@ -12,6 +12,21 @@ import java.util.stream.Collectors;
 public enum ConfigTable {
   CONFIG("a properties file with any of these keys; a variable always wins over the file", "—"),
   LISTEN("where `./bolo serve` listens", "`127.0.0.1`, `8080`"),
+  TLS(
+      "`on`: the port speaks HTTPS (and plain HTTP to this machine only; from elsewhere a "
+          + "redirect to HTTPS), so a phone's browser lets the dictation page record "
+          + "([docs/connect-a-phone.md](connect-a-phone.md)); `./bolo serve --tls` sets it. "
+          + "Unless `BOLO_TLS_CERT` is set, the gateway makes its own certificate authority once "
+          + "(`tls/` under `BOLO_DATA_DIR`, keys 0600; phones install its certificate from "
+          + "`/ca.crt`) and a server certificate for `localhost`, the host name and the LAN "
+          + "addresses, and the names and addresses of `BOLO_TLS_NAMES` (the address a container "
+          + "is reached at, say)",
+      "`off`; none"),
+  TLS_CERT(
+      "PEM files of your own certificate (a chain, server certificate first) and its "
+          + "unencrypted private key (PKCS#8, SEC 1 or PKCS#1), for `BOLO_TLS=on` with a "
+          + "certificate your devices already trust; read at start",
+      "—"),
   ENGINE("`offline`, `openai`, `gemini`", "`offline`"),
   ENGINES(
       "several engines and the routes over them (see [Several engines](engines.md#several-engines-and-failover)): "

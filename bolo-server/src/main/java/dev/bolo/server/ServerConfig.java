@@ -5,6 +5,7 @@ import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.redis.RedisEndpoint;
+import dev.bolo.server.tls.TlsConfig;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.upload.UploadReader;
 import java.nio.file.Path;
@@ -42,6 +43,7 @@ import org.jspecify.annotations.Nullable;
  * @param admin the operator dashboard, {@code BOLO_ADMIN_TOKEN}
  * @param routing several engines and their routes ({@code BOLO_ENGINES}); null for the one engine
  *     of {@code engine}
+ * @param tls HTTPS on the gateway's port, {@code BOLO_TLS}
  */
 public record ServerConfig(
     Listen listen,
@@ -59,7 +61,8 @@ public record ServerConfig(
     LogLevel logLevel,
     LogFormat logFormat,
     Admin admin,
-    @Nullable Routing routing) {
+    @Nullable Routing routing,
+    TlsConfig tls) {
 
   public ServerConfig {
     Objects.requireNonNull(listen, "listen");
@@ -77,6 +80,7 @@ public record ServerConfig(
     Objects.requireNonNull(logLevel, "logLevel");
     Objects.requireNonNull(logFormat, "logFormat");
     Objects.requireNonNull(admin, "admin");
+    Objects.requireNonNull(tls, "tls");
   }
 
   /** How log events are written to stderr; {@code BOLO_LOG_FORMAT} names one. */

@@ -17,6 +17,7 @@ import dev.bolo.server.VariableParser.Span;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
+import dev.bolo.server.tls.TlsConfig;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -36,6 +37,22 @@ public enum Variable {
       ConfigTable.CONFIG),
   BOLO_HOST(TEXT, "127.0.0.1", "address to listen on (default 127.0.0.1)", ConfigTable.LISTEN),
   BOLO_PORT(whole(0, 65535), "8080", "port to listen on (default 8080)", ConfigTable.LISTEN),
+  BOLO_TLS(
+      choice(TlsConfig.Mode.class),
+      "off",
+      "on: HTTPS on the port, for phones (bolo serve --tls; default off)",
+      ConfigTable.TLS),
+  BOLO_TLS_NAMES(
+      TEXT,
+      null,
+      "more host names and addresses for the gateway's own certificate, comma-separated",
+      ConfigTable.TLS),
+  BOLO_TLS_CERT(
+      TEXT,
+      null,
+      "PEM file of your own server certificate and its chain, instead of the gateway's",
+      ConfigTable.TLS_CERT),
+  BOLO_TLS_KEY(TEXT, null, "PEM file of that certificate's private key", ConfigTable.TLS_CERT),
   BOLO_ENGINE(
       choice(ServerConfig.EngineKind.class),
       "offline",

@@ -2,6 +2,7 @@ package dev.bolo.server.http;
 
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.tls.PhoneAccess;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -33,16 +34,19 @@ public final class AdminRoutes {
    * @param readiness each component's readiness, as {@code /readyz} reports it
    * @param metrics the gateway's meters, read for the live panel
    * @param clock wall time, for the usage ranges
+   * @param phones where phones open the page, for the QR code of a new device
    */
   public record Services(
       String token,
       DurableLedger ledger,
       Map<String, Supplier<Readiness>> readiness,
       MeterRegistry metrics,
-      Clock clock) {
+      Clock clock,
+      PhoneAccess phones) {
 
     public Services {
       Objects.requireNonNull(token, "token");
+      Objects.requireNonNull(phones, "phones");
       readiness = Map.copyOf(readiness);
     }
 
@@ -67,6 +71,7 @@ public final class AdminRoutes {
     routes.put("/admin/api/devices/{name}/quota", guarded(token, api::setQuota));
     routes.get("/admin/api/usage", guarded(token, api::usage));
     routes.get("/admin/api/live", guarded(token, live::answer));
+    routes.get("/admin/api/connect", guarded(token, new PhoneSetup(services.phones())::connect));
   }
 
   /**

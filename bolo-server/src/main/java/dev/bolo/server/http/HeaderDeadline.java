@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.ssl.SslConnection;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.internal.HttpConnection;
@@ -57,7 +58,13 @@ public final class HeaderDeadline implements AutoCloseable {
       long now = nanoTime.getAsLong();
       Set<EndPoint> seen = ConcurrentHashMap.newKeySet();
       for (Connector connector : server.getConnectors()) {
-        for (EndPoint endPoint : connector.getConnectedEndPoints()) {
+        for (EndPoint connected : connector.getConnectedEndPoints()) {
+          // Over TLS, the HTTP connection reads from the decrypting end point, and the answer
+          // goes out through it.
+          EndPoint endPoint =
+              connected.getConnection() instanceof SslConnection tls
+                  ? tls.getSslEndPoint()
+                  : connected;
           if (!(endPoint.getConnection() instanceof HttpConnection http)) {
             continue;
           }

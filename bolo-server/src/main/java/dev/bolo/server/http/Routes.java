@@ -3,6 +3,7 @@ package dev.bolo.server.http;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.Intake;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
@@ -34,7 +35,8 @@ public final class Routes {
       Map<String, Supplier<Readiness>> readiness,
       PrometheusMeterRegistry metrics,
       ConnectionTimeouts timeouts,
-      ResumableUploads resumable) {}
+      ResumableUploads resumable,
+      PhoneAccess phones) {}
 
   public static void register(RoutesConfig routes, Services services) {
     DeviceGate gate = new DeviceGate(services.ledger(), services.inFlight());
@@ -94,6 +96,7 @@ public final class Routes {
     routes.get("/readyz", operations::ready);
     routes.get("/metrics", operations::metrics);
     WebPages.register(routes);
+    PhoneSetup.register(routes, services.phones());
     // Failures that escape a handler are answered like every other error: one writer, the
     // request's own dialect, Retry-After from the error itself; logged under the request's id,
     // with its access line.

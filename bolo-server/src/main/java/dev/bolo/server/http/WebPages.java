@@ -21,8 +21,9 @@ import org.jspecify.annotations.Nullable;
  * The browser pages and their files, served from the jar: no build step, no CDN. A page is an HTML
  * file of the resource folder {@value #FOLDER} at a path of its own ({@link #page}); its scripts,
  * style sheets and icons are files of the same folder under {@value #ASSETS}, where any file with a
- * known type is served. Files are read once and kept (the folder is a few tens of kilobytes). Every
- * answer also carries {@link SecurityHeaders}. Thread safe.
+ * known type is served (the style sheet every page shares, {@code bolo.css}, too), and the icon
+ * also at {@code /favicon.ico}. Files are read once and kept (the folder is a few tens of
+ * kilobytes). Every answer also carries {@link SecurityHeaders}. Thread safe.
  */
 public final class WebPages {
 
@@ -61,7 +62,9 @@ public final class WebPages {
     WebPages pages = new WebPages();
     routes.before(SecurityHeaders::apply);
     routes.get("/", page("dictation.html"));
-    routes.get(ASSETS + "{file}", pages::asset);
+    routes.get(ASSETS + "{file}", ctx -> pages.asset(ctx, ctx.pathParam("file")));
+    // Where browsers look for an icon by themselves, whatever the page names.
+    routes.get("/favicon.ico", ctx -> pages.asset(ctx, "favicon.ico"));
   }
 
   /**
@@ -76,8 +79,7 @@ public final class WebPages {
     return ctx -> send(ctx, file, "text/html; charset=utf-8");
   }
 
-  private void asset(Context ctx) {
-    String name = ctx.pathParam("file");
+  private void asset(Context ctx, String name) {
     String type = typeOf(name);
     Optional<File> file =
         type == null ? Optional.empty() : files.computeIfAbsent(name, WebPages::read);

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -14,9 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the data directory (0700) and the ledger's files (0600) readable by the gateway's user
- * only: they hold device names, token hashes and usage. Checked at every start, since an operator's
- * copy or restore may have loosened them; a looser mode is logged and fixed. On file systems
- * without POSIX permissions nothing is checked.
+ * only: they hold device names, token hashes and usage (and the TLS keys the gateway makes).
+ * Checked at every start, since an operator's copy or restore may have loosened them; a looser mode
+ * is logged and fixed. On file systems without POSIX permissions nothing is checked.
  */
 public final class PrivateFiles {
 
@@ -56,6 +57,27 @@ public final class PrivateFiles {
       // No POSIX permissions here: SQLite creates the file itself.
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create " + file, e);
+    }
+  }
+
+  /**
+   * Writes {@code bytes} as the whole of {@code file}, readable by the gateway's user only from its
+   * first byte: a 0600 file beside it, then moved over it at once, so that no reader ever sees half
+   * of it (a key, say).
+   */
+  public static void write(Path file, byte[] bytes) {
+    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+    try {
+      Files.deleteIfExists(temp);
+      try {
+        Files.createFile(temp, PosixFilePermissions.asFileAttribute(FILE));
+      } catch (UnsupportedOperationException e) {
+        // No POSIX permissions here: the folder's own protection is all there is.
+      }
+      Files.write(temp, bytes);
+      Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
     }
   }
 

@@ -71,6 +71,43 @@ function clock(ms) {
 
 // ---- token and settings ----
 
+/**
+ * Whether this browser lets the page record here: only in a secure context (HTTPS, or this same
+ * computer), with the Web Audio worklet the recorder runs in.
+ */
+const canRecord =
+  window.isSecureContext &&
+  Boolean(navigator.mediaDevices?.getUserMedia) &&
+  Boolean(window.AudioWorkletNode);
+
+const NOT_SECURE =
+  'This browser records only from a page opened over HTTPS (or on the gateway\'s own computer). ' +
+  'Open the address the gateway prints when started with bolo serve --tls, as docs/connect-a-phone.md describes.';
+
+/**
+ * A token handed over in the address's fragment, as the dashboard's QR code does
+ * (https://host:port/#token=…): kept the way a pasted one is, then taken out of the address bar and
+ * this page's history entry, so it is not shown, bookmarked or passed on with the address. A
+ * fragment is never part of a request, so the token crossed no network to get here.
+ *
+ * @returns whether a token was handed over
+ */
+function takeTokenFromAddress() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (!fragment.has('token')) {
+    return false;
+  }
+  const handed = fragment.get('token').trim();
+  fragment.delete('token');
+  const rest = fragment.toString();
+  const address = location.pathname + location.search + (rest ? `#${rest}` : '');
+  history.replaceState(history.state, '', address);
+  if (handed) {
+    localStorage.setItem(TOKEN_KEY, handed);
+  }
+  return handed !== '';
+}
+
 function restore() {
   ui.token.value = localStorage.getItem(TOKEN_KEY) ?? '';
   try {
@@ -114,7 +151,16 @@ async function loadModels() {
   ui.model.value = models.some((model) => model.id === wanted) ? wanted : '';
   offerLanguages();
   if (!recording && !upload && ui.status.dataset.state !== 'done') {
-    say('idle', 'Ready: press Record to start a note.');
+    sayReady();
+  }
+}
+
+/** Ready to record, or why this browser cannot record here. */
+function sayReady(prefix = '') {
+  if (canRecord) {
+    say('idle', `${prefix}Ready: press Record to start a note.`);
+  } else {
+    say('error', `${prefix}${NOT_SECURE}`);
   }
 }
 
@@ -186,10 +232,12 @@ ui.record.addEventListener('click', async () => {
     ui.token.focus();
     return;
   }
-  if (!navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
+  if (!canRecord) {
     say(
       'error',
-      'This browser cannot record here: open the page over HTTPS (or on this computer) in a current browser.',
+      window.isSecureContext
+        ? 'This browser cannot record: open the page in a current browser.'
+        : NOT_SECURE,
     );
     return;
   }
@@ -506,8 +554,11 @@ ui.copy.addEventListener('click', async () => {
   }
 });
 
+const handedOver = takeTokenFromAddress();
 restore();
 if (token()) {
-  say('idle', 'Ready: press Record to start a note.');
+  sayReady(handedOver ? 'Token received and kept in this browser. ' : '');
   loadModels();
+} else if (!canRecord) {
+  sayReady();
 }

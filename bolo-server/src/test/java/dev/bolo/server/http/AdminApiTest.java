@@ -355,6 +355,7 @@ class AdminApiTest {
             admin("PUT", "/admin/api/devices/kitchen/quota", "{\"seconds\":5}").body(),
             admin("GET", "/admin/api/usage?range=hour", null).body(),
             live(),
+            admin("GET", "/admin/api/connect", null).body(),
             admin("GET", "/admin/api/usage?range=year", null).body());
     java.util.Set<String> fields = new java.util.TreeSet<>();
     for (JsonNode answer : answers) {
@@ -376,7 +377,8 @@ class AdminApiTest {
             "POST /admin/api/devices/{name}/revoke",
             "PUT /admin/api/devices/{name}/quota",
             "GET /admin/api/usage",
-            "GET /admin/api/live")) {
+            "GET /admin/api/live",
+            "GET /admin/api/connect")) {
       assertThat(doc).contains("`" + route);
     }
   }

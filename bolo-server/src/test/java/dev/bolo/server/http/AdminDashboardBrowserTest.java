@@ -7,12 +7,10 @@ import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.NpmPackages;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,10 +23,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
-import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -40,13 +36,13 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code chromium-driver} (both installed by {@code .ci/run}; without them this test fails and says
  * what to install). The page runs under the gateway's strict Content-Security-Policy, and axe-core
  * (npm, the version pinned in {@code src/test/node/browser}) checks its accessibility. Screenshots
- * at phone and desktop width go to {@code target/screenshots/}.
+ * at phone and desktop width go to {@code target/screenshots/} (and, with {@code
+ * -Dbolo.screenshots=docs/screenshots}, to the documentation's pictures).
  */
 class AdminDashboardBrowserTest {
 
   private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
   private static final Path NOTE = Path.of("..", "samples", "notes", "groceries.wav");
-  private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
   /** Long enough for a loaded two-core machine; a passing wait returns as soon as it holds. */
   private static final Duration WAIT = Duration.ofMinutes(1);
@@ -195,14 +191,59 @@ class AdminDashboardBrowserTest {
     List<?> violations = axeViolations();
 
     assertThat(violations).as("serious or critical accessibility violations").isEmpty();
-    Files.createDirectories(SCREENSHOTS);
-    screenshot(1280, SCREENSHOTS.resolve("admin-desktop.png"));
-    screenshot(390, SCREENSHOTS.resolve("admin-phone.png"));
-    assertThat(Files.size(SCREENSHOTS.resolve("admin-desktop.png"))).isGreaterThan(10_000);
-    assertThat(Files.size(SCREENSHOTS.resolve("admin-phone.png"))).isGreaterThan(10_000);
-    // At phone width nothing makes the page scroll sideways.
-    assertThat(number("return document.documentElement.scrollWidth - window.innerWidth"))
-        .isLessThanOrEqualTo(0L);
+    // The pictures of docs/screenshots (-Dbolo.screenshots=docs/screenshots, see the README).
+    assertThat(chromium.pageScreenshot("admin-desktop", 1280, false)).isNotEmptyFile();
+    assertThat(chromium.pageScreenshot("admin-phone", 390, true)).isNotEmptyFile();
+    assertThat(Files.size(Browser.SCREENSHOTS.resolve("admin-phone.png"))).isGreaterThan(10_000);
+  }
+
+  /**
+   * At a phone's width (390 CSS pixels, an iPhone's) every table is a list of cards: each cell, the
+   * devices' Charged, Remaining and Revoke included, lies within the screen, and nothing makes the
+   * page scroll sideways. The pages' icon is served where browsers ask for it.
+   */
+  @Test
+  void atPhoneWidthEveryTableCellIsOnScreenAndTheIconIsServed() throws Exception {
+    signIn();
+    browser.findElement(By.id("device-name")).sendKeys("kitchen-counter-tablet", Keys.ENTER);
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-token-box")));
+    String token = browser.findElement(By.id("new-token")).getText().trim();
+    assertThat(gateway().send(gateway().nativeUpload(token, TestAudio.wav(2_000, 9))).status())
+        .isEqualTo(200);
+    browser.findElement(By.id("usage-refresh")).click();
+    wait.until(d -> requestsInChart() == 1);
+    script("document.querySelector('#usage-heading ~ details').open = true");
+
+    chromium.emulate(390, 844, true);
+    try {
+      wait.until(d -> number("return window.innerWidth") == 390);
+      List<?> cut =
+          (List<?>)
+              chromium.script(
+                  "return [...document.querySelectorAll('table th, table td')]"
+                      + ".filter(c => c.offsetParent !== null && c.getClientRects().length > 0)"
+                      + ".map(c => [c, c.getBoundingClientRect()])"
+                      + ".filter(([c, r]) => r.left < 0 || r.right > window.innerWidth)"
+                      + ".map(([c, r]) => c.closest('table').id + ' ' + (c.dataset.label || '')"
+                      + " + ': ' + c.textContent + ' at ' + r.left + '..' + r.right)");
+      assertThat(cut).as("table cells off a 390 px screen").isEmpty();
+      assertThat(
+              number(
+                  "return document.querySelectorAll('#devices td[data-label=\"Remaining\"]')"
+                      + ".length"))
+          .isEqualTo(3);
+      assertThat(number("return document.documentElement.scrollWidth - window.innerWidth"))
+          .isLessThanOrEqualTo(0L);
+    } finally {
+      chromium.stopEmulating();
+    }
+    Object icon =
+        browser.executeAsyncScript(
+            "const done = arguments[arguments.length - 1];"
+                + "fetch('/favicon.ico').then(r => r.arrayBuffer().then(b =>"
+                + " done(r.status + ' ' + r.headers.get('content-type') + ' '"
+                + " + new Uint8Array(b).slice(0, 4).join(','))));");
+    assertThat(icon).isEqualTo("200 image/x-icon 0,0,1,0");
   }
 
   /** Opens the dictation page, pastes {@code token} and records a note until it is transcribed. */
@@ -283,15 +324,6 @@ class AdminDashboardBrowserTest {
                 + ".map(v => v.id + ': ' + v.help + ' ' + v.nodes.map(n => n.target).join(' '))))"
                 + ".catch(e => done(['axe failed: ' + e]));");
     return (List<?>) Objects.requireNonNull(result, "axe's answer");
-  }
-
-  /** The whole page at {@code width}: the window is made as tall as the page first. */
-  private void screenshot(int width, Path file) throws IOException {
-    browser.manage().window().setSize(new Dimension(width, 900));
-    long height = number("return document.documentElement.scrollHeight");
-    browser.manage().window().setSize(new Dimension(width, (int) Math.min(height + 100, 6000)));
-    File shot = browser.getScreenshotAs(OutputType.FILE);
-    Files.copy(shot.toPath(), file, StandardCopyOption.REPLACE_EXISTING);
   }
 
   private @Nullable Object script(String source) {

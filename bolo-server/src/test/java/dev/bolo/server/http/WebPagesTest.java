@@ -130,7 +130,11 @@ class WebPagesTest {
       assertThat(answer.status()).as(file).isEqualTo(200);
       assertThat(String.valueOf(answer.type()).replace(" ", ""))
           .as(file)
-          .isIn("text/javascript;charset=utf-8", "text/css;charset=utf-8", "image/svg+xml");
+          .isIn(
+              "text/javascript;charset=utf-8",
+              "text/css;charset=utf-8",
+              "image/svg+xml",
+              "image/png");
       if (file.endsWith(".mjs")) {
         assertThat(answer.body()).as(file).doesNotContain("eval(", "new Function", "innerHTML");
         collect(reference.matcher(answer.body()), toVisit);
@@ -139,7 +143,10 @@ class WebPagesTest {
     assertThat(seen)
         .contains(
             "/assets/dictation.mjs",
+            "/assets/bolo.css",
             "/assets/dictation.css",
+            "/assets/icon.svg",
+            "/assets/apple-touch-icon.png",
             "/assets/resend-policy.mjs",
             "/assets/recorder.mjs",
             "/assets/recorder-worklet.mjs",
@@ -160,6 +167,15 @@ class WebPagesTest {
         }
       }
     }
+  }
+
+  @Test
+  void theIconIsWhereBrowsersAskForItWithoutAPageNamingIt() throws Exception {
+    Answer icon = get("/favicon.ico");
+
+    assertThat(icon.status()).isEqualTo(200);
+    assertThat(icon.type()).isEqualTo("image/x-icon");
+    assertThat(icon.required("ETag")).isEqualTo(get("/assets/favicon.ico").required("ETag"));
   }
 
   @Test

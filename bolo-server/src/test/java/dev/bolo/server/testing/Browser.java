@@ -43,9 +43,25 @@ public final class Browser implements AutoCloseable {
    */
   public static final Duration WAIT = Duration.ofMinutes(2);
 
-  private final ChromeDriver driver;
+  /** Debian's {@code libnss3-tools}: writes the certificate store Chromium reads on Linux. */
+  public static final Path CERTUTIL = Path.of("/usr/bin/certutil");
 
-  private Browser(@Nullable Path microphone) {
+  /**
+   * Where {@link #pageScreenshot} also writes, when set: a folder, relative to the repository's
+   * root ({@code -Dbolo.screenshots=docs/screenshots} regenerates the documentation's pictures).
+   */
+  public static final String SCREENSHOTS_PROPERTY = "bolo.screenshots";
+
+  /** Where {@link #pageScreenshot} always writes: the build's own folder, never the sources. */
+  public static final Path SCREENSHOTS = Path.of("target", "screenshots");
+
+  /** Tallest page screenshot: a long page is cut here rather than made a huge file. */
+  private static final int MAX_SCREENSHOT_HEIGHT = 6000;
+
+  private final ChromeDriver driver;
+  private final @Nullable Path home;
+
+  private Browser(@Nullable Path microphone, @Nullable Path trustedAuthority) {
     for (Path program : List.of(CHROMIUM, CHROMEDRIVER)) {
       if (!Files.isExecutable(program)) {
         throw new AssertionError(
@@ -72,22 +88,35 @@ public final class Browser implements AutoCloseable {
     LoggingPreferences logs = new LoggingPreferences();
     logs.enable(LogType.BROWSER, Level.ALL);
     options.setCapability("goog:loggingPrefs", logs);
-    ChromeDriverService service =
+    ChromeDriverService.Builder service =
         new ChromeDriverService.Builder()
             .usingDriverExecutable(CHROMEDRIVER.toFile())
-            .usingAnyFreePort()
-            .build();
-    this.driver = new ChromeDriver(service, options);
+            .usingAnyFreePort();
+    this.home = trustedAuthority == null ? null : homeTrusting(trustedAuthority);
+    if (home != null) {
+      // Chromium on Linux reads the certificates a user trusts from $HOME/.pki/nssdb.
+      service.withEnvironment(Map.of("HOME", home.toString()));
+    }
+    this.driver = new ChromeDriver(service.build(), options);
   }
 
   /** A browser whose microphone (if a page asks) is Chromium's synthetic beep. */
   public static Browser start() {
-    return new Browser(null);
+    return new Browser(null, null);
   }
 
   /** A browser whose microphone plays {@code wav} (PCM WAV) in a loop, allowed without asking. */
   public static Browser withMicrophone(Path wav) {
-    return new Browser(wav);
+    return new Browser(wav, null);
+  }
+
+  /**
+   * A browser that trusts the certificate authority {@code certificate} (PEM or DER), as a phone
+   * does once its owner installed it, and whose microphone plays {@code wav}. The trust is that of
+   * a home folder of its own, deleted on {@link #close()}: nothing of the machine's changes.
+   */
+  public static Browser trusting(Path certificate, Path wav) {
+    return new Browser(wav, certificate);
   }
 
   public ChromeDriver driver() {
@@ -116,23 +145,59 @@ public final class Browser implements AutoCloseable {
   }
 
   /**
-   * Sets the viewport to {@code width} × {@code height} CSS pixels (a phone when {@code mobile})
-   * and writes a screenshot of it to {@code file}.
+   * The whole open page at {@code width} CSS pixels (a phone when {@code mobile}), as {@code
+   * NAME.png} in {@link #SCREENSHOTS}, and also in the folder {@link #SCREENSHOTS_PROPERTY} names
+   * when it is set.
+   *
+   * @return the file in {@link #SCREENSHOTS}
    */
-  public Path screenshot(Path file, int width, int height, boolean mobile) {
-    driver.executeCdpCommand(
-        "Emulation.setDeviceMetricsOverride",
-        Map.of("width", width, "height", height, "deviceScaleFactor", 1, "mobile", mobile));
+  public Path pageScreenshot(String name, int width, boolean mobile) {
+    emulate(width, 800, mobile);
     try {
+      Object measured = driver.executeScript("return document.documentElement.scrollHeight");
+      long height = measured instanceof Number number ? number.longValue() : 800;
+      emulate(width, (int) Math.min(height, MAX_SCREENSHOT_HEIGHT), mobile);
       byte[] png = driver.getScreenshotAs(OutputType.BYTES);
-      Files.createDirectories(file.toAbsolutePath().getParent());
+      Path file = SCREENSHOTS.resolve(name + ".png");
+      Files.createDirectories(SCREENSHOTS);
       Files.write(file, png);
+      String docs = System.getProperty(SCREENSHOTS_PROPERTY);
+      if (docs != null && !docs.isBlank()) {
+        // Tests run in the module's folder; the property names a folder of the repository.
+        Path folder = Path.of("..").resolve(docs.strip());
+        Files.createDirectories(folder);
+        Files.write(folder.resolve(name + ".png"), png);
+      }
+      return file;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
-      driver.executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
+      stopEmulating();
     }
-    return file;
+  }
+
+  /**
+   * Shows pages at {@code width} × {@code height} CSS pixels from now on, as a phone's screen when
+   * {@code mobile} (its viewport tag applies), until {@link #stopEmulating()}.
+   */
+  public void emulate(int width, int height, boolean mobile) {
+    driver.executeCdpCommand(
+        "Emulation.setDeviceMetricsOverride",
+        Map.of("width", width, "height", height, "deviceScaleFactor", 1, "mobile", mobile));
+  }
+
+  /** Back to the window's own size. */
+  public void stopEmulating() {
+    driver.executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
+  }
+
+  /** Runs {@code script} in the page and returns its answer, which must not be null. */
+  public Object script(String script, Object... arguments) {
+    Object answer = driver.executeScript(script, arguments);
+    if (answer == null) {
+      throw new AssertionError("the script answered nothing: " + script);
+    }
+    return answer;
   }
 
   /** What the page wrote to its console, or the browser reported for it, since the last call. */
@@ -168,8 +233,63 @@ public final class Browser implements AutoCloseable {
     return String.valueOf(result);
   }
 
+  /**
+   * A home folder whose certificate store (NSS, {@code .pki/nssdb}) trusts {@code certificate} to
+   * identify web servers, written with {@code certutil}.
+   */
+  private static Path homeTrusting(Path certificate) {
+    if (!Files.isExecutable(CERTUTIL)) {
+      throw new AssertionError(
+          CERTUTIL
+              + " is missing, so Chromium cannot be told to trust a test's certificate authority;"
+              + " install Debian's libnss3-tools (.ci/run does this)");
+    }
+    try {
+      Path home = Files.createTempDirectory("bolo-browser-home-");
+      Path store = Files.createDirectories(home.resolve(".pki").resolve("nssdb"));
+      String database = "sql:" + store;
+      run(List.of(CERTUTIL.toString(), "-d", database, "-N", "--empty-password"));
+      run(
+          List.of(
+              CERTUTIL.toString(),
+              "-d",
+              database,
+              "-A",
+              "-t",
+              "C,,",
+              "-n",
+              "bolo test authority",
+              "-i",
+              certificate.toAbsolutePath().toString()));
+      return home;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot make a home folder for Chromium", e);
+    }
+  }
+
+  private static void run(List<String> command) throws IOException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || process.exitValue() != 0) {
+        process.destroyForcibly();
+        throw new AssertionError(String.join(" ", command) + " failed: " + output);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while " + command.getFirst() + " ran", e);
+    }
+  }
+
   @Override
   public void close() {
     driver.quit();
+    if (home != null) {
+      try {
+        dev.bolo.testkit.Directories.deleteTree(home);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
   }
 }

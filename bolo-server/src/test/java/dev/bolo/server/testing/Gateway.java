@@ -2,6 +2,7 @@ package dev.bolo.server.testing;
 
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.server.tls.AuthorityCertificate;
 import dev.bolo.testkit.FakeTicker;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -15,6 +16,8 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import okhttp3.tls.Certificates;
+import okhttp3.tls.HandshakeCertificates;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -95,6 +98,37 @@ public final class Gateway implements AutoCloseable {
 
   public String url(String path) {
     return "http://127.0.0.1:" + app.port() + path;
+  }
+
+  /** The URL of {@code path} over HTTPS ({@code BOLO_TLS=on}) at {@code host}. */
+  public String secureUrl(String host, String path) {
+    return "https://" + host + ":" + app.port() + path;
+  }
+
+  /**
+   * A client that trusts the gateway's own certificate authority alone ({@code BOLO_TLS=on}), as a
+   * phone does once it has installed the authority.
+   */
+  public OkHttpClient secureClient() {
+    AuthorityCertificate authority = app.phones().authority();
+    if (authority == null) {
+      throw new IllegalStateException("the gateway has no certificate authority of its own");
+    }
+    return clientTrusting(authority.pem());
+  }
+
+  /** A client that trusts the certificate authority {@code pem} alone. */
+  public static OkHttpClient clientTrusting(String pem) {
+    HandshakeCertificates trust =
+        new HandshakeCertificates.Builder()
+            .addTrustedCertificate(Certificates.decodeCertificatePem(pem))
+            .build();
+    return new OkHttpClient.Builder()
+        .sslSocketFactory(trust.sslSocketFactory(), trust.trustManager())
+        .followRedirects(false)
+        .readTimeout(Duration.ofSeconds(60))
+        .retryOnConnectionFailure(false)
+        .build();
   }
 
   public App app() {

@@ -288,11 +288,9 @@ class DictationPageTest {
     browser.await().until(d -> isFinished(state()));
 
     assertThat(seriousViolations(browser.axeViolations(axe))).isEmpty();
-    Path screenshots = Path.of("target", "screenshots");
-    assertThat(browser.screenshot(screenshots.resolve("dictation-phone.png"), 390, 844, true))
-        .isNotEmptyFile();
-    assertThat(browser.screenshot(screenshots.resolve("dictation-desktop.png"), 1280, 800, false))
-        .isNotEmptyFile();
+    // The pictures of docs/screenshots (-Dbolo.screenshots=docs/screenshots, see the README).
+    assertThat(browser.pageScreenshot("dictation-phone", 390, true)).isNotEmptyFile();
+    assertThat(browser.pageScreenshot("dictation-desktop", 1280, false)).isNotEmptyFile();
   }
 
   @Test

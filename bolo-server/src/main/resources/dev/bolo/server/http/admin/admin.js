@@ -1,7 +1,8 @@
 // The operator dashboard: reads and changes devices and usage through /admin/api/ (docs/admin-api.md).
 // Written for a strict Content-Security-Policy: no inline script or style, no eval, requests to
 // this origin only. Data from the server is put into the page as text, never as markup.
-'use strict';
+
+import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
 
 (() => {
   // sessionStorage, not localStorage: the admin token is gone when the tab closes.
@@ -16,6 +17,8 @@
   let liveTimer = null;
   let usageTimer = null;
   let lastUsage = null;
+  // The device just added, while its token is shown: {name, token, connect}.
+  let newDevice = null;
 
   function token() {
     return sessionStorage.getItem(TOKEN_KEY);
@@ -105,7 +108,15 @@
     return td;
   }
 
+  // Each cell is labelled with its column's heading, which a narrow screen shows beside it when
+  // the rows are laid out as cards (admin.css).
   function replaceRows(tbody, rows) {
+    const headings = [...tbody.parentElement.tHead.rows[0].cells].map((th) => th.textContent);
+    for (const row of rows) {
+      [...row.cells].forEach((cell, i) => {
+        cell.dataset.label = headings[i];
+      });
+    }
     tbody.replaceChildren(...rows);
   }
 
@@ -127,6 +138,7 @@
         const revoke = document.createElement('button');
         revoke.type = 'button';
         revoke.textContent = 'Revoke';
+        revoke.className = 'danger';
         revoke.setAttribute('aria-label', 'Revoke ' + device.name);
         revoke.dataset.revoke = device.name;
         revoke.addEventListener('click', () => revokeDevice(device.name));
@@ -170,11 +182,32 @@
       $('new-token').textContent = added.token;
       $('new-token-box').hidden = false;
       $('device-name').value = '';
-      say('Device ' + added.name + ' added. Copy its token now: it is not shown again.');
+      say('Device ' + added.name + ' added. Scan the code with its phone, or copy its token now: it is not shown again.');
+      newDevice = { name: added.name, token: added.token, connect: await api('connect') };
+      showPhoneLink(pageBases(newDevice.connect, location));
       await Promise.all([loadDevices(), loadUsage()]);
     } catch (e) {
       report(e);
     }
+  }
+
+  // The QR code that opens the dictation page on a phone with the new device's token; the address
+  // chooser appears when there is more than one address to offer.
+  function showPhoneLink(bases, chosen = bases[0]) {
+    const choice = $('phone-url');
+    choice.replaceChildren(...bases.map((base) => new Option(base, base)));
+    choice.value = chosen;
+    $('phone-url-field').hidden = bases.length < 2;
+    $('phone-qr').replaceChildren(qrSvg(pageLink(chosen, newDevice.token),
+      'QR code: the dictation page at ' + chosen + ' with the token of ' + newDevice.name));
+    $('phone-advice').textContent = phoneAdvice(newDevice.connect, chosen);
+  }
+
+  function forgetPhoneLink() {
+    newDevice = null;
+    $('phone-qr').replaceChildren();
+    $('phone-url').replaceChildren();
+    $('phone-advice').textContent = '';
   }
 
   async function revokeDevice(name) {
@@ -441,6 +474,7 @@
     $('sign-in').hidden = false;
     $('new-token').textContent = '';
     $('new-token-box').hidden = true;
+    forgetPhoneLink();
     $('admin-token').focus();
   }
 
@@ -463,6 +497,11 @@
     $('add-form').addEventListener('submit', addDevice);
     $('quota-form').addEventListener('submit', setQuota);
     $('copy-token').addEventListener('click', copyToken);
+    $('phone-url').addEventListener('change', () => {
+      if (newDevice) {
+        showPhoneLink([...$('phone-url').options].map((o) => o.value), $('phone-url').value);
+      }
+    });
     $('usage-form').addEventListener('submit', (event) => {
       event.preventDefault();
       Promise.all([loadDevices(), loadUsage()]).catch(report);

@@ -1,0 +1,91 @@
+package dev.bolo.server;
+
+import dev.bolo.server.health.Readiness;
+import dev.bolo.server.http.AdminRoutes;
+import dev.bolo.server.http.HttpsOnly;
+import dev.bolo.server.http.JsonErrorHandler;
+import dev.bolo.server.http.RequestAdmission;
+import dev.bolo.server.http.RequestMetrics;
+import dev.bolo.server.http.Routes;
+import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.tls.GatewayTls;
+import io.javalin.Javalin;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The gateway's HTTP server, for the composition root: Javalin on Jetty with its port (plain, or
+ * TLS and plain HTTP on one port), the handlers around every request, and every route. Stateless.
+ */
+final class HttpServer {
+
+  private HttpServer() {}
+
+  /**
+   * The gateway's TLS ({@code BOLO_TLS}), its certificate made or read now, so that a mistake stops
+   * the start with the variable's name; null when off.
+   */
+  static @Nullable GatewayTls tls(ServerConfig config, Clock clock) {
+    try {
+      return GatewayTls.prepare(
+          config.tls(), config.ledger().dataDir(), config.listen().host(), clock);
+    } catch (IllegalArgumentException e) {
+      throw new ServerConfig.ConfigException(
+          (config.tls().certificate() != null ? "BOLO_TLS_CERT, BOLO_TLS_KEY: " : "BOLO_TLS: ")
+              + e.getMessage());
+    }
+  }
+
+  /** The server, not yet listening; {@code tls} null for plain HTTP. */
+  static Javalin create(
+      ServerConfig config,
+      Clock clock,
+      Routes.Services services,
+      RequestAdmission admission,
+      DurableLedger ledger,
+      Map<String, Supplier<Readiness>> readiness,
+      PrometheusMeterRegistry metrics,
+      @Nullable GatewayTls tls) {
+    ServerConfig.Listen listen = config.listen();
+    return Javalin.create(
+        javalinConfig -> {
+          javalinConfig.concurrency.useVirtualThreads = true;
+          javalinConfig.startup.showJavalinBanner = false;
+          javalinConfig.startup.showOldJavalinVersionWarning = false;
+          // A known path asked with another method is 405 with Allow, not 404.
+          javalinConfig.http.prefer405over404 = true;
+          javalinConfig.jetty.host = listen.host();
+          javalinConfig.jetty.port = listen.port();
+          if (tls != null) {
+            // Javalin adds its own plain connector only when none is added.
+            javalinConfig.jetty.addConnector(
+                (server, http) -> tls.connector(server, http, listen.host(), listen.port()));
+          }
+          javalinConfig.jetty.modifyServer(
+              server -> {
+                server.setErrorHandler(new JsonErrorHandler());
+                // Outermost, so that every answer is counted, a turned-away upload too; then the
+                // upload line; Javalin nests its own inside the innermost wrapper.
+                RequestMetrics counted = new RequestMetrics(metrics);
+                counted.setHandler(admission);
+                // With TLS, plain HTTP from elsewhere is sent to HTTPS before anything else.
+                server.setHandler(tls == null ? counted : new HttpsOnly(counted));
+              });
+          // Jetty builds a header cache of about 17 KiB for every connection that sends a second
+          // request; with thousands of phones connected that is tens of megabytes for a saving of
+          // a few header objects per request.
+          javalinConfig.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
+          Routes.register(javalinConfig.routes, services);
+          String adminToken = config.admin().token();
+          if (adminToken != null) {
+            AdminRoutes.register(
+                javalinConfig.routes,
+                new AdminRoutes.Services(
+                    adminToken, ledger, readiness, metrics, clock, services.phones()));
+          }
+        });
+  }
+}

@@ -1,0 +1,153 @@
+package dev.bolo.server.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import dev.bolo.server.testing.Browser;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.LogCapture;
+import dev.bolo.server.testing.OpenAiGateway;
+import dev.bolo.server.testing.QrCodes;
+import dev.bolo.server.tls.LanAddresses;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+
+/**
+ * A phone joins as the README's new user would have it: the gateway serves HTTPS with a certificate
+ * of its own authority ({@code BOLO_TLS=on}), the operator adds a device on the dashboard, and the
+ * QR code it shows opens the dictation page with the device's token in place, ready to record.
+ * Chromium plays the phone: it trusts the gateway's authority as a phone does once its owner
+ * installed it (a certificate store of its own, not {@code --ignore-certificate-errors}), so the
+ * certificate chain, its names and its purposes are checked as a browser checks them.
+ */
+class PhoneConnectionTest {
+
+  private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
+  private static final Path NOTE = Path.of("..", "samples", "notes", "groceries.wav");
+
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      OpenAiGateway.onDemand(Map.of("BOLO_ADMIN_TOKEN", ADMIN_TOKEN, "BOLO_TLS", "on"));
+
+  /**
+   * On loopback: the dashboard opened at https://localhost shows a code for that address (and says
+   * a phone cannot reach it); opening the code's address over HTTPS keeps the token, takes it out
+   * of the address bar, and a note recorded with the microphone comes back as text. The token never
+   * reaches the gateway's log, and no request carried it but as a bearer token.
+   */
+  @Test
+  void theCodeOfANewDeviceOpensTheDictationPageOverHttpsWithItsTokenReadyToRecord()
+      throws Exception {
+    try (LogCapture log = LogCapture.start()) {
+      Gateway gateway = fixture.start(Map.of());
+      String origin = gateway.secureUrl("localhost", "");
+      String token;
+      try (Browser phone = Browser.trusting(authority(), microphone())) {
+        token = addDevice(phone, origin + "/admin", "phone");
+
+        String scanned = scan(phone);
+
+        assertThat(scanned).isEqualTo(origin + "/#token=" + token);
+        assertThat(phone.text("phone-advice")).contains("cannot reach localhost:");
+        phone.open(scanned);
+        phone.await().until(d -> phone.text("status").contains("Ready"));
+        assertThat(phone.driver().getCurrentUrl()).isEqualTo(origin + "/");
+        assertThat(phone.script("return location.protocol + ' ' + window.isSecureContext"))
+            .isEqualTo("https: true");
+        assertThat(phone.script("return localStorage.getItem('bolo.token')")).isEqualTo(token);
+        assertThat(phone.byId("token").getDomProperty("value")).isEqualTo(token);
+
+        phone.byId("record").click();
+        phone.await().until(d -> "recording".equals(state(phone)));
+        phone.await().until(ExpectedConditions.textToBe(By.id("elapsed"), "0:03"));
+        phone.byId("stop").click();
+        phone.await().until(d -> List.of("done", "error").contains(state(phone)));
+
+        assertThat(state(phone)).as(phone.text("status")).isEqualTo("done");
+        assertThat(phone.text("transcript")).isNotBlank();
+        assertThat(fixture.provider().calls()).isEqualTo(1);
+        // Reloaded, the page keeps the token as it keeps a pasted one.
+        phone.open(origin + "/");
+        assertThat(phone.byId("token").getDomProperty("value")).isEqualTo(token);
+      }
+      assertThat(log.text()).contains("phone").doesNotContain(token);
+    }
+  }
+
+  /**
+   * On every address: the dashboard opened at the machine's LAN address offers that address, and
+   * tells the operator to have the phone trust the authority first, with its fingerprint; the
+   * certificate covers the address, so the page opens there.
+   */
+  @Test
+  void onTheLanTheCodeCarriesTheAddressTheDashboardWasOpenedAtAndTheAuthorityToTrust()
+      throws Exception {
+    List<InetAddress> lan = LanAddresses.current();
+    assumeFalse(lan.isEmpty(), "this machine has no LAN address to open the dashboard at");
+    Gateway gateway = fixture.start(Map.of("BOLO_HOST", "0.0.0.0"));
+    String origin = gateway.secureUrl(LanAddresses.urlHost(lan.getFirst()), "");
+    try (Browser phone = Browser.trusting(authority(), microphone())) {
+      String token = addDevice(phone, origin + "/admin", "tablet");
+
+      assertThat(scan(phone)).isEqualTo(origin + "/#token=" + token);
+      String fingerprint =
+          Objects.requireNonNull(gateway.app().phones().authority()).sha256Fingerprint();
+      assertThat(phone.text("phone-advice"))
+          .contains(origin + "/ca.crt")
+          .contains(fingerprint)
+          .contains("docs/connect-a-phone.md");
+
+      phone.open(origin + "/#token=" + token);
+      phone.await().until(d -> phone.text("status").contains("Ready"));
+      assertThat(phone.byId("token").getDomProperty("value")).isEqualTo(token);
+    }
+  }
+
+  /** Signs in, adds the device {@code name} and returns its token, as the dashboard shows it. */
+  private static String addDevice(Browser phone, String dashboard, String name) {
+    phone.open(dashboard);
+    phone.byId("admin-token").sendKeys(ADMIN_TOKEN, Keys.ENTER);
+    phone.await().until(d -> "Dashboard loaded.".equals(phone.text("admin-status")));
+    phone.byId("device-name").sendKeys(name, Keys.ENTER);
+    phone
+        .await()
+        .until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#phone-qr svg")));
+    return phone.text("new-token").trim();
+  }
+
+  /** What a phone's camera reads from the code the dashboard shows. */
+  private static String scan(Browser phone) {
+    byte[] picture =
+        phone
+            .driver()
+            .findElement(By.cssSelector("#phone-qr svg"))
+            .getScreenshotAs(OutputType.BYTES);
+    return QrCodes.read(picture);
+  }
+
+  private Path authority() {
+    return fixture.dataDir().resolve("tls").resolve("ca.crt");
+  }
+
+  private Path microphone() throws Exception {
+    Path microphone = fixture.dataDir().resolve("microphone.wav");
+    if (!Files.exists(microphone)) {
+      Files.write(microphone, DictationPageTest.withSilenceAround(Files.readAllBytes(NOTE)));
+    }
+    return microphone;
+  }
+
+  private static String state(Browser phone) {
+    return String.valueOf(phone.byId("status").getDomAttribute("data-state"));
+  }
+}
