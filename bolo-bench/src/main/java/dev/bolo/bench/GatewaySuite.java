@@ -123,7 +123,7 @@ final class GatewaySuite {
   private static Map<String, List<LoadResult>> measureRow(
       GatewayLoadOptions options, String title, StringBuilder report) throws Exception {
     try (HarnessRun harness = HarnessRun.start("bolo-suite")) {
-      System.out.println("\n## " + title);
+      System.out.println("\n" + title + ": warming up");
       LoadGenerator load = LoadGenerator.prepare(harness.work(), options);
       LoadTargets targets = LoadTargets.start(harness, options);
       LoadRounds rounds = new LoadRounds(load, targets, options);
