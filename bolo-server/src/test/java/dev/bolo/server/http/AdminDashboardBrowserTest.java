@@ -82,6 +82,13 @@ class AdminDashboardBrowserTest {
     axeScript = "";
   }
 
+  /** Adds a device through the dashboard's form and returns the token it shows once. */
+  private String addDevice(String name) {
+    browser.findElement(By.id("device-name")).sendKeys(name, Keys.ENTER);
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-token-box")));
+    return browser.findElement(By.id("new-token")).getText().trim();
+  }
+
   private Gateway gateway() {
     return fixture.gateway();
   }
@@ -91,9 +98,7 @@ class AdminDashboardBrowserTest {
     signIn();
 
     // Keyboard only: type the name and press Enter.
-    browser.findElement(By.id("device-name")).sendKeys("kitchen", Keys.ENTER);
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-token-box")));
-    String token = browser.findElement(By.id("new-token")).getText().trim();
+    String token = addDevice("kitchen");
     assertThat(token).hasSizeGreaterThan(20);
     wait.until(
         ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-device='kitchen']")));
@@ -173,9 +178,7 @@ class AdminDashboardBrowserTest {
   @Test
   void axeFindsNoSeriousViolationAndScreenshotsAreTakenAtPhoneAndDesktopWidth() throws Exception {
     signIn();
-    browser.findElement(By.id("device-name")).sendKeys("kitchen", Keys.ENTER);
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-token-box")));
-    String token = browser.findElement(By.id("new-token")).getText().trim();
+    String token = addDevice("kitchen");
     assertThat(gateway().send(gateway().nativeUpload(token, TestAudio.wav(2_000, 8))).status())
         .isEqualTo(200);
     assertThat(gateway().send(gateway().nativeUpload(token, TestAudio.wav(2_000, 8))).status())
@@ -205,9 +208,7 @@ class AdminDashboardBrowserTest {
   @Test
   void atPhoneWidthEveryTableCellIsOnScreenAndTheIconIsServed() throws Exception {
     signIn();
-    browser.findElement(By.id("device-name")).sendKeys("kitchen-counter-tablet", Keys.ENTER);
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-token-box")));
-    String token = browser.findElement(By.id("new-token")).getText().trim();
+    String token = addDevice("kitchen-counter-tablet");
     assertThat(gateway().send(gateway().nativeUpload(token, TestAudio.wav(2_000, 9))).status())
         .isEqualTo(200);
     browser.findElement(By.id("usage-refresh")).click();
