@@ -121,7 +121,10 @@ final class LedgerDatabase {
    */
   static HikariDataSource openReaders(LedgerConfig config, HikariDataSource ledger) {
     String url = config.effectiveJdbcUrl();
-    if (!url.startsWith("jdbc:sqlite:")) {
+    if (!isSqliteFile(url)) {
+      // PostgreSQL's pool serves reads as well; an in-memory SQLite database is not shared with
+      // other connections (plain) or answers a reader that meets the writer's table lock with an
+      // error at once instead of a wait (shared cache).
       return ledger;
     }
     HikariConfig hikari = new HikariConfig();
@@ -138,6 +141,18 @@ final class LedgerDatabase {
       throw new LedgerException(
           "cannot open the ledger database for reading " + LedgerConfig.redacted(url), e);
     }
+  }
+
+  /** Whether {@code url} names an SQLite database in a file (not in memory). */
+  static boolean isSqliteFile(String url) {
+    if (!url.startsWith("jdbc:sqlite:")) {
+      return false;
+    }
+    String name = url.substring("jdbc:sqlite:".length());
+    return !name.isEmpty()
+        && !name.startsWith(":memory:")
+        && !name.contains("mode=memory")
+        && !name.startsWith("file::memory:");
   }
 
   private static SQLiteConfig sqliteProperties() {

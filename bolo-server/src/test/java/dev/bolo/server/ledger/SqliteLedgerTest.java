@@ -83,6 +83,19 @@ class SqliteLedgerTest extends LedgerContractTest {
     }
   }
 
+  @Test
+  void anInMemoryDatabaseAnswersItsLookupsFromItself() {
+    // A reader of its own would open another, empty database.
+    DurableLedger ledger =
+        open(config.withJdbcUrl("jdbc:sqlite::memory:").withClock(clock, ticker::get));
+    String token = tokenOf(ledger.add(new Device("phone")));
+
+    assertThat(ledger.authenticate(token)).contains(new Device("phone"));
+    assertThat(LedgerDatabase.isSqliteFile("jdbc:sqlite:file:bench?mode=memory&cache=shared"))
+        .isFalse();
+    assertThat(LedgerDatabase.isSqliteFile("jdbc:sqlite:/var/lib/bolo/bolo-ledger.db")).isTrue();
+  }
+
   private static Path walOf(Path db) {
     return db.resolveSibling(db.getFileName() + "-wal");
   }
