@@ -102,6 +102,9 @@ class AdminDashboardBrowserTest {
     assertThat(token).hasSizeGreaterThan(20);
     wait.until(
         ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-device='kitchen']")));
+    // Over plain HTTP no code carries the token: only the advice to serve HTTPS shows.
+    wait.until(d -> !d.findElement(By.id("phone-advice")).getText().isEmpty());
+    assertThat(browser.findElements(By.cssSelector("#phone-qr svg"))).isEmpty();
 
     // A person pastes the new token into the dictation page and records a note with it.
     assertThat(policyViolations()).isEmpty();

@@ -198,8 +198,12 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
     choice.replaceChildren(...bases.map((base) => new Option(base, base)));
     choice.value = chosen;
     $('phone-url-field').hidden = bases.length < 2;
-    $('phone-qr').replaceChildren(qrSvg(pageLink(chosen, newDevice.token),
-      'QR code: the dictation page at ' + chosen + ' with the token of ' + newDevice.name));
+    // Only an HTTPS address gets a code: over plain HTTP the token would cross the network in the
+    // clear on the phone's first request, for a page that cannot record there anyway.
+    $('phone-qr').replaceChildren(...(new URL(chosen).protocol === 'https:'
+      ? [qrSvg(pageLink(chosen, newDevice.token),
+        'QR code: the dictation page at ' + chosen + ' with the token of ' + newDevice.name)]
+      : []));
     $('phone-advice').textContent = phoneAdvice(newDevice.connect, chosen);
   }
 
