@@ -50,7 +50,11 @@ class SystemdInstallTest {
   /** The system paths the commands write, each moved under the scratch root. */
   private static final Pattern SYSTEM_PATH =
       Pattern.compile(
-          "(?<![\\w/.-])(/opt/bolo|/var/lib/bolo|/etc/bolo|/etc/systemd/system)(?=$|[/\\s'\"])");
+          "(?<![\\w/.-])(/opt/bolo(?:\\.new|\\.old)?|/var/lib/bolo|/etc/bolo|/etc/systemd/system)"
+              + "(?=$|[/\\s'\"])");
+
+  /** A system path left outside the scratch root: the block must not run. */
+  private static final Pattern UNMOVED = Pattern.compile("(?<![\\w/.-])/(opt|etc|var|usr/local)/");
 
   @TempDir Path scratch;
   private Path root = Path.of("unset");
@@ -169,7 +173,13 @@ class SystemdInstallTest {
     assertThat(upgrade.exitCode()).as(upgrade.err()).isZero();
     assertThat(upgrade.err()).contains("bolo: built in");
     assertThat(Files.readAllLines(log)).filteredOn(line -> line.contains("mvnw")).hasSize(2);
-    assertThat(Files.readAllLines(log)).last().isEqualTo("systemctl restart bolo");
+    // Built beside the running service, which stops only for the swap and starts again.
+    assertThat(Files.readAllLines(log))
+        .filteredOn(line -> line.startsWith("systemctl "))
+        .endsWith("systemctl stop bolo", "systemctl start bolo");
+    assertThat(root.resolve("opt/bolo/bolo")).isExecutable();
+    assertThat(root.resolve("opt/bolo.old/bolo")).isExecutable();
+    assertThat(root.resolve("opt/bolo.new")).doesNotExist();
     try (DurableLedger ledger = serviceLedger()) {
       assertThat(ledger.authenticate(token))
           .as("kept through the upgrade")
@@ -288,6 +298,9 @@ class SystemdInstallTest {
   private Run run(String block) throws Exception {
     String script =
         SYSTEM_PATH.matcher(block).replaceAll(m -> Matcher.quoteReplacement(root + m.group(1)));
+    assertThat(UNMOVED.matcher(script).find())
+        .as("a system path the test does not move under its scratch root: %s", script)
+        .isFalse();
     ProcessBuilder builder =
         new ProcessBuilder("/bin/sh", "-eu", "-c", script).directory(clone.toFile());
     builder.environment().clear();
