@@ -211,7 +211,8 @@ public final class AotTraining {
     return server;
   }
 
-  private static void deleteTree(Path dir) throws IOException {
+  /** Deletes {@code dir} and everything in it. */
+  static void deleteTree(Path dir) throws IOException {
     try (Stream<Path> files = Files.walk(dir)) {
       for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(file);

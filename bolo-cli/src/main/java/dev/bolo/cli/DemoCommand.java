@@ -87,12 +87,25 @@ final class DemoCommand implements Callable<Integer> {
       err.println("bolo demo: no WAV notes in " + samplesDir());
       return ExitCode.FAILED.code();
     }
+    // A ledger of the demo's own, thrown away after: the demo never adds to the operator's
+    // devices and usage, and a device of theirs named "demo" (revoked, say) cannot stop it.
+    Path ledger = Files.createTempDirectory("bolo-demo-");
+    try {
+      return run(out, err, notes, ledger);
+    } finally {
+      AotTraining.deleteTree(ledger);
+    }
+  }
+
+  private int run(PrintWriter out, PrintWriter err, List<Path> notes, Path ledger)
+      throws Exception {
     String token = Tokens.newToken();
     Map<String, String> env = new HashMap<>(environment);
     env.put("BOLO_PORT", "0");
     env.put("BOLO_HOST", "127.0.0.1");
-    String devices = env.getOrDefault("BOLO_DEVICE_TOKENS", "");
-    env.put("BOLO_DEVICE_TOKENS", (devices.isBlank() ? "" : devices + ",") + DEVICE + "=" + token);
+    env.keySet().removeIf(name -> name.startsWith("BOLO_DATABASE_URL"));
+    env.put("BOLO_DATA_DIR", ledger.toString());
+    env.put("BOLO_DEVICE_TOKENS", DEVICE + "=" + token);
     ServerConfig config;
     try {
       config = ServerConfig.fromMap(env);
@@ -104,10 +117,9 @@ final class DemoCommand implements Callable<Integer> {
 
     quietLogs();
     out.printf(
-        "Bolo demo: engine %s, store %s, ledger under %s%n",
+        "Bolo demo: engine %s, store %s, a ledger of its own (yours is left alone)%n",
         config.engine().wireName(),
-        config.store().kind().name().toLowerCase(java.util.Locale.ROOT),
-        config.ledger().dataDir().toAbsolutePath().normalize());
+        config.store().kind().name().toLowerCase(java.util.Locale.ROOT));
     try (App app = App.create(config).start()) {
       String base = "http://127.0.0.1:" + app.port();
       out.println("Gateway listening on " + base + "; waiting until it is ready…");
@@ -180,7 +192,7 @@ final class DemoCommand implements Callable<Integer> {
               + " call(s), and %d of them were answered from that call.%n",
           notes.size(), COPIES, calls, replayed);
       out.println(
-          "Run ./bolo usage to see the device's requests, replays and the seconds de-duplication saved.");
+          "The demo kept its own ledger and threw it away; ./bolo devices add NAME, ./bolo serve and ./bolo usage are the real thing.");
     }
     return 0;
   }
