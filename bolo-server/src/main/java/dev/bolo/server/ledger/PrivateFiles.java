@@ -74,7 +74,18 @@ public final class PrivateFiles {
       } catch (UnsupportedOperationException e) {
         // No POSIX permissions here: the folder's own protection is all there is.
       }
-      Files.write(temp, bytes);
+      try (java.nio.channels.FileChannel channel =
+          java.nio.channels.FileChannel.open(
+              temp,
+              java.nio.file.StandardOpenOption.WRITE,
+              java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+        // On the disk before it replaces the file: a power cut leaves the old or the new whole.
+        channel.force(true);
+      }
       Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
@@ -82,7 +93,7 @@ public final class PrivateFiles {
   }
 
   /** Makes {@code file} 0600 when it exists. */
-  static void file(Path file) {
+  public static void file(Path file) {
     if (!Files.exists(file)) {
       return;
     }

@@ -119,6 +119,8 @@ final class LocalAuthority {
     Path certificateFile = dir.resolve(CA_CERTIFICATE);
     Path keyFile = dir.resolve(CA_KEY);
     if (Files.exists(certificateFile) && Files.exists(keyFile)) {
+      // Modes loosened by hand since the last start are put back, as the ledger's are.
+      PrivateFiles.file(keyFile);
       X509Certificate certificate = PemFiles.certificates(certificateFile).getFirst();
       PrivateKey key = PemFiles.privateKey(keyFile);
       if (!Keys.belongTogether(key, certificate.getPublicKey())) {
@@ -173,15 +175,26 @@ final class LocalAuthority {
     Path certificateFile = dir.resolve(SERVER_CERTIFICATE);
     Path keyFile = dir.resolve(SERVER_KEY);
     if (Files.exists(certificateFile) && Files.exists(keyFile)) {
-      ServerIdentity kept =
-          new ServerIdentity(
-              PemFiles.privateKey(keyFile),
-              List.of(PemFiles.certificates(certificateFile).getFirst(), certificate));
-      String stale = whyReissue(kept, dnsNames, addresses);
-      if (stale == null) {
+      PrivateFiles.file(keyFile);
+      ServerIdentity kept;
+      try {
+        kept =
+            new ServerIdentity(
+                PemFiles.privateKey(keyFile),
+                List.of(PemFiles.certificates(certificateFile).getFirst(), certificate));
+      } catch (RuntimeException damaged) {
+        // Half written when the machine stopped, say: the authority issues the pair again, as it
+        // would an expired one, rather than keep the gateway from starting.
+        kept = null;
+        log.warn("issuing a new server certificate: the one kept cannot be read ({})", damaged);
+      }
+      String stale = kept == null ? null : whyReissue(kept, dnsNames, addresses);
+      if (kept != null && stale == null) {
         return kept;
       }
-      log.info("issuing a new server certificate: {}", stale);
+      if (stale != null) {
+        log.info("issuing a new server certificate: {}", stale);
+      }
     }
     KeyPair keys = Keys.newKeyPair();
     Instant now = clock.instant();

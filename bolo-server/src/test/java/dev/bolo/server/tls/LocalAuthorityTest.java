@@ -139,6 +139,28 @@ class LocalAuthorityTest {
         .hasMessageContaining("is not the key of");
   }
 
+  @Test
+  void aServerPairLeftHalfWrittenIsIssuedAgainAndLoosenedKeyModesAreFixed() throws Exception {
+    LocalAuthority.Issued first = issue(List.of("localhost"), List.of("192.168.1.5"));
+    // The machine stopped between the two files: an empty server key; and an operator's chmod.
+    java.nio.file.Files.write(dir.resolve(LocalAuthority.SERVER_KEY), new byte[0]);
+    java.nio.file.Files.setPosixFilePermissions(
+        dir.resolve(LocalAuthority.CA_KEY),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+
+    LocalAuthority.Issued again = issue(List.of("localhost"), List.of("192.168.1.5"));
+
+    assertThat(again.identity().certificate()).isNotEqualTo(first.identity().certificate());
+    assertThat(again.authority().der()).isEqualTo(first.authority().der());
+    for (String key : List.of(LocalAuthority.CA_KEY, LocalAuthority.SERVER_KEY)) {
+      assertThat(
+              java.nio.file.attribute.PosixFilePermissions.toString(
+                  java.nio.file.Files.getPosixFilePermissions(dir.resolve(key))))
+          .as(key)
+          .isEqualTo("rw-------");
+    }
+  }
+
   private LocalAuthority.Issued issue(List<String> names, List<String> addresses) {
     return LocalAuthority.serverIdentity(
         dir, clock, names, addresses.stream().map(LocalAuthorityTest::address).toList());
