@@ -85,6 +85,9 @@ final class HttpServer {
                 javalinConfig.routes,
                 new AdminRoutes.Services(
                     adminToken, ledger, readiness, metrics, clock, services.phones()));
+          } else {
+            org.slf4j.LoggerFactory.getLogger(HttpServer.class)
+                .info("operator dashboard off: set BOLO_ADMIN_TOKEN to serve it at /admin");
           }
         });
   }

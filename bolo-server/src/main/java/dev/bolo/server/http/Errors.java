@@ -198,7 +198,12 @@ final class Errors {
   /** 404 {@code not_found} for a path no route serves. */
   static ApiError noRoute(String method, String path) {
     String shown = path.length() > 64 ? path.substring(0, 64) + "…" : path;
-    return new ApiError(404, "not_found", "no such endpoint: " + method + " " + shown);
+    String hint =
+        path.equals("/admin") || path.startsWith("/admin/")
+            ? " (the operator dashboard and its API answer only when the gateway runs with"
+                + " BOLO_ADMIN_TOKEN)"
+            : "";
+    return new ApiError(404, "not_found", "no such endpoint: " + method + " " + shown + hint);
   }
 
   /** 405 {@code method_not_allowed}: the path exists, with other methods. */

@@ -84,6 +84,7 @@ class AdminApiTest {
 
       assertThat(answer.status()).as(path).isEqualTo(404);
       assertThat(answer.body().path("code").asText()).as(path).isEqualTo("not_found");
+      assertThat(answer.body().path("error").asText()).as(path).contains("BOLO_ADMIN_TOKEN");
     }
   }
 
