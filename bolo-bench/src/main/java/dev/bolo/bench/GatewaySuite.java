@@ -1,5 +1,6 @@
 package dev.bolo.bench;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -45,18 +46,17 @@ final class GatewaySuite {
     StringBuilder report = new StringBuilder();
     List<Row> summary = new ArrayList<>();
     List<ColdStart.Run> coldRuns = new ArrayList<>();
-    try (HarnessRun first = HarnessRun.start("bolo-suite")) {
-      report.append("# Gateway under external load: every row in one run\n\n");
-      report.append(BenchRun.machineLines(first.root()));
-      report.append(
-          String.format(
-              Locale.ROOT,
-              "- %d rounds of %d s per target in every row; nginx %s%n",
-              options.rounds(),
-              options.seconds(),
-              BenchRun.output(first.root(), "nginx", "-v").replace("nginx version: ", "")));
-      System.out.print(report);
-    }
+    Path root = HarnessRun.checkout();
+    report.append("# Gateway under external load: every row in one run\n\n");
+    report.append(BenchRun.machineLines(root));
+    report.append(
+        String.format(
+            Locale.ROOT,
+            "- %d rounds of %d s per target in every row; nginx %s%n",
+            options.rounds(),
+            options.seconds(),
+            BenchRun.output(root, "nginx", "-v").replace("nginx version: ", "")));
+    System.out.print(report);
     for (String row : rows) {
       switch (row) {
         case "warm" -> {
@@ -115,9 +115,7 @@ final class GatewaySuite {
     summaryTable(table, summary, coldRuns);
     System.out.print(table);
     report.append(table);
-    try (HarnessRun last = HarnessRun.start("bolo-suite")) {
-      BenchRun.writeResults(last.root(), "gateway-suite", report);
-    }
+    BenchRun.writeResults(root, "gateway-suite", report);
   }
 
   private static Map<String, List<LoadResult>> measureRow(

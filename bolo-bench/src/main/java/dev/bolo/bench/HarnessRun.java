@@ -28,10 +28,14 @@ final class HarnessRun implements AutoCloseable {
    * folder without it), with a new temporary work folder named after {@code prefix}.
    */
   static HarnessRun start(String prefix) throws IOException {
-    Path root = Path.of(System.getProperty("bolo.root", ".")).toAbsolutePath().normalize();
-    HarnessRun run = new HarnessRun(root, Files.createTempDirectory(prefix));
+    HarnessRun run = new HarnessRun(checkout(), Files.createTempDirectory(prefix));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> run.processes.forEach(Process::destroy)));
     return run;
+  }
+
+  /** The checkout given by {@code -Dbolo.root} (the current folder without it). */
+  static Path checkout() {
+    return Path.of(System.getProperty("bolo.root", ".")).toAbsolutePath().normalize();
   }
 
   /** The checkout: where {@code ./bolo} is and the results are written. */
