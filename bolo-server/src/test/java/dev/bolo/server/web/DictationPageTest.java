@@ -8,6 +8,7 @@ import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.FrontProxy;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.NpmPackages;
+import dev.bolo.server.testing.SampleNotes;
 import dev.bolo.testkit.Await;
 import dev.bolo.testkit.CuttingProxy;
 import java.io.IOException;
@@ -44,9 +45,9 @@ class DictationPageTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The note the microphone plays, and the words the offline engine hears in it. */
-  private static final Path NOTE = Path.of("..", "samples", "notes", "groceries.wav");
+  private static final SampleNotes GROCERIES = SampleNotes.named("groceries");
 
-  private static final String EXPECTED_WORDS = "buy milk and eggs";
+  private static final Path NOTE = GROCERIES.wav();
 
   /** Silence around the note in the microphone's loop: before it, and after it until it loops. */
   private static final double LEAD_SECONDS = 0.5;
@@ -156,7 +157,7 @@ class DictationPageTest {
     browser.await().until(d -> isFinished(state()));
     assertThat(state()).as(browser.text("status")).isEqualTo("replayed");
     assertThat(browser.text("status")).contains("replayed");
-    assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+    assertThat(browser.text("transcript")).is(GROCERIES.heard());
     assertThat(browser.text("notes")).contains("2 attempts");
     // The resend was answered by the lookup: no byte of the note was uploaded again.
     assertThat(proxy.uploads().subList(before, proxy.uploads().size()))
@@ -173,7 +174,7 @@ class DictationPageTest {
       boolean sameFileAsBefore =
           uploads.subList(0, uploads.size() - 1).stream()
               .anyMatch(earlier -> earlier.audioSha256().equals(last.audioSha256()));
-      assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+      assertThat(browser.text("transcript")).is(GROCERIES.heard());
       assertThat(last.status()).isEqualTo(200);
       assertThat(last.replayed())
           .as(uploads.toString())
@@ -201,7 +202,7 @@ class DictationPageTest {
     browser.await().until(d -> browser.text("status").startsWith("Attempt 3 of 4 in"));
     browser.await().until(d -> isFinished(state()));
     assertThat(state()).as(browser.text("status")).isIn("done", "replayed");
-    assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+    assertThat(browser.text("transcript")).is(GROCERIES.heard());
     assertThat(browser.text("notes")).contains("3 attempts");
     List<FrontProxy.Upload> attempts = proxy.uploads().subList(before, proxy.uploads().size());
     assertThat(attempts).extracting(FrontProxy.Upload::status).containsExactly(503, 503, 200);
@@ -241,7 +242,7 @@ class DictationPageTest {
       browser.await().until(d -> isFinished(state()));
 
       assertThat(state()).as(browser.text("status")).isEqualTo("done");
-      assertThat(browser.text("transcript")).contains(EXPECTED_WORDS);
+      assertThat(browser.text("transcript")).is(GROCERIES.heard());
       assertThat(link.cutsDone()).isEqualTo(1);
       String listed = browser.text("notes");
       assertThat(listed).contains("done (1 attempt, resumed once)");
