@@ -167,7 +167,7 @@ cat >"$work/image/config.json" <<JSON
  "Env":["PATH=/opt/java/openjdk/bin:/usr/bin:/bin","JAVA_HOME=/opt/java/openjdk","LANG=C.UTF-8"],
  "WorkingDir":"/var/lib/bolo",
  "Volumes":{"/var/lib/bolo":{}},
- "Healthcheck":{"Test":["CMD","/opt/java/openjdk/bin/java","-Xshare:auto","-XX:TieredStopAtLevel=1","-XX:+UseSerialGC","-Xmx16m","-cp","/app/classes","dev.bolo.cli.HealthProbe"],
+ "Healthcheck":{"Test":["CMD","/opt/java/openjdk/bin/java","-Xshare:auto","-XX:TieredStopAtLevel=1","-XX:+UseSerialGC","-Xmx16m","-cp","/app/classpath/bolo-cli.jar","dev.bolo.cli.HealthProbe"],
   "Interval":$((30 * seconds)),"Timeout":$((10 * seconds)),"StartPeriod":$((120 * seconds)),"Retries":3},
  "Labels":{"dev.bolo.image.base.java":"$java_version","dev.bolo.image.base.debian-packages":"$packages"}},
 "rootfs":{"type":"layers","diff_ids":[$(quoted "${diff_ids[@]}")]},

@@ -23,81 +23,43 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The container image as a container engine would run it, without one: the image tarball's layers
- * are unpacked in order into a root file system, and its entrypoint and command run there with
- * {@code unshare} (own mount and PID namespaces, the image as root directory, the image's user,
- * environment and working directory; the host's network, as {@code docker run -p} would give).
- * Needs root, as a container engine does: it makes device nodes and switches to the image's user.
+ * The container image as a container engine would run it, without one ({@link UnpackedImage}): its
+ * entrypoint and command run in its own root file system, as its user, with its environment.
  */
 class ContainerImageIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
+  private static UnpackedImage image;
   private static Path work = Path.of("unset");
   private static Path rootfs = Path.of("unset");
   private static JsonNode config = JSON.nullNode();
 
   @BeforeAll
   static void unpackTheImage() throws Exception {
-    Path image = Path.of(System.getProperty("bolo.image.tar", "target/jib-image.tar"));
-    assertThat(image).as("the image tarball (built at pre-integration-test)").isRegularFile();
-    assertThat(run(List.of("id", "-u")).strip())
-        .as(
-            "running the image needs root, as a container engine does (device nodes, switching to"
-                + " the image's user); build without the image with -Dbolo.image.skip=true")
-        .isEqualTo("0");
-    work = Files.createTempDirectory(image.getParent(), "image-run-");
-    Path archive = Files.createDirectories(work.resolve("archive"));
-    rootfs = Files.createDirectories(work.resolve("rootfs"));
-    run(List.of("tar", "-xf", image.toString(), "-C", archive.toString()));
-    JsonNode manifest = JSON.readTree(archive.resolve("manifest.json").toFile()).get(0);
-    config = JSON.readTree(archive.resolve(manifest.get("Config").asText()).toFile());
-    for (JsonNode layer : manifest.get("Layers")) {
-      unpackLayer(archive.resolve(layer.asText()));
-    }
-    // What an engine provides at run time: /proc (mounted by unshare) and the device nodes.
-    Files.createDirectories(rootfs.resolve("proc"));
-    Files.createDirectories(rootfs.resolve("dev"));
-    for (String[] node :
-        List.of(
-            new String[] {"null", "3"},
-            new String[] {"zero", "5"},
-            new String[] {"random", "8"},
-            new String[] {"urandom", "9"})) {
-      run(
-          List.of(
-              "mknod",
-              "-m",
-              "666",
-              rootfs.resolve("dev/" + node[0]).toString(),
-              "c",
-              "1",
-              node[1]));
-    }
+    Path tarball = Path.of(System.getProperty("bolo.image.tar", "target/jib-image.tar"));
+    assertThat(tarball).as("the image tarball (built at pre-integration-test)").isRegularFile();
+    image = UnpackedImage.unpack(tarball);
+    work = image.work();
+    rootfs = image.rootfs();
+    config = JSON.createObjectNode().set("config", image.container());
   }
 
   @AfterAll
   static void removeTheRootFileSystem() throws IOException {
-    if (!Files.isDirectory(work)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(work)) {
-      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(file);
-      }
+    if (image != null) {
+      image.close();
     }
   }
 
@@ -111,7 +73,7 @@ class ContainerImageIT {
     assertThat(container.get("Volumes").has("/var/lib/bolo")).isTrue();
     // A new named volume is filled from the image's directory, owner included.
     assertThat(Files.getAttribute(rootfs.resolve("var/lib/bolo"), "unix:uid")).isEqualTo(65532);
-    assertThat(env()).containsEntry("BOLO_DATA_DIR", "/var/lib/bolo");
+    assertThat(image.env()).containsEntry("BOLO_DATA_DIR", "/var/lib/bolo");
     assertThat(container.get("Healthcheck").get("Test").get(0).asText()).isEqualTo("CMD");
     assertThat(container.get("ExposedPorts").has("8080/tcp")).isTrue();
   }
@@ -120,25 +82,25 @@ class ContainerImageIT {
   void theImageServesFromItsOwnRootFileSystemTranscribesOfflineAndDrainsOnSigterm()
       throws Exception {
     int port = freePort();
-    Map<String, String> env = new LinkedHashMap<>(env());
+    Map<String, String> env = new LinkedHashMap<>(image.env());
     env.put("BOLO_PORT", Integer.toString(port)); // as `docker run -e BOLO_PORT=…`
 
     // An operator adds a device with the image's own command line: `docker run … devices add`.
-    Run add = start(env, List.of("devices", "add", "phone"));
+    UnpackedImage.Run add = image.start(env, List.of("devices", "add", "phone"));
     assertThat(add.process().waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     String added = add.out();
     assertThat(add.process().exitValue()).as(added + add.err()).isZero();
     List<String> lines = added.strip().lines().toList();
     String token = lines.get(lines.size() - 1).strip();
 
-    Run run = start(env, command());
+    UnpackedImage.Run run = image.start(env, image.command());
     Process serve = run.process();
     try {
       String base = "http://127.0.0.1:" + port;
       awaitStatus(base + "/readyz", 200, run);
       assertThat(get(base + "/healthz").statusCode()).isEqualTo(200);
       ProcessHandle gateway = serve.toHandle().children().findFirst().orElseThrow();
-      Run check = exec(gateway, env, healthCheck());
+      UnpackedImage.Run check = image.exec(gateway, env, image.healthCheck());
       assertThat(check.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(check.process().exitValue()).as("health check: " + check.err()).isZero();
       assertThat(heapMaxBytes(get(base + "/metrics").body()))
@@ -169,8 +131,8 @@ class ContainerImageIT {
       Files.copy(note, notes.resolve("dinner.wav"));
       // Over the hour the offline engine takes by default (BOLO_OFFLINE_MAX_SECONDS).
       Files.write(notes.resolve("long.wav"), eightBitWav(3_700_000, 1_000)); // 3700 s
-      Run cli =
-          exec(
+      UnpackedImage.Run cli =
+          image.exec(
               gateway,
               env,
               List.of(
@@ -215,129 +177,55 @@ class ContainerImageIT {
     }
   }
 
-  /** The image's environment, as the engine passes it to the entrypoint. */
-  private static Map<String, String> env() {
-    Map<String, String> env = new LinkedHashMap<>();
-    for (JsonNode entry : config.get("config").get("Env")) {
-      String[] pair = entry.asText().split("=", 2);
-      env.put(pair[0], pair[1]);
-    }
-    return env;
-  }
-
-  /** The entrypoint followed by {@code args} (the image's command replaced, as docker run does). */
-  private static Run start(Map<String, String> env, List<String> args) throws IOException {
-    List<String> command = new ArrayList<>();
-    config.get("config").get("Entrypoint").forEach(part -> command.add(part.asText()));
-    command.addAll(args);
-    return startInContainer(env, command);
-  }
-
-  private static List<String> command() {
-    List<String> args = new ArrayList<>();
-    config.get("config").get("Cmd").forEach(part -> args.add(part.asText()));
-    return args;
-  }
-
-  private static List<String> healthCheck() {
-    List<String> test = new ArrayList<>();
-    config.get("config").get("Healthcheck").get("Test").forEach(part -> test.add(part.asText()));
-    assertThat(test.remove(0)).isEqualTo("CMD");
-    return test;
-  }
-
-  /** Runs {@code command} inside the image's root, as its user, in its working directory. */
-  private static Run startInContainer(Map<String, String> env, List<String> command)
-      throws IOException {
-    JsonNode container = config.get("config");
-    String[] user = container.get("User").asText().split(":", 2);
-    List<String> unshare =
-        new ArrayList<>(
-            List.of(
-                "/usr/bin/unshare",
-                "--mount",
-                "--pid",
-                "--fork",
-                "--kill-child",
-                "--mount-proc=/proc",
-                "--root=" + rootfs,
-                "--wd=" + container.get("WorkingDir").asText(),
-                "--setgid=" + user[1],
-                "--setuid=" + user[0],
-                "--"));
-    unshare.addAll(command);
-    return launch(env, unshare);
-  }
-
-  private static Run launch(Map<String, String> env, List<String> command) throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().clear();
-    builder.environment().putAll(env);
-    // Output goes to files, so a chatty process never blocks on a full pipe.
-    String name = "run-" + System.nanoTime();
-    Path stdout = work.resolve(name + ".out");
-    Path stderr = work.resolve(name + ".err");
-    builder.redirectOutput(stdout.toFile());
-    builder.redirectError(stderr.toFile());
-    return new Run(builder.start(), stdout, stderr);
-  }
-
   /**
-   * Runs {@code command} in the running container of {@code gateway}, as {@code docker exec} (and
-   * Docker's health check) does: in its mount and PID namespaces, root and working directory, as
-   * the image's user. Its own PID namespace would make it PID 1 too, and two JVMs of one user with
-   * the same PID share one performance-data file in /tmp.
+   * The image carries a start-up cache made from its own runtime and jars at build time
+   * (deploy/image/train-aot.sh) and its entrypoint uses it: with {@code -XX:AOTMode=on} the JVM
+   * stops rather than start without it, and here it serves. A cache that does not match (a stale
+   * one, from another build) is ignored with a warning, never fatal: the gateway still serves.
    */
-  private static Run exec(ProcessHandle gateway, Map<String, String> env, List<String> command)
-      throws IOException {
-    String[] user = config.get("config").get("User").asText().split(":", 2);
-    List<String> nsenter =
-        new ArrayList<>(
-            List.of(
-                "/usr/bin/nsenter",
-                "--target=" + gateway.pid(),
-                "--mount",
-                "--pid",
-                "--root",
-                "--wd",
-                "--setgid=" + user[1],
-                "--setuid=" + user[0],
-                "--"));
-    nsenter.addAll(command);
-    return launch(env, nsenter);
-  }
+  @Test
+  void theEntrypointLoadsTheImagesStartUpCacheAndAStaleOneIsIgnored() throws Exception {
+    assertThat(image.entrypoint()).contains("-XX:AOTCache=/app/aot/bolo.aot");
+    Path cache = rootfs.resolve("app/aot/bolo.aot");
+    assertThat(Files.size(cache)).as("the cache's size").isGreaterThan(10L << 20);
 
-  /** A process started in the image, with the files its output goes to. */
-  private record Run(Process process, Path stdout, Path stderr) {
-    String out() throws IOException {
-      return Files.readString(stdout);
-    }
+    Map<String, String> env = new LinkedHashMap<>(image.env());
+    env.put("JDK_JAVA_OPTIONS", env.get("JDK_JAVA_OPTIONS") + " -XX:AOTMode=on -Xlog:aot");
+    UnpackedImage.Run used = serveUntilReady(env);
+    assertThat(used.out()).as("the JVM's own report").contains("Using AOT-linked classes: true");
 
-    String err() throws IOException {
-      return Files.readString(stderr);
-    }
-  }
-
-  private static void unpackLayer(Path layer) throws IOException, InterruptedException {
-    run(List.of("tar", "-xzf", layer.toString(), "-C", rootfs.toString(), "--numeric-owner"));
-    // OCI whiteouts: a layer deletes a lower file with an empty ".wh.NAME" beside it.
-    try (Stream<Path> files = Files.walk(rootfs)) {
-      for (Path marker :
-          files.filter(f -> f.getFileName().toString().startsWith(".wh.")).toList()) {
-        String name = marker.getFileName().toString().substring(4);
-        // Jib writes no whiteouts; an opaque directory would need more than this loop does.
-        assertThat(name).as("opaque whiteout in " + layer).isNotEqualTo(".wh..opq");
-        run(List.of("rm", "-rf", marker.resolveSibling(name).toString()));
-        Files.delete(marker);
+    Path kept = work.resolve("bolo.aot.kept");
+    Files.move(cache, kept);
+    try {
+      // Another build's cache: the same file with its header's bytes changed.
+      byte[] stale = Files.readAllBytes(kept);
+      for (int i = 16; i < 64; i++) {
+        stale[i] ^= 0x5a;
       }
+      Files.write(cache, stale);
+      UnpackedImage.Run ignored = serveUntilReady(new LinkedHashMap<>(image.env()));
+      assertThat(ignored.out() + ignored.err())
+          .containsPattern("\\[aot\\].*(failed|[Uu]nable|mismatch)");
+    } finally {
+      Files.deleteIfExists(cache);
+      Files.move(kept, cache);
     }
   }
 
-  private static String run(List<String> command) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor()).as(command + ": " + output).isZero();
-    return output;
+  /** Starts {@code serve} with {@code env}, waits for /readyz and stops it with SIGTERM. */
+  private static UnpackedImage.Run serveUntilReady(Map<String, String> env) throws Exception {
+    int port = freePort();
+    env.put("BOLO_PORT", Integer.toString(port));
+    UnpackedImage.Run run = image.start(env, image.command());
+    try {
+      awaitStatus("http://127.0.0.1:" + port + "/readyz", 200, run);
+      run.process().toHandle().children().forEach(ProcessHandle::destroy);
+      assertThat(run.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+      return run;
+    } finally {
+      run.process().toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+      run.process().destroyForcibly();
+    }
   }
 
   private static int freePort() throws IOException {
@@ -355,7 +243,7 @@ class ContainerImageIT {
   }
 
   /** Polls until {@code uri} answers {@code status}; fails at once when the gateway has exited. */
-  private static void awaitStatus(String uri, int status, Run gateway)
+  private static void awaitStatus(String uri, int status, UnpackedImage.Run gateway)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
