@@ -136,6 +136,12 @@ public final class ColdStart {
 
   /** The table of the runs: one row per variant, medians over its runs. */
   static void table(StringBuilder out, List<Run> runs, GatewayLoadOptions options) {
+    table(out, runs, options, VARIANTS);
+  }
+
+  /** The table of the runs of {@code variants}; a variant named "… no cache" runs without one. */
+  static void table(
+      StringBuilder out, List<Run> runs, GatewayLoadOptions options, List<String> variants) {
     out.append(
         String.format(
             Locale.ROOT,
@@ -144,7 +150,7 @@ public final class ColdStart {
                 + " cache used |%n|---|---|---|---|---|---|---|---|---|---|---|%n",
             options.seconds(),
             options.seconds()));
-    for (String variant : VARIANTS) {
+    for (String variant : variants) {
       List<Run> of = runs.stream().filter(r -> r.variant().equals(variant)).toList();
       if (of.isEmpty()) {
         continue;
@@ -164,7 +170,7 @@ public final class ColdStart {
               LoadReport.median(of.stream().map(r -> r.warm().serverCpuPerRequest()).toList()),
               LoadReport.median(
                   of.stream().map(r -> r.cold().okPerSecond() / r.warm().okPerSecond()).toList()),
-              !variant.equals("no cache")
+              !variant.endsWith("no cache")
                   ? of.stream().filter(Run::cacheUsed).count() + " of " + of.size()
                   : "–"));
     }

@@ -1,7 +1,5 @@
 package dev.bolo.cli;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -22,7 +20,7 @@ import java.util.stream.Stream;
  * host's network, as {@code docker run -p} would give). Needs root, as a container engine does: it
  * makes device nodes and switches to the image's user.
  */
-final class UnpackedImage implements AutoCloseable {
+public final class UnpackedImage implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -37,12 +35,12 @@ final class UnpackedImage implements AutoCloseable {
   }
 
   /** Unpacks the Docker-format tarball {@code image} into a new folder beside it. */
-  static UnpackedImage unpack(Path image) throws Exception {
-    assertThat(run(List.of("id", "-u")).strip())
-        .as(
-            "running the image needs root, as a container engine does (device nodes, switching to"
-                + " the image's user); build without the image with -Dbolo.image.skip=true")
-        .isEqualTo("0");
+  public static UnpackedImage unpack(Path image) throws Exception {
+    if (!run(List.of("id", "-u")).strip().equals("0")) {
+      throw new IllegalStateException(
+          "running the image needs root, as a container engine does (device nodes, switching to"
+              + " the image's user); build without the image with -Dbolo.image.skip=true");
+    }
     Path work = Files.createTempDirectory(image.getParent(), "image-run-");
     Path archive = Files.createDirectories(work.resolve("archive"));
     Path rootfs = Files.createDirectories(work.resolve("rootfs"));
@@ -76,29 +74,29 @@ final class UnpackedImage implements AutoCloseable {
   }
 
   /** The root file system. */
-  Path rootfs() {
+  public Path rootfs() {
     return rootfs;
   }
 
   /** A scratch folder outside the root file system, removed with it. */
-  Path work() {
+  public Path work() {
     return work;
   }
 
   /** The image's configuration: its {@code config} object (user, environment, health check). */
-  JsonNode container() {
+  public JsonNode container() {
     return config.get("config");
   }
 
   /** The image's entrypoint. */
-  List<String> entrypoint() {
+  public List<String> entrypoint() {
     List<String> entrypoint = new ArrayList<>();
     config.get("config").get("Entrypoint").forEach(part -> entrypoint.add(part.asText()));
     return entrypoint;
   }
 
   /** The image's environment, as the engine passes it to the entrypoint. */
-  Map<String, String> env() {
+  public Map<String, String> env() {
     Map<String, String> env = new LinkedHashMap<>();
     for (JsonNode entry : config.get("config").get("Env")) {
       String[] pair = entry.asText().split("=", 2);
@@ -108,24 +106,26 @@ final class UnpackedImage implements AutoCloseable {
   }
 
   /** The entrypoint followed by {@code args} (the image's command replaced, as docker run does). */
-  Run start(Map<String, String> env, List<String> args) throws IOException {
+  public Run start(Map<String, String> env, List<String> args) throws IOException {
     List<String> command = new ArrayList<>(entrypoint());
     command.addAll(args);
     return startInContainer(env, command);
   }
 
   /** The image's command. */
-  List<String> command() {
+  public List<String> command() {
     List<String> args = new ArrayList<>();
     config.get("config").get("Cmd").forEach(part -> args.add(part.asText()));
     return args;
   }
 
   /** The image's health check, as {@code docker exec} would run it. */
-  List<String> healthCheck() {
+  public List<String> healthCheck() {
     List<String> test = new ArrayList<>();
     config.get("config").get("Healthcheck").get("Test").forEach(part -> test.add(part.asText()));
-    assertThat(test.remove(0)).isEqualTo("CMD");
+    if (!test.remove(0).equals("CMD")) {
+      throw new IllegalStateException("a health check that is not CMD: " + test);
+    }
     return test;
   }
 
@@ -170,7 +170,7 @@ final class UnpackedImage implements AutoCloseable {
    * the image's user. Its own PID namespace would make it PID 1 too, and two JVMs of one user with
    * the same PID share one performance-data file in /tmp.
    */
-  Run exec(ProcessHandle gateway, Map<String, String> env, List<String> command)
+  public Run exec(ProcessHandle gateway, Map<String, String> env, List<String> command)
       throws IOException {
     String[] user = config.get("config").get("User").asText().split(":", 2);
     List<String> nsenter =
@@ -190,12 +190,12 @@ final class UnpackedImage implements AutoCloseable {
   }
 
   /** A process started in the image, with the files its output goes to. */
-  record Run(Process process, Path stdout, Path stderr) {
-    String out() throws IOException {
+  public record Run(Process process, Path stdout, Path stderr) {
+    public String out() throws IOException {
       return Files.readString(stdout);
     }
 
-    String err() throws IOException {
+    public String err() throws IOException {
       return Files.readString(stderr);
     }
   }
@@ -208,7 +208,9 @@ final class UnpackedImage implements AutoCloseable {
           files.filter(f -> f.getFileName().toString().startsWith(".wh.")).toList()) {
         String name = marker.getFileName().toString().substring(4);
         // Jib writes no whiteouts; an opaque directory would need more than this loop does.
-        assertThat(name).as("opaque whiteout in " + layer).isNotEqualTo(".wh..opq");
+        if (name.equals(".wh..opq")) {
+          throw new IllegalStateException("opaque whiteout in " + layer);
+        }
         run(List.of("rm", "-rf", marker.resolveSibling(name).toString()));
         Files.delete(marker);
       }
@@ -218,7 +220,9 @@ final class UnpackedImage implements AutoCloseable {
   static String run(List<String> command) throws IOException, InterruptedException {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor()).as(command + ": " + output).isZero();
+    if (process.waitFor() != 0) {
+      throw new IOException(command + " exited " + process.exitValue() + ": " + output);
+    }
     return output;
   }
 
