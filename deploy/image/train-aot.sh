@@ -29,6 +29,7 @@ while [ $# -gt 0 ]; do
 done
 [ -f "$image" ] && [ -n "$out" ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 
+mkdir -p "$(dirname "$out")"
 work=$(mktemp -d "$(dirname "$out")/aot-training.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/archive" "$work/root"
