@@ -50,7 +50,7 @@ public final class LoadHarness {
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
     AtomicLong providerCalls = new AtomicLong();
-    Javalin provider = StandInProvider.create(providerCalls, 0).start("127.0.0.1", 0);
+    Javalin provider = StandInProvider.create(providerCalls, 0, 0).start();
     String providerUrl = "http://127.0.0.1:" + provider.port() + "/v1";
     String token = "bench-token-0123456789";
     var dataDir = Files.createTempDirectory("bolo-bench");
