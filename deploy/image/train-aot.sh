@@ -30,7 +30,8 @@ done
 [ -f "$image" ] && [ -n "$out" ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 
 mkdir -p "$(dirname "$out")"
-work=$(mktemp -d "$(dirname "$out")/aot-training.XXXXXX")
+# The unpacked image goes beside the cache's folder, not in it: the folder becomes an image layer.
+work=$(mktemp -d "$(dirname "$(dirname "$out")")/aot-training.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/archive" "$work/root"
 tar -xf "$image" -C "$work/archive"
@@ -42,7 +43,8 @@ for layer in $(grep -o '"[^"]*\.tar\.gz"' <<<"${manifest#*\"Layers\"}" | tr -d '
 done
 rm -rf "$work/archive"
 
-env_value() { grep -o "\"$1=[^\"]*\"" <<<"$config" | head -1 | sed "s/^\"$1=//; s/\"$//"; }
+# A variable of the image's environment ("NAME=value" in Env), empty when the image sets none.
+env_value() { { grep -o "\"$1=[^\"]*\"" <<<"$config" || true; } | head -1 | sed "s/^\"$1=//; s/\"$//"; }
 java_home=$(env_value JAVA_HOME)
 java_home=${java_home:-/opt/java/openjdk}
 java="$work/root$java_home/bin/java"
@@ -56,7 +58,7 @@ rm -f "$out"
 log=${log:-$out.log}
 started=$(date +%s)
 # JDK_JAVA_OPTIONS from the image as the container's JVM gets it; not the builder's.
-if ! env -u JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS="${options[*]}" "$java" \
+if ! env -u JAVA_TOOL_OPTIONS -u _JAVA_OPTIONS JDK_JAVA_OPTIONS="${options[*]}" "$java" \
     -XX:AOTCacheOutput="$out" --enable-native-access=ALL-UNNAMED -Djava.io.tmpdir="$work" \
     -cp "$classpath" dev.bolo.cli.AotTraining "$notes" >"$log" 2>&1; then
   tail -20 "$log" >&2
@@ -64,7 +66,8 @@ if ! env -u JAVA_TOOL_OPTIONS JDK_JAVA_OPTIONS="${options[*]}" "$java" \
   exit 1
 fi
 # The cache must load on the runtime and jars it was made for: -XX:AOTMode=on stops if it does not.
-if ! JDK_JAVA_OPTIONS="${options[*]}" "$java" -XX:AOTCache="$out" -XX:AOTMode=on \
+if ! env -u JAVA_TOOL_OPTIONS -u _JAVA_OPTIONS JDK_JAVA_OPTIONS="${options[*]}" "$java" \
+    -XX:AOTCache="$out" -XX:AOTMode=on \
     --enable-native-access=ALL-UNNAMED -cp "$classpath" -version >>"$log" 2>&1; then
   tail -5 "$log" >&2
   echo "train-aot: the cache made does not load (whole log: $log)" >&2

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * whole process tree. Needs root, as a container engine does.
  *
  * <p>Usage: {@code bolo-bench/run ImageColdStart [--image bolo-cli/target/jib-image.tar] [--rounds
- * 3] [--seconds 8] [--warmup 45] [--connections 50] [--note-kb 200] [--heap 256m]} (build the image
+ * 3] [--seconds 8] [--warmup 45] [--connections 50] [--note-kb 200] [--heap 512m]} (build the image
  * first: {@code ./mvnw -B -DskipTests -pl bolo-cli -am verify}).
  */
 public final class ImageColdStart {

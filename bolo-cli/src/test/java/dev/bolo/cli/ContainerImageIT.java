@@ -180,8 +180,9 @@ class ContainerImageIT {
   /**
    * The image carries a start-up cache made from its own runtime and jars at build time
    * (deploy/image/train-aot.sh) and its entrypoint uses it: with {@code -XX:AOTMode=on} the JVM
-   * stops rather than start without it, and here it serves. A cache that does not match (a stale
-   * one, from another build) is ignored with a warning, never fatal: the gateway still serves.
+   * stops rather than start without it, and here it serves. A cache the JVM cannot use (here its
+   * header spoilt, as a cache of another JVM build is refused at its header) is ignored with one
+   * line from the JVM, never fatal: the gateway still serves.
    */
   @Test
   void theEntrypointLoadsTheImagesStartUpCacheAndAStaleOneIsIgnored() throws Exception {
@@ -197,7 +198,7 @@ class ContainerImageIT {
     Path kept = work.resolve("bolo.aot.kept");
     Files.move(cache, kept);
     try {
-      // Another build's cache: the same file with its header's bytes changed.
+      // A cache the JVM refuses at its header: the same file with its header's bytes changed.
       byte[] stale = Files.readAllBytes(kept);
       for (int i = 16; i < 64; i++) {
         stale[i] ^= 0x5a;
