@@ -47,30 +47,60 @@ public final class ColdStart {
       int providerPort = BenchRun.freePort();
       harness.add(BenchRun.startStandIn(work, providerPort, options.delayMillis()));
       BenchRun.awaitPort(providerPort);
-      List<Run> runs = new ArrayList<>();
-      for (int round = 1; round <= options.rounds(); round++) {
-        List<String> order = new ArrayList<>(VARIANTS);
-        java.util.Collections.rotate(order, round - 1);
-        for (String variant : order) {
-          Run run = once(harness, load, options, providerPort, variant, round);
-          System.out.printf(
-              "run %d %-8s ready after %d ms; first %d s: %s; warm: %s%s%n",
-              round,
-              variant,
-              run.readyMillis(),
-              options.seconds(),
-              run.cold(),
-              run.warm(),
-              run.cacheUsed() ? "" : " (cache NOT used)");
-          runs.add(run);
-        }
-      }
-      StringBuilder report = new StringBuilder();
-      LoadReport.header(report, harness.root(), options);
-      table(report, runs, options);
-      System.out.print(report);
-      BenchRun.writeResults(harness.root(), "cold-start", report);
+      List<Run> runs =
+          rounds(
+              options,
+              VARIANTS,
+              (variant, round) -> once(harness, load, options, providerPort, variant, round));
+      report(harness, options, runs, VARIANTS, "cold-start", "");
     }
+  }
+
+  /** Starts one fresh gateway of a variant for a round, measures it and stops it. */
+  @FunctionalInterface
+  interface Start {
+    Run run(String variant, int round) throws Exception;
+  }
+
+  /** Every variant once a round, in an order that rotates from round to round; each run printed. */
+  static List<Run> rounds(GatewayLoadOptions options, List<String> variants, Start start)
+      throws Exception {
+    List<Run> runs = new ArrayList<>();
+    for (int round = 1; round <= options.rounds(); round++) {
+      List<String> order = new ArrayList<>(variants);
+      java.util.Collections.rotate(order, round - 1);
+      for (String variant : order) {
+        Run run = start.run(variant, round);
+        System.out.printf(
+            "run %d %-22s ready after %d ms; first %d s: %s; warm: %s%s%n",
+            round,
+            variant,
+            run.readyMillis(),
+            options.seconds(),
+            run.cold(),
+            run.warm(),
+            run.cacheUsed() ? "" : " (cache NOT used)");
+        runs.add(run);
+      }
+    }
+    return runs;
+  }
+
+  /** Prints the table of the runs and writes it to results/NAME-DATE.md, after {@code note}. */
+  static void report(
+      HarnessRun harness,
+      GatewayLoadOptions options,
+      List<Run> runs,
+      List<String> variants,
+      String name,
+      String note)
+      throws Exception {
+    StringBuilder report = new StringBuilder();
+    LoadReport.header(report, harness.root(), options);
+    report.append(note);
+    table(report, runs, options, variants);
+    System.out.print(report);
+    BenchRun.writeResults(harness.root(), name, report);
   }
 
   /**
@@ -111,9 +141,9 @@ public final class ColdStart {
       BenchRun.awaitReady(port);
       long ready = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
       String url = "http://127.0.0.1:" + port + "/v1/audio/transcriptions";
-      LoadResult cold = measured(load, gateway, url, options.seconds(), "c" + round);
+      LoadResult cold = measured(load, gateway.pid(), url, options.seconds(), "c" + round);
       load.run(url, LoadTargets.TOKEN, options.warmupSeconds(), "w" + round);
-      LoadResult warm = measured(load, gateway, url, options.seconds(), "m" + round);
+      LoadResult warm = measured(load, gateway.pid(), url, options.seconds(), "m" + round);
       boolean used =
           !cache
               || (Files.exists(aotLog)
@@ -127,11 +157,15 @@ public final class ColdStart {
     }
   }
 
-  private static LoadResult measured(
-      LoadGenerator load, Process gateway, String url, int seconds, String tag) throws Exception {
-    long cpuBefore = ProcessStats.cpuMillis(gateway.pid());
+  /**
+   * {@code seconds} of load on {@code url}, with the CPU time of the process {@code pid} and every
+   * process it started (a container's JVM under {@code unshare}) over the requests answered.
+   */
+  static LoadResult measured(LoadGenerator load, long pid, String url, int seconds, String tag)
+      throws Exception {
+    long cpuBefore = ProcessStats.treeCpuMillis(pid);
     LoadResult result = load.run(url, LoadTargets.TOKEN, seconds, tag);
-    return result.withServerCpuMillis(ProcessStats.cpuMillis(gateway.pid()) - cpuBefore);
+    return result.withServerCpuMillis(ProcessStats.treeCpuMillis(pid) - cpuBefore);
   }
 
   /** The table of the runs: one row per variant, medians over its runs. */

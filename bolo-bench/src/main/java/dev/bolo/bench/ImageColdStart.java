@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,30 +48,13 @@ public final class ImageColdStart {
       int providerPort = BenchRun.freePort();
       harness.add(BenchRun.startStandIn(work, providerPort, options.delayMillis()));
       BenchRun.awaitPort(providerPort);
-      List<ColdStart.Run> runs = new ArrayList<>();
-      for (int round = 1; round <= options.rounds(); round++) {
-        List<String> order = new ArrayList<>(VARIANTS);
-        Collections.rotate(order, round - 1);
-        for (String variant : order) {
-          ColdStart.Run run = once(image, load, options, providerPort, variant, round);
-          System.out.printf(
-              "run %d %-22s ready after %d ms; first %d s: %s; warm: %s%s%n",
-              round,
-              variant,
-              run.readyMillis(),
-              options.seconds(),
-              run.cold(),
-              run.warm(),
-              run.cacheUsed() ? "" : " (cache NOT used)");
-          runs.add(run);
-        }
-      }
-      StringBuilder report = new StringBuilder();
-      LoadReport.header(report, harness.root(), options);
-      report.append("\nImage: ").append(tarball).append('\n');
-      ColdStart.table(report, runs, options, VARIANTS);
-      System.out.print(report);
-      BenchRun.writeResults(harness.root(), "image-cold-start", report);
+      List<ColdStart.Run> runs =
+          ColdStart.rounds(
+              options,
+              VARIANTS,
+              (variant, round) -> once(image, load, options, providerPort, variant, round));
+      ColdStart.report(
+          harness, options, runs, VARIANTS, "image-cold-start", "\nImage: " + tarball + "\n");
     }
   }
 
@@ -111,9 +93,9 @@ public final class ImageColdStart {
       BenchRun.awaitReady(port);
       long ready = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
       String url = "http://127.0.0.1:" + port + "/v1/audio/transcriptions";
-      LoadResult cold = measured(load, pid, url, options.seconds(), "c" + round);
+      LoadResult cold = ColdStart.measured(load, pid, url, options.seconds(), "c" + round);
       load.run(url, LoadTargets.TOKEN, options.warmupSeconds(), "w" + round);
-      LoadResult warm = measured(load, pid, url, options.seconds(), "m" + round);
+      LoadResult warm = ColdStart.measured(load, pid, url, options.seconds(), "m" + round);
       Path log = image.rootfs().resolve(aotLog.substring(1));
       boolean used =
           !cache
@@ -128,12 +110,5 @@ public final class ImageColdStart {
         container.process().destroyForcibly();
       }
     }
-  }
-
-  private static LoadResult measured(
-      LoadGenerator load, long containerPid, String url, int seconds, String tag) throws Exception {
-    long cpuBefore = ProcessStats.treeCpuMillis(containerPid);
-    LoadResult result = load.run(url, LoadTargets.TOKEN, seconds, tag);
-    return result.withServerCpuMillis(ProcessStats.treeCpuMillis(containerPid) - cpuBefore);
   }
 }

@@ -47,12 +47,8 @@ class DictationPageTest {
   /** The note the microphone plays, and the words the offline engine hears in it. */
   private static final SampleNotes GROCERIES = SampleNotes.named("groceries");
 
-  private static final Path NOTE = GROCERIES.wav();
-
   /** Silence around the note in the microphone's loop: before it, and after it until it loops. */
-  private static final double LEAD_SECONDS = 0.5;
-
-  private static final double TRAIL_SECONDS = 4;
+  private static final double LEAD_SECONDS = 0.5, TRAIL_SECONDS = 4;
 
   /** When Stop is pressed: after the note has ended, before the loop plays it again. */
   private static final String STOP_AT = "0:05";
@@ -96,7 +92,7 @@ class DictationPageTest {
                 "alpha=" + Gateway.TOKEN_A + ",bravo=" + Gateway.TOKEN_B));
     proxy = FrontProxy.inFrontOf(gateway.url(""));
     Path microphone = dataDir.resolve("microphone.wav");
-    Files.write(microphone, withSilenceAround(Files.readAllBytes(NOTE)));
+    Files.write(microphone, withSilenceAround(GROCERIES.bytes()));
     browser = Browser.withMicrophone(microphone);
     awaitReady(gateway);
   }
