@@ -52,13 +52,13 @@ java="$work/root$java_home/bin/java"
 classpath_file="$work/root/app/jib-classpath-file"
 [ -f "$classpath_file" ] || { echo "train-aot: no /app/jib-classpath-file in $image" >&2; exit 1; }
 classpath=$(sed "s#/app/#$work/root/app/#g" "$classpath_file")
-read -r -a options <<<"$(env_value JDK_JAVA_OPTIONS)"
+options=$(env_value JDK_JAVA_OPTIONS)
 
 rm -f "$out"
 log=${log:-$out.log}
 started=$(date +%s)
 # JDK_JAVA_OPTIONS from the image as the container's JVM gets it; not the builder's.
-if ! env -u JAVA_TOOL_OPTIONS -u _JAVA_OPTIONS JDK_JAVA_OPTIONS="${options[*]}" "$java" \
+if ! env -u JAVA_TOOL_OPTIONS -u _JAVA_OPTIONS JDK_JAVA_OPTIONS="$options" "$java" \
     -XX:AOTCacheOutput="$out" --enable-native-access=ALL-UNNAMED -Djava.io.tmpdir="$work" \
     -cp "$classpath" dev.bolo.cli.AotTraining "$notes" >"$log" 2>&1; then
   tail -20 "$log" >&2
@@ -66,7 +66,7 @@ if ! env -u JAVA_TOOL_OPTIONS -u _JAVA_OPTIONS JDK_JAVA_OPTIONS="${options[*]}" 
   exit 1
 fi
 # The cache must load on the runtime and jars it was made for: -XX:AOTMode=on stops if it does not.
-if ! env -u JAVA_TOOL_OPTIONS -u _JAVA_OPTIONS JDK_JAVA_OPTIONS="${options[*]}" "$java" \
+if ! env -u JAVA_TOOL_OPTIONS -u _JAVA_OPTIONS JDK_JAVA_OPTIONS="$options" "$java" \
     -XX:AOTCache="$out" -XX:AOTMode=on \
     --enable-native-access=ALL-UNNAMED -cp "$classpath" -version >>"$log" 2>&1; then
   tail -5 "$log" >&2

@@ -101,14 +101,10 @@ final class BenchRun {
       Map<String, String> extra)
       throws IOException {
     Map<String, String> env = BenchNotes.boloEnvironment();
-    env.put("BOLO_HOST", "127.0.0.1");
-    env.put("BOLO_PORT", Integer.toString(port));
-    env.put("BOLO_ENGINE", "openai");
-    env.put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + providerPort + "/v1");
-    env.put("BOLO_OPENAI_API_KEY", "sk-bench");
     Files.createDirectories(work);
-    env.put("BOLO_DATA_DIR", work.resolve("gateway-data").toString());
-    env.put("BOLO_DEVICE_TOKENS", deviceTokens);
+    env.putAll(
+        gatewayOnStandIn(
+            port, providerPort, work.resolve("gateway-data").toString(), deviceTokens));
     extra.forEach(env::putIfAbsent);
     env.put(
         "BOLO_JAVA_OPTS",
@@ -120,6 +116,29 @@ final class BenchRun {
             + System.getenv().getOrDefault("BOLO_JAVA_OPTS", ""));
     return start(
         work.resolve("gateway.log"), env, List.of(root.resolve("bolo").toString(), "serve"));
+  }
+
+  /**
+   * The variables of a gateway on 127.0.0.1:{@code port} whose engine is the stand-in on {@code
+   * providerPort}, keeping its data in {@code dataDir}, for the devices {@code deviceTokens}.
+   */
+  static Map<String, String> gatewayOnStandIn(
+      int port, int providerPort, String dataDir, String deviceTokens) {
+    return Map.of(
+        "BOLO_HOST",
+        "127.0.0.1",
+        "BOLO_PORT",
+        Integer.toString(port),
+        "BOLO_ENGINE",
+        "openai",
+        "BOLO_OPENAI_BASE_URL",
+        "http://127.0.0.1:" + providerPort + "/v1",
+        "BOLO_OPENAI_API_KEY",
+        "sk-bench",
+        "BOLO_DATA_DIR",
+        dataDir,
+        "BOLO_DEVICE_TOKENS",
+        deviceTokens);
   }
 
   /** Stops the processes, the last started first, each forcibly after 10 s. */

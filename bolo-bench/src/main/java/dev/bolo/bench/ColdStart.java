@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A gateway's first seconds, with and without the start-up cache that {@code ./bolo} makes: each
@@ -31,7 +32,7 @@ public final class ColdStart {
    */
   private static final List<String> VARIANTS = List.of("cache", "no cache", "cache + warm-up");
 
-  private static final String WARMUP = "15s";
+  static final String WARMUP = "15s";
 
   private ColdStart() {}
 
@@ -138,23 +139,42 @@ public final class ColdStart {
                 "BOLO_MAX_UPLOADS_PER_DEVICE",
                 Integer.toString(options.connections() + 14)));
     try {
-      BenchRun.awaitReady(port);
-      long ready = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-      String url = "http://127.0.0.1:" + port + "/v1/audio/transcriptions";
-      LoadResult cold = measured(load, gateway.pid(), url, options.seconds(), "c" + round);
-      load.run(url, LoadTargets.TOKEN, options.warmupSeconds(), "w" + round);
-      LoadResult warm = measured(load, gateway.pid(), url, options.seconds(), "m" + round);
-      boolean used =
-          !cache
-              || (Files.exists(aotLog)
-                  && Files.readString(aotLog).contains("Using AOT-linked classes: true"));
-      return new Run(variant, ready, cold, warm, used);
+      return measureStart(
+          load, options, variant, round, gateway.pid(), port, started, cache ? aotLog : null);
     } finally {
       gateway.destroy();
       if (!gateway.waitFor(30, TimeUnit.SECONDS)) {
         gateway.destroyForcibly();
       }
     }
+  }
+
+  /**
+   * A just started gateway's run: its time to ready since {@code started}, its first {@code
+   * --seconds} of load, {@code --warmup} unmeasured, {@code --seconds} warm; and whether the JVM's
+   * {@code aotLog} says the start-up cache was used (null: started without one).
+   */
+  static Run measureStart(
+      LoadGenerator load,
+      GatewayLoadOptions options,
+      String variant,
+      int round,
+      long pid,
+      int port,
+      long started,
+      @Nullable Path aotLog)
+      throws Exception {
+    BenchRun.awaitReady(port);
+    long ready = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    String url = "http://127.0.0.1:" + port + "/v1/audio/transcriptions";
+    LoadResult cold = measured(load, pid, url, options.seconds(), "c" + round);
+    load.run(url, LoadTargets.TOKEN, options.warmupSeconds(), "w" + round);
+    LoadResult warm = measured(load, pid, url, options.seconds(), "m" + round);
+    boolean used =
+        aotLog == null
+            || (Files.exists(aotLog)
+                && Files.readString(aotLog).contains("Using AOT-linked classes: true"));
+    return new Run(variant, ready, cold, warm, used);
   }
 
   /**

@@ -1,7 +1,6 @@
 package dev.bolo.bench;
 
 import dev.bolo.cli.UnpackedImage;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -73,35 +72,27 @@ public final class ImageColdStart {
     String aotLog = "/tmp/" + name + "-aot.log";
     int port = BenchRun.freePort();
     Map<String, String> env = image.env();
-    env.put("BOLO_HOST", "127.0.0.1");
-    env.put("BOLO_PORT", Integer.toString(port));
-    env.put("BOLO_ENGINE", "openai");
-    env.put("BOLO_OPENAI_BASE_URL", "http://127.0.0.1:" + providerPort + "/v1");
-    env.put("BOLO_OPENAI_API_KEY", "sk-bench");
-    env.put("BOLO_DATA_DIR", "/var/lib/bolo/" + name);
-    env.put("BOLO_DEVICE_TOKENS", "bench=" + LoadTargets.TOKEN);
+    env.putAll(
+        BenchRun.gatewayOnStandIn(
+            port, providerPort, "/var/lib/bolo/" + name, "bench=" + LoadTargets.TOKEN));
     env.put("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.connections() + 14));
     env.put("BOLO_LOG_FORMAT", "text");
-    env.put("BOLO_WARMUP", warmUp ? "15s" : "0s");
+    env.put("BOLO_WARMUP", warmUp ? ColdStart.WARMUP : "0s");
     env.put(
         "JDK_JAVA_OPTIONS",
         "-Xmx" + options.heap() + (cache ? " -Xlog:aot=info:file=" + aotLog : " -XX:AOTMode=off"));
     long started = System.nanoTime();
     UnpackedImage.Run container = image.start(env, image.command());
-    long pid = container.process().pid();
     try {
-      BenchRun.awaitReady(port);
-      long ready = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-      String url = "http://127.0.0.1:" + port + "/v1/audio/transcriptions";
-      LoadResult cold = ColdStart.measured(load, pid, url, options.seconds(), "c" + round);
-      load.run(url, LoadTargets.TOKEN, options.warmupSeconds(), "w" + round);
-      LoadResult warm = ColdStart.measured(load, pid, url, options.seconds(), "m" + round);
-      Path log = image.rootfs().resolve(aotLog.substring(1));
-      boolean used =
-          !cache
-              || (Files.exists(log)
-                  && Files.readString(log).contains("Using AOT-linked classes: true"));
-      return new ColdStart.Run(variant, ready, cold, warm, used);
+      return ColdStart.measureStart(
+          load,
+          options,
+          variant,
+          round,
+          container.process().pid(),
+          port,
+          started,
+          cache ? image.rootfs().resolve(aotLog.substring(1)) : null);
     } finally {
       // SIGTERM to the JVM, as `docker stop` sends; unshare ends with it.
       container.process().toHandle().children().forEach(ProcessHandle::destroy);
