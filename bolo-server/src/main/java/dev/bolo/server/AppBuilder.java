@@ -317,7 +317,11 @@ public final class AppBuilder {
     ServerConfig.Store store = config.store();
     return switch (store.kind()) {
       case REDIS ->
-          DedupStore.redis(store.redisEndpoint(), store.idempotencyTtl(), store.dedupMaxBytes());
+          DedupStore.redis(
+              store.redisEndpoint(),
+              store.redisTimeout(),
+              store.idempotencyTtl(),
+              store.dedupMaxBytes());
       case MEMORY -> DedupStore.inMemory(ticker, store.idempotencyTtl(), store.dedupMaxBytes());
     };
   }

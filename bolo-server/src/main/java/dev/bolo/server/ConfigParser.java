@@ -255,6 +255,7 @@ final class ConfigParser {
         kind,
         env.redisUrl(BOLO_REDIS_URL),
         env.readableFile(BOLO_REDIS_CA_CERT),
+        env.duration(BOLO_REDIS_TIMEOUT),
         env.duration(BOLO_IDEMPOTENCY_TTL),
         env.whole(BOLO_DEDUP_MAX_BYTES),
         env.duration(BOLO_LEASE));

@@ -70,6 +70,11 @@ public enum ConfigTable {
       "path of a PEM file of the CA certificates that a `rediss://` server's certificate must "
           + "chain to (a private CA; one or several in the file)",
       "the JVM's trusted CAs"),
+  REDIS_TIMEOUT(
+      "how long one Redis command may take before the instance counts Redis as unreachable and "
+          + "serves from its own memory, without de-duplication across instances, until Redis "
+          + "answers again; raise it for a Redis far away or on a busy machine",
+      "`1s`"),
   LEASE("how long a claim on work lives unless renewed (renewed every third of it)", "`15s`"),
   DATABASE_URL(
       "JDBC URL of the device and usage ledger (`jdbc:postgresql://…`; through PgBouncer too, "

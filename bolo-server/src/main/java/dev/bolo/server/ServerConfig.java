@@ -243,6 +243,7 @@ public record ServerConfig(
       StoreKind kind,
       @Nullable String redisUrl,
       @Nullable Path redisCaFile,
+      Duration redisTimeout,
       Duration idempotencyTtl,
       long dedupMaxBytes,
       Duration lease) {
@@ -251,6 +252,7 @@ public record ServerConfig(
       if (kind == StoreKind.REDIS && redisUrl == null) {
         throw new ConfigException("BOLO_STORE=redis needs BOLO_REDIS_URL");
       }
+      requirePositive("redisTimeout", redisTimeout);
       requirePositive("idempotencyTtl", idempotencyTtl);
       if (dedupMaxBytes < 1) {
         throw new IllegalArgumentException("dedupMaxBytes must be >= 1: " + dedupMaxBytes);

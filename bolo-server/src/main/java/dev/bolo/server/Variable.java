@@ -140,6 +140,11 @@ public enum Variable {
       null,
       "path of a PEM file of the CAs a rediss:// server's certificate must chain to",
       ConfigTable.REDIS_CA_CERT),
+  BOLO_REDIS_TIMEOUT(
+      new Span(Duration.ofMillis(10), Duration.ofMinutes(1), "must be between 10ms and 1m"),
+      "1s",
+      "how long one Redis command may take before the gateway serves without it (default 1s)",
+      ConfigTable.REDIS_TIMEOUT),
   BOLO_LEASE(
       new Span(Duration.ofMillis(30), FOREVER, "must be at least 30ms"),
       "15s",

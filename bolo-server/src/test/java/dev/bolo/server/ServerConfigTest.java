@@ -27,6 +27,7 @@ class ServerConfigTest {
     assertThat(config.engine()).isEqualTo(ServerConfig.EngineKind.OFFLINE);
     assertThat(config.store().idempotencyTtl()).isEqualTo(Duration.ofMinutes(10));
     assertThat(config.store().kind()).isEqualTo(ServerConfig.StoreKind.MEMORY);
+    assertThat(config.store().redisTimeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(config.limits().maxUploadBytes()).isEqualTo(536_870_912L);
     assertThat(config.ledger().trialSeconds()).isZero();
     assertThat(config.openAi().baseUrl()).isEqualTo("https://api.openai.com/v1");
@@ -199,6 +200,8 @@ class ServerConfigTest {
         "BOLO_PORT=eighty | BOLO_PORT must be a whole number: eighty",
         "BOLO_PORT=70000 | BOLO_PORT must be between 0 and 65535: 70000",
         "BOLO_STORE=redis | BOLO_STORE=redis needs BOLO_REDIS_URL",
+        "BOLO_REDIS_TIMEOUT=5ms | BOLO_REDIS_TIMEOUT must be between 10ms and 1m: 5ms",
+        "BOLO_REDIS_TIMEOUT=2m | BOLO_REDIS_TIMEOUT must be between 10ms and 1m: 2m",
         "BOLO_STORE=disk | BOLO_STORE must be one of memory, redis: disk",
         "BOLO_ENGINE=openai | BOLO_ENGINE=openai with OpenAI's service needs BOLO_OPENAI_API_KEY",
         "BOLO_ENGINE=gemini | BOLO_ENGINE=gemini needs BOLO_GEMINI_API_KEY",

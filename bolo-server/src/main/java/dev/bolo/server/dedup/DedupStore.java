@@ -36,12 +36,16 @@ public interface DedupStore extends AutoCloseable {
    * answers again, and returns to Redis by itself.
    *
    * @param endpoint where Redis is (a server, a cluster's seed nodes, a sentinel)
+   * @param commandTimeout how long one Redis command may take before Redis counts as unreachable
    * @param ttl how long a finished transcript is replayed
    * @param localMaxBytes bound on the heap held by the local fallback's finished transcripts
    */
-  static DedupStore redis(RedisEndpoint endpoint, Duration ttl, long localMaxBytes) {
+  static DedupStore redis(
+      RedisEndpoint endpoint, Duration commandTimeout, Duration ttl, long localMaxBytes) {
     return FailOpenDedupStore.overRedis(
-        RedisDedupStore.Options.of(endpoint, ttl), localMaxBytes, FailOpenDedupStore.PROBE_EVERY);
+        RedisDedupStore.Options.of(endpoint, ttl, commandTimeout),
+        localMaxBytes,
+        FailOpenDedupStore.PROBE_EVERY);
   }
 
   /**

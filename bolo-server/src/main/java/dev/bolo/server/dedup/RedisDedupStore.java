@@ -73,17 +73,13 @@ final class RedisDedupStore implements DedupStore {
     }
 
     /**
-     * Defaults for production: a 1 s command timeout (a healthy Redis on the LAN answers within
-     * milliseconds), a 500 ms poll (the backstop for a lost message or an expired lease; the
-     * coordinator looks again every second anyway).
+     * Defaults for production: the operator's command timeout ({@code BOLO_REDIS_TIMEOUT}, 1 s: a
+     * healthy Redis on the LAN answers within milliseconds), a 500 ms poll (the backstop for a lost
+     * message or an expired lease; the coordinator looks again every second anyway).
      */
-    static Options of(RedisEndpoint endpoint, Duration ttl) {
+    static Options of(RedisEndpoint endpoint, Duration ttl, Duration commandTimeout) {
       return new Options(
-          endpoint,
-          ttl,
-          Duration.ofSeconds(1),
-          Duration.ofMillis(500),
-          InMemoryDedupStore.FAILURE_MEMORY);
+          endpoint, ttl, commandTimeout, Duration.ofMillis(500), InMemoryDedupStore.FAILURE_MEMORY);
     }
 
     Options withTtl(Duration newTtl) {

@@ -246,6 +246,41 @@ class RedisChaosTest {
     assertThat(Duration.ofNanos(slowest)).isLessThan(Duration.ofSeconds(1));
   }
 
+  @Test
+  void aLongerRedisTimeoutRidesOutAHangThatTheDefaultCountsAsAnOutage() throws Exception {
+    Map<String, String> env = cluster.environment("patient");
+    env.put("BOLO_REDIS_TIMEOUT", "30s");
+    Gateway patient = cluster.closeAfterTest(Gateway.withRealTime(env));
+    Gateway hasty = gateways.getFirst();
+    assertThat(Storm.storeReadiness(patient)).isEqualTo("ok");
+
+    Duration hang = Duration.ofSeconds(10);
+    long pausedAt;
+    try (RedisClient client = RedisClient.create(redis.url());
+        StatefulRedisConnection<String, String> connection = client.connect()) {
+      connection.sync().clientPause(hang.toMillis());
+      pausedAt = System.nanoTime();
+    }
+    Await.until(
+        Duration.ofSeconds(5),
+        "the default timeout (1 s) counts the hang as an outage",
+        () -> readiness(hasty).startsWith("degraded"));
+    // The patient instance's ping waits out the hang: it never serves without the store.
+    while (System.nanoTime() - pausedAt < hang.minusSeconds(2).toNanos()) {
+      assertThat(Storm.storeReadiness(patient)).as("with BOLO_REDIS_TIMEOUT=30s").isEqualTo("ok");
+      Thread.sleep(100);
+    }
+    Await.until(PATIENCE, "the hasty instance uses Redis again", () -> storm.allUseTheStore());
+  }
+
+  private static String readiness(Gateway gateway) {
+    try {
+      return Storm.storeReadiness(gateway);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   /** Distinct notes of the same length. */
   private static List<byte[]> notes(long seed) {
     return Storm.notes(NOTES, NOTE_MILLIS, seed);

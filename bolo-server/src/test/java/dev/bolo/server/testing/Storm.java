@@ -71,9 +71,24 @@ public final class Storm implements AutoCloseable {
     List<Future<Gateway.Reply>> storm = send(notes, 0, sent);
     int notesCount = notes.size();
     Await.until(
-        patience, "every copy waits on its instance", () -> waitingCopies() == notesCount * sent);
+        patience,
+        () -> waitingCopies() == notesCount * sent,
+        () -> "every copy waits on its instance: " + waitingCopies() + " of " + notesCount * sent);
     Await.until(
-        patience, "every note is at the provider", () -> provider.calls() - before == notesCount);
+        patience,
+        () -> provider.calls() - before == notesCount,
+        () ->
+            "every note is at the provider: "
+                + (provider.calls() - before)
+                + " calls for "
+                + notesCount
+                + " notes, "
+                + waitingCopies()
+                + " copies waiting, "
+                + gauges("bolo_dedup_waiting_on_other_instances")
+                + " on other instances, "
+                + gauges("bolo_dedup_store_degraded")
+                + " instances degraded");
     // Each note's copies reach min(sent, instances) instances: one runs it, the others wait.
     int waitingElsewhere = notesCount * (Math.min(sent, gateways.size()) - 1);
     Await.until(
