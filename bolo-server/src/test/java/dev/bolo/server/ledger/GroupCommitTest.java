@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.bolo.testkit.Await;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,10 +18,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -89,6 +97,63 @@ class GroupCommitTest {
         writes.await("charge", c -> Jdbc.update(c, insert(), 2, "later"), Duration.ofSeconds(5));
     assertThat(changed).isEqualTo(1);
     assertThat(count()).isEqualTo(2);
+  }
+
+  @Test
+  void writesNobodyWaitsForDoNotWakeTheWriterOneByOne() throws Exception {
+    Set<String> before = writerThreads();
+    try (GroupCommit own = new GroupCommit(new Jdbc(counting(pool)))) {
+      Await.until(() -> writerThreads().size() > before.size(), () -> "no new writer thread");
+      Set<String> started = writerThreads();
+      started.removeAll(before);
+      Path status = Path.of("/proc/self/task", started.iterator().next(), "status");
+      long switchesBefore = switches(status);
+
+      // 200 usage rows, one every 0.1 ms: all within one linger.
+      List<CompletableFuture<Integer>> rows = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        int id = i;
+        rows.add(own.submit("row", c -> Jdbc.update(c, insert(), id, "usage")));
+        LockSupport.parkNanos(100_000);
+      }
+      CompletableFuture.allOf(rows.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+      long switched = switches(status) - switchesBefore;
+
+      assertThat(count()).isEqualTo(200);
+      // Woken for every write, the writer parked and woke about once a row (measured: 199-263
+      // times); woken only to start the batch, 7-34 (commits with their disk flush, a second
+      // batch when the rows outlast one linger on a busy machine).
+      assertThat(switched).as("the writer's waits for 200 rows").isLessThan(100);
+    }
+  }
+
+  /** The ids of this JVM's ledger writer threads, from /proc. */
+  private static Set<String> writerThreads() {
+    Set<String> ids = new HashSet<>();
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+      for (Path task : tasks) {
+        try {
+          if (Files.readString(task.resolve("comm")).strip().equals("bolo-ledger-wri")) {
+            ids.add(task.getFileName().toString());
+          }
+        } catch (NoSuchFileException ended) {
+          // A thread that ended meanwhile.
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return ids;
+  }
+
+  /** How often a thread gave up its core to wait (voluntary context switches), from /proc. */
+  private static long switches(Path status) throws IOException {
+    for (String line : Files.readAllLines(status)) {
+      if (line.startsWith("voluntary_ctxt_switches:")) {
+        return Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+      }
+    }
+    throw new IllegalStateException("no voluntary_ctxt_switches in " + status);
   }
 
   @Test
