@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * <p>The writer is woken only when it has to act: a first write while it is idle, a write somebody
  * waits for, or a full batch. Writes that arrive while it lingers or commits are picked up when it
  * looks again, so a thousand usage rows a second cost about twenty wake-ups, not a thousand
- * (measured before: waking the writer for every write was an eighth of the gateway's CPU under
- * load, all of it thread switches).
+ * (measured side by side under load: a wake-up per write cost 6 % of the gateway's CPU per note,
+ * in the futex calls and thread switches of the writer and of the threads that woke it).
  *
  * <p>Bounded: at most {@link #CAPACITY} writes wait; beyond that {@link #submit} fails at once. If
  * a batch's transaction fails, each of its writes is tried again alone, so one bad write never
