@@ -94,6 +94,10 @@ final class GroupCommit implements AutoCloseable {
   private final AtomicInteger queued = new AtomicInteger();
   private final Thread writer;
   private volatile State state = State.BUSY;
+
+  /** How many more writes the lingering batch takes; a queue that holds as many fills it. */
+  private volatile int room = MAX_BATCH;
+
   private volatile boolean closed;
 
   GroupCommit(Jdbc jdbc) {
@@ -110,25 +114,33 @@ final class GroupCommit implements AutoCloseable {
   }
 
   private <T> CompletableFuture<T> enqueue(Pending<T> pending) {
-    String what = pending.what();
     boolean full = queued.incrementAndGet() > CAPACITY;
     if (closed || full) {
       queued.decrementAndGet();
-      String reason = closed ? "ledger closed" : "ledger write queue full";
-      pending
-          .done()
-          .completeExceptionally(
-              new LedgerException(what + " failed: " + reason, new IllegalStateException(reason)));
-      return pending.done();
+      return refuse(pending, closed ? "ledger closed" : "ledger write queue full");
     }
     queue.offer(pending);
+    // Closed meanwhile: the writer's last look at the queue may have come before this write.
+    if (closed && queue.remove(pending)) {
+      queued.decrementAndGet();
+      return refuse(pending, "ledger closed");
+    }
     // Read after the offer: a writer that went idle or began lingering before it sees this write
     // when it looks at the queue again, and one that does so after is woken here.
     State now = state;
     if (now == State.IDLE
-        || (now == State.LINGERING && (pending.urgent() || queued.get() >= MAX_BATCH))) {
+        || (now == State.LINGERING && (pending.urgent() || queued.get() >= room))) {
       LockSupport.unpark(writer);
     }
+    return pending.done();
+  }
+
+  private static <T> CompletableFuture<T> refuse(Pending<T> pending, String reason) {
+    pending
+        .done()
+        .completeExceptionally(
+            new LedgerException(
+                pending.what() + " failed: " + reason, new IllegalStateException(reason)));
     return pending.done();
   }
 
@@ -154,26 +166,24 @@ final class GroupCommit implements AutoCloseable {
 
   private void writeLoop() {
     List<Pending<?>> batch = new ArrayList<>();
-    while (true) {
+    boolean stop = false;
+    while (!stop) {
       batch.clear();
-      if (!awaitFirst(batch)) {
-        return;
-      }
-      boolean interrupted = !lingerForCompany(batch);
+      // Interrupted (nothing here does that): stop as close() does, writing what is queued.
+      stop = !awaitFirst(batch) || !lingerForCompany(batch);
       state = State.BUSY;
-      boolean stop = batch.remove(STOP) | interrupted;
+      stop |= batch.remove(STOP);
       if (!batch.isEmpty()) {
         commit(batch);
       }
-      if (stop) {
-        List<Pending<?>> rest = new ArrayList<>();
-        drain(rest, Integer.MAX_VALUE);
-        rest.remove(STOP);
-        if (!rest.isEmpty()) {
-          commit(rest);
-        }
-        return;
-      }
+    }
+    // Closed before the last look, so that a write offered after it is taken back by its caller.
+    closed = true;
+    List<Pending<?>> rest = new ArrayList<>();
+    drain(rest, Integer.MAX_VALUE);
+    rest.remove(STOP);
+    if (!rest.isEmpty()) {
+      commit(rest);
     }
   }
 
@@ -216,6 +226,7 @@ final class GroupCommit implements AutoCloseable {
         return true;
       }
       looked = batch.size();
+      room = MAX_BATCH - batch.size();
       state = State.LINGERING;
       // Looked at again after saying so, as in awaitFirst.
       if (drain(batch, MAX_BATCH - batch.size()) > 0) {

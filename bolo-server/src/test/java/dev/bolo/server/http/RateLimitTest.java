@@ -44,7 +44,7 @@ class RateLimitTest {
     assertThat(provider().calls()).isEqualTo(2);
     assertThat(upload(Gateway.TOKEN_B, 3).status()).isEqualTo(200);
     assertThat(provider().calls()).isEqualTo(3);
-    try (LedgerProbe ledger = LedgerProbe.open(fixture.dataDir())) {
+    try (LedgerProbe ledger = LedgerProbe.open(fixture.dataDir(), gateway())) {
       assertThat(ledger.chargedMillis("alpha")).isEqualTo(2 * 1000);
     }
   }

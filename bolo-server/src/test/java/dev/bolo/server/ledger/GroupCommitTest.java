@@ -83,6 +83,34 @@ class GroupCommitTest {
   }
 
   @Test
+  void aWriteSomebodyWaitsForWakesALingeringWriterAtOnce() throws Exception {
+    CompletableFuture<Integer> row =
+        writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage"));
+    // The writer lingers for company with the row now.
+    Thread.sleep(20);
+    long started = System.nanoTime();
+    writes.await("charge", c -> Jdbc.update(c, insert(), 2, "charge"), Duration.ofSeconds(5));
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(row).isDone();
+    // Not woken, it would commit when the row's linger ends, 230 ms after the charge came.
+    assertThat(took).isLessThan(GroupCommit.LINGER.minusMillis(50));
+    assertThat(transactions).hasValue(1);
+  }
+
+  @Test
+  void writesAfterCloseAreRefusedAndWritesBeforeItAreCommitted() throws Exception {
+    CompletableFuture<Integer> before =
+        writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage"));
+    writes.close();
+
+    assertThat(before).isCompletedWithValue(1);
+    assertThat(writes.submit("row", c -> Jdbc.update(c, insert(), 2, "usage")))
+        .isCompletedExceptionally();
+    assertThat(count()).isEqualTo(1);
+  }
+
+  @Test
   void aWriteThatThrowsAnErrorFailsAloneAndTheWriterGoesOn() throws Exception {
     CompletableFuture<Integer> broken =
         writes.<Integer>submit(
