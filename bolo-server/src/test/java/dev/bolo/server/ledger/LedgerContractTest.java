@@ -218,6 +218,13 @@ abstract class LedgerContractTest {
     assertThat(again.toCompletableFuture().get(10, TimeUnit.SECONDS))
         .isEqualTo(Charge.ALREADY_CHARGED);
     assertThat(find(ledger, "free").chargedMillis()).isEqualTo(4_000);
+    // The operator's list on the same ledger (the dashboard's) shows a charge made soon at once.
+    Reservation.Granted next =
+        (Reservation.Granted)
+            ledger.reserve(new Device("free"), "work-g", 2_000, Duration.ofMinutes(1));
+    CompletionStage<Charge> nextCharge = ledger.commitSoon(next, 2_000);
+    assertThat(find(ledger, "free").chargedMillis()).isEqualTo(6_000);
+    assertThat(nextCharge.toCompletableFuture()).isDone();
 
     Reservation.Granted metered =
         (Reservation.Granted)
