@@ -240,7 +240,6 @@ final class GroupCommit implements AutoCloseable {
       if (Thread.interrupted()) {
         return false;
       }
-      drain(batch, MAX_BATCH - batch.size());
     }
     return true;
   }
