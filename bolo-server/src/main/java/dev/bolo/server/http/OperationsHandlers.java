@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.health.Readiness;
 import io.javalin.http.Context;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -65,7 +66,17 @@ final class OperationsHandlers {
         .result(JSON.writeValueAsBytes(body));
   }
 
-  void metrics(Context ctx) {
-    ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape());
+  void metrics(Context ctx) throws InterruptedException {
+    String text = MetricsScrapes.scrape(registry);
+    if (text == null) {
+      ErrorWriter.write(
+          ctx,
+          Dialect.NATIVE,
+          Errors.serverUnavailable(
+              "metrics are being scraped too often; retry at the next interval",
+              Duration.ofSeconds(1)));
+      return;
+    }
+    ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(text);
   }
 }
