@@ -1,5 +1,6 @@
 package dev.bolo.server.engine;
 
+import dev.bolo.server.upload.TransferBuffers;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -17,11 +18,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Only for {@code http://}: the JDK's TLS layer flushes after every record it writes, so over
  * TLS nothing would gather. The buffer exists only between a write and the next flush, so a pooled
- * idle connection holds none.
+ * idle connection holds none; it is taken from {@link TransferBuffers} and given back by the flush
+ * that empties it.
  */
 public final class ProviderSockets extends SocketFactory {
 
-  static final int WRITE_BYTES = 64 * 1024;
+  static final int WRITE_BYTES = TransferBuffers.SIZE;
 
   @Override
   public Socket createSocket() {
@@ -92,6 +94,9 @@ public final class ProviderSockets extends SocketFactory {
     private byte @Nullable [] buffer;
     private int count;
 
+    /** The thread that wrote last: the only one that may use or give back the buffer. */
+    private volatile @Nullable Thread writer;
+
     Gathering(OutputStream socket) {
       this.socket = socket;
     }
@@ -103,6 +108,7 @@ public final class ProviderSockets extends SocketFactory {
 
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
+      writer = Thread.currentThread();
       if (buffer == null && length >= WRITE_BYTES) {
         socket.write(bytes, offset, length);
         return;
@@ -110,7 +116,7 @@ public final class ProviderSockets extends SocketFactory {
       while (length > 0) {
         byte[] gathered = buffer;
         if (gathered == null) {
-          gathered = new byte[WRITE_BYTES];
+          gathered = TransferBuffers.take();
           buffer = gathered;
         }
         int taken = Math.min(length, gathered.length - count);
@@ -125,24 +131,36 @@ public final class ProviderSockets extends SocketFactory {
       }
     }
 
+    /**
+     * Writes what was gathered and gives the buffer back. Only the writing thread flushes (OkHttp
+     * ends every request with a flush); a write that fails leaves the buffer to the collector.
+     */
     @Override
     public void flush() throws IOException {
       byte[] gathered = buffer;
       if (gathered != null) {
-        buffer = null;
         int n = count;
-        count = 0;
         if (n > 0) {
           socket.write(gathered, 0, n);
         }
+        buffer = null;
+        count = 0;
+        TransferBuffers.give(gathered);
       }
       socket.flush();
     }
 
+    /**
+     * Writes what was gathered when the writing thread itself closes; another thread (a timeout, a
+     * cancelled call) closes only to abandon the connection, and the writer may still be using the
+     * buffer, so it just closes the socket.
+     */
     @Override
     public void close() throws IOException {
       try {
-        flush();
+        if (writer == Thread.currentThread()) {
+          flush();
+        }
       } finally {
         socket.close();
       }

@@ -50,7 +50,7 @@ final class MultipartNoteParser {
   /** All headers of one part together: a name, a file name and a type need far less. */
   private static final int MAX_PART_HEADER_BYTES = 512;
 
-  private static final int BUFFER_BYTES = 64 * 1024;
+  private static final int BUFFER_BYTES = TransferBuffers.SIZE;
   private static final int MIN_BUFFER_BYTES = 4 * 1024;
 
   private final AudioSink.Config sinks;
@@ -99,9 +99,11 @@ final class MultipartNoteParser {
     try (Parts parts = new Parts(contentLength)) {
       MultiPart.Parser parser = new MultiPart.Parser(boundary, parts);
       parser.setPartHeadersMaxLength(MAX_PART_HEADER_BYTES);
-      // The parser hands every piece of content to the listener before parse returns, so one
-      // buffer serves the whole body.
-      byte[] buffer = new byte[bufferBytes(contentLength)];
+      // The parser hands every piece of content to the listener before parse returns, and the
+      // listener copies it, so one buffer serves the whole body; a whole-size one is reused.
+      int size = bufferBytes(contentLength);
+      byte[] buffer = size == TransferBuffers.SIZE ? TransferBuffers.take() : new byte[size];
+      boolean clean = false;
       try {
         while (parts.result() == null) {
           int n = body.read(buffer);
@@ -113,6 +115,7 @@ final class MultipartNoteParser {
             parser.parse(Content.Chunk.from(ByteBuffer.wrap(buffer, 0, n), false));
           }
         }
+        clean = true;
       } catch (IOException e) {
         if (tooSlow(e)) {
           log.info("upload too slow: {}", e.toString());
@@ -127,6 +130,10 @@ final class MultipartNoteParser {
         // The client vanished mid-body; nothing was transcribed.
         log.info("upload incomplete: {}", e.toString());
         return malformed();
+      } finally {
+        if (clean && buffer.length == TransferBuffers.SIZE) {
+          TransferBuffers.give(buffer);
+        }
       }
       UploadResult result = parts.result();
       return result != null ? parts.handOver(result) : malformed();

@@ -55,6 +55,65 @@ class ProviderSocketsTest {
   }
 
   @Test
+  void requestAfterRequestReusesOneBufferAndNoneCarriesAnEarlierRequestsBytes() throws Exception {
+    var threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Socket client =
+            new ProviderSockets()
+                .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+        Socket peer = server.accept()) {
+      OutputStream out = client.getOutputStream();
+      InputStream in = peer.getInputStream();
+      java.util.Random random = new java.util.Random(7);
+      long allocated = 0;
+      for (int request = 0; request < 40; request++) {
+        // Longer and shorter requests in turn: a short one after a long one must carry only its
+        // own bytes, although the buffer it gathers in still holds the long one's.
+        byte[] body = new byte[request % 2 == 0 ? 50_000 : 3_000];
+        random.nextBytes(body);
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int at = 0; at < body.length; at += 8192) {
+          out.write(body, at, Math.min(8192, body.length - at));
+        }
+        out.flush();
+        if (request >= 10) {
+          allocated += threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        assertThat(Arrays.equals(in.readNBytes(body.length), body)).isTrue();
+      }
+      // Writing and flushing allocated a fresh 64 KiB buffer per request before.
+      assertThat(allocated / 30).as("bytes allocated per request written").isLessThan(8_192L);
+    }
+  }
+
+  @Test
+  void aCloseFromAnotherThreadAbandonsTheGatheredBytesAndTheWriterMayStillFail() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Socket client =
+            new ProviderSockets()
+                .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+        Socket peer = server.accept()) {
+      OutputStream out = client.getOutputStream();
+      out.write(new byte[] {1, 2, 3}, 0, 3);
+      Thread closer =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      out.close();
+                    } catch (IOException e) {
+                      throw new java.io.UncheckedIOException(e);
+                    }
+                  });
+      closer.join();
+      // Nothing gathered went out: the other thread only abandoned the connection.
+      assertThat(peer.getInputStream().read()).isEqualTo(-1);
+      assertThatThrownBy(out::flush).isInstanceOf(IOException.class);
+    }
+  }
+
+  @Test
   void onlyPlainHttpProvidersGetGatheringSockets() {
     assertThat(ProviderSockets.helps("http://127.0.0.1:9000/v1")).isTrue();
     assertThat(ProviderSockets.helps("HTTP://whisper.lan/v1")).isTrue();
