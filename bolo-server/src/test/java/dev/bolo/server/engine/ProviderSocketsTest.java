@@ -29,13 +29,9 @@ class ProviderSocketsTest {
 
   @Test
   void smallWritesReachThePeerTogetherAtTheFlushAndIntact() throws Exception {
-    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        Socket client =
-            new ProviderSockets()
-                .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-        Socket peer = server.accept()) {
-      OutputStream out = client.getOutputStream();
-      InputStream in = peer.getInputStream();
+    try (Connected connected = Connected.open()) {
+      OutputStream out = connected.client().getOutputStream();
+      InputStream in = connected.peer().getInputStream();
       byte[] note = new byte[200_000];
       for (int i = 0; i < note.length; i++) {
         note[i] = (byte) (i * 31);
@@ -45,7 +41,7 @@ class ProviderSocketsTest {
       for (int i = 0; i < 7; i++) {
         out.write(note, i * 8192, 8192);
       }
-      assertNothingArrivesWithin(peer, Duration.ofMillis(100));
+      assertNothingArrivesWithin(connected.peer(), Duration.ofMillis(100));
 
       out.write(note, 7 * 8192, note.length - 7 * 8192);
       out.flush();
@@ -58,13 +54,9 @@ class ProviderSocketsTest {
   void requestAfterRequestReusesOneBufferAndNoneCarriesAnEarlierRequestsBytes() throws Exception {
     var threads =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        Socket client =
-            new ProviderSockets()
-                .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-        Socket peer = server.accept()) {
-      OutputStream out = client.getOutputStream();
-      InputStream in = peer.getInputStream();
+    try (Connected connected = Connected.open()) {
+      OutputStream out = connected.client().getOutputStream();
+      InputStream in = connected.peer().getInputStream();
       java.util.Random random = new java.util.Random(7);
       long allocated = 0;
       for (int request = 0; request < 40; request++) {
@@ -89,12 +81,8 @@ class ProviderSocketsTest {
 
   @Test
   void aCloseFromAnotherThreadAbandonsTheGatheredBytesAndTheWriterMayStillFail() throws Exception {
-    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        Socket client =
-            new ProviderSockets()
-                .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-        Socket peer = server.accept()) {
-      OutputStream out = client.getOutputStream();
+    try (Connected connected = Connected.open()) {
+      OutputStream out = connected.client().getOutputStream();
       out.write(new byte[] {1, 2, 3}, 0, 3);
       Thread closer =
           Thread.ofVirtual()
@@ -108,7 +96,7 @@ class ProviderSocketsTest {
                   });
       closer.join();
       // Nothing gathered went out: the other thread only abandoned the connection.
-      assertThat(peer.getInputStream().read()).isEqualTo(-1);
+      assertThat(connected.peer().getInputStream().read()).isEqualTo(-1);
       assertThatThrownBy(out::flush).isInstanceOf(IOException.class);
     }
   }
@@ -122,18 +110,14 @@ class ProviderSocketsTest {
 
   @Test
   void aWriteAsLargeAsTheBufferGoesStraightThroughAndWritesLeftBeforeItFollowIt() throws Exception {
-    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        Socket client =
-            new ProviderSockets()
-                .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-        Socket peer = server.accept()) {
+    try (Connected connected = Connected.open()) {
       byte[] big = new byte[ProviderSockets.WRITE_BYTES * 2 + 5];
       new java.util.Random(3).nextBytes(big);
-      client.getOutputStream().write(big, 0, 10);
-      client.getOutputStream().write(big, 10, big.length - 10);
-      client.getOutputStream().write(big[0]);
-      client.getOutputStream().flush();
-      byte[] received = peer.getInputStream().readNBytes(big.length + 1);
+      connected.client().getOutputStream().write(big, 0, 10);
+      connected.client().getOutputStream().write(big, 10, big.length - 10);
+      connected.client().getOutputStream().write(big[0]);
+      connected.client().getOutputStream().flush();
+      byte[] received = connected.peer().getInputStream().readNBytes(big.length + 1);
       assertThat(Arrays.copyOf(received, big.length)).isEqualTo(big);
       assertThat(received[big.length]).isEqualTo(big[0]);
     }
@@ -203,6 +187,28 @@ class ProviderSocketsTest {
           .isInstanceOf(SocketTimeoutException.class);
     } finally {
       peer.setSoTimeout(0);
+    }
+  }
+
+  /** A gathering socket to a peer on loopback, and the peer's end. */
+  private record Connected(ServerSocket server, Socket client, Socket peer)
+      implements AutoCloseable {
+
+    static Connected open() throws IOException {
+      ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+      Socket client =
+          new ProviderSockets()
+              .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+      return new Connected(server, client, server.accept());
+    }
+
+    @Override
+    public void close() throws IOException {
+      try (server;
+          client;
+          peer) {
+        // closes all three
+      }
     }
   }
 }
