@@ -132,13 +132,15 @@ public final class ProviderSockets extends SocketFactory {
     }
 
     /**
-     * Writes what was gathered and gives the buffer back. Only the writing thread flushes (OkHttp
-     * ends every request with a flush); a write that fails leaves the buffer to the collector.
+     * Writes what was gathered and gives the buffer back. OkHttp writes and flushes a connection
+     * from one thread at a time (the call's; a pooled connection passes to the next call through
+     * the pool's locks) and ends every request with a flush. A flush from any other thread touches
+     * no buffer. A write that fails leaves the buffer to the collector with the connection.
      */
     @Override
     public void flush() throws IOException {
       byte[] gathered = buffer;
-      if (gathered != null) {
+      if (gathered != null && writer == Thread.currentThread()) {
         int n = count;
         if (n > 0) {
           socket.write(gathered, 0, n);
@@ -151,15 +153,16 @@ public final class ProviderSockets extends SocketFactory {
     }
 
     /**
-     * Writes what was gathered when the writing thread itself closes; another thread (a timeout, a
-     * cancelled call) closes only to abandon the connection, and the writer may still be using the
-     * buffer, so it just closes the socket.
+     * Closes the socket, first writing what its own writer gathered, but never gives a buffer back:
+     * a close can come from another thread (OkHttp and Okio abandon a connection on a timeout or a
+     * cancel by closing the socket itself), and only a flush after a finished request returns one.
      */
     @Override
     public void close() throws IOException {
       try {
-        if (writer == Thread.currentThread()) {
-          flush();
+        byte[] gathered = buffer;
+        if (gathered != null && count > 0 && writer == Thread.currentThread()) {
+          socket.write(gathered, 0, count);
         }
       } finally {
         socket.close();

@@ -80,23 +80,21 @@ class ProviderSocketsTest {
   }
 
   @Test
-  void aCloseFromAnotherThreadAbandonsTheGatheredBytesAndTheWriterMayStillFail() throws Exception {
+  void anotherThreadsFlushLeavesTheWritersBufferAloneAndItsCloseAbandonsWhatIsGathered()
+      throws Exception {
     try (Connected connected = Connected.open()) {
       OutputStream out = connected.client().getOutputStream();
+      InputStream peer = connected.peer().getInputStream();
+      out.write(new byte[] {4, 5, 6}, 0, 3);
+      onAnotherThread(out::flush);
+      assertNothingArrivesWithin(connected.peer(), Duration.ofMillis(100));
+      out.flush();
+      assertThat(peer.readNBytes(3)).containsExactly(4, 5, 6);
+
       out.write(new byte[] {1, 2, 3}, 0, 3);
-      Thread closer =
-          Thread.ofVirtual()
-              .start(
-                  () -> {
-                    try {
-                      out.close();
-                    } catch (IOException e) {
-                      throw new java.io.UncheckedIOException(e);
-                    }
-                  });
-      closer.join();
+      onAnotherThread(out::close);
       // Nothing gathered went out: the other thread only abandoned the connection.
-      assertThat(connected.peer().getInputStream().read()).isEqualTo(-1);
+      assertThat(peer.read()).isEqualTo(-1);
       assertThatThrownBy(out::flush).isInstanceOf(IOException.class);
     }
   }
@@ -188,6 +186,24 @@ class ProviderSocketsTest {
     } finally {
       peer.setSoTimeout(0);
     }
+  }
+
+  /** What a socket's other users do: OkHttp's watchdog, a cancel. */
+  private interface SocketAction {
+    void run() throws IOException;
+  }
+
+  private static void onAnotherThread(SocketAction action) throws InterruptedException {
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                action.run();
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            })
+        .join();
   }
 
   /** A gathering socket to a peer on loopback, and the peer's end. */
