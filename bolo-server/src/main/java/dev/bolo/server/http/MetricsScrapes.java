@@ -29,7 +29,7 @@ final class MetricsScrapes {
   private static final int WAITING = 4;
 
   /** How long a scrape may take, waiting included, before its request is answered 503. */
-  static final Duration DEADLINE = Duration.ofSeconds(10);
+  private static final Duration DEADLINE = Duration.ofSeconds(10);
 
   private static final ThreadPoolExecutor SCRAPES = scrapes();
 

@@ -103,7 +103,6 @@ final class MultipartNoteParser {
       // listener copies it, so one buffer serves the whole body; a whole-size one is reused.
       int size = bufferBytes(contentLength);
       byte[] buffer = size == TransferBuffers.SIZE ? TransferBuffers.take() : new byte[size];
-      boolean clean = false;
       try {
         while (parts.result() == null) {
           int n = body.read(buffer);
@@ -115,7 +114,6 @@ final class MultipartNoteParser {
             parser.parse(Content.Chunk.from(ByteBuffer.wrap(buffer, 0, n), false));
           }
         }
-        clean = true;
       } catch (IOException e) {
         if (tooSlow(e)) {
           log.info("upload too slow: {}", e.toString());
@@ -130,10 +128,10 @@ final class MultipartNoteParser {
         // The client vanished mid-body; nothing was transcribed.
         log.info("upload incomplete: {}", e.toString());
         return malformed();
-      } finally {
-        if (clean && buffer.length == TransferBuffers.SIZE) {
-          TransferBuffers.give(buffer);
-        }
+      }
+      // Only a read that ended without throwing gives the buffer back; one that threw drops it.
+      if (buffer.length == TransferBuffers.SIZE) {
+        TransferBuffers.give(buffer);
       }
       UploadResult result = parts.result();
       return result != null ? parts.handOver(result) : malformed();

@@ -1,8 +1,6 @@
 package dev.bolo.server.upload;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The direct buffers that spool writes gather in, reused. Writing a heap buffer to a file makes the
@@ -20,27 +18,18 @@ final class SpoolBuffers {
 
   private static final int MAX_POOLED = 32;
 
-  private static final ConcurrentLinkedQueue<ByteBuffer> POOL = new ConcurrentLinkedQueue<>();
-  private static final AtomicInteger POOLED = new AtomicInteger();
+  private static final BoundedPool<ByteBuffer> POOL =
+      new BoundedPool<>(MAX_POOLED, () -> ByteBuffer.allocateDirect(SIZE));
 
   private SpoolBuffers() {}
 
   /** An empty buffer of {@link #SIZE} bytes, the caller's until {@link #give}n back. */
   static ByteBuffer take() {
-    ByteBuffer buffer = POOL.poll();
-    if (buffer == null) {
-      return ByteBuffer.allocateDirect(SIZE);
-    }
-    POOLED.decrementAndGet();
-    return buffer.clear();
+    return POOL.take().clear();
   }
 
   /** Returns a buffer taken from here; the caller no longer touches it. */
   static void give(ByteBuffer buffer) {
-    if (POOLED.incrementAndGet() <= MAX_POOLED) {
-      POOL.offer(buffer);
-    } else {
-      POOLED.decrementAndGet();
-    }
+    POOL.give(buffer);
   }
 }

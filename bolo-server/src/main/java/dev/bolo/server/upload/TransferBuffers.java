@@ -1,8 +1,5 @@
 package dev.bolo.server.upload;
 
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * The 64 KiB heap arrays a note's bytes pass through on their way in (the multipart read) and out
  * (gathered writes to a plain-HTTP provider), reused. Each lives only while one thread reads into
@@ -23,19 +20,14 @@ public final class TransferBuffers {
 
   private static final int MAX_POOLED = 64;
 
-  private static final ConcurrentLinkedQueue<byte[]> POOL = new ConcurrentLinkedQueue<>();
-  private static final AtomicInteger POOLED = new AtomicInteger();
+  private static final BoundedPool<byte[]> POOL =
+      new BoundedPool<>(MAX_POOLED, () -> new byte[SIZE]);
 
   private TransferBuffers() {}
 
   /** An array of {@link #SIZE} bytes, the caller's until {@link #give}n back. */
   public static byte[] take() {
-    byte[] buffer = POOL.poll();
-    if (buffer == null) {
-      return new byte[SIZE];
-    }
-    POOLED.decrementAndGet();
-    return buffer;
+    return POOL.take();
   }
 
   /** Returns an array from {@link #take}; the caller and everything it made no longer touch it. */
@@ -43,10 +35,6 @@ public final class TransferBuffers {
     if (buffer.length != SIZE) {
       throw new IllegalArgumentException("not a transfer buffer: " + buffer.length + " bytes");
     }
-    if (POOLED.incrementAndGet() <= MAX_POOLED) {
-      POOL.offer(buffer);
-    } else {
-      POOLED.decrementAndGet();
-    }
+    POOL.give(buffer);
   }
 }
