@@ -54,6 +54,7 @@ public final class ColdStart {
               VARIANTS,
               (variant, round) -> once(harness, load, options, providerPort, variant, round));
       report(harness, options, runs, VARIANTS, "cold-start", "");
+      harness.finished();
     }
   }
 

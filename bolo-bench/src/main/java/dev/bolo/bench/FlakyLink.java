@@ -77,6 +77,7 @@ public final class FlakyLink {
       table(report, results, template.length);
       System.out.print(report.substring(report.indexOf("| run |")));
       BenchRun.writeResults(root, "flaky-link", report);
+      harness.finished();
     }
   }
 

@@ -60,6 +60,7 @@ public final class GatewayLoad {
       System.out.print(table);
       report.append(table);
       BenchRun.writeResults(root, "gateway-load", report);
+      harness.finished();
     }
   }
 }

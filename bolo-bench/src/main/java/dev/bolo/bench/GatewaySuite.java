@@ -130,6 +130,7 @@ final class GatewaySuite {
       Map<String, List<LoadResult>> results = rounds.measure(table);
       System.out.print(table);
       report.append(table);
+      harness.finished();
       return results;
     }
   }
@@ -165,6 +166,7 @@ final class GatewaySuite {
       ColdStart.table(table, runs, options);
       System.out.print(table);
       report.append(table);
+      harness.finished();
     }
     return runs;
   }

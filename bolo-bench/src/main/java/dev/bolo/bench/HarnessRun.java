@@ -3,20 +3,25 @@ package dev.bolo.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 
 /**
  * One run of a harness that starts processes (stand-in, gateway, proxies): the checkout it runs in,
  * a fresh work folder for their files, and the processes themselves, stopped (the last started
  * first) when the run closes, and destroyed too if the JVM exits before (say, on Ctrl-C). Processes
- * may be added from any thread.
+ * may be added from any thread. The work folder (a gateway's data, the notes sent: over 100 MB a
+ * run) is removed when the run closes after {@link #finished()}; a run that failed keeps it for its
+ * logs, and says where.
  */
 final class HarnessRun implements AutoCloseable {
 
   private final Path root;
   private final Path work;
   private final List<Process> processes = new CopyOnWriteArrayList<>();
+  private volatile boolean finished;
 
   private HarnessRun(Path root, Path work) {
     this.root = root;
@@ -54,9 +59,26 @@ final class HarnessRun implements AutoCloseable {
     return process;
   }
 
-  /** Stops every process, the last started first, each forcibly after 10 s. */
+  /** Marks the run as done: closing it then removes its work folder. */
+  void finished() {
+    finished = true;
+  }
+
+  /**
+   * Stops every process, the last started first, each forcibly after 10 s; then removes the work
+   * folder of a finished run.
+   */
   @Override
-  public void close() throws InterruptedException {
+  public void close() throws InterruptedException, IOException {
     BenchRun.stopAll(processes);
+    if (!finished) {
+      System.out.println("the processes' logs are kept in " + work);
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(work)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
   }
 }

@@ -54,6 +54,7 @@ public final class ImageColdStart {
               (variant, round) -> once(image, load, options, providerPort, variant, round));
       ColdStart.report(
           harness, options, runs, VARIANTS, "image-cold-start", "\nImage: " + tarball + "\n");
+      harness.finished();
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.testkit.Directories;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
@@ -115,8 +116,11 @@ public final class RedisSentinel implements AutoCloseable {
     process.destroy();
     try {
       process.waitFor(5, TimeUnit.SECONDS);
+      Directories.deleteTree(dir);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot remove " + dir, e);
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.bolo.server.ServerConfig;
 import dev.bolo.server.redis.RedisEndpoint;
 import dev.bolo.server.testing.TestCertificates;
+import dev.bolo.testkit.Directories;
 import io.lettuce.core.RedisException;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
 class RedisTlsDedupStoreTest extends RedisStoreContract {
 
   private static @Nullable Process server;
+  private static @Nullable Path dir;
   private static int port;
   private static TestCertificates.@Nullable Issued issued;
   private static TestCertificates.@Nullable Issued stranger;
@@ -37,6 +39,7 @@ class RedisTlsDedupStoreTest extends RedisStoreContract {
   @BeforeAll
   static void startRedisOverTls() throws Exception {
     Path dir = Files.createTempDirectory("bolo-redis-tls-");
+    RedisTlsDedupStoreTest.dir = dir;
     issued =
         TestCertificates.issue(dir.resolve("ours"), List.of("localhost"), List.of("127.0.0.1"));
     stranger = TestCertificates.issue(dir.resolve("other"), List.of("localhost"), List.of());
@@ -84,10 +87,13 @@ class RedisTlsDedupStoreTest extends RedisStoreContract {
   }
 
   @AfterAll
-  static void stop() throws InterruptedException {
+  static void stop() throws InterruptedException, IOException {
     if (server != null) {
       server.destroy();
       server.waitFor(5, TimeUnit.SECONDS);
+    }
+    if (dir != null) {
+      Directories.deleteTree(dir);
     }
   }
 

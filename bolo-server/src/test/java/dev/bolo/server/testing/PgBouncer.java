@@ -1,5 +1,6 @@
 package dev.bolo.server.testing;
 
+import dev.bolo.testkit.Directories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -88,7 +89,7 @@ public final class PgBouncer {
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve("stdout.log").toFile())
               .start();
-      Runtime.getRuntime().addShutdownHook(new Thread(process::destroy));
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(process, dir)));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (true) {
         try (Socket probe = new Socket("127.0.0.1", port)) {
@@ -106,6 +107,17 @@ public final class PgBouncer {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while pgbouncer started", e);
+    }
+  }
+
+  /** At the JVM's exit: stops PgBouncer and removes its folder. */
+  private static void stop(Process process, Path dir) {
+    process.destroy();
+    try {
+      process.waitFor(5, TimeUnit.SECONDS);
+      Directories.deleteTree(dir);
+    } catch (InterruptedException | IOException e) {
+      // The JVM is exiting; a folder left in the temporary directory is all that is lost.
     }
   }
 }

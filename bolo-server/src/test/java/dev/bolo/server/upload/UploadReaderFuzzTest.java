@@ -7,6 +7,7 @@ import dev.bolo.audio.AudioContainer;
 import dev.bolo.audio.AudioDurations;
 import dev.bolo.audio.Measurement;
 import dev.bolo.audio.SeekableSource;
+import dev.bolo.testkit.Directories;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -49,7 +51,8 @@ class UploadReaderFuzzTest {
   private static final String BCHARS =
       "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'()+_,-./:=? ";
 
-  private static final Path SPOOL = spoolDirectory();
+  private static final Path FOLDER = temporaryFolder();
+  private static final Path SPOOL = FOLDER.resolve("spool");
 
   /** One reader for every input, as one serves every request: its spool count must return to 0. */
   private static final UploadReader READER =
@@ -275,11 +278,14 @@ class UploadReaderFuzzTest {
     }
   }
 
-  private static Path spoolDirectory() {
+  @AfterAll
+  static void removeTheSpool() throws IOException {
+    Directories.deleteTree(FOLDER);
+  }
+
+  private static Path temporaryFolder() {
     try {
-      Path dir = Files.createTempDirectory("upload-fuzz-");
-      dir.toFile().deleteOnExit();
-      return dir.resolve("spool");
+      return Files.createTempDirectory("upload-fuzz-");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
