@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
@@ -61,6 +62,12 @@ public final class Browser implements AutoCloseable {
   private final ChromeDriver driver;
   private final @Nullable Path home;
 
+  /**
+   * Chromium's temporary folder ({@code TMPDIR}), deleted on {@link #close()}: Chromium leaves its
+   * process-singleton socket folder in the temporary folder, one per browser.
+   */
+  private final Path scratch;
+
   private Browser(@Nullable Path microphone, @Nullable Path trustedAuthority) {
     for (Path program : List.of(CHROMIUM, CHROMEDRIVER)) {
       if (!Files.isExecutable(program)) {
@@ -93,10 +100,17 @@ public final class Browser implements AutoCloseable {
             .usingDriverExecutable(CHROMEDRIVER.toFile())
             .usingAnyFreePort();
     this.home = trustedAuthority == null ? null : homeTrusting(trustedAuthority);
+    try {
+      this.scratch = Files.createTempDirectory("bolo-browser-tmp-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot make a temporary folder for Chromium", e);
+    }
+    Map<String, String> environment = new HashMap<>(Map.of("TMPDIR", scratch.toString()));
     if (home != null) {
       // Chromium on Linux reads the certificates a user trusts from $HOME/.pki/nssdb.
-      service.withEnvironment(Map.of("HOME", home.toString()));
+      environment.put("HOME", home.toString());
     }
+    service.withEnvironment(environment);
     this.driver = new ChromeDriver(service.build(), options);
   }
 
@@ -284,12 +298,13 @@ public final class Browser implements AutoCloseable {
   @Override
   public void close() {
     driver.quit();
-    if (home != null) {
-      try {
+    try {
+      dev.bolo.testkit.Directories.deleteTree(scratch);
+      if (home != null) {
         dev.bolo.testkit.Directories.deleteTree(home);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }
