@@ -3,10 +3,8 @@ package dev.bolo.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Stream;
 
 /**
  * One run of a harness that starts processes (stand-in, gateway, proxies): the checkout it runs in,
@@ -75,10 +73,6 @@ final class HarnessRun implements AutoCloseable {
       System.out.println("the processes' logs are kept in " + work);
       return;
     }
-    try (Stream<Path> paths = Files.walk(work)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
-    }
+    BenchRun.deleteTree(work);
   }
 }

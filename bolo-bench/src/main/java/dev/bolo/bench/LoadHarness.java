@@ -132,6 +132,7 @@ public final class LoadHarness {
       provider.stop();
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
+      BenchRun.deleteTree(dataDir);
     }
   }
 

@@ -137,6 +137,7 @@ public final class PiecesBench {
           charged);
     } finally {
       BenchRun.stopAll(processes);
+      BenchRun.deleteTree(work);
     }
   }
 
