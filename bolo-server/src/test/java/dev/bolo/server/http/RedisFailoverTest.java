@@ -32,8 +32,15 @@ class RedisFailoverTest {
 
   private static final Logger log = LoggerFactory.getLogger(RedisFailoverTest.class);
 
-  /** Longer than a killed master takes to be replaced (2 s to count it down, then the election). */
-  private static final Duration LEASE = Duration.ofSeconds(8);
+  /**
+   * Long enough that claims outlive a killed master. An owner renews every third of the lease, so a
+   * claim has at least two thirds of it left when the master dies. The owner's renewals reach Redis
+   * again once the replica is master (2 s to count the old one down, then the election: 3–5 s here)
+   * and the commands queued for the dead master have timed out ({@link #REDIS_TIMEOUT}). That is up
+   * to 10 s, so two thirds of the lease must be more: with 8 s a claim expired during a slow
+   * fail-over and its note ran twice (31 calls for 30 notes, once in CI).
+   */
+  private static final Duration LEASE = Duration.ofSeconds(20);
 
   private static final int NOTES = 30;
   private static final int COPIES = 4;
@@ -45,7 +52,8 @@ class RedisFailoverTest {
    * (three gateways, six Redis servers and the test on it) can stall a command past the default 1
    * s, and an instance that times out rightly serves without the store (its note then costs a
    * second call, which {@code RedisChaosTest} covers); the storms give Redis longer, as an operator
-   * of a busy machine would. A killed master still fails fast: its connection closes.
+   * of a busy machine would. Commands queued for a killed master wait this long too, until the
+   * client has moved to its replica.
    */
   private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(5);
 
