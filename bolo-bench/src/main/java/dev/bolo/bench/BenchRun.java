@@ -15,12 +15,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * What every harness that runs the gateway in its own process needs: starting and awaiting the
@@ -149,15 +147,6 @@ final class BenchRun {
       process.destroy();
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly();
-      }
-    }
-  }
-
-  /** Deletes {@code dir} and everything under it: a run's work folder once it is done. */
-  static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
       }
     }
   }

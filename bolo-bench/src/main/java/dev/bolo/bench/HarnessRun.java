@@ -1,5 +1,6 @@
 package dev.bolo.bench;
 
+import dev.bolo.testkit.Directories;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,6 +74,6 @@ final class HarnessRun implements AutoCloseable {
       System.out.println("the processes' logs are kept in " + work);
       return;
     }
-    BenchRun.deleteTree(work);
+    Directories.deleteTree(work);
   }
 }

@@ -2,6 +2,7 @@ package dev.bolo.bench;
 
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.testkit.Directories;
 import io.javalin.Javalin;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -132,7 +133,7 @@ public final class LoadHarness {
       provider.stop();
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
-      BenchRun.deleteTree(dataDir);
+      Directories.deleteTree(dataDir);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.bolo.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.testkit.Directories;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -137,7 +138,7 @@ public final class PiecesBench {
           charged);
     } finally {
       BenchRun.stopAll(processes);
-      BenchRun.deleteTree(work);
+      Directories.deleteTree(work);
     }
   }
 
