@@ -12,11 +12,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -50,6 +51,9 @@ public final class WorkCoordinator {
    */
   static final WorkResult.Refused INTERNAL_ERROR =
       new WorkResult.Refused(Problem.INTERNAL, "internal error; the note was not transcribed");
+
+  /** Where answers are delivered, one virtual thread each. */
+  private static final ThreadFactory ANSWERS = Thread.ofVirtual().name("bolo-answer").factory();
 
   private final Executor detached;
   private final LongSupplier ticker;
@@ -120,7 +124,7 @@ public final class WorkCoordinator {
   }
 
   /**
-   * Serves one copy of the work.
+   * Serves one copy of the work, holding the caller's thread until its outcome.
    *
    * @param maxWait how long this copy waits for the outcome before giving up (504); the work goes
    *     on
@@ -131,6 +135,28 @@ public final class WorkCoordinator {
    */
   public Served serve(WorkKey key, Duration maxWait, Supplier<WorkResult> work)
       throws InterruptedException {
+    try {
+      return serve(key, maxWait, work, Runnable::run).get();
+    } catch (ExecutionException e) {
+      log.error("resolution ended exceptionally", e.getCause());
+      return internalError();
+    }
+  }
+
+  /**
+   * Serves one copy of the work like {@link #serve(WorkKey, Duration, Supplier)} without holding
+   * the caller's thread: a request waiting for a slow provider keeps no thread's stack meanwhile.
+   * The outcome completes the future on a virtual thread of its own, never on the work's thread or
+   * a timer's, with the caller's logging context; stages added to it run there too. It never
+   * completes exceptionally.
+   */
+  public CompletableFuture<Served> serveLater(
+      WorkKey key, Duration maxWait, Supplier<WorkResult> work) {
+    return serve(key, maxWait, work, answerThread(MDC.getCopyOfContextMap()));
+  }
+
+  private CompletableFuture<Served> serve(
+      WorkKey key, Duration maxWait, Supplier<WorkResult> work, Executor answerOn) {
     long deadline = ticker.getAsLong() + maxWait.toNanos();
     InFlight started = new InFlight(new CompletableFuture<>(), new AtomicInteger());
     InFlight joined =
@@ -141,18 +167,54 @@ public final class WorkCoordinator {
               use.copies().incrementAndGet();
               return use;
             });
-    try {
-      if (joined == started) {
-        resolveDetached(key, deadline, work, started);
-        return awaitOutcome(started.outcome(), deadline);
-      }
-      Served shared = awaitOutcome(joined.outcome(), deadline);
-      // Joining a resolution that itself found a stored result is a cache hit all the same.
-      return new Served(
-          shared.outcome(), shared.replay() == Replay.CACHED ? Replay.CACHED : Replay.JOINED);
-    } finally {
-      joined.copies().decrementAndGet();
+    if (joined == started) {
+      resolveDetached(key, deadline, work, started);
     }
+    // Each copy waits with its own deadline on a future of its own: a copy's timeout completes
+    // only its wait, never the shared outcome.
+    CompletableFuture<Served> waited =
+        joined
+            .outcome()
+            // Joining a resolution that itself found a stored result is a cache hit all the same.
+            .thenApply(
+                shared ->
+                    joined == started || shared.replay() == Replay.CACHED
+                        ? shared
+                        : new Served(shared.outcome(), Replay.JOINED))
+            .completeOnTimeout(
+                stillRunning(), Math.max(0, deadline - ticker.getAsLong()), TimeUnit.NANOSECONDS);
+    return waited.handleAsync(
+        (served, failure) -> {
+          joined.copies().decrementAndGet();
+          if (failure != null) {
+            log.error("resolution ended exceptionally", failure);
+            return internalError();
+          }
+          return served;
+        },
+        answerOn);
+  }
+
+  /**
+   * Runs each answer on a virtual thread of its own with {@code context} as its logging context: a
+   * client that reads its answer slowly holds up no other copy's answer, and no work's or timer's
+   * thread.
+   */
+  private static Executor answerThread(@Nullable Map<String, String> context) {
+    return task ->
+        ANSWERS
+            .newThread(
+                () -> {
+                  if (context != null) {
+                    MDC.setContextMap(context);
+                  }
+                  try {
+                    task.run();
+                  } finally {
+                    MDC.clear();
+                  }
+                })
+            .start();
   }
 
   /** How many copies on this instance wait for an outcome now, over all keys (for a metric). */
@@ -208,19 +270,6 @@ public final class WorkCoordinator {
           new Served(
               new WorkResult.Refused(Problem.UPSTREAM_UNAVAILABLE, "the gateway is shutting down"),
               Replay.NONE));
-    }
-  }
-
-  private Served awaitOutcome(CompletableFuture<Served> outcome, long deadline)
-      throws InterruptedException {
-    try {
-      long remaining = Math.max(0, deadline - ticker.getAsLong());
-      return outcome.get(remaining, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      return stillRunning();
-    } catch (ExecutionException e) {
-      log.error("resolution ended exceptionally", e);
-      return internalError();
     }
   }
 

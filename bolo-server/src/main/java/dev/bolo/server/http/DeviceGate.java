@@ -129,7 +129,8 @@ final class DeviceGate {
         ctx.attribute(DEVICE_ATTRIBUTE, device.get());
         route.handle(ctx);
       } finally {
-        inFlight.exit();
+        // A request answered later is in flight until then: a drain waits for it.
+        LaterAnswer.then(ctx, inFlight::exit);
       }
     }
 

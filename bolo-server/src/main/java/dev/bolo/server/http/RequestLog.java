@@ -47,11 +47,15 @@ final class RequestLog implements Handler {
     try {
       ctx.res().setHeader(REQUEST_ID, requestId);
       handler.handle(ctx);
-      accessLine(
-          ctx.method().name(),
-          ctx.path(),
-          ctx.statusCode(),
-          (System.nanoTime() - started) / 1_000_000);
+      // A later answer writes its line when written, on its thread with the request's MDC.
+      LaterAnswer.thenIfAnswered(
+          ctx,
+          () ->
+              accessLine(
+                  ctx.method().name(),
+                  ctx.path(),
+                  ctx.statusCode(),
+                  (System.nanoTime() - started) / 1_000_000));
     } finally {
       MDC.remove("device");
       MDC.remove("request_id");

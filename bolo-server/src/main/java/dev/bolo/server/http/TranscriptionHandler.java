@@ -17,6 +17,7 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
@@ -92,10 +93,16 @@ final class TranscriptionHandler implements Handler {
         // Waiting for the transcript is not idleness: the connection lives until the engine's
         // deadline, then goes back to the keep-alive idle timeout once answered.
         timeouts.setIdleTimeout(ctx, timeouts.answer());
-        try (Upload upload = received.upload()) {
+        Upload upload = received.upload();
+        try {
           transcribe(ctx, RequestLog.requestIdOf(ctx), device, upload);
         } finally {
-          timeouts.setIdleTimeout(ctx, timeouts.idle());
+          LaterAnswer.then(
+              ctx,
+              () -> {
+                upload.close();
+                timeouts.setIdleTimeout(ctx, timeouts.idle());
+              });
         }
       }
     }
@@ -135,10 +142,24 @@ final class TranscriptionHandler implements Handler {
       TranscriptStream.answer(ctx, requestId, transcriber, note);
       return;
     }
-    Transcriber.Answer answer = transcriber.transcribe(note);
+    // The request's thread is let go while the work runs; the answer is written on its own.
+    LaterAnswer.answerWhen(
+        ctx,
+        transcriber
+            .transcribeLater(note)
+            .thenAccept(answer -> send(ctx, requestId, answer, note.settings())));
+  }
+
+  private void send(Context ctx, String requestId, Transcriber.Answer answer, Settings settings) {
     switch (answer.outcome()) {
-      case WorkResult.Success success ->
-          sendTranscript(ctx, requestId, success.transcript(), answer, note.settings());
+      case WorkResult.Success success -> {
+        try {
+          sendTranscript(ctx, requestId, success.transcript(), answer, settings);
+        } catch (IOException e) {
+          // Rendering a kept transcript failed (writing is not: a client gone is logged there).
+          throw new UncheckedIOException(e);
+        }
+      }
       case WorkResult.Refused refused -> {
         if (answer.replayed()) {
           ctx.res().setHeader("Idempotent-Replayed", "true");

@@ -18,7 +18,6 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.Reservation;
-import dev.bolo.server.ledger.UsageRecord;
 import dev.bolo.server.upload.SpooledAudio;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
@@ -28,9 +27,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -66,6 +66,7 @@ public final class Transcriber {
   private final Clock clock;
   private final TranscriptionMeters meters;
   private final NoteSettings noteSettings;
+  private final AnswerRecords usage;
 
   /** How far the work running on this instance has got, for lookups. */
   private final ProgressBoard progress = new ProgressBoard();
@@ -102,6 +103,7 @@ public final class Transcriber {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.meters = new TranscriptionMeters(Objects.requireNonNull(metrics, "metrics"));
     this.noteSettings = new NoteSettings(engine, this.allowedModels, modelAliases);
+    this.usage = new AnswerRecords(engine, ledger, clock, meters);
   }
 
   /** The engine in use. */
@@ -193,6 +195,18 @@ public final class Transcriber {
   }
 
   /**
+   * Transcribes or replays like {@link #transcribe(Note)} without holding the caller's thread while
+   * the work runs. The answer completes the future on a thread of its own (see {@link
+   * WorkCoordinator#serveLater}), or at once when it needs no work; it completes exceptionally only
+   * for a bug.
+   */
+  public CompletableFuture<Answer> transcribeLater(Note note) {
+    Note work = note.asking(noteSettings.work(note.settings()));
+    return answer(work, CountedLength.of(note), note.settings())
+        .thenApply(answer -> answer.as(note.responseFormat()));
+  }
+
+  /**
    * Transcribes or replays like {@link #transcribe(Note)}, passing the text to {@code deltas} as it
    * arrives when the work (this call's own, or running work it joins on this instance) streams. A
    * call that joins mid-way first receives the text so far as one piece. {@code deltas} must not
@@ -207,20 +221,31 @@ public final class Transcriber {
     CountedLength length = CountedLength.of(note);
     // The engine is asked, and the work keyed, by what it is asked; the answer is then rendered.
     Note work = note.asking(noteSettings.work(note.settings()));
-    WorkKey key = WorkKey.of(note.device().name(), work.settings(), note.audio().sha256());
-    // An Idempotency-Key names the request as sent, format included, as it always did.
-    WorkKey sent = WorkKey.of(note.device().name(), note.settings(), note.audio().sha256());
     if (deltas instanceof TranscriptDeltas.Ignored) {
-      return transcribe(work, key, sent, length).as(note.responseFormat());
+      return awaited(answer(work, length, note.settings())).as(note.responseFormat());
     }
+    WorkKey key = WorkKey.of(note.device().name(), work.settings(), note.audio().sha256());
     try (DeltaFanOut.Subscription subscription = live.subscribe(key, deltas)) {
       joining.accept(subscription.joinedRunningWork());
-      return transcribe(work, key, sent, length).as(note.responseFormat());
+      return awaited(answer(work, length, note.settings())).as(note.responseFormat());
     }
   }
 
-  private Answer transcribe(Note note, WorkKey key, WorkKey sent, CountedLength length)
-      throws InterruptedException {
+  private static Answer awaited(CompletableFuture<Answer> answer) throws InterruptedException {
+    try {
+      return answer.get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException bug ? bug : new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * @param sentSettings the settings as sent, before the engine's defaults: an Idempotency-Key
+   *     names the request as sent, format included, as it always did
+   */
+  private CompletableFuture<Answer> answer(Note note, CountedLength length, Settings sentSettings) {
+    WorkKey key = WorkKey.of(note.device().name(), note.settings(), note.audio().sha256());
+    WorkKey sent = WorkKey.of(note.device().name(), sentSettings, note.audio().sha256());
     // Refused before any work: a note the engine cannot finish in time would only hold it, and an
     // unbounded one exhausts the heap while it is decoded.
     if (length.millis() > maxAudioMillis) {
@@ -251,23 +276,29 @@ public final class Transcriber {
               "this Idempotency-Key was used for other audio or settings; use a new key per note"));
     }
     Duration timeout = upstreamTimeout.timeoutFor(OptionalLong.of(length.millis()));
+    // The work holds its own reference while it runs (see runOnce); this one lasts the wait.
     SpooledAudio forWork = note.audio().retain();
-    WorkCoordinator.Served served;
+    CompletableFuture<WorkCoordinator.Served> served;
     try {
       served =
-          coordinator.serve(
+          coordinator.serveLater(
               key, timeout.plus(WAIT_MARGIN), () -> runOnce(note, forWork, key, length, timeout));
-    } finally {
-      // The work holds its own reference while it runs; see runOnce.
+    } catch (RuntimeException | Error e) {
       forWork.close();
+      throw e;
     }
-    return record(note, key, length, served);
+    return served.thenApply(
+        outcome -> {
+          forWork.close();
+          return usage.record(note, key, length, outcome);
+        });
   }
 
   /** Answers a refusal made before any work ran: nothing was shared, replayed or charged. */
-  private Answer refuseBeforeWork(
+  private CompletableFuture<Answer> refuseBeforeWork(
       Note note, WorkKey key, CountedLength length, WorkResult.Refused refusal) {
-    return record(note, key, length, new WorkCoordinator.Served(refusal, false));
+    return CompletableFuture.completedFuture(
+        usage.record(note, key, length, new WorkCoordinator.Served(refusal, false)));
   }
 
   private WorkResult runOnce(
@@ -364,37 +395,5 @@ public final class Transcriber {
     } catch (LedgerException e) {
       log.warn("could not release quota hold {}: {}", granted.id(), e.getMessage());
     }
-  }
-
-  private Answer record(
-      Note note, WorkKey key, CountedLength length, WorkCoordinator.Served served) {
-    String outcome =
-        switch (served.outcome()) {
-          case WorkResult.Success s -> "ok";
-          case WorkResult.Refused r -> r.problem().name().toLowerCase(Locale.ROOT);
-        };
-    meters.answered(outcome, served.replay(), length.millis());
-    try {
-      ledger.record(
-          new UsageRecord(
-              note.device().name(),
-              key.asString(),
-              key.audioSha256(),
-              length.millis(),
-              length.measured(),
-              engine.name(),
-              outcome,
-              switch (served.replay()) {
-                case NONE -> UsageRecord.Replay.NONE;
-                case JOINED -> UsageRecord.Replay.JOINED;
-                case CACHED -> UsageRecord.Replay.CACHED;
-              },
-              note.requestId(),
-              clock.instant()));
-    } catch (RuntimeException e) {
-      // The transcript is worth more to the user than the usage row: answer anyway.
-      log.error("could not record usage: {}", e.getMessage());
-    }
-    return new Answer(served.outcome(), served.replayed(), length.millis());
   }
 }
