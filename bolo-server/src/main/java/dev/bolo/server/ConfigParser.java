@@ -40,12 +40,12 @@ final class ConfigParser {
 
   /**
    * Heap per upload request being served, for the default of {@code BOLO_MAX_CONCURRENT_REQUESTS}:
-   * a 10 KB note waiting on its provider holds about 50 KiB (the note, two parked virtual-thread
-   * stacks, the provider connection's buffers, the request's objects) besides Jetty's 16 KiB
-   * connection buffer outside the heap. Doubled, so that the requests served fill about half the
-   * heap: ten thousand phones on a 256 MiB heap were still answered
-   * (bolo-bench/results/gateway-load-20261201-194246.md), and 2,000 phones, who need about 2,000
-   * requests served at once, are not held back.
+   * a 10 KB note waiting on its provider holds about 40 KiB (the note, its provider call's parked
+   * virtual-thread stack, the provider connection's buffers, the request's objects; 50 KiB while
+   * the request's thread waited too) besides Jetty's 16 KiB connection buffer outside the heap.
+   * Doubled, so that the requests served fill about half the heap: ten thousand phones on a 256 MiB
+   * heap were still answered (bolo-bench/results/gateway-load-20261201-194246.md), and 2,000
+   * phones, who need about 2,000 requests served at once, are not held back.
    */
   static final long HEAP_BYTES_PER_ACTIVE_REQUEST = 96L * 1024;
 

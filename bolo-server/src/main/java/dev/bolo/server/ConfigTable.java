@@ -181,7 +181,8 @@ public enum ConfigTable {
           + "once, from the first byte of the body to the last of the answer. More wait their "
           + "turn in arrival order, without a thread and with their bodies unread; probes, "
           + "`/metrics`, lookups and the admin API never wait. Each request served holds heap "
-          + "(its note, two parked virtual-thread stacks, a provider connection: about 50 KiB "
+          + "(its note, the parked virtual-thread stack of its provider call, a provider "
+          + "connection: about 40 KiB "
           + "for a short note, besides a 16 KiB connection buffer outside the heap), so the "
           + "default follows the heap: 2,730 with `-Xmx256m`, 10,922 with 1 GiB. "
           + "`bolo_requests_waiting` shows the line",
