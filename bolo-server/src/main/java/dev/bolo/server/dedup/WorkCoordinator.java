@@ -147,8 +147,8 @@ public final class WorkCoordinator {
    * Serves one copy of the work like {@link #serve(WorkKey, Duration, Supplier)} without holding
    * the caller's thread: a request waiting for a slow provider keeps no thread's stack meanwhile.
    * The outcome completes the future on a virtual thread of its own, never on the work's thread or
-   * a timer's, with the caller's logging context; stages added to it run there too. It never
-   * completes exceptionally.
+   * a timer's, with the caller's logging context; stages added to it before then run there too. It
+   * never completes exceptionally.
    */
   public CompletableFuture<Served> serveLater(
       WorkKey key, Duration maxWait, Supplier<WorkResult> work) {
@@ -183,16 +183,17 @@ public final class WorkCoordinator {
                         : new Served(shared.outcome(), Replay.JOINED))
             .completeOnTimeout(
                 stillRunning(), Math.max(0, deadline - ticker.getAsLong()), TimeUnit.NANOSECONDS);
-    return waited.handleAsync(
-        (served, failure) -> {
-          joined.copies().decrementAndGet();
-          if (failure != null) {
-            log.error("resolution ended exceptionally", failure);
-            return internalError();
-          }
-          return served;
-        },
-        answerOn);
+    return waited
+        .handle(
+            (served, failure) -> {
+              joined.copies().decrementAndGet();
+              if (failure != null) {
+                log.error("resolution ended exceptionally", failure);
+                return internalError();
+              }
+              return served;
+            })
+        .thenApplyAsync(served -> served, answerOn);
   }
 
   /**
@@ -201,20 +202,25 @@ public final class WorkCoordinator {
    * thread.
    */
   private static Executor answerThread(@Nullable Map<String, String> context) {
-    return task ->
-        ANSWERS
-            .newThread(
-                () -> {
-                  if (context != null) {
-                    MDC.setContextMap(context);
-                  }
-                  try {
-                    task.run();
-                  } finally {
-                    MDC.clear();
-                  }
-                })
-            .start();
+    return task -> {
+      Runnable withContext =
+          () -> {
+            if (context != null) {
+              MDC.setContextMap(context);
+            }
+            try {
+              task.run();
+            } finally {
+              MDC.clear();
+            }
+          };
+      try {
+        ANSWERS.newThread(withContext).start();
+      } catch (RuntimeException noThread) {
+        // Never lose an answer for want of a thread: the completing thread writes it instead.
+        withContext.run();
+      }
+    };
   }
 
   /** How many copies on this instance wait for an outcome now, over all keys (for a metric). */

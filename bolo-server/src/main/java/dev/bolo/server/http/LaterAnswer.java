@@ -1,38 +1,54 @@
 package dev.bolo.server.http;
 
 import io.javalin.http.Context;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A request answered after its handler returned, so that a note waiting for its provider holds no
- * request thread (Javalin's {@code ctx.future}): the handler hands over the future that writes the
- * answer ({@link #answerWhen}), and what the handler's wrappers do after it (the drain's count, the
- * access line, closing the upload) waits for that future ({@link #then}, {@link #thenIfAnswered}).
- * Jetty counts the request as active until then, so admission and a graceful stop see it as they
- * did. Used by one request at a time.
+ * request thread (Javalin's {@code ctx.future}): the handler hands over the result to come and how
+ * to answer it ({@link #answerWhen}), and what the handler's wrappers do after it (the drain's
+ * count, the access line, letting go of the upload) waits for that answer ({@link #then}, {@link
+ * #thenIfAnswered}). Jetty counts the request as active until then, so admission and a graceful
+ * stop see it as they did. Used by one request at a time.
  */
 final class LaterAnswer {
 
   private static final String ATTRIBUTE = "bolo.later_answer";
 
-  /** The answer, with everything registered after it so far. */
+  /** The answer, with every step registered after it so far. */
   private CompletableFuture<?> done;
 
-  private LaterAnswer(CompletableFuture<?> answered) {
-    this.done = answered;
+  /**
+   * Whether Jetty ended the exchange before the answer came (the connection failed, or the server
+   * stopped after its drain ran out): the answer then has nowhere to go and is not written.
+   */
+  private volatile boolean abandoned;
+
+  private <T> LaterAnswer(CompletableFuture<T> result, Consumer<T> answer) {
+    this.done =
+        result.thenAccept(
+            value -> {
+              if (!abandoned) {
+                answer.accept(value);
+              }
+            });
   }
 
   /**
-   * Answers the request when {@code answered} completes (it writes the answer); a failure of it is
-   * answered by the exception handlers like a handler's. An answer already written is not deferred.
-   * Call it last in the handler, once.
+   * Answers the request with {@code answer} once {@code result} is there, on the thread that
+   * completes it; an {@code answer} that throws is answered by the exception handlers like a
+   * handler's. A result already there is answered at once, on this thread. Call it last in the
+   * handler, once.
    */
-  static void answerWhen(Context ctx, CompletableFuture<?> answered) {
-    if (answered.isDone()) {
+  static <T> void answerWhen(Context ctx, CompletableFuture<T> result, Consumer<T> answer) {
+    if (result.isDone()) {
       try {
-        answered.join();
+        answer.accept(result.join());
       } catch (CompletionException e) {
         if (e.getCause() instanceof RuntimeException failure) {
           throw failure;
@@ -41,10 +57,15 @@ final class LaterAnswer {
       }
       return;
     }
-    LaterAnswer later = new LaterAnswer(answered);
+    LaterAnswer later = new LaterAnswer(result, answer);
     ctx.attribute(ATTRIBUTE, later);
-    // Javalin asks for the future once every wrapper has returned: all their steps are on it.
-    ctx.future(() -> later.done);
+    // Javalin asks for the future once every wrapper has returned, all their steps on it, and
+    // after it has made the request asynchronous.
+    ctx.future(
+        () -> {
+          ctx.req().getAsyncContext().addListener(later.new Abandoned());
+          return later.done;
+        });
   }
 
   /**
@@ -72,5 +93,26 @@ final class LaterAnswer {
       return;
     }
     later.done = later.done.thenRun(step);
+  }
+
+  /** Notes that Jetty ended the exchange itself; the later answer then writes nothing. */
+  private final class Abandoned implements AsyncListener {
+    @Override
+    public void onComplete(AsyncEvent event) {
+      abandoned = true;
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+      abandoned = true;
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+      abandoned = true;
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {}
   }
 }

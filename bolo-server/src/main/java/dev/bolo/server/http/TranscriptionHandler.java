@@ -97,12 +97,8 @@ final class TranscriptionHandler implements Handler {
         try {
           transcribe(ctx, RequestLog.requestIdOf(ctx), device, upload);
         } finally {
-          LaterAnswer.then(
-              ctx,
-              () -> {
-                upload.close();
-                timeouts.setIdleTimeout(ctx, timeouts.idle());
-              });
+          LaterAnswer.then(ctx, upload::close);
+          LaterAnswer.then(ctx, () -> timeouts.setIdleTimeout(ctx, timeouts.idle()));
         }
       }
     }
@@ -145,9 +141,8 @@ final class TranscriptionHandler implements Handler {
     // The request's thread is let go while the work runs; the answer is written on its own.
     LaterAnswer.answerWhen(
         ctx,
-        transcriber
-            .transcribeLater(note)
-            .thenAccept(answer -> send(ctx, requestId, answer, note.settings())));
+        transcriber.transcribeLater(note),
+        answer -> send(ctx, requestId, answer, note.settings()));
   }
 
   private void send(Context ctx, String requestId, Transcriber.Answer answer, Settings settings) {

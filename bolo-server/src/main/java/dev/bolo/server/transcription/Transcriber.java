@@ -197,8 +197,8 @@ public final class Transcriber {
   /**
    * Transcribes or replays like {@link #transcribe(Note)} without holding the caller's thread while
    * the work runs. The answer completes the future on a thread of its own (see {@link
-   * WorkCoordinator#serveLater}), or at once when it needs no work; it completes exceptionally only
-   * for a bug.
+   * WorkCoordinator#serveLater}), or at once when the note is refused before any work (too long, a
+   * reused Idempotency-Key); it completes exceptionally only for a bug.
    */
   public CompletableFuture<Answer> transcribeLater(Note note) {
     Note work = note.asking(noteSettings.work(note.settings()));
@@ -287,11 +287,9 @@ public final class Transcriber {
       forWork.close();
       throw e;
     }
-    return served.thenApply(
-        outcome -> {
-          forWork.close();
-          return usage.record(note, key, length, outcome);
-        });
+    return served
+        .whenComplete((outcome, failure) -> forWork.close())
+        .thenApply(outcome -> usage.record(note, key, length, outcome));
   }
 
   /** Answers a refusal made before any work ran: nothing was shared, replayed or charged. */

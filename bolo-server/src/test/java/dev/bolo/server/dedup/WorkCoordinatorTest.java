@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -24,8 +25,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
 
 /** The coordinator's own guarantees: in-process coalescing, completion on any throwable, leases. */
 class WorkCoordinatorTest {
@@ -98,6 +102,50 @@ class WorkCoordinatorTest {
         .isInstanceOfSatisfying(
             WorkResult.Refused.class,
             r -> assertThat(r.problem()).isEqualTo(Problem.UPSTREAM_TIMEOUT));
+  }
+
+  @Test
+  void aCopyServedLaterTimesOutAloneAndIsAnsweredOnAThreadOfItsOwnWithItsCallersContext()
+      throws Exception {
+    DedupStore store = DedupStore.inMemory(System::nanoTime, Duration.ofMinutes(5), 1_000_000);
+    WorkCoordinator coordinator = coordinator(store, System::nanoTime, Duration.ofSeconds(3));
+    WorkKey key = newKey();
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicReference<Thread> worker = new AtomicReference<>();
+    Supplier<WorkResult> work =
+        () -> {
+          worker.set(Thread.currentThread());
+          await(release);
+          return new WorkResult.Success(transcriptFor(key, "later"));
+        };
+    MDC.put("request_id", "impatient");
+    CompletableFuture<WorkCoordinator.Served> impatient =
+        coordinator.serveLater(key, Duration.ofMillis(200), work);
+    MDC.put("request_id", "patient");
+    CompletableFuture<WorkCoordinator.Served> patient =
+        coordinator.serveLater(key, Duration.ofSeconds(10), work);
+    MDC.remove("request_id");
+    // Stages added before the answer run where it is delivered, with the copy's own context.
+    CompletableFuture<String> whereAnswered =
+        patient.thenApply(served -> Thread.currentThread().getName() + " " + MDC.get("request_id"));
+
+    // The impatient copy's deadline ends its own wait, not the shared work's.
+    assertThat(impatient.get(5, TimeUnit.SECONDS).outcome())
+        .isInstanceOfSatisfying(
+            WorkResult.Refused.class,
+            r -> assertThat(r.problem()).isEqualTo(Problem.UPSTREAM_TIMEOUT));
+    assertThat(patient).isNotDone();
+    eventually("one copy still waits", () -> coordinator.copiesWaiting(key) == 1);
+
+    release.countDown();
+    assertThat(patient.get(5, TimeUnit.SECONDS))
+        .isEqualTo(
+            new WorkCoordinator.Served(
+                new WorkResult.Success(transcriptFor(key, "later")),
+                WorkCoordinator.Replay.JOINED));
+    assertThat(whereAnswered.get(5, TimeUnit.SECONDS)).isEqualTo("bolo-answer patient");
+    assertThat(worker.get().getName()).isNotEqualTo("bolo-answer");
+    eventually("no copy waits", () -> coordinator.copiesWaiting(key) == 0);
   }
 
   @Test
