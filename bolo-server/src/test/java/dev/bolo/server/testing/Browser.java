@@ -1,5 +1,6 @@
 package dev.bolo.server.testing;
 
+import dev.bolo.testkit.Directories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -299,9 +300,9 @@ public final class Browser implements AutoCloseable {
   public void close() {
     driver.quit();
     try {
-      dev.bolo.testkit.Directories.deleteTree(scratch);
+      Directories.deleteTree(scratch);
       if (home != null) {
-        dev.bolo.testkit.Directories.deleteTree(home);
+        Directories.deleteTree(home);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);

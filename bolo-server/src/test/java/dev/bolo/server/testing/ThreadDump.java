@@ -45,11 +45,6 @@ public final class ThreadDump {
     }
   }
 
-  /** How many threads there were. */
-  public int threads() {
-    return stacks.size();
-  }
-
   /** How many threads had a frame containing {@code text} (a class or a method) on their stack. */
   public int threadsIn(String text) {
     return (int)
