@@ -3,6 +3,7 @@ package dev.bolo.audio;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A position in a {@link SeekableSource} with a small read-ahead buffer, for parsers that read
@@ -15,8 +16,8 @@ final class Cursor {
 
   /**
    * Most read-ahead; the largest single read a parser asks for is far smaller. A smaller note gets
-   * a buffer of its own size: a short note measured among thousands in flight allocates no more
-   * than itself.
+   * a buffer of its own size, and a note in memory is read in place: measuring it allocates and
+   * copies nothing.
    */
   static final int BUFFER_BYTES = 64 * 1024;
 
@@ -30,7 +31,14 @@ final class Cursor {
   Cursor(SeekableSource source) {
     this.source = source;
     this.size = source.size();
-    this.buffer = new byte[(int) Math.max(0, Math.min(size, BUFFER_BYTES))];
+    byte @Nullable [] inPlace = source.array();
+    if (inPlace != null) {
+      // The whole source is in the buffer from the start, so it is never refilled (or written).
+      this.buffer = inPlace;
+      this.bufferLength = (int) size;
+    } else {
+      this.buffer = new byte[(int) Math.max(0, Math.min(size, BUFFER_BYTES))];
+    }
   }
 
   long size() {

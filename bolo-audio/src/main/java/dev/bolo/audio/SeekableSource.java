@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bytes that can be read at any position without reading what comes before: a note in memory or a
@@ -26,6 +27,14 @@ public interface SeekableSource {
    */
   int read(long position, byte[] into, int offset, int length) throws IOException;
 
+  /**
+   * The array this source reads from when it is the first {@link #size()} bytes of one in memory,
+   * else null: a parser may then read it in place instead of copying it. Nobody writes to it.
+   */
+  default byte @Nullable [] array() {
+    return null;
+  }
+
   /** The whole of {@code bytes}; the array is not copied and must not change while in use. */
   static SeekableSource of(byte[] bytes) {
     return of(bytes, bytes.length);
@@ -42,6 +51,11 @@ public interface SeekableSource {
       @Override
       public long size() {
         return length;
+      }
+
+      @Override
+      public byte[] array() {
+        return bytes;
       }
 
       @Override

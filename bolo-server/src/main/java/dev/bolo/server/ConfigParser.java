@@ -59,6 +59,15 @@ final class ConfigParser {
   }
 
   /**
+   * The default bound on transcripts kept for replays in memory: an eighth of the heap, at most 64
+   * MiB (from a 512 MiB heap up). A flood of new notes keeps it full, live through every
+   * collection.
+   */
+  static long defaultDedupMaxBytes(long maxHeapBytes) {
+    return Math.clamp(maxHeapBytes / 8, 1024, 64L * 1024 * 1024);
+  }
+
+  /**
    * Bytes of upload bodies one core reads at once by default. Reading a body costs CPU for every
    * byte (the multipart scan, SHA-256 at about 1.5 GB/s per core, the spool write and, later, the
    * copy to the provider), so a body's time grows with the bytes read beside it: 64 MiB per core
@@ -120,7 +129,7 @@ final class ConfigParser {
           case GEMINI -> geminiModels;
           case OFFLINE -> List.of();
         };
-    Store store = store(env);
+    Store store = store(env, maxHeapBytes);
     long offlineMaxSeconds = env.whole(BOLO_OFFLINE_MAX_SECONDS);
     Deadlines deadlines = deadlines(env, engine, offlineMaxSeconds);
     Limits limits = limits(env, cores, maxHeapBytes);
@@ -249,7 +258,7 @@ final class ConfigParser {
         env.text(BOLO_GEMINI_MODEL));
   }
 
-  private static Store store(VariableValues env) {
+  private static Store store(VariableValues env, long maxHeapBytes) {
     StoreKind kind = env.choice(BOLO_STORE, StoreKind.class);
     return new Store(
         kind,
@@ -257,7 +266,7 @@ final class ConfigParser {
         env.readableFile(BOLO_REDIS_CA_CERT),
         env.duration(BOLO_REDIS_TIMEOUT),
         env.duration(BOLO_IDEMPOTENCY_TTL),
-        env.whole(BOLO_DEDUP_MAX_BYTES),
+        env.whole(BOLO_DEDUP_MAX_BYTES, defaultDedupMaxBytes(maxHeapBytes)),
         env.duration(BOLO_LEASE));
   }
 
