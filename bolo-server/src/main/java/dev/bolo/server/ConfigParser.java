@@ -59,15 +59,6 @@ final class ConfigParser {
   }
 
   /**
-   * The default bound on transcripts kept for replays in memory: an eighth of the heap, at most 64
-   * MiB (from a 512 MiB heap up). A flood of new notes keeps it full, live through every
-   * collection.
-   */
-  static long defaultDedupMaxBytes(long maxHeapBytes) {
-    return Math.clamp(maxHeapBytes / 8, 1024, 64L * 1024 * 1024);
-  }
-
-  /**
    * Bytes of upload bodies one core reads at once by default. Reading a body costs CPU for every
    * byte (the multipart scan, SHA-256 at about 1.5 GB/s per core, the spool write and, later, the
    * copy to the provider), so a body's time grows with the bytes read beside it: 64 MiB per core
@@ -129,7 +120,7 @@ final class ConfigParser {
           case GEMINI -> geminiModels;
           case OFFLINE -> List.of();
         };
-    Store store = store(env, maxHeapBytes);
+    Store store = store(env);
     long offlineMaxSeconds = env.whole(BOLO_OFFLINE_MAX_SECONDS);
     Deadlines deadlines = deadlines(env, engine, offlineMaxSeconds);
     Limits limits = limits(env, cores, maxHeapBytes);
@@ -258,7 +249,7 @@ final class ConfigParser {
         env.text(BOLO_GEMINI_MODEL));
   }
 
-  private static Store store(VariableValues env, long maxHeapBytes) {
+  private static Store store(VariableValues env) {
     StoreKind kind = env.choice(BOLO_STORE, StoreKind.class);
     return new Store(
         kind,
@@ -266,7 +257,7 @@ final class ConfigParser {
         env.readableFile(BOLO_REDIS_CA_CERT),
         env.duration(BOLO_REDIS_TIMEOUT),
         env.duration(BOLO_IDEMPOTENCY_TTL),
-        env.whole(BOLO_DEDUP_MAX_BYTES, defaultDedupMaxBytes(maxHeapBytes)),
+        env.whole(BOLO_DEDUP_MAX_BYTES),
         env.duration(BOLO_LEASE));
   }
 

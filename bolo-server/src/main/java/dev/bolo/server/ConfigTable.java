@@ -60,12 +60,7 @@ public enum ConfigTable {
           + "(outside `BOLO_SPOOL_MAX_BYTES`)",
       "`4`, `16`"),
   IDEMPOTENCY_TTL("how long a finished transcript is replayed (`10m`, `90s`, `PT10M`)", "`10m`"),
-  DEDUP_MAX_BYTES(
-      "memory bound on replayable transcripts (in-memory store), weighed at 2 bytes a character. "
-          + "The default follows the heap: 32 MiB with `-Xmx256m` (about 16,000 transcripts of "
-          + "800 characters), 64 MiB from 512 MiB up. When it is full, the oldest transcripts are "
-          + "forgotten before their `BOLO_IDEMPOTENCY_TTL`, and a resend of one is transcribed again",
-      "heap / 8, at most 64 MiB"),
+  DEDUP_MAX_BYTES("memory bound on replayable transcripts (in-memory store)", "`67108864`"),
   STORE("`memory` or `redis`", "`memory`"),
   REDIS_URL(
       "`redis://host:port`, or Redis Cluster seed nodes, comma-separated (one node of a cluster "

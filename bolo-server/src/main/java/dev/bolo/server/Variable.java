@@ -122,8 +122,8 @@ public enum Variable {
       ConfigTable.IDEMPOTENCY_TTL),
   BOLO_DEDUP_MAX_BYTES(
       whole(1024, Long.MAX_VALUE),
-      null,
-      "memory bound on replayable transcripts (default: heap / 8, at most 64 MiB)",
+      "67108864",
+      "memory bound on replayable transcripts (default 64 MiB)",
       ConfigTable.DEDUP_MAX_BYTES),
   BOLO_STORE(
       choice(ServerConfig.StoreKind.class),

@@ -42,22 +42,6 @@ class ServerConfigClientLimitsTest {
   }
 
   @Test
-  void theReplayCacheDefaultsToAnEighthOfTheHeapAndAtMost64MiB() {
-    long mib = 1024 * 1024;
-    assertThat(ConfigParser.defaultDedupMaxBytes(256 * mib)).isEqualTo(32 * mib);
-    assertThat(ConfigParser.defaultDedupMaxBytes(512 * mib)).isEqualTo(64 * mib);
-    assertThat(ConfigParser.defaultDedupMaxBytes(4096 * mib)).isEqualTo(64 * mib);
-    assertThat(ServerConfig.fromMap(Map.of()).store().dedupMaxBytes())
-        .isEqualTo(ConfigParser.defaultDedupMaxBytes(Runtime.getRuntime().maxMemory()));
-    assertThat(
-            ServerConfig.fromMap(Map.of("BOLO_DEDUP_MAX_BYTES", "268435456"))
-                .store()
-                .dedupMaxBytes())
-        .as("set, it is what it says, whatever the heap")
-        .isEqualTo(256 * mib);
-  }
-
-  @Test
   void theDefaultUploadBudgetIs64MiBPerCoreWhateverTheLargestNote() {
     long mib = 1024 * 1024;
     assertThat(ConfigParser.defaultUploadBudgetBytes(1)).isEqualTo(64 * mib);
