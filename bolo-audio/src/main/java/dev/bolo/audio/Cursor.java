@@ -24,6 +24,10 @@ final class Cursor {
   private final SeekableSource source;
   private final long size;
   private final byte[] buffer;
+
+  /** The buffer is the note itself: never written, so never refilled. */
+  private final boolean inPlace;
+
   private long bufferStart;
   private int bufferLength;
   private long position;
@@ -31,10 +35,11 @@ final class Cursor {
   Cursor(SeekableSource source) {
     this.source = source;
     this.size = source.size();
-    byte @Nullable [] inPlace = source.array();
-    if (inPlace != null) {
+    byte @Nullable [] note = source.array();
+    this.inPlace = note != null;
+    if (note != null) {
       // The whole source is in the buffer from the start, so it is never refilled (or written).
-      this.buffer = inPlace;
+      this.buffer = note;
       this.bufferLength = (int) size;
     } else {
       this.buffer = new byte[(int) Math.max(0, Math.min(size, BUFFER_BYTES))];
@@ -155,6 +160,7 @@ final class Cursor {
     long at = Math.max(0, from);
     while (at < size) {
       if (at < bufferStart || at >= bufferStart + bufferLength) {
+        refilling();
         bufferStart = at;
         bufferLength = copy(at, buffer);
         if (bufferLength == 0) {
@@ -178,10 +184,18 @@ final class Cursor {
     if (position > size - count) {
       throw new ParseStop.Unreadable("the file ends at byte " + size + " inside a header");
     }
+    refilling();
     bufferStart = position;
     bufferLength = copy(position, buffer);
     if (bufferLength < count) {
       throw new ParseStop.Unreadable("the file ends at byte " + size + " inside a header");
+    }
+  }
+
+  /** A refill would copy the note over itself: a parser's position is then past any sense. */
+  private void refilling() {
+    if (inPlace) {
+      throw new ParseStop.Unreadable("a header points outside the note at " + position);
     }
   }
 
