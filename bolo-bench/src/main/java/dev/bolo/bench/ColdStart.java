@@ -32,7 +32,7 @@ public final class ColdStart {
    */
   private static final List<String> VARIANTS = List.of("cache", "no cache", "cache + warm-up");
 
-  static final String WARMUP = "15s";
+  static final String WARMUP = "30s";
 
   private ColdStart() {}
 

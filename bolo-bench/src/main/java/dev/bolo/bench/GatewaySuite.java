@@ -229,7 +229,7 @@ final class GatewaySuite {
               Locale.ROOT,
               "| the first seconds after /readyz (%s): ready after %.1f s | – | – | %.1f | %.2f of"
                   + " its warm rate | – | %.0f | %d | %.3f | – | – | – |%n",
-              variant.equals("cache") ? "defaults" : "BOLO_WARMUP=15s",
+              variant.equals("cache") ? "defaults" : "BOLO_WARMUP=" + ColdStart.WARMUP,
               LoadReport.median(of.stream().map(r -> r.readyMillis() / 1000.0).toList()),
               LoadReport.median(of.stream().map(r -> r.cold().okPerSecond()).toList()),
               LoadReport.median(

@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
  * {@link ColdStart} measures {@code ./bolo serve}: time to {@code /readyz}, the first {@code
  * --seconds} of load at once, then {@code --warmup} unmeasured seconds and {@code --seconds} warm.
  * "no cache" starts the same entrypoint with {@code JDK_JAVA_OPTIONS=-XX:AOTMode=off}, "warm-up"
- * with {@code BOLO_WARMUP=15s} (the request path run in memory before the port opens); a run with
- * the cache checks in the JVM's own log that it was used. CPU per request counts the container's
- * whole process tree. Needs root, as a container engine does.
+ * with {@code BOLO_WARMUP} of {@link ColdStart#WARMUP} (the request path run in memory before the
+ * port opens); a run with the cache checks in the JVM's own log that it was used. CPU per request
+ * counts the container's whole process tree. Needs root, as a container engine does.
  *
  * <p>Usage: {@code bolo-bench/run ImageColdStart [--image bolo-cli/target/jib-image.tar] [--rounds
  * 3] [--seconds 8] [--warmup 45] [--connections 50] [--note-kb 200] [--heap 512m]} (build the image
