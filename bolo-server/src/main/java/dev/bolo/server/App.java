@@ -51,6 +51,12 @@ public final class App implements AutoCloseable {
   /** How long {@link #close()} lets detached work (engine calls) finish before interrupting it. */
   private static final Duration CLOSE_WORK_WAIT = Duration.ofSeconds(5);
 
+  /**
+   * How long {@link #close()} then lets the answers of that work finish: a request whose exchange
+   * Jetty ended as it stopped still records its usage row before the ledger closes.
+   */
+  private static final Duration CLOSE_ANSWER_WAIT = Duration.ofSeconds(1);
+
   /** Charges owed for work already delivered get at most this of the drain's last part. */
   private static final Duration MAX_CHARGE_RESERVE = Duration.ofSeconds(5);
 
@@ -314,6 +320,7 @@ public final class App implements AutoCloseable {
     parts.javalin().stop();
     try {
       parts.threads().finishDetachedWork(CLOSE_WORK_WAIT);
+      parts.inFlight().awaitIdle(CLOSE_ANSWER_WAIT);
       parts.charges().drain(Duration.ofSeconds(1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

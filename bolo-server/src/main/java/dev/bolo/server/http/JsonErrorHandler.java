@@ -1,6 +1,7 @@
 package dev.bolo.server.http;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
@@ -19,6 +20,8 @@ public final class JsonErrorHandler extends ErrorHandler {
 
   private static final String JSON_TYPE = "application/json";
 
+  private static final Duration STOPPING_RETRY_AFTER = Duration.ofSeconds(2);
+
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     int status = response.getStatus();
@@ -28,9 +31,19 @@ public final class JsonErrorHandler extends ErrorHandler {
     if (status < 400) {
       status = 500;
     }
-    ApiError error = Errors.ofHttpStatus(status);
+    // A request the server ends as it stops (its drain ran out) was not failed by the server: the
+    // phone is told to resend, not that something broke.
+    ApiError error =
+        status == 500 && request.getConnectionMetaData().getConnector().getServer().isStopping()
+            ? Errors.serverUnavailable("the gateway is stopping; resend", STOPPING_RETRY_AFTER)
+            : Errors.ofHttpStatus(status);
+    status = error.status();
     RequestMetrics.noteOutcome(request, error.code());
-    String requestId = ErrorWriter.requestId(request.getHeaders().get(RequestLog.REQUEST_ID));
+    // The id a route gave the request, when one began it, so its lines and this answer agree.
+    String requestId =
+        request.getAttribute(RequestLog.ID_ATTRIBUTE) instanceof String named
+            ? named
+            : ErrorWriter.requestId(request.getHeaders().get(RequestLog.REQUEST_ID));
     String path = request.getHttpURI().getPath();
     byte[] body = ErrorWriter.body(Dialect.of(path), error, requestId);
     response.setStatus(status);

@@ -13,8 +13,11 @@ import org.jspecify.annotations.Nullable;
  * request thread (Javalin's {@code ctx.future}): the handler hands over the result to come and how
  * to answer it ({@link #answerWhen}), and what the handler's wrappers do after it (the drain's
  * count, the access line, letting go of the upload) waits for that answer ({@link #then}, {@link
- * #thenIfAnswered}). Jetty counts the request as active until then, so admission and a graceful
- * stop see it as they did. Used by one request at a time.
+ * #thenOnExchange}, {@link #thenIfAnswered}). Jetty counts the request as active until then, so
+ * admission and a graceful stop see it as they did. If Jetty ends the exchange first (the server
+ * stopped after its drain ran out, or the connection failed), nothing touches the request again:
+ * the answer is not written, only the steps that let go of what it held run, and the work goes on
+ * to its end. Used by one request at a time.
  */
 final class LaterAnswer {
 
@@ -64,13 +67,36 @@ final class LaterAnswer {
     ctx.future(
         () -> {
           ctx.req().getAsyncContext().addListener(later.new Abandoned());
-          return later.done;
+          return later.forJavalin();
         });
   }
 
   /**
+   * What Javalin waits for to end the request: the answer and every step, unless Jetty ended the
+   * exchange first. Then it never completes: Javalin's own steps (its exception handlers, writing
+   * the response, completing the exchange) would touch a request Jetty has already recycled.
+   */
+  private CompletableFuture<?> forJavalin() {
+    CompletableFuture<@Nullable Object> exchange = new CompletableFuture<>();
+    done.whenComplete(
+        (value, failure) -> {
+          if (abandoned) {
+            return;
+          }
+          if (failure != null) {
+            exchange.completeExceptionally(failure);
+          } else {
+            exchange.complete(value);
+          }
+        });
+    return exchange;
+  }
+
+  /**
    * Runs {@code step} once the request is answered, however: now, or when its later answer has been
-   * written or has failed. Steps run in the order they were registered.
+   * written or has failed, or found that Jetty had ended the exchange. The step must not touch the
+   * exchange (see {@link #thenOnExchange}): it lets go of what the request held. Steps run in the
+   * order they were registered.
    */
   static void then(Context ctx, Runnable step) {
     @Nullable LaterAnswer later = ctx.attribute(ATTRIBUTE);
@@ -82,9 +108,28 @@ final class LaterAnswer {
   }
 
   /**
+   * As {@link #then}, for a step that touches the exchange (its connection, its response): skipped
+   * when Jetty ended the exchange before the answer came.
+   */
+  static void thenOnExchange(Context ctx, Runnable step) {
+    @Nullable LaterAnswer later = ctx.attribute(ATTRIBUTE);
+    if (later == null) {
+      step.run();
+      return;
+    }
+    later.done =
+        later.done.whenComplete(
+            (ignored, failure) -> {
+              if (!later.abandoned) {
+                step.run();
+              }
+            });
+  }
+
+  /**
    * Runs {@code step} once the request is answered by its handler: now, or when its later answer
    * has been written; not when that failed (the exception handlers answer it then, and do their own
-   * step).
+   * step), nor when Jetty ended the exchange first (the answer was not written).
    */
   static void thenIfAnswered(Context ctx, Runnable step) {
     @Nullable LaterAnswer later = ctx.attribute(ATTRIBUTE);
@@ -92,7 +137,13 @@ final class LaterAnswer {
       step.run();
       return;
     }
-    later.done = later.done.thenRun(step);
+    later.done =
+        later.done.thenRun(
+            () -> {
+              if (!later.abandoned) {
+                step.run();
+              }
+            });
   }
 
   /** Notes that Jetty ended the exchange itself; the later answer then writes nothing. */

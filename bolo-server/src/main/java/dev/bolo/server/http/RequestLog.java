@@ -22,7 +22,7 @@ final class RequestLog implements Handler {
   static final String REQUEST_ID = "X-Bolo-Request-Id";
 
   /** Where the request's id is kept, so every part of the request names it alike. */
-  private static final String ID_ATTRIBUTE = "bolo.request_id";
+  static final String ID_ATTRIBUTE = "bolo.request_id";
 
   /** When a device route began the request (nanoTime), for a failure's access line. */
   private static final String STARTED_ATTRIBUTE = "bolo.started";

@@ -98,7 +98,7 @@ final class TranscriptionHandler implements Handler {
           transcribe(ctx, RequestLog.requestIdOf(ctx), device, upload);
         } finally {
           LaterAnswer.then(ctx, upload::close);
-          LaterAnswer.then(ctx, () -> timeouts.setIdleTimeout(ctx, timeouts.idle()));
+          LaterAnswer.thenOnExchange(ctx, () -> timeouts.setIdleTimeout(ctx, timeouts.idle()));
         }
       }
     }

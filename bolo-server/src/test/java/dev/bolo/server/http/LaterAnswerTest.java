@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
@@ -30,12 +31,12 @@ class LaterAnswerTest {
 
   // Every note spools to disk, so letting go of an upload shows in bolo_spool_bytes.
   @RegisterExtension
-  final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_UPLOAD_MEMORY_BYTES", "0"));
+  final OpenAiGateway fixture = OpenAiGateway.onDemand(Map.of("BOLO_UPLOAD_MEMORY_BYTES", "0"));
 
   @Test
   void notesWaitingForTheirProviderHoldNoRequestThreadAndAreAnsweredWhenItAnswers()
       throws Exception {
-    Gateway gateway = fixture.gateway();
+    Gateway gateway = fixture.start(Map.of());
     FakeProvider provider = fixture.provider().hold();
     try (LogCapture logs = LogCapture.start();
         ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -80,6 +81,48 @@ class LaterAnswerTest {
       // Each upload was let go once answered: no note is left in the spool.
       Await.until(() -> spoolBytes(gateway) == 0, () -> gateway.app().metrics().scrape());
     }
+  }
+
+  @Test
+  void aNoteWhoseExchangeTheStoppingServerEndedIsNotAnsweredIntoItAndItsWorkStillFinishes()
+      throws Exception {
+    FakeProvider provider = fixture.provider().hold();
+    // Started outside the fixture: the test stops it while the note waits.
+    Gateway gateway =
+        Gateway.openAi(provider, fixture.dataDir(), Map.of("BOLO_UPLOAD_MEMORY_BYTES", "0"));
+    Gateway.Reply told;
+    String logged;
+    try (LogCapture logs = LogCapture.start();
+        ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<Gateway.Reply> phone =
+          threads.submit(
+              () -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, TestAudio.wav(3_000, 41))));
+      Await.until(() -> provider.inFlight() == 1, () -> "provider calls: " + provider.inFlight());
+
+      // Stopped with no drain: Jetty ends the waiting exchange itself, and the work goes on.
+      Future<?> stopped = threads.submit(gateway::close);
+      told = phone.get(30, TimeUnit.SECONDS);
+      provider.release();
+      stopped.get(30, TimeUnit.SECONDS);
+      logged = logs.text();
+    }
+    // The phone is told to resend, under the id the gateway's lines about its note carry.
+    assertThat(told.status()).as(told::body).isEqualTo(503);
+    assertThat(told.body()).contains("server_unavailable", "stopping");
+    assertThat(told.retryAfter()).isEqualTo("2");
+    assertThat(logged).contains("request_id=" + told.requestId());
+    // The work's answer found its exchange ended and touched nothing of it.
+    assertThat(logged)
+        .doesNotContain("Exception")
+        .doesNotContain("ERROR")
+        .doesNotContain("WARN")
+        .doesNotContain("POST /v1/transcriptions -> 200");
+    // The work finished: its success is kept, charged once and recorded, so a resend replays it.
+    try (LedgerProbe ledger = LedgerProbe.open(fixture.dataDir())) {
+      assertThat(ledger.chargedMillis("alpha")).isEqualTo(3_000L);
+      assertThat(ledger.usage("alpha").requests()).isEqualTo(1);
+    }
+    assertThat(provider.calls()).isEqualTo(1);
   }
 
   private static long accessLines(LogCapture logs) {
