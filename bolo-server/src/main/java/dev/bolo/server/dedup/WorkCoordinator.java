@@ -152,7 +152,7 @@ public final class WorkCoordinator {
    */
   public CompletableFuture<Served> serveLater(
       WorkKey key, Duration maxWait, Supplier<WorkResult> work) {
-    return serve(key, maxWait, work, answerThread(MDC.getCopyOfContextMap()));
+    return serve(key, maxWait, work, answerThread(ANSWERS, MDC.getCopyOfContextMap()));
   }
 
   private CompletableFuture<Served> serve(
@@ -201,21 +201,28 @@ public final class WorkCoordinator {
    * client that reads its answer slowly holds up no other copy's answer, and no work's or timer's
    * thread.
    */
-  private static Executor answerThread(@Nullable Map<String, String> context) {
+  static Executor answerThread(ThreadFactory threads, @Nullable Map<String, String> context) {
     return task -> {
       Runnable withContext =
           () -> {
+            // The thread's own context, put back after: the fallback below runs on the completing
+            // thread, whose lines go on after this answer.
+            @Nullable Map<String, String> own = MDC.getCopyOfContextMap();
             if (context != null) {
               MDC.setContextMap(context);
             }
             try {
               task.run();
             } finally {
-              MDC.clear();
+              if (own == null) {
+                MDC.clear();
+              } else {
+                MDC.setContextMap(own);
+              }
             }
           };
       try {
-        ANSWERS.newThread(withContext).start();
+        threads.newThread(withContext).start();
       } catch (RuntimeException noThread) {
         // Never lose an answer for want of a thread: the completing thread writes it instead.
         withContext.run();
