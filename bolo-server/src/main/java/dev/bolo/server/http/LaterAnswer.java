@@ -99,12 +99,7 @@ final class LaterAnswer {
    * order they were registered.
    */
   static void then(Context ctx, Runnable step) {
-    @Nullable LaterAnswer later = ctx.attribute(ATTRIBUTE);
-    if (later == null) {
-      step.run();
-      return;
-    }
-    later.done = later.done.whenComplete((ignored, failure) -> step.run());
+    after(ctx, After.ANY_END, step);
   }
 
   /**
@@ -112,18 +107,7 @@ final class LaterAnswer {
    * when Jetty ended the exchange before the answer came.
    */
   static void thenOnExchange(Context ctx, Runnable step) {
-    @Nullable LaterAnswer later = ctx.attribute(ATTRIBUTE);
-    if (later == null) {
-      step.run();
-      return;
-    }
-    later.done =
-        later.done.whenComplete(
-            (ignored, failure) -> {
-              if (!later.abandoned) {
-                step.run();
-              }
-            });
+    after(ctx, After.ON_EXCHANGE, step);
   }
 
   /**
@@ -132,18 +116,34 @@ final class LaterAnswer {
    * step), nor when Jetty ended the exchange first (the answer was not written).
    */
   static void thenIfAnswered(Context ctx, Runnable step) {
+    after(ctx, After.IF_ANSWERED, step);
+  }
+
+  /** Which ends of a later answer a step runs after. */
+  private enum After {
+    ANY_END,
+    ON_EXCHANGE,
+    IF_ANSWERED
+  }
+
+  private static void after(Context ctx, After when, Runnable step) {
     @Nullable LaterAnswer later = ctx.attribute(ATTRIBUTE);
     if (later == null) {
       step.run();
       return;
     }
-    later.done =
-        later.done.thenRun(
-            () -> {
+    Runnable guarded =
+        when == After.ANY_END
+            ? step
+            : () -> {
               if (!later.abandoned) {
                 step.run();
               }
-            });
+            };
+    later.done =
+        when == After.IF_ANSWERED
+            ? later.done.thenRun(guarded)
+            : later.done.whenComplete((ignored, failure) -> guarded.run());
   }
 
   /** Notes that Jetty ended the exchange itself; the later answer then writes nothing. */
