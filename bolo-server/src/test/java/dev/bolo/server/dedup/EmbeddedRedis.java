@@ -1,9 +1,12 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.testkit.Directories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import redis.embedded.RedisServer;
 
@@ -18,10 +21,17 @@ public final class EmbeddedRedis implements AutoCloseable {
   private final List<String> settings;
   private RedisServer server;
 
+  /**
+   * Where the running server writes: a replica's full sync leaves an RDB file there even without
+   * persistence. A new one for each start, so a restart begins empty; deleted when it stops.
+   */
+  private Path dir;
+
   private EmbeddedRedis(int port, List<String> settings) {
     this.port = port;
     this.settings = List.copyOf(settings);
-    this.server = newServer(port, this.settings);
+    this.dir = newDir();
+    this.server = newServer(port, this.settings, dir);
   }
 
   /** Starts Redis on a free port with these lines of configuration besides the usual ones. */
@@ -55,6 +65,7 @@ public final class EmbeddedRedis implements AutoCloseable {
   public void stop() {
     try {
       server.stop();
+      Directories.deleteTree(dir);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -66,7 +77,9 @@ public final class EmbeddedRedis implements AutoCloseable {
       if (server.isActive()) {
         return;
       }
-      server = newServer(port, settings);
+      Directories.deleteTree(dir);
+      dir = newDir();
+      server = newServer(port, settings, dir);
       server.start();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start Redis on port " + port, e);
@@ -77,15 +90,30 @@ public final class EmbeddedRedis implements AutoCloseable {
   public void close() {
     if (server.isActive()) {
       stop();
+      return;
+    }
+    try {
+      Directories.deleteTree(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
-  private static RedisServer newServer(int port, List<String> settings) {
+  private static Path newDir() {
+    try {
+      return Files.createTempDirectory("bolo-redis-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static RedisServer newServer(int port, List<String> settings, Path dir) {
     try {
       var builder =
           RedisServer.newRedisServer()
               .port(port)
               .bind("127.0.0.1")
+              .setting("dir " + dir)
               .setting("save \"\"")
               .setting("appendonly no");
       settings.forEach(builder::setting);
