@@ -210,6 +210,8 @@ public final class WorkCoordinator {
             @Nullable Map<String, String> own = MDC.getCopyOfContextMap();
             if (context != null) {
               MDC.setContextMap(context);
+            } else {
+              MDC.clear();
             }
             try {
               task.run();

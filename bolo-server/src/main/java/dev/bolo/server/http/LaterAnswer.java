@@ -7,6 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A request answered after its handler returned, so that a note waiting for its provider holds no
@@ -20,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * to its end. Used by one request at a time.
  */
 final class LaterAnswer {
+
+  private static final Logger log = LoggerFactory.getLogger(LaterAnswer.class);
 
   private static final String ATTRIBUTE = "bolo.later_answer";
 
@@ -81,6 +85,9 @@ final class LaterAnswer {
     done.whenComplete(
         (value, failure) -> {
           if (abandoned) {
+            if (failure != null) {
+              noteAfterAbandoned(failure);
+            }
             return;
           }
           if (failure != null) {
@@ -90,6 +97,20 @@ final class LaterAnswer {
           }
         });
     return exchange;
+  }
+
+  /**
+   * A failure of the answer or a step of a request Jetty had ended: one that began writing just
+   * before Jetty ended it finds the response recycled, which is expected; anything else is a fault
+   * worth seeing, though nobody is left to answer.
+   */
+  private static void noteAfterAbandoned(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+    if (cause instanceof IllegalStateException) {
+      log.debug("the answer came after Jetty had ended its exchange: {}", cause.toString());
+    } else {
+      log.warn("the answer to a request Jetty had already ended failed", cause);
+    }
   }
 
   /**

@@ -59,4 +59,20 @@ class AnswerThreadTest {
     assertThat(MDC.getCopyOfContextMap())
         .isEqualTo(Map.of("request_id", "completing", "device", "alpha"));
   }
+
+  @Test
+  void anAnswerWithoutAContextOfItsOwnDoesNotRunUnderTheCompletingThreads() {
+    List<String> seen = new ArrayList<>();
+    ThreadFactory none =
+        task -> {
+          throw new IllegalStateException("no thread");
+        };
+    Executor answers = WorkCoordinator.answerThread(none, null);
+    MDC.put("request_id", "completing");
+
+    answers.execute(() -> seen.add(String.valueOf(MDC.get("request_id"))));
+
+    assertThat(seen).containsExactly("null");
+    assertThat(MDC.get("request_id")).isEqualTo("completing");
+  }
 }
