@@ -28,7 +28,7 @@ final class DeviceGate {
   private static final Duration DRAINING_RETRY_AFTER = Duration.ofSeconds(2);
 
   /** Where the gate puts the device it let in, for the handler inside. */
-  private static final String DEVICE_ATTRIBUTE = "bolo.device";
+  static final String DEVICE_ATTRIBUTE = "bolo.device";
 
   private final Ledger ledger;
   private final InFlightRequests inFlight;

@@ -1,5 +1,6 @@
 package dev.bolo.server.http;
 
+import dev.bolo.server.ledger.Device;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import org.eclipse.jetty.http.HttpFields;
@@ -61,6 +62,9 @@ public final class JsonErrorHandler extends ErrorHandler {
         path == null ? "" : path,
         status,
         requestId,
+        request.getAttribute(DeviceGate.DEVICE_ATTRIBUTE) instanceof Device device
+            ? device.name()
+            : null,
         (System.nanoTime() - request.getBeginNanoTime()) / 1_000_000);
     response.write(true, ByteBuffer.wrap(body), callback);
     return true;

@@ -63,11 +63,31 @@ final class RequestLog implements Handler {
   }
 
   /**
-   * The access line of a request Jetty answered itself before any route saw it (turned away by
-   * {@link RequestAdmission}, malformed): the same line, with its id in the MDC.
+   * The access line of a request Jetty answered itself (turned away by {@link RequestAdmission},
+   * malformed, or ended as the server stopped): the same line, with its id in the MDC, and its
+   * device when the gate had let one in.
    */
-  static void answeredByJetty(String method, String path, int status, String requestId, long ms) {
-    withRequestId(requestId, () -> accessLine(method, path, status, ms));
+  static void answeredByJetty(
+      String method, String path, int status, String requestId, @Nullable String device, long ms) {
+    withRequestId(
+        requestId,
+        () -> {
+          if (device == null) {
+            accessLine(method, path, status, ms);
+            return;
+          }
+          @Nullable String outer = MDC.get("device");
+          MDC.put("device", device);
+          try {
+            accessLine(method, path, status, ms);
+          } finally {
+            if (outer == null) {
+              MDC.remove("device");
+            } else {
+              MDC.put("device", outer);
+            }
+          }
+        });
   }
 
   /**

@@ -110,7 +110,13 @@ class LaterAnswerTest {
     assertThat(told.status()).as(told::body).isEqualTo(503);
     assertThat(told.body()).contains("server_unavailable", "stopping");
     assertThat(told.retryAfter()).isEqualTo("2");
-    assertThat(logged).contains("request_id=" + told.requestId());
+    assertThat(logged)
+        .containsPattern(
+            "RequestLog (request_id="
+                + told.requestId()
+                + ", device=alpha|device=alpha, request_id="
+                + told.requestId()
+                + ") - POST /v1/transcriptions -> 503");
     // The work's answer found its exchange ended and touched nothing of it.
     assertThat(logged)
         .doesNotContain("Exception")
