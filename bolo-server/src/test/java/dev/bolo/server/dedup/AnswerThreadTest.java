@@ -14,6 +14,12 @@ import org.slf4j.MDC;
 /** Where an answer runs, and under which logging context. */
 class AnswerThreadTest {
 
+  /** A thread factory that has no thread to give, as when virtual threads cannot be started. */
+  private static final ThreadFactory NO_THREAD =
+      task -> {
+        throw new IllegalStateException("no thread");
+      };
+
   @AfterEach
   void clearContext() {
     MDC.clear();
@@ -44,11 +50,7 @@ class AnswerThreadTest {
   @Test
   void withNoThreadToBeHadTheCompletingThreadAnswersAndKeepsItsOwnContextAfter() {
     List<String> seen = new ArrayList<>();
-    ThreadFactory none =
-        task -> {
-          throw new IllegalStateException("no thread");
-        };
-    Executor answers = WorkCoordinator.answerThread(none, Map.of("request_id", "phone-1"));
+    Executor answers = WorkCoordinator.answerThread(NO_THREAD, Map.of("request_id", "phone-1"));
     MDC.put("request_id", "completing");
     MDC.put("device", "alpha");
 
@@ -63,11 +65,7 @@ class AnswerThreadTest {
   @Test
   void anAnswerWithoutAContextOfItsOwnDoesNotRunUnderTheCompletingThreads() {
     List<String> seen = new ArrayList<>();
-    ThreadFactory none =
-        task -> {
-          throw new IllegalStateException("no thread");
-        };
-    Executor answers = WorkCoordinator.answerThread(none, null);
+    Executor answers = WorkCoordinator.answerThread(NO_THREAD, null);
     MDC.put("request_id", "completing");
 
     answers.execute(() -> seen.add(String.valueOf(MDC.get("request_id"))));
