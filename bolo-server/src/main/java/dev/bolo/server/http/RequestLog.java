@@ -69,25 +69,10 @@ final class RequestLog implements Handler {
    */
   static void answeredByJetty(
       String method, String path, int status, String requestId, @Nullable String device, long ms) {
-    withRequestId(
+    withMdc(
+        "request_id",
         requestId,
-        () -> {
-          if (device == null) {
-            accessLine(method, path, status, ms);
-            return;
-          }
-          @Nullable String outer = MDC.get("device");
-          MDC.put("device", device);
-          try {
-            accessLine(method, path, status, ms);
-          } finally {
-            if (outer == null) {
-              MDC.remove("device");
-            } else {
-              MDC.put("device", outer);
-            }
-          }
-        });
+        () -> withMdc("device", device, () -> accessLine(method, path, status, ms)));
   }
 
   /**
@@ -96,7 +81,8 @@ final class RequestLog implements Handler {
    * began the request.
    */
   static void failed(Context ctx, Runnable answer) {
-    withRequestId(
+    withMdc(
+        "request_id",
         requestIdOf(ctx),
         () -> {
           answer.run();
@@ -111,17 +97,24 @@ final class RequestLog implements Handler {
         });
   }
 
-  /** Runs {@code action} with {@code requestId} in the MDC, then puts back what was there. */
-  private static void withRequestId(String requestId, Runnable action) {
-    @Nullable String outer = MDC.get("request_id");
-    MDC.put("request_id", requestId);
+  /**
+   * Runs {@code action} with {@code value} under {@code key} in the MDC, then puts back what was
+   * there; a null {@code value} leaves the MDC as it is.
+   */
+  private static void withMdc(String key, @Nullable String value, Runnable action) {
+    if (value == null) {
+      action.run();
+      return;
+    }
+    @Nullable String outer = MDC.get(key);
+    MDC.put(key, value);
     try {
       action.run();
     } finally {
       if (outer == null) {
-        MDC.remove("request_id");
+        MDC.remove(key);
       } else {
-        MDC.put("request_id", outer);
+        MDC.put(key, outer);
       }
     }
   }
