@@ -115,7 +115,10 @@ public final class DevicesCommand implements Callable<Integer> {
                     device.isRevoked() ? "revoked" : "active",
                     TIME.format(device.created()),
                     Format.quota(device.quotaMillis())
-                        + (device.quotaOverrideMillis() == null ? " (trial)" : ""),
+                        // The trial is named only where it limits: BOLO_TRIAL_SECONDS=0 is none.
+                        + (device.quotaOverrideMillis() == null && device.quotaMillis() > 0
+                            ? " (trial)"
+                            : ""),
                     Format.seconds(device.chargedMillis()),
                     device.configuredOnly() ? "BOLO_DEVICE_TOKENS" : "ledger");
           }

@@ -25,9 +25,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bolo usage}: per device, how many requests were answered, how many were resends that
- * de-duplication answered for free, and the audio seconds charged and saved. Not thread safe (one
- * per invocation).
+ * {@code bolo usage}: per device, how many requests were answered, and each of them in one column:
+ * transcribed by its own work, a resend that de-duplication answered for free, or failed; the
+ * distinct notes, and the audio seconds charged and saved. Not thread safe (one per invocation).
  */
 @Command(
     name = "usage",
@@ -118,14 +118,17 @@ public final class UsageCommand implements Callable<Integer> {
       out().println("No requests recorded" + (device == null ? "" : " for " + device) + ".");
       return;
     }
-    String format = "%-24s %9s %8s %8s %11s %12s %12s%n";
+    // Every request is in one of TRANSCRIBED, REPLAYS and FAILED; UNIQUE counts notes.
+    String format = "%-24s %9s %12s %8s %7s %7s %11s %10s %10s%n";
     out()
         .printf(
             format,
             "DEVICE",
             "REQUESTS",
-            "UNIQUE",
+            "TRANSCRIBED",
             "REPLAYS",
+            "FAILED",
+            "UNIQUE",
             "REDUNDANCY",
             "CHARGED_S",
             "SAVED_S");
@@ -141,8 +144,10 @@ public final class UsageCommand implements Callable<Integer> {
             format,
             row.device(),
             row.requests(),
-            row.uniqueNotes(),
+            row.transcribed(),
             row.replays(),
+            row.failed(),
+            row.uniqueNotes(),
             String.format(Locale.ROOT, "%.1f%%", row.redundancyRate() * 100),
             Format.seconds(row.chargedMillis()),
             Format.seconds(row.savedMillis()));
@@ -150,7 +155,7 @@ public final class UsageCommand implements Callable<Integer> {
 
   private static DeviceUsage total(List<DeviceUsage> rows) {
     return rows.stream()
-        .reduce(new DeviceUsage("TOTAL", 0, 0, 0, 0, 0), (sum, row) -> sum.plus(row, "TOTAL"));
+        .reduce(new DeviceUsage("TOTAL", 0, 0, 0, 0, 0, 0), (sum, row) -> sum.plus(row, "TOTAL"));
   }
 
   private static String asJson(List<DeviceUsage> rows, @Nullable Instant from) {
@@ -171,8 +176,10 @@ public final class UsageCommand implements Callable<Integer> {
   private static void put(ObjectNode node, DeviceUsage row) {
     node.put("device", row.device());
     node.put("requests", row.requests());
-    node.put("unique_notes", row.uniqueNotes());
+    node.put("transcribed", row.transcribed());
     node.put("replays", row.replays());
+    node.put("failed", row.failed());
+    node.put("unique_notes", row.uniqueNotes());
     node.put("redundancy_rate", row.redundancyRate());
     node.put("seconds_charged", row.chargedMillis() / 1000.0);
     node.put("seconds_saved", row.savedMillis() / 1000.0);

@@ -145,6 +145,30 @@ class DevicesCommandTest {
     }
   }
 
+  /**
+   * A quota says what it is: the trial's seconds when BOLO_TRIAL_SECONDS gives some, "unlimited"
+   * when it is 0 (no trial at all), and the device's own quota without a word of the trial.
+   */
+  @Test
+  void aQuotaIsNamedTrialOnlyWhenATrialLimitsIt() {
+    devices("add", "phone");
+    devices("add", "kiosk");
+    devices("quota", "kiosk", "60");
+    CommandRun withTrial = devices("list");
+    env = Map.of("BOLO_DATA_DIR", dataDir.toString(), "BOLO_TRIAL_SECONDS", "0");
+    CommandRun withoutTrial = devices("list");
+
+    assertThat(withTrial.outLines())
+        .anySatisfy(line -> assertThat(line).startsWith("phone").contains("300.0 s (trial)"))
+        .anySatisfy(
+            line ->
+                assertThat(line).startsWith("kiosk").contains("60.0 s ").doesNotContain("trial"));
+    assertThat(withoutTrial.outLines())
+        .anySatisfy(
+            line ->
+                assertThat(line).startsWith("phone").contains("unlimited").doesNotContain("trial"));
+  }
+
   @Test
   void unknownDevicesAreRefused() {
     devices("add", "phone");

@@ -49,6 +49,19 @@ class UsageCommandTest {
       ledger.record(answer("phone", "1", 10_000, true, day2));
       ledger.record(answer("phone", "2", 5_000, false, day2));
       ledger.record(answer("tablet", "3", 2_500, false, day2));
+      // A note the engine refused: a request answered with an error, not a transcript.
+      ledger.record(
+          new UsageRecord(
+              "phone",
+              "key-" + "4".repeat(64),
+              "4".repeat(64),
+              3_000,
+              true,
+              "offline",
+              "upstream_rejected",
+              false,
+              "r",
+              day2));
     }
   }
 
@@ -85,10 +98,30 @@ class UsageCommandTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.outLines())
         .containsExactly(
-            "DEVICE                    REQUESTS   UNIQUE  REPLAYS  REDUNDANCY    CHARGED_S      SAVED_S",
-            "phone                            4        2        2       50.0%         15.0         20.0",
-            "tablet                           1        1        0        0.0%          2.5          0.0",
-            "TOTAL                            5        3        2       40.0%         17.5         20.0");
+            "DEVICE                    REQUESTS  TRANSCRIBED  REPLAYS  FAILED  UNIQUE  REDUNDANCY  CHARGED_S    SAVED_S",
+            "phone                            5            2        2       1       2       40.0%       15.0       20.0",
+            "tablet                           1            1        0       0       1        0.0%        2.5        0.0",
+            "TOTAL                            6            3        2       1       3       33.3%       17.5       20.0");
+  }
+
+  /**
+   * Each request is in one column: transcribed by its own work, answered from other work (a
+   * replay), or answered with an error; the distinct notes are another count, of notes.
+   */
+  @Test
+  void everyRequestIsInOneColumnAndTheColumnsAddUpToTheRequests() throws Exception {
+    JsonNode json = new ObjectMapper().readTree(usage("--json").out());
+
+    for (JsonNode row : json.get("devices")) {
+      assertThat(
+              row.get("transcribed").asLong()
+                  + row.get("replays").asLong()
+                  + row.get("failed").asLong())
+          .as(row.toString())
+          .isEqualTo(row.get("requests").asLong());
+    }
+    assertThat(json.get("total").get("failed").asLong()).isEqualTo(1);
+    assertThat(json.get("total").get("transcribed").asLong()).isEqualTo(3);
   }
 
   @Test
@@ -100,13 +133,13 @@ class UsageCommandTest {
     assertThat(json.get("devices")).hasSize(1);
     JsonNode phone = json.get("devices").get(0);
     assertThat(phone.get("device").asText()).isEqualTo("phone");
-    assertThat(phone.get("requests").asLong()).isEqualTo(4);
+    assertThat(phone.get("requests").asLong()).isEqualTo(5);
     assertThat(phone.get("unique_notes").asLong()).isEqualTo(2);
     assertThat(phone.get("replays").asLong()).isEqualTo(2);
-    assertThat(phone.get("redundancy_rate").asDouble()).isEqualTo(0.5);
+    assertThat(phone.get("redundancy_rate").asDouble()).isEqualTo(0.4);
     assertThat(phone.get("seconds_charged").asDouble()).isEqualTo(15.0);
     assertThat(phone.get("seconds_saved").asDouble()).isEqualTo(20.0);
-    assertThat(json.get("total").get("requests").asLong()).isEqualTo(4);
+    assertThat(json.get("total").get("requests").asLong()).isEqualTo(5);
   }
 
   @Test
@@ -115,7 +148,7 @@ class UsageCommandTest {
 
     JsonNode json = new ObjectMapper().readTree(run.out());
     assertThat(json.get("since").asText()).isEqualTo("2026-11-30T18:30:00Z");
-    assertThat(json.get("total").get("requests").asLong()).isEqualTo(4);
+    assertThat(json.get("total").get("requests").asLong()).isEqualTo(5);
     assertThat(json.get("total").get("seconds_charged").asDouble()).isEqualTo(7.5);
   }
 
@@ -127,7 +160,7 @@ class UsageCommandTest {
 
     // Half a year later, both days are older than the default retention of 90 days.
     try (DurableLedger ledger = ledgerAt(Instant.parse("2027-06-01T00:00:00Z"))) {
-      assertThat(ledger.rollUpUsage().usageRows()).isEqualTo(5);
+      assertThat(ledger.rollUpUsage().usageRows()).isEqualTo(6);
       assertThat(ledger.rollUpUsage().usageRows()).isZero();
     }
 

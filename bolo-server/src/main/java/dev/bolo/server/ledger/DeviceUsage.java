@@ -5,10 +5,16 @@ import java.util.Objects;
 /**
  * One device's usage over a {@link UsageQuery}.
  *
+ * <p>Every request is one of three: {@link #transcribed()} by its own work, one of the {@code
+ * replays}, or {@code failed}; the three add up to {@code requests}.
+ *
  * @param device the device's name
  * @param requests answered transcription requests
- * @param uniqueNotes distinct pieces of work (audio with its settings) answered with a transcript
- * @param replays requests answered from earlier or in-flight work
+ * @param uniqueNotes distinct pieces of work (audio with its settings) answered with a transcript:
+ *     a count of notes, not of requests (a note transcribed again after its replay time is one)
+ * @param replays requests answered from earlier or in-flight work, whatever that work ended in
+ * @param failed requests whose own work ended in an error (the engine refused the note or failed)
+ *     instead of a transcript
  * @param chargedMillis audio charged: successful work that was not a replay
  * @param savedMillis audio not charged because of de-duplication: successful replays
  */
@@ -17,11 +23,17 @@ public record DeviceUsage(
     long requests,
     long uniqueNotes,
     long replays,
+    long failed,
     long chargedMillis,
     long savedMillis) {
 
   public DeviceUsage {
     Objects.requireNonNull(device, "device");
+  }
+
+  /** Requests transcribed by their own work: neither a replay nor failed. */
+  public long transcribed() {
+    return requests - replays - failed;
   }
 
   /** Replays per request, 0 when there were no requests. */
@@ -36,6 +48,7 @@ public record DeviceUsage(
         requests + other.requests,
         uniqueNotes + other.uniqueNotes,
         replays + other.replays,
+        failed + other.failed,
         chargedMillis + other.chargedMillis,
         savedMillis + other.savedMillis);
   }

@@ -33,25 +33,30 @@ final class JdbcUsageReport implements UsageReport {
     String forDevice = device != null ? " AND device_name = ?" : "";
     // Charged: what the ledger charged, one row per charged work, so the report agrees with the
     // devices' charge exactly. Saved: successful replays, which the de-duplication answered
-    // without charging or calling the engine. Unique notes: the distinct notes still in the log,
-    // plus those of rolled-up days that were not answered again on a later day.
+    // without charging or calling the engine. Failed: requests whose own work ended in an error;
+    // with the replays and those transcribed by their own work, every request is counted once.
+    // Unique notes: the distinct notes still in the log, plus those of rolled-up days that were not
+    // answered again on a later day.
     String sql =
-        "SELECT device_name, SUM(requests), SUM(notes), SUM(replays), SUM(charged), SUM(saved)"
+        "SELECT device_name, SUM(requests), SUM(notes), SUM(replays), SUM(failed),"
+            + " SUM(charged), SUM(saved)"
             + " FROM (SELECT device_name, COUNT(*) AS requests,"
             + " COUNT(DISTINCT CASE WHEN outcome = 'ok' THEN work_key END) AS notes,"
-            + " SUM(CASE WHEN replayed = 1 THEN 1 ELSE 0 END) AS replays, 0 AS charged,"
+            + " SUM(CASE WHEN replayed = 1 THEN 1 ELSE 0 END) AS replays,"
+            + " SUM(CASE WHEN replayed = 0 AND outcome <> 'ok' THEN 1 ELSE 0 END) AS failed,"
+            + " 0 AS charged,"
             + " SUM(CASE WHEN replayed = 1 AND outcome = 'ok' THEN audio_ms ELSE 0 END) AS saved"
             + " FROM usage_log WHERE 1 = 1"
             + forDevice
             + (since != null ? " AND answered_at >= ?" : "")
             + " GROUP BY device_name"
-            + " UNION ALL SELECT device_name, 0, 0, 0, SUM(audio_ms), 0 FROM work_charges"
+            + " UNION ALL SELECT device_name, 0, 0, 0, 0, SUM(audio_ms), 0 FROM work_charges"
             + " WHERE 1 = 1"
             + forDevice
             + (since != null ? " AND charged_at >= ?" : "")
             + " GROUP BY device_name"
-            + " UNION ALL SELECT device_name, requests, unique_notes, replays, charged_ms, saved_ms"
-            + " FROM usage_daily WHERE 1 = 1"
+            + " UNION ALL SELECT device_name, requests, unique_notes, replays, failed, charged_ms,"
+            + " saved_ms FROM usage_daily WHERE 1 = 1"
             + forDevice
             + (since != null ? " AND utc_day >= ?" : "")
             + ") usage_rows GROUP BY device_name HAVING SUM(requests) > 0 ORDER BY device_name";
@@ -83,7 +88,8 @@ final class JdbcUsageReport implements UsageReport {
                         r.getLong(3),
                         r.getLong(4),
                         r.getLong(5),
-                        r.getLong(6)));
+                        r.getLong(6),
+                        r.getLong(7)));
               }
             }
           }

@@ -220,7 +220,8 @@ final class UsageRollUp {
       long replays,
       long charged,
       long saved,
-      long joined) {}
+      long joined,
+      long failed) {}
 
   /**
    * The slice's totals per device, counted as {@link JdbcUsageReport} counts the log. A note counts
@@ -234,15 +235,16 @@ final class UsageRollUp {
     try (PreparedStatement s =
         c.prepareStatement(
             "SELECT device_name, SUM(requests), SUM(notes), SUM(replays), SUM(charged),"
-                + " SUM(saved), SUM(joined) FROM ("
+                + " SUM(saved), SUM(joined), SUM(failed) FROM ("
                 + "SELECT device_name, COUNT(*) AS requests, 0 AS notes,"
                 + " SUM(CASE WHEN replayed = 1 THEN 1 ELSE 0 END) AS replays, 0 AS charged,"
                 + " SUM(CASE WHEN replayed = 1 AND outcome = 'ok' THEN audio_ms ELSE 0 END) AS saved,"
-                + " SUM(CASE WHEN replayed = 1 AND joined = 1 THEN 1 ELSE 0 END) AS joined"
+                + " SUM(CASE WHEN replayed = 1 AND joined = 1 THEN 1 ELSE 0 END) AS joined,"
+                + " SUM(CASE WHEN replayed = 0 AND outcome <> 'ok' THEN 1 ELSE 0 END) AS failed"
                 + " FROM usage_log WHERE "
                 + usage
                 + " GROUP BY device_name"
-                + " UNION ALL SELECT k.device_name, 0, COUNT(*), 0, 0, 0, 0 FROM"
+                + " UNION ALL SELECT k.device_name, 0, COUNT(*), 0, 0, 0, 0, 0 FROM"
                 + " (SELECT DISTINCT device_name, work_key FROM usage_log WHERE outcome = 'ok'"
                 + " AND "
                 + usage
@@ -250,7 +252,7 @@ final class UsageRollUp {
                 + " WHERE later.device_name = k.device_name AND later.work_key = k.work_key"
                 + " AND later.outcome = 'ok' AND later.answered_at >= ?)"
                 + " GROUP BY k.device_name"
-                + " UNION ALL SELECT device_name, 0, 0, 0, SUM(audio_ms), 0, 0 FROM work_charges"
+                + " UNION ALL SELECT device_name, 0, 0, 0, SUM(audio_ms), 0, 0, 0 FROM work_charges"
                 + " WHERE "
                 + charged
                 + " GROUP BY device_name"
@@ -276,7 +278,8 @@ final class UsageRollUp {
                   r.getLong(4),
                   r.getLong(5),
                   r.getLong(6),
-                  r.getLong(7)));
+                  r.getLong(7),
+                  r.getLong(8)));
         }
       }
       return totals;
@@ -292,15 +295,16 @@ final class UsageRollUp {
         c,
         "INSERT INTO usage_daily"
             + " (device_name, utc_day, requests, unique_notes, replays, charged_ms, saved_ms,"
-            + " joined_replays)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            + " joined_replays, failed)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             + " ON CONFLICT (device_name, utc_day) DO UPDATE SET"
             + " requests = usage_daily.requests + excluded.requests,"
             + " unique_notes = usage_daily.unique_notes + excluded.unique_notes,"
             + " replays = usage_daily.replays + excluded.replays,"
             + " charged_ms = usage_daily.charged_ms + excluded.charged_ms,"
             + " saved_ms = usage_daily.saved_ms + excluded.saved_ms,"
-            + " joined_replays = usage_daily.joined_replays + excluded.joined_replays",
+            + " joined_replays = usage_daily.joined_replays + excluded.joined_replays,"
+            + " failed = usage_daily.failed + excluded.failed",
         t.device(),
         utcDay,
         t.requests(),
@@ -308,7 +312,8 @@ final class UsageRollUp {
         t.replays(),
         t.charged(),
         t.saved(),
-        t.joined());
+        t.joined(),
+        t.failed());
   }
 
   private void markRolledBefore(long before) {

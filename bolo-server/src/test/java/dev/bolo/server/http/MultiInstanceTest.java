@@ -118,7 +118,8 @@ class MultiInstanceTest {
     try (DurableLedger ledger = cluster.openLedger()) {
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(1500);
       assertThat(usage(ledger, "alpha", copies))
-          .isEqualTo(new DeviceUsage("alpha", copies, 1, copies - 1, 1500, (copies - 1) * 1500L));
+          .isEqualTo(
+              new DeviceUsage("alpha", copies, 1, copies - 1, 0, 1500, (copies - 1) * 1500L));
     }
   }
 

@@ -613,14 +613,19 @@ abstract class LedgerContractTest {
     ledger.record(usage("phone", note1, 10_000, true, "ok"));
     ledger.record(usage("phone", note2, 4_000, false, "ok"));
     ledger.record(usage("phone", note3, 3_000, false, "upstream_error"));
+    // A copy that joined the failed call: a replay, of work that failed.
+    ledger.record(usage("phone", note3, 3_000, true, "upstream_error"));
     ledger.record(usage("tablet", note1, 2_000, false, "ok"));
 
     assertThat(ledger.usage(UsageQuery.all()))
         .containsExactly(
-            new DeviceUsage("phone", 5, 2, 2, 14_000, 20_000),
-            new DeviceUsage("tablet", 1, 1, 0, 2_000, 0));
-    assertThat(ledger.usage(new UsageQuery("phone", null)).getFirst().redundancyRate())
-        .isEqualTo(0.4);
+            new DeviceUsage("phone", 6, 2, 3, 1, 14_000, 20_000),
+            new DeviceUsage("tablet", 1, 1, 0, 0, 2_000, 0));
+    DeviceUsage phone = ledger.usage(new UsageQuery("phone", null)).getFirst();
+    assertThat(phone.redundancyRate()).isEqualTo(0.5);
+    // Every request in one column: its own work's transcript, a replay, or its own work failed.
+    assertThat(phone.transcribed()).isEqualTo(2);
+    assertThat(phone.transcribed() + phone.replays() + phone.failed()).isEqualTo(phone.requests());
   }
 
   @Test
@@ -635,9 +640,9 @@ abstract class LedgerContractTest {
     ledger.record(usage("tablet", NOTE_HASH, 1_000, false, "ok"));
 
     assertThat(ledger.usage(new UsageQuery("phone", since)))
-        .containsExactly(new DeviceUsage("phone", 1, 1, 1, 0, 1_000));
+        .containsExactly(new DeviceUsage("phone", 1, 1, 1, 0, 0, 1_000));
     assertThat(ledger.usage(new UsageQuery("phone", null)))
-        .containsExactly(new DeviceUsage("phone", 2, 1, 1, 1_000, 1_000));
+        .containsExactly(new DeviceUsage("phone", 2, 1, 1, 0, 1_000, 1_000));
     assertThat(ledger.usage(new UsageQuery("nobody", null))).isEmpty();
   }
 
@@ -711,7 +716,7 @@ abstract class LedgerContractTest {
         .asInstanceOf(type(Reservation.Exhausted.class))
         .returns(5_000L, Reservation.Exhausted::remainingMillis);
     assertThat(after.usage(UsageQuery.all()))
-        .containsExactly(new DeviceUsage("phone", 1, 1, 0, 15_000, 0));
+        .containsExactly(new DeviceUsage("phone", 1, 1, 0, 0, 15_000, 0));
   }
 
   @Test

@@ -213,6 +213,8 @@ abstract class UsageRetentionContractTest {
     // The seed answers notes again on later days: counting them per day would differ.
     DeviceUsage phone = ledger.usage(new UsageQuery("phone", null)).getFirst();
     assertThat(phone.uniqueNotes()).isLessThan(phone.requests() - phone.replays());
+    // The failures of the rolled-up days are kept apart from the transcripts too.
+    assertThat(phone.failed()).isPositive();
   }
 
   @Test

@@ -73,7 +73,7 @@ public final class LedgerProbe implements AutoCloseable {
     beforeUsage.run();
     return ledger.usage(new UsageQuery(name, null)).stream()
         .findFirst()
-        .orElse(new DeviceUsage(name, 0, 0, 0, 0, 0));
+        .orElse(new DeviceUsage(name, 0, 0, 0, 0, 0, 0));
   }
 
   @Override
