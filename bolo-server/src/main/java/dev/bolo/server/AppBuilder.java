@@ -92,7 +92,10 @@ public final class AppBuilder {
     return this;
   }
 
-  /** Elapsed nanoseconds for leases, the replay TTL, rate limits, charge retries and the drain. */
+  /**
+   * Elapsed nanoseconds for leases, the replay TTL, rate limits, charge retries, the drain, an
+   * engine call's latency and the routes' deadlines and circuit breakers.
+   */
   public AppBuilder ticker(LongSupplier ticker) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     return this;
@@ -310,7 +313,7 @@ public final class AppBuilder {
 
   private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {
     return Engines.create(
-        config, AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers));
+        config, AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers), ticker);
   }
 
   private DedupStore createStore() {
