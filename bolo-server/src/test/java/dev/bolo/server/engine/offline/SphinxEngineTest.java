@@ -9,6 +9,7 @@ import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.upload.AudioContent;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -450,12 +451,11 @@ class SphinxEngineTest {
     return result;
   }
 
-  private static void awaitQueued(SphinxEngine engine, int count) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (engine.queuedPieces() < count) {
-      assertThat(System.nanoTime()).as("%d notes queued in time", count).isLessThan(deadline);
-      Thread.onSpinWait();
-    }
+  private static void awaitQueued(SphinxEngine engine, int count) throws InterruptedException {
+    Await.until(
+        WAIT,
+        () -> engine.queuedPieces() >= count,
+        () -> engine.queuedPieces() + " notes queued, not " + count);
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {
