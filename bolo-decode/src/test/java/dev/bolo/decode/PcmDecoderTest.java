@@ -71,13 +71,11 @@ class PcmDecoderTest {
     byte[] wav =
         bytes(
             "/dev/bolo/decode/PcmDecoderFuzzTestInputs/everyNoteDecodesToTheSameSamplesTwiceOrIsUndecodable/timeout-a-wav-declaring-a-sample-rate-of-half-a-gigahertz");
-    long started = System.nanoTime();
 
+    // Refused from its header, before any sample is resampled: the message names the bounds.
     assertThatThrownBy(() -> decode(wav))
         .isInstanceOf(UndecodableAudioException.class)
-        .hasMessageContaining("536886912 Hz");
-    assertThat(java.time.Duration.ofNanos(System.nanoTime() - started))
-        .isLessThan(java.time.Duration.ofSeconds(1));
+        .hasMessageContaining("536886912 Hz; notes have 1 to");
   }
 
   @Test
