@@ -12,7 +12,12 @@ final class FfmpegError {
   /** FFmpeg's own text for {@code code}, with the code. */
   static String describe(int code) {
     try (BytePointer text = new BytePointer(256)) {
-      String words = av_strerror(code, text, 256) == 0 ? text.getString() : "unknown error";
+      // The sentence ends at its NUL: getString() alone reads to the buffer's limit, and the rest
+      // of a fresh native buffer is whatever memory held before (a client would read it).
+      String words =
+          av_strerror(code, text, 256) == 0
+              ? text.limit(BytePointer.strlen(text)).getString()
+              : "unknown error";
       return words + " (" + code + ")";
     }
   }

@@ -66,6 +66,20 @@ class PcmDecoderTest {
   }
 
   @Test
+  void theReasonIsFfmpegsSentenceAndNothingOfTheBufferAfterIt() {
+    byte[] text =
+        "not a voice note".repeat(40).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    // The reason reaches the client: whatever lay in FFmpeg's text buffer past its sentence must
+    // not, and bytes past a NUL are just that.
+    assertThatThrownBy(() -> decode(text))
+        .isInstanceOf(UndecodableAudioException.class)
+        .hasMessage(
+            "not a recognised audio container: Invalid data found when processing input"
+                + " (-1094995529)");
+  }
+
+  @Test
   void aWavDeclaringAnAbsurdSampleRateIsUndecodableAtOnce() throws IOException {
     // Found by fuzzing: 92 bytes of 8-bit samples at 536,886,912 Hz took seconds to resample.
     byte[] wav =

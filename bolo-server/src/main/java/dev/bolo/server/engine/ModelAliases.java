@@ -96,4 +96,21 @@ public record ModelAliases(Map<String, String> byAlias) {
         });
     return aliases;
   }
+
+  /**
+   * Every name {@code models} may be asked for by, for a refusal that says what is accepted: each
+   * model followed by its aliases, as {@code sphinx4-en-us (also asked for as whisper-1,
+   * gpt-4o-transcribe)}.
+   */
+  public String namesOf(List<String> models) {
+    List<String> named = new ArrayList<>();
+    for (String model : models) {
+      List<String> aliases = aliasesOf(model);
+      named.add(
+          aliases.isEmpty()
+              ? model
+              : model + " (also asked for as " + String.join(", ", aliases) + ")");
+    }
+    return String.join(", ", named);
+  }
 }

@@ -215,16 +215,18 @@ public record Settings(
    * operator's key.
    *
    * @param allowed the offered models
-   * @throws InvalidSettingException of kind {@code NOT_OFFERED} naming the offered models
+   * @param aliases other names of the offered models, named in the refusal too
+   * @throws InvalidSettingException of kind {@code NOT_OFFERED} naming the offered models and their
+   *     aliases
    */
-  public void requireModelIn(List<String> allowed) {
+  public void requireModelIn(List<String> allowed, ModelAliases aliases) {
     if (!allowed.contains(model)) {
       throw new InvalidSettingException(
           "model",
           "model '"
               + (model.length() > 64 ? model.substring(0, 64) + "…" : model)
               + "' is not offered here; allowed: "
-              + String.join(", ", allowed),
+              + aliases.namesOf(allowed),
           InvalidSettingException.Kind.NOT_OFFERED);
     }
   }

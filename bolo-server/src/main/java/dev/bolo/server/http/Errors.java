@@ -223,15 +223,18 @@ final class Errors {
         "no finished transcript of this note with these settings for this device; upload it");
   }
 
-  /** 404 {@code model_not_found}: {@code id} is not among the models this gateway offers. */
-  static ApiError modelNotOffered(String id, java.util.List<String> allowed) {
+  /**
+   * 404 {@code model_not_found}: {@code id} is not among the models this gateway offers, which the
+   * message names by every name they are accepted under ({@code allowed}).
+   */
+  static ApiError modelNotOffered(String id, String allowed) {
     return new ApiError(
         404,
         "model_not_found",
         "model '"
             + (id.length() > 64 ? id.substring(0, 64) + "…" : id)
             + "' is not offered here; allowed: "
-            + String.join(", ", allowed),
+            + allowed,
         "model",
         null);
   }

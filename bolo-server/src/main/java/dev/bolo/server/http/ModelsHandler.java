@@ -3,6 +3,7 @@ package dev.bolo.server.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.transcription.Transcriber;
 import io.javalin.http.Context;
 import java.util.List;
@@ -54,9 +55,10 @@ final class ModelsHandler {
     }
     String id = ctx.pathParam("model");
     List<String> allowed = transcriber.allowedModels();
-    String model = transcriber.modelAliases().resolve(id);
+    ModelAliases aliases = transcriber.modelAliases();
+    String model = aliases.resolve(id);
     if (!allowed.contains(model)) {
-      ErrorWriter.write(ctx, Dialect.OPENAI, Errors.modelNotOffered(id, allowed));
+      ErrorWriter.write(ctx, Dialect.OPENAI, Errors.modelNotOffered(id, aliases.namesOf(allowed)));
       return;
     }
     ctx.status(200)

@@ -61,7 +61,7 @@ final class NoteSettings {
    */
   Settings offered(Task task, SettingFields fields) {
     Settings settings = of(task, fields);
-    settings.requireModelIn(allowedModels);
+    settings.requireModelIn(allowedModels, aliases);
     settings.requireLanguageIn(engine.languages(), engine.name());
     return settings;
   }

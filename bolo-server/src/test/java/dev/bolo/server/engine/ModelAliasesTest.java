@@ -37,4 +37,13 @@ class ModelAliasesTest {
         .hasMessage("a model cannot be an alias of itself: a");
     assertThat(ModelAliases.parse(" ").byAlias()).isEmpty();
   }
+
+  @Test
+  void theNamesOfModelsFollowEachModelWithItsAliases() {
+    ModelAliases aliases = ModelAliases.parse("whisper-1=large-v3,fast=turbo,quick=turbo,x=gone");
+
+    assertThat(aliases.namesOf(List.of("large-v3", "turbo", "small")))
+        .isEqualTo(
+            "large-v3 (also asked for as whisper-1), turbo (also asked for as fast, quick), small");
+  }
 }

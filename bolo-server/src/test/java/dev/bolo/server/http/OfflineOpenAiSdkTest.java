@@ -101,4 +101,51 @@ class OfflineOpenAiSdkTest {
         .containsExactly(
             "sphinx4-en-us", "whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe");
   }
+
+  @Test
+  void aModelNotOfferedIsRefusedWithEveryNameThatIsAcceptedOnBothEndpoints() throws IOException {
+    Gateway gateway = offline.gateway();
+    byte[] note = SampleNotes.named("groceries").bytes();
+    String accepted =
+        "allowed: sphinx4-en-us (also asked for as whisper-1, gpt-4o-transcribe,"
+            + " gpt-4o-mini-transcribe)";
+
+    Gateway.Reply nativeReply =
+        gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note, "model", "whisper-large-v3"));
+    Gateway.Reply openAiReply =
+        gateway.send(
+            Gateway.openAiUploadRequest(
+                gateway.url("/v1/audio/transcriptions"),
+                Gateway.TOKEN_A,
+                note,
+                "model",
+                "whisper-large-v3"));
+
+    assertThat(nativeReply.status()).isEqualTo(422);
+    assertThat(nativeReply.body())
+        .contains("\"code\":\"invalid_parameter\"")
+        .contains("model 'whisper-large-v3' is not offered here; " + accepted);
+    assertThat(openAiReply.status()).isEqualTo(422);
+    assertThat(openAiReply.body())
+        .contains("\"code\":\"invalid_parameter\"")
+        .contains("model 'whisper-large-v3' is not offered here; " + accepted);
+  }
+
+  @Test
+  void aModelLookedUpThatIsNotOfferedNamesEveryNameThatIsAccepted() throws IOException {
+    Gateway gateway = offline.gateway();
+
+    Gateway.Reply reply =
+        gateway.send(
+            new okhttp3.Request.Builder()
+                .url(gateway.url("/v1/models/whisper-large-v3"))
+                .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+                .build());
+
+    assertThat(reply.status()).isEqualTo(404);
+    assertThat(reply.body())
+        .contains(
+            "allowed: sphinx4-en-us (also asked for as whisper-1, gpt-4o-transcribe,"
+                + " gpt-4o-mini-transcribe)");
+  }
 }

@@ -167,6 +167,18 @@ public final class Browser implements AutoCloseable {
    * @return the file in {@link #SCREENSHOTS}
    */
   public Path pageScreenshot(String name, int width, boolean mobile) {
+    return screenshot(name, width, mobile, true);
+  }
+
+  /**
+   * The whole open page at {@code width} CSS pixels, as {@code NAME.png} in {@link #SCREENSHOTS}
+   * only: a picture for the person who reads a test's result, never one of the documentation's.
+   */
+  public Path buildScreenshot(String name, int width, boolean mobile) {
+    return screenshot(name, width, mobile, false);
+  }
+
+  private Path screenshot(String name, int width, boolean mobile, boolean forDocs) {
     emulate(width, 800, mobile);
     try {
       Object measured = driver.executeScript("return document.documentElement.scrollHeight");
@@ -177,7 +189,7 @@ public final class Browser implements AutoCloseable {
       Files.createDirectories(SCREENSHOTS);
       Files.write(file, png);
       String docs = System.getProperty(SCREENSHOTS_PROPERTY);
-      if (docs != null && !docs.isBlank()) {
+      if (forDocs && docs != null && !docs.isBlank()) {
         // Tests run in the module's folder; the property names a folder of the repository.
         Path folder = Path.of("..").resolve(docs.strip());
         Files.createDirectories(folder);
@@ -214,6 +226,106 @@ public final class Browser implements AutoCloseable {
     }
     return answer;
   }
+
+  /**
+   * What the open page cuts off or leaves blank, as it is laid out now, one line per fault: text
+   * that runs past a box that does not scroll (the innermost such box), a box off the left or right
+   * edge of the screen outside a scrolling box, an SVG text outside its picture's {@code viewBox},
+   * and an empty box (no text, no picture, no field, no background or border of its own) that still
+   * holds a line's room. What a page hides on purpose (a {@code clip-path}, as a table's header is
+   * hidden at phone width) is not looked at. Empty when nothing is cut off.
+   */
+  public List<String> cutOff() {
+    List<String> faults = new ArrayList<>();
+    for (Object fault : (List<?>) script(CUT_OFF_SCRIPT)) {
+      faults.add(String.valueOf(fault));
+    }
+    return faults;
+  }
+
+  /** {@link #cutOff}'s look at the page; one pass over every element. */
+  private static final String CUT_OFF_SCRIPT =
+      """
+      const faults = [];
+      const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+        + (typeof e.className === 'string' && e.className.trim()
+          ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
+      const style = (e) => getComputedStyle(e);
+      const hiddenOnPurpose = (e) => {
+        for (let a = e; a; a = a.parentElement) {
+          if (style(a).clipPath !== 'none') return true;
+        }
+        return false;
+      };
+      const scrolls = (e) => ['auto', 'scroll'].includes(style(e).overflowX);
+      const inScroller = (e) => {
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+          if (scrolls(a)) return true;
+        }
+        return false;
+      };
+      const fields = ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'IMG', 'OUTPUT'];
+      const shown = [...document.body.querySelectorAll('*')].filter((e) =>
+        !(e instanceof SVGElement && e.tagName.toLowerCase() !== 'svg')
+        && e.getClientRects().length > 0 && style(e).visibility !== 'hidden'
+        && !hiddenOnPurpose(e));
+      const overflowing = shown.filter((e) => !fields.includes(e.tagName)
+        && !scrolls(e) && style(e).display !== 'inline' && e.clientWidth > 0
+        && e.scrollWidth > e.clientWidth + 1);
+      for (const e of overflowing) {
+        if (!overflowing.some((inner) => inner !== e && e.contains(inner))) {
+          faults.push(name(e) + ': its content is ' + e.scrollWidth + ' px wide in a box of '
+            + e.clientWidth + ' px that does not scroll: "'
+            + e.textContent.trim().slice(0, 60) + '"');
+        }
+      }
+      for (const e of shown) {
+        const r = e.getBoundingClientRect();
+        if (r.width > 0 && (r.left < -1 || r.right > window.innerWidth + 1) && !inScroller(e)) {
+          faults.push(name(e) + ': off the screen at ' + Math.round(r.left) + '..'
+            + Math.round(r.right) + ' of ' + window.innerWidth + ' px');
+        }
+      }
+      for (const text of document.querySelectorAll('svg text')) {
+        const box = text.getBBox();
+        const view = text.ownerSVGElement.viewBox.baseVal;
+        if (text.getClientRects().length > 0 && view && view.width > 0
+          && (box.x < view.x - 0.5 || box.x + box.width > view.x + view.width + 0.5
+            || box.y < view.y - 0.5 || box.y + box.height > view.y + view.height + 0.5)) {
+          faults.push(name(text.ownerSVGElement) + ': the text "' + text.textContent
+            + '" lies at ' + Math.round(box.x) + '..' + Math.round(box.x + box.width)
+            + ' outside its picture, 0..' + Math.round(view.width));
+        }
+      }
+      for (const e of shown) {
+        const s = style(e);
+        const own = s.backgroundColor !== 'rgba(0, 0, 0, 0)' || s.borderTopWidth !== '0px'
+          || s.backgroundImage !== 'none';
+        const r = e.getBoundingClientRect();
+        if (!['block', 'flex', 'grid'].includes(s.display) || own || r.height <= 2
+          || e.textContent.trim() !== '' || fields.includes(e.tagName)
+          || e.querySelector('svg, img, input, select, textarea, button, output, canvas')) {
+          continue;
+        }
+        faults.push(name(e) + ': empty, and holds ' + Math.round(r.height) + ' px of room');
+      }
+      for (const box of shown) {
+        const s = style(box);
+        const own = s.backgroundColor !== 'rgba(0, 0, 0, 0)' || s.borderTopWidth !== '0px';
+        const first = [...box.children].find((c) => shown.includes(c)
+          && !['absolute', 'fixed'].includes(style(c).position));
+        if (!own || !first || fields.includes(box.tagName) || box instanceof SVGElement) {
+          continue;
+        }
+        const gap = first.getBoundingClientRect().top - box.getBoundingClientRect().top
+          - parseFloat(s.borderTopWidth) - parseFloat(s.paddingTop);
+        if (gap > 2) {
+          faults.push(name(box) + ': ' + Math.round(gap) + ' px blank above its first part, '
+            + name(first));
+        }
+      }
+      return faults;
+      """;
 
   /** What the page wrote to its console, or the browser reported for it, since the last call. */
   public List<String> consoleMessages() {

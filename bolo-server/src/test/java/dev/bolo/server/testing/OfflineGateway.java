@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import okhttp3.Request;
 import org.jspecify.annotations.Nullable;
@@ -25,21 +26,28 @@ public final class OfflineGateway implements BeforeAllCallback, AfterAllCallback
   /** Loading the model takes a few seconds alone, far longer on a busy machine. */
   private static final Duration MODEL_LOAD = Duration.ofMinutes(2);
 
+  private final Map<String, String> extra;
   private @Nullable Path dataDir;
   private @Nullable Gateway gateway;
+
+  /** A gateway on its defaults. */
+  public OfflineGateway() {
+    this(Map.of());
+  }
+
+  /** A gateway on its defaults but for {@code extra}, variables a class sets to reach a limit. */
+  public OfflineGateway(Map<String, String> extra) {
+    this.extra = Map.copyOf(extra);
+  }
 
   @Override
   public void beforeAll(ExtensionContext context) throws IOException, InterruptedException {
     dataDir = Files.createTempDirectory("bolo-offline-");
-    gateway =
-        Gateway.withEnvironment(
-            Map.of(
-                "BOLO_PORT",
-                "0",
-                "BOLO_DATA_DIR",
-                dataDir.toString(),
-                "BOLO_DEVICE_TOKENS",
-                "alpha=" + Gateway.TOKEN_A));
+    Map<String, String> env = new HashMap<>(extra);
+    env.put("BOLO_PORT", "0");
+    env.put("BOLO_DATA_DIR", dataDir.toString());
+    env.put("BOLO_DEVICE_TOKENS", "alpha=" + Gateway.TOKEN_A);
+    gateway = Gateway.withEnvironment(env);
     Gateway started = gateway;
     Await.until(MODEL_LOAD, "the offline model loaded", () -> isReady(started));
   }

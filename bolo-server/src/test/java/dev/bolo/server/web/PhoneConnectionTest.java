@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
@@ -33,6 +34,10 @@ class PhoneConnectionTest {
 
   private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
   private static final Path NOTE = Path.of("..", "samples", "notes", "groceries.wav");
+  private static final Path GUIDE = Path.of("..", "docs", "connect-a-phone.md");
+
+  /** The guide's text before its first section. */
+  private static final Pattern GUIDE_OPENING = Pattern.compile("(?s)\\A(.*?)\n## ");
 
   @RegisterExtension
   final OpenAiGateway fixture =
@@ -115,6 +120,40 @@ class PhoneConnectionTest {
       phone.await().until(d -> phone.text("status").contains("Ready"));
       assertThat(phone.byId("token").getDomProperty("value")).isEqualTo(token);
     }
+  }
+
+  /**
+   * Over plain HTTP from another machine (no {@code --tls}), the page cannot record, and says so as
+   * soon as it loads, before anyone presses Record; connect-a-phone.md's opening says what the page
+   * shows there, in the page's own words.
+   */
+  @Test
+  void overPlainHttpOnTheLanThePageSaysAtOnceThatItCannotRecordAsTheGuideSays() throws Exception {
+    List<InetAddress> lan = LanAddresses.current();
+    assertThat(lan)
+        .as(
+            "this machine has no LAN address to open the page at; give it one (a LAN or dummy interface)")
+        .isNotEmpty();
+    Gateway gateway = fixture.start(Map.of("BOLO_HOST", "0.0.0.0", "BOLO_TLS", "off"));
+    String page =
+        "http://" + LanAddresses.urlHost(lan.getFirst()) + ":" + gateway.app().port() + "/";
+    String shown;
+    try (Browser phone = Browser.start()) {
+      phone.open(page);
+      phone.await().until(d -> !phone.text("status").isBlank());
+
+      assertThat(phone.script("return window.isSecureContext")).isEqualTo(false);
+      shown = phone.text("status");
+      assertThat(state(phone)).as(shown).isEqualTo("error");
+      assertThat(shown).startsWith("This browser records only from a page opened over HTTPS");
+    }
+    String opening =
+        GUIDE_OPENING.matcher(Files.readString(GUIDE)).results().findFirst().orElseThrow().group(1);
+    String firstSentence = shown.substring(0, shown.indexOf(". ") + 1);
+    assertThat(opening.replaceAll("\\s+", " "))
+        .as("connect-a-phone.md's opening")
+        .contains(firstSentence.substring(0, firstSentence.length() - 1))
+        .doesNotContain("Ready");
   }
 
   /** Signs in, adds the device {@code name} and returns its token, as the dashboard shows it. */

@@ -11,6 +11,7 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
   const USAGE_EVERY_MS = 30000;
   const SVG = 'http://www.w3.org/2000/svg';
   // Margins in CSS pixels: the chart's coordinates are its size on screen, so text keeps its size.
+  // The left one is the least: a wider largest figure on the axis widens it.
   const CHART = { height: 220, left: 48, right: 8, top: 12, bottom: 28 };
 
   const $ = (id) => document.getElementById(id);
@@ -273,23 +274,36 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
     return element;
   }
 
+  // How wide the chart draws a tick's text, in its pixels: measured where it is shown, estimated
+  // (an average glyph of 11 px type) where it is not laid out.
+  function tickWidth(chart, text) {
+    const probe = svg('text', { class: 'tick', x: 0, y: 0 }, text);
+    chart.appendChild(probe);
+    const measured = probe.getComputedTextLength();
+    probe.remove();
+    return measured > 0 ? measured : text.length * 7;
+  }
+
   // Stacked bars, one group per bucket, drawn from the JSON: each part is [class, value, label].
   function drawBars(chart, buckets, parts, range, unit) {
     const width = Math.max(280, Math.round(chart.getBoundingClientRect().width) || 640);
     chart.setAttribute('viewBox', '0 0 ' + width + ' ' + CHART.height);
-    const plotWidth = width - CHART.left - CHART.right;
-    const plotHeight = CHART.height - CHART.top - CHART.bottom;
     const totals = buckets.map((b) => parts(b).reduce((sum, p) => sum + p[1], 0));
     const max = Math.max(1, ...totals);
+    const maxLabel = formatMax(max, unit);
+    // The axis's labels end 4 px left of the plot and start at least 4 px into the picture.
+    const left = Math.max(CHART.left, Math.ceil(tickWidth(chart, maxLabel)) + 8);
+    const plotWidth = width - left - CHART.right;
+    const plotHeight = CHART.height - CHART.top - CHART.bottom;
     const step = plotWidth / buckets.length;
     const nodes = [];
     nodes.push(svg('line', {
-      class: 'axis', x1: CHART.left, x2: width - CHART.right,
+      class: 'axis', x1: left, x2: width - CHART.right,
       y1: CHART.top + plotHeight, y2: CHART.top + plotHeight,
     }));
-    nodes.push(svg('text', { class: 'tick', x: CHART.left - 4, y: CHART.top + 8, 'text-anchor': 'end' },
-      formatMax(max, unit)));
-    nodes.push(svg('text', { class: 'tick', x: CHART.left - 4, y: CHART.top + plotHeight, 'text-anchor': 'end' }, '0'));
+    nodes.push(svg('text', { class: 'tick', x: left - 4, y: CHART.top + 8, 'text-anchor': 'end' },
+      maxLabel));
+    nodes.push(svg('text', { class: 'tick', x: left - 4, y: CHART.top + plotHeight, 'text-anchor': 'end' }, '0'));
     buckets.forEach((bucket, i) => {
       const group = svg('g', {
         class: 'bar',
@@ -308,7 +322,7 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
         y -= height;
         group.appendChild(svg('rect', {
           class: kind,
-          x: CHART.left + i * step + step * 0.1,
+          x: left + i * step + step * 0.1,
           y,
           width: Math.max(1, step * 0.8),
           height,
@@ -321,7 +335,7 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
     for (const i of [...new Set(labels)]) {
       nodes.push(svg('text', {
         class: 'tick',
-        x: CHART.left + i * step + step / 2,
+        x: left + i * step + step / 2,
         y: CHART.height - 8,
         'text-anchor': i === 0 ? 'start' : i === buckets.length - 1 ? 'end' : 'middle',
       }, timeLabel(buckets[i].start, range)));
