@@ -24,6 +24,9 @@ public final class Routes {
   /** How a client of a resumable upload tries again after the gate turned it away. */
   private static final String RESUME = "resume shortly";
 
+  /** How a client of a lookup or the model list asks again after the gate turned it away. */
+  private static final String ASK_AGAIN = "ask again shortly";
+
   private Routes() {}
 
   /** What the routes need from the composition root. */
@@ -65,7 +68,7 @@ public final class Routes {
         LookupHandler.PATH,
         RequestLog.around(
             gate.around(
-                "ask again shortly",
+                ASK_AGAIN,
                 new LookupHandler(services.transcriber().lookups(), services.timeouts()))));
     Map<String, Intake> openAi =
         Map.of(
@@ -84,9 +87,11 @@ public final class Routes {
                             services.reader(),
                             services.transcriber(),
                             services.timeouts())))));
-    ModelsHandler models = new ModelsHandler(gate, services.transcriber());
-    routes.get("/v1/models", models::list);
-    routes.get("/v1/models/{model}", models::one);
+    // Behind the gate like every device route: a device over its rate and a draining gateway are
+    // answered here as on the others.
+    ModelsHandler models = new ModelsHandler(services.transcriber());
+    routes.get("/v1/models", RequestLog.around(gate.around(ASK_AGAIN, models::list)));
+    routes.get("/v1/models/{model}", RequestLog.around(gate.around(ASK_AGAIN, models::one)));
     // 404, 405 and Javalin's other HTTP errors; an unwanted upload is drained like a refused one.
     UnroutedRequests unrouted = new UnroutedRequests(unreadBodyBytes);
     routes.exception(HttpResponseException.class, unrouted::handle);
