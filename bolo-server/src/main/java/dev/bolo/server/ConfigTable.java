@@ -18,7 +18,8 @@ public enum ConfigTable {
           + "([docs/connect-a-phone.md](connect-a-phone.md)); `./bolo serve --tls` sets it. "
           + "Unless `BOLO_TLS_CERT` is set, the gateway makes its own certificate authority once "
           + "(`tls/` under `BOLO_DATA_DIR`, keys 0600; phones install its certificate from "
-          + "`/ca.crt`) and a server certificate for `localhost`, the host name and the LAN "
+          + "`/ca.crt`; it lasts two years and may sign only for the names it was made for and "
+          + "the LAN ranges) and a server certificate for `localhost`, the host name and the LAN "
           + "addresses, and the names and addresses of `BOLO_TLS_NAMES` (the address a container "
           + "is reached at, say)",
       "`off`; none"),
