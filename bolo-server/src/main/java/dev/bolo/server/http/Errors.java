@@ -1,5 +1,6 @@
 package dev.bolo.server.http;
 
+import dev.bolo.server.engine.ClientText;
 import dev.bolo.server.transcription.NoteRefusal;
 import dev.bolo.server.upload.NoteSizes;
 import dev.bolo.server.upload.UploadResult;
@@ -197,7 +198,7 @@ final class Errors {
 
   /** 404 {@code not_found} for a path no route serves. */
   static ApiError noRoute(String method, String path) {
-    String shown = path.length() > 64 ? path.substring(0, 64) + "…" : path;
+    String shown = ClientText.shown(path, 64);
     String hint =
         path.equals("/admin") || path.startsWith("/admin/")
             ? " (the operator dashboard and its API answer only when the gateway runs with"
@@ -232,7 +233,7 @@ final class Errors {
         404,
         "model_not_found",
         "model '"
-            + (id.length() > 64 ? id.substring(0, 64) + "…" : id)
+            + ClientText.shown(id, 64)
             + "' is not offered here; allowed: "
             + allowed,
         "model",

@@ -1,8 +1,11 @@
 package dev.bolo.server.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
 import dev.bolo.server.tls.AuthorityCertificate;
+import dev.bolo.testkit.CleanText;
 import dev.bolo.testkit.FakeTicker;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -28,6 +31,8 @@ public final class Gateway implements AutoCloseable {
 
   public static final String TOKEN_A = "token-alpha-0123456789";
   public static final String TOKEN_B = "token-bravo-0123456789";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final App app;
   private final FakeTicker ticker = FakeTicker.atOneSecond();
@@ -189,16 +194,43 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
-  /** What {@code response} says: status, body and the headers a test reads. */
+  /**
+   * What {@code response} says: status, body and the headers a test reads. An error answer in
+   * either JSON shape must carry a clean message ({@link CleanText}): every test that reads a reply
+   * through here checks it, whatever else it is about.
+   */
   public static Reply replyOf(Response response) throws IOException {
-    return new Reply(
-        response.code(),
-        response.body().string(),
-        response.header("Idempotent-Replayed"),
-        response.header("Retry-After"),
-        response.header("X-Bolo-Request-Id"),
-        response.header("X-Bolo-Model"),
-        response.header("Content-Type"));
+    Reply reply =
+        new Reply(
+            response.code(),
+            response.body().string(),
+            response.header("Idempotent-Replayed"),
+            response.header("Retry-After"),
+            response.header("X-Bolo-Request-Id"),
+            response.header("X-Bolo-Model"),
+            response.header("Content-Type"));
+    checkErrorMessage(reply);
+    return reply;
+  }
+
+  /**
+   * Fails unless the message of an error answer, native ({@code "error": "…"}) or OpenAI's ({@code
+   * "error": {"message": "…", "param": …}}), is one line of printable text of bounded length.
+   */
+  public static void checkErrorMessage(Reply reply) throws IOException {
+    String type = reply.contentType();
+    if (reply.status() < 400 || type == null || !type.startsWith("application/json")) {
+      return;
+    }
+    JsonNode error = JSON.readTree(reply.body()).path("error");
+    if (error.isTextual()) {
+      CleanText.check(error.asText());
+    } else if (error.isObject()) {
+      CleanText.check(error.path("message").asText());
+      if (error.path("param").isTextual()) {
+        CleanText.check(error.path("param").asText());
+      }
+    }
   }
 
   /**
