@@ -11,6 +11,7 @@ import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.http.RequestAdmission;
 import dev.bolo.server.http.Routes;
+import dev.bolo.server.http.WrongTokens;
 import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
@@ -267,7 +268,8 @@ public final class AppBuilder {
             new ConnectionTimeouts(
                 config.listen().idleTimeout(), limits.uploads().rateWindow(), answerTimeout()),
             resumable,
-            phones);
+            phones,
+            WrongTokens.perMinute(limits.wrongTokensPerMinute(), ticker));
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     Javalin javalin =

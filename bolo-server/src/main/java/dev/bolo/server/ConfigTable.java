@@ -88,7 +88,10 @@ public enum ConfigTable {
       "`./bolo-data`"),
   DEVICE_TOKENS(
       "static devices, `name=token,name2=token2`, in addition to the ledger's; a name also "
-          + "enrolled with `bolo devices add` stops the start (exit 2)",
+          + "enrolled with `bolo devices add` stops the start (exit 2), and so does a token "
+          + "estimated under 128 bits from its length and the characters it uses (32 random hex "
+          + "digits or 22 random base64 characters are enough; `openssl rand -hex 24`), with a "
+          + "line naming the device, not the token",
       "—"),
   MAX_UPLOAD_BYTES(
       "largest note one `POST` takes, at most the spool budget (logged at start). A larger "
@@ -124,6 +127,14 @@ public enum ConfigTable {
       "requests per device per minute before 429 (`0` = off; with `BOLO_STORE=redis` "
           + "counted once for all instances)",
       "`0`"),
+  WRONG_TOKENS_PER_MINUTE(
+      "bearer tokens nobody owns (a device's or the admin's) one client address may send per "
+          + "minute; beyond them every token from that address is answered 429 `rate_limited` "
+          + "with `Retry-After` until its next minute, unknown ones without a database lookup, "
+          + "except a device token that was right from that address before. The address is the "
+          + "connection's (an IPv6 one by its /64), never `X-Forwarded-For`: behind a reverse "
+          + "proxy every client shares the proxy's. Counted on each instance",
+      "`10`"),
   UPSTREAM_TIMEOUT(
       "the engine deadline for one note: the first plus the note's length, capped at the "
           + "second. It covers connecting, sending, the first byte and the whole call, for every "

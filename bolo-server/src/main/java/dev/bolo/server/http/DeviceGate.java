@@ -6,6 +6,7 @@ import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.RateDecision;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * the gateway is not draining, with a known bearer token, within its device's rate limit, and the
  * handler finds its {@link Device} on the request ({@link #device}); otherwise the gate answers in
  * the path's {@link Dialect} (503 while draining or while the ledger cannot say, 401 without a
- * known token, 429 over the limit). Thread safe.
+ * known token, 429 over the limit or from an address out of wrong tokens, {@link WrongTokens}).
+ * Thread safe.
  */
 final class DeviceGate {
 
@@ -32,10 +34,12 @@ final class DeviceGate {
 
   private final Ledger ledger;
   private final InFlightRequests inFlight;
+  private final WrongTokens wrongTokens;
 
-  DeviceGate(Ledger ledger, InFlightRequests inFlight) {
+  DeviceGate(Ledger ledger, InFlightRequests inFlight, WrongTokens wrongTokens) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
+    this.wrongTokens = Objects.requireNonNull(wrongTokens, "wrongTokens");
   }
 
   /**
@@ -75,12 +79,18 @@ final class DeviceGate {
    * @throws LedgerException when the ledger cannot say
    */
   Optional<Device> bearerOf(Context ctx) {
+    String token = bearerToken(ctx);
+    return token == null ? Optional.empty() : ledger.authenticate(token);
+  }
+
+  /** The bearer token the request carries; null without one. */
+  static @Nullable String bearerToken(Context ctx) {
     String header = ctx.header("Authorization");
     if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
+      return null;
     }
     String token = header.substring(7).trim();
-    return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
+    return token.isEmpty() ? null : token;
   }
 
   /** One route behind the gate. */
@@ -106,20 +116,34 @@ final class DeviceGate {
         return;
       }
       try {
+        String token = bearerToken(ctx);
+        // Checked before anything else, so an unknown token learns nothing about uploads or hashes.
+        if (token == null) {
+          refuse(ctx, Errors.unauthorized());
+          return;
+        }
+        InetAddress client = WrongTokens.clientOf(ctx);
+        Duration untilNextGuess = wrongTokens.waitBefore(client, token);
+        // This address has sent too many wrong tokens: another guess learns nothing, costs nothing.
+        if (!untilNextGuess.isZero()) {
+          refuse(ctx, Errors.tooManyWrongTokens(untilNextGuess));
+          return;
+        }
         Optional<Device> device;
         try {
-          device = bearerOf(ctx);
+          device = ledger.authenticate(token);
         } catch (LedgerException e) {
           // The gateway's own fault: the client must try again, not give up on the note.
           log.warn("cannot authenticate: {}", e.getMessage());
           refuse(ctx, Errors.serverUnavailable("the device ledger is unavailable; " + again, null));
           return;
         }
-        // Checked before anything else, so an unknown token learns nothing about uploads or hashes.
         if (device.isEmpty()) {
+          wrongTokens.count(client);
           refuse(ctx, Errors.unauthorized());
           return;
         }
+        wrongTokens.right(client, token);
         RequestLog.nameDevice(device.get().name());
         // Every request counts, lookups and appends as much as uploads.
         if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {

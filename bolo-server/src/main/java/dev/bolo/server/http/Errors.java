@@ -143,6 +143,16 @@ final class Errors {
         429, "rate_limited", "too many requests from this device; retry later", null, retryAfter);
   }
 
+  /** 429 {@code rate_limited} for a client address that sent too many tokens nobody owns. */
+  static ApiError tooManyWrongTokens(java.time.Duration retryAfter) {
+    return new ApiError(
+        429,
+        "rate_limited",
+        "too many wrong tokens from this address; retry later",
+        null,
+        retryAfter);
+  }
+
   /** 503 {@code server_unavailable}: the gateway's own fault, and a resend may succeed. */
   static ApiError serverUnavailable(String message, java.time.@Nullable Duration retryAfter) {
     return new ApiError(

@@ -39,10 +39,12 @@ public final class Routes {
       PrometheusMeterRegistry metrics,
       ConnectionTimeouts timeouts,
       ResumableUploads resumable,
-      PhoneAccess phones) {}
+      PhoneAccess phones,
+      WrongTokens wrongTokens) {}
 
   public static void register(RoutesConfig routes, Services services) {
-    DeviceGate gate = new DeviceGate(services.ledger(), services.inFlight());
+    DeviceGate gate =
+        new DeviceGate(services.ledger(), services.inFlight(), services.wrongTokens());
     UploadExchange exchange = new UploadExchange(services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
     // An upload refused before its body was read drains what is still arriving, up to one body.

@@ -4,15 +4,22 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.tls.AuthorityCertificate;
 import dev.bolo.testkit.CleanText;
 import dev.bolo.testkit.FakeTicker;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
+import javax.net.SocketFactory;
+import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.MultipartBody;
 import okhttp3.OkHttpClient;
@@ -29,8 +36,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Gateway implements AutoCloseable {
 
-  public static final String TOKEN_A = "token-alpha-0123456789";
-  public static final String TOKEN_B = "token-bravo-0123456789";
+  public static final String TOKEN_A = "alpha-MtbjCOqFrCn3id3BI3CAWtj3";
+  public static final String TOKEN_B = "bravo-nsArKYqRMmUBoO48--JAOF8j";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -47,12 +54,26 @@ public final class Gateway implements AutoCloseable {
   }
 
   private Gateway(Map<String, String> env, boolean realTime, Clock clock) {
+    this(env, realTime, clock, UnaryOperator.identity());
+  }
+
+  private Gateway(
+      Map<String, String> env, boolean realTime, Clock clock, UnaryOperator<Ledger> ledgerView) {
     this.app =
         App.builder(ServerConfig.fromMap(env))
             .clock(clock)
             .ticker(realTime ? System::nanoTime : ticker)
+            .ledgerView(ledgerView)
             .build()
             .start();
+  }
+
+  /**
+   * A gateway configured by exactly these variables whose requests reach the ledger through {@code
+   * view} (a test's wrapper that counts or fails calls).
+   */
+  public static Gateway withLedgerView(Map<String, String> env, UnaryOperator<Ledger> view) {
+    return new Gateway(env, false, Clock.systemUTC(), view);
   }
 
   /** A gateway configured by exactly these variables whose wall clock is {@code clock}. */
@@ -147,6 +168,50 @@ public final class Gateway implements AutoCloseable {
 
   public OkHttpClient client() {
     return client;
+  }
+
+  /**
+   * A client whose connections come from {@code localAddress} (any of 127.0.0.0/8 on loopback), for
+   * a test that needs a second client address.
+   */
+  public OkHttpClient clientFrom(String localAddress) {
+    InetSocketAddress from = new InetSocketAddress(localAddress, 0);
+    return client
+        .newBuilder()
+        // A pool of its own: OkHttp would reuse another client's connection to the same gateway.
+        .connectionPool(new ConnectionPool())
+        .socketFactory(
+            new SocketFactory() {
+              @Override
+              public Socket createSocket() throws IOException {
+                Socket socket = new Socket();
+                socket.bind(from);
+                return socket;
+              }
+
+              @Override
+              public Socket createSocket(String host, int port) {
+                throw new UnsupportedOperationException("OkHttp connects unconnected sockets");
+              }
+
+              @Override
+              public Socket createSocket(
+                  String host, int port, InetAddress localHost, int localPort) {
+                throw new UnsupportedOperationException("OkHttp connects unconnected sockets");
+              }
+
+              @Override
+              public Socket createSocket(InetAddress host, int port) {
+                throw new UnsupportedOperationException("OkHttp connects unconnected sockets");
+              }
+
+              @Override
+              public Socket createSocket(
+                  InetAddress address, int port, InetAddress localAddress, int localPort) {
+                throw new UnsupportedOperationException("OkHttp connects unconnected sockets");
+              }
+            })
+        .build();
   }
 
   /** A native upload with the given token, audio and optional text fields (name, value pairs). */
