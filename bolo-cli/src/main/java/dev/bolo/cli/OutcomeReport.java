@@ -43,6 +43,9 @@ final class OutcomeReport {
                   + " attempt(s): "
                   + FailureText.of(g.lastFailure()));
       case Outcome.Cancelled c -> err.println(file + ": cancelled");
+      // No attempt: the command found the file unsendable before sending anything.
+      case Outcome.Unreadable u when u.attempts() == 0 ->
+          err.println(file + ": not sent: " + u.message());
       case Outcome.Unreadable u -> err.println(file + ": cannot be read: " + u.message());
       case Outcome.AudioChanged a -> err.println(file + ": not sent: " + a.message());
     }

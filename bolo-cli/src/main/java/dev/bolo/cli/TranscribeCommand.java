@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -127,14 +128,21 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
           spec.commandLine(), "no device token: give --token or set BOLO_TOKEN");
     }
     TranscriptionOptions options;
-    List<VoiceNote> notes = new ArrayList<>();
     try {
       options = TranscriptionOptions.defaults().withLanguage(language);
-      for (Path file : files) {
-        notes.add(readNote(file));
-      }
-    } catch (IllegalArgumentException | IOException e) {
+    } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    // A file that cannot be sent is that note's outcome, not the run's: the others still go.
+    List<@Nullable VoiceNote> notes = new ArrayList<>();
+    Map<Integer, Outcome> unsent = new HashMap<>();
+    for (Path file : files) {
+      try {
+        notes.add(readNote(file));
+      } catch (UnsendableFileException e) {
+        unsent.put(notes.size(), new Outcome.Unreadable(e.getMessage(), 0));
+        notes.add(null);
+      }
     }
 
     // OkHttp's dispatcher runs every note's calls; it also bounds how many are in flight at once.
@@ -152,19 +160,25 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     boolean verbose = progress != null ? progress : Terminal.isInteractive();
     OutcomeReport report = new OutcomeReport(out, err, json, files.size() > 1);
     try (CancelOnExit onExit = CancelOnExit.install()) {
-      List<TranscriptionHandle> handles = new ArrayList<>();
+      Map<Integer, TranscriptionHandle> handles = new HashMap<>();
       for (int i = 0; i < notes.size(); i++) {
+        VoiceNote note = notes.get(i);
+        if (note == null) {
+          continue;
+        }
         CallOptions call =
             CallOptions.defaults()
                 .withListener(
                     new ProgressPrinter(files.get(i), err, verbose, MAX_ATTEMPTS_SHOWN, hint));
-        TranscriptionHandle handle = client.transcribeAsync(notes.get(i), options, call);
+        TranscriptionHandle handle = client.transcribeAsync(note, options, call);
         onExit.add(handle);
-        handles.add(handle);
+        handles.put(i, handle);
       }
       ExitCode exitCode = ExitCode.OK;
-      for (int i = 0; i < handles.size(); i++) {
-        Outcome outcome = outcomeOf(handles.get(i));
+      for (int i = 0; i < files.size(); i++) {
+        TranscriptionHandle handle = handles.get(i);
+        Outcome outcome =
+            handle != null ? outcomeOf(handle) : Objects.requireNonNull(unsent.get(i), "unsent");
         report.report(files.get(i), outcome);
         exitCode = ExitCode.worse(exitCode, ExitCode.of(outcome));
       }
@@ -188,11 +202,45 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     return trimmed.endsWith("/v1") ? trimmed.substring(0, trimmed.length() - 3) : trimmed;
   }
 
-  private static VoiceNote readNote(Path file) throws IOException {
-    if (!Files.isRegularFile(file)) {
-      throw new IOException("not a readable file: " + file);
+  /**
+   * The note in {@code file}, read once for its hash and length.
+   *
+   * @throws UnsendableFileException saying why it cannot be sent, in words that follow the file's
+   *     name
+   */
+  private static VoiceNote readNote(Path file) throws UnsendableFileException {
+    if (Files.isDirectory(file)) {
+      throw new UnsendableFileException("a folder, not an audio file");
     }
-    return VoiceNote.ofFile(file);
+    if (!Files.exists(file)) {
+      throw new UnsendableFileException("no such file");
+    }
+    if (!Files.isReadable(file)) {
+      throw new UnsendableFileException("not readable by this user");
+    }
+    try {
+      // The gateway would answer 400 empty_audio; said here, before an upload is spent on it.
+      if (Files.size(file) == 0) {
+        throw new UnsendableFileException("the file is empty: there is no audio to send");
+      }
+      return VoiceNote.ofFile(file);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new UnsendableFileException("cannot be read: " + e.getMessage());
+    }
+  }
+
+  /** Why a file given on the command line cannot be sent as a note. */
+  private static final class UnsendableFileException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    UnsendableFileException(String reason) {
+      super(reason);
+    }
+
+    @Override
+    public String getMessage() {
+      return Objects.requireNonNull(super.getMessage(), "a reason is always given");
+    }
   }
 
   private static Outcome outcomeOf(TranscriptionHandle handle) throws InterruptedException {

@@ -139,11 +139,57 @@ class TranscribeCommandTest {
 
     assertThat(missingFile.exitCode()).isEqualTo(2);
     assertThat(missingFile.errLines())
-        .containsExactly(
-            "bolo transcribe: not a readable file: " + dir.resolve("nope.wav"),
-            "see `bolo transcribe --help`");
+        .containsExactly(dir.resolve("nope.wav") + ": not sent: no such file");
     assertThat(noToken.exitCode()).isEqualTo(2);
     assertThat(gateway.calls()).isZero();
+  }
+
+  @Test
+  void badFilesAmongGoodOnesAreEachReportedOnTheirLineWhileTheGoodOnesAreTranscribed()
+      throws Exception {
+    Path text = Files.writeString(dir.resolve("a.txt"), "milk, eggs", StandardCharsets.US_ASCII);
+    Path good = wav("b.wav", 41);
+    Path empty = Files.createFile(dir.resolve("empty.wav"));
+    Path folder = Files.createDirectory(dir.resolve("notes"));
+    Path missing = dir.resolve("gone.wav");
+
+    CommandRun run =
+        transcribe(
+            text.toString(),
+            good.toString(),
+            empty.toString(),
+            folder.toString(),
+            missing.toString());
+
+    assertThat(run.outLines()).containsExactly(good + ": note number 1");
+    assertThat(run.errLines())
+        .hasSize(4)
+        .contains(
+            empty + ": not sent: the file is empty: there is no audio to send",
+            folder + ": not sent: a folder, not an audio file",
+            missing + ": not sent: no such file")
+        .anyMatch(line -> line.startsWith(text + ": refused: HTTP 415 unsupported_audio: "));
+    // The code that says most: the gateway refused one note; the others' lines say the rest.
+    assertThat(run.exitCode()).isEqualTo(ExitCode.REFUSED.code());
+    assertThat(gateway.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void aFileThatCannotBeReadBesideGoodOnesEndsTheRunWithTheUsageErrorItIs() throws Exception {
+    Path good = wav("a.wav", 42);
+    Path empty = Files.createFile(dir.resolve("empty.wav"));
+
+    CommandRun run = transcribe("--json", good.toString(), empty.toString());
+
+    assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE.code());
+    assertThat(run.outLines()).hasSize(2);
+    assertThat(run.outLines().get(0)).contains("\"status\":\"transcribed\"");
+    assertThat(run.outLines().get(1))
+        .isEqualTo(
+            "{\"file\":"
+                + JsonLine.quote(empty.toString())
+                + ",\"attempts\":0,\"status\":\"unreadable\","
+                + "\"error\":\"the file is empty: there is no audio to send\"}");
   }
 
   @Test
