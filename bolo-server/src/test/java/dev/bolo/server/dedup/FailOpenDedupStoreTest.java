@@ -337,8 +337,13 @@ class FailOpenDedupStoreTest {
   void aWaiterOnAnotherInstanceRidesOutARedisRestartAndReplaysTheOwnersResult() throws Exception {
     DedupStore ownerStore = instance();
     DedupStore waiterStore = instance();
-    WorkCoordinator owner = coordinator(ownerStore);
-    WorkCoordinator waiter = coordinator(waiterStore);
+    // The waiter trusts the claim it lost sight of for a lease: one far longer than a restart and
+    // the owner's result take to reach Redis on a busy machine (with 3 s, beside two CPU hogs the
+    // waiter sometimes gave up first and ran the note itself).
+    WorkCoordinator owner =
+        new WorkCoordinator(ownerStore, threads, renewals, System::nanoTime, LONG_LEASE);
+    WorkCoordinator waiter =
+        new WorkCoordinator(waiterStore, threads, renewals, System::nanoTime, LONG_LEASE);
     WorkKey key = newKey();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();

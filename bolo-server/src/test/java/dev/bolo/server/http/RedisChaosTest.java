@@ -39,8 +39,13 @@ class RedisChaosTest {
   private static final Logger log = LoggerFactory.getLogger(RedisChaosTest.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Short, so an outage longer than a lease takes seconds; renewed every second. */
-  private static final Duration LEASE = Duration.ofSeconds(3);
+  /**
+   * Short, so an outage longer than a lease takes seconds, yet longer than a restart and an owner's
+   * late renewal (one every 3.3 s) take together beside four CPU hogs: with 3 s, one storm in a run
+   * of ten beside them cost 11 extra calls, its restart and late renewals outlasting the waiters'
+   * trust.
+   */
+  private static final Duration LEASE = Duration.ofSeconds(10);
 
   /**
    * Each provider call takes this long after the fault, so the outage falls while calls are
@@ -49,10 +54,10 @@ class RedisChaosTest {
   private static final Duration PROVIDER_LATENCY = Duration.ofSeconds(2);
 
   /**
-   * How long Redis is away when it restarts: half the lease, far more than a restart takes, so the
-   * waiters' trust and the owners' taking back are what the test measures.
+   * How long Redis is away when it restarts: far more than a restart takes, far less than a lease,
+   * so the waiters' trust and the owners' taking back are what the test measures.
    */
-  private static final Duration RESTART_TAKES = LEASE.dividedBy(2);
+  private static final Duration RESTART_TAKES = Duration.ofMillis(1500);
 
   private static final int NOTES = 30;
 
@@ -223,14 +228,22 @@ class RedisChaosTest {
     // Redis stops answering every client without closing a connection: a hang, not an outage.
     try (Hang hang = Hang.of(redis.url(), Duration.ofSeconds(30))) {
       long started = System.nanoTime();
+      long[] slowest = {0};
       Await.until(
           PATIENCE,
-          () -> readiness(gateway).startsWith("degraded") || hang.isOver(),
+          () -> {
+            long before = System.nanoTime();
+            boolean degraded = readiness(gateway).startsWith("degraded");
+            slowest[0] = Math.max(slowest[0], System.nanoTime() - before);
+            return degraded || hang.isOver();
+          },
           () -> "the store still reads " + readiness(gateway));
       assertThat(hang.isOver()).as("the hang showed while it lasted").isFalse();
+      // Figures for the log, not asserted: how fast depends on the machine.
       log.warn(
-          "chaos (Redis hangs): /readyz showed it after {} ms",
-          Duration.ofNanos(System.nanoTime() - started).toMillis());
+          "chaos (Redis hangs): /readyz showed it after {} ms; slowest /readyz meanwhile {} ms",
+          Duration.ofNanos(System.nanoTime() - started).toMillis(),
+          Duration.ofNanos(slowest[0]).toMillis());
     }
   }
 
