@@ -19,8 +19,8 @@ import java.util.function.BooleanSupplier;
  * Moonshine tiny's two graphs: the encoder, run once per utterance, and the merged decoder, run
  * once per token with its key/value cache, choosing the likeliest token each time (greedy). It
  * stops at the end token, at {@value #TOKENS_PER_SECOND} tokens per second of audio (as Moonshine's
- * own code bounds it: fast speech is about four), when {@link RepetitionGuard} sees a loop (the
- * loop is cut, its phrase kept once), or when asked to.
+ * own code bounds it: fast speech is about four), or when asked to. A decoder that reached the
+ * bound looping ({@link RepetitionGuard}) has the loop cut, its phrase kept once.
  *
  * <p>Thread safe: ONNX Runtime's {@code run} may be called on one session from several threads, and
  * each call here keeps its tensors to itself.
@@ -67,7 +67,7 @@ final class MoonshineDecoder implements AutoCloseable {
     END_TOKEN,
     /** The bound of tokens per second of audio was reached. */
     TOKEN_BOUND,
-    /** The same phrase was looping; it was cut. */
+    /** The bound was reached with the same phrase looping; the loop was cut. */
     LOOP_CUT,
     /** The caller asked to stop. */
     STOPPED
@@ -111,7 +111,11 @@ final class MoonshineDecoder implements AutoCloseable {
           return new Decoded(copy(tokens, written), Ending.STOPPED);
         }
         if (written == bound) {
-          return new Decoded(copy(tokens, written), Ending.TOKEN_BOUND);
+          // Speech ends within the bound; a decoder that ran into it looping is cut to one copy.
+          int cut = RepetitionGuard.cutAt(tokens, written);
+          return cut < 0
+              ? new Decoded(copy(tokens, written), Ending.TOKEN_BOUND)
+              : new Decoded(copy(tokens, cut), Ending.LOOP_CUT);
         }
         Map<String, OnnxTensor> inputs = new HashMap<>();
         try (OnnxTensor ids =
@@ -149,10 +153,6 @@ final class MoonshineDecoder implements AutoCloseable {
           return new Decoded(copy(tokens, written), Ending.END_TOKEN);
         }
         tokens[written++] = token;
-        int cut = RepetitionGuard.cutAt(tokens, written);
-        if (cut >= 0) {
-          return new Decoded(copy(tokens, cut), Ending.LOOP_CUT);
-        }
         next = token;
       }
     } finally {

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns 16 kHz mono audio into timed text: Silero VAD cuts it into utterances ({@link
@@ -25,6 +27,8 @@ import java.util.function.Consumer;
  * number of notes may be recognised at once; {@link #close} only when none is.
  */
 public final class MoonshineRecognizer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(MoonshineRecognizer.class);
 
   /** The model's name in settings and responses. */
   public static final String MODEL = "moonshine-tiny-en";
@@ -185,6 +189,16 @@ public final class MoonshineRecognizer implements AutoCloseable {
         continue;
       }
       MoonshineDecoder.Decoded decoded = decoder.decode(part, stop);
+      // Rare, and the sign of audio the model could not make sense of: worth a line each.
+      if (decoded.ending() == MoonshineDecoder.Ending.LOOP_CUT
+          || decoded.ending() == MoonshineDecoder.Ending.TOKEN_BOUND) {
+        log.info(
+            "Moonshine stopped early ({}) on {} s of audio after {} tokens",
+            decoded.ending(),
+            String.format(
+                java.util.Locale.ROOT, "%.1f", part.length / (double) MoonshineDecoder.RATE),
+            decoded.tokens().length);
+      }
       String text = vocabulary.decode(decoded.tokens(), decoded.tokens().length).strip();
       if (!text.isEmpty()) {
         parts.add(text);

@@ -1,31 +1,35 @@
 package dev.bolo.server.engine.moonshine;
 
 /**
- * Tells a decoder that is looping from one that is repeating what was said. A transformer decoder
- * run greedily can fall into a cycle, writing the same few tokens until its token bound; speech
- * repeats itself too ("no, no, no", "I know I know I know"), but briefly. A loop here is the last
- * {@code n} tokens (1 ≤ n ≤ {@value #LONGEST_NGRAM}) written at least {@value #LEAST_REPEATS} times
- * in a row and covering at least {@value #LEAST_LOOPED_TOKENS} tokens together: a single token 16
- * times, two tokens 8 times, three 6 times, four or five 4 times, six or more 3 times.
+ * Tells a decoder that was looping from one that repeated what was said. A transformer decoder run
+ * greedily can fall into a cycle, writing the same few tokens until its bound of tokens per second
+ * of audio; people repeat themselves too ("no, no, no", a sentence said five times over), but then
+ * the model ends with the audio, within the bound. So this is asked only of a decoder that ran into
+ * its bound: a loop is the last {@code n} tokens (1 ≤ n ≤ {@value #LONGEST_NGRAM}) written at least
+ * {@value #LEAST_REPEATS} times in a row and covering at least {@value #LEAST_LOOPED_TOKENS} tokens
+ * together: a single token 16 times, two tokens 8 times, three 6 times, four or five 4 times, six
+ * or more 3 times. (Stopping earlier would save at most the bound's tokens, and cut a sentence said
+ * five times over to one.)
  *
  * <p>Stateless and thread safe.
  */
 final class RepetitionGuard {
 
   /** The longest repeated phrase looked for, in tokens: about six words. */
-  static final int LONGEST_NGRAM = 8 * 4;
+  static final int LONGEST_NGRAM = 32;
 
-  /** A phrase said twice in a row is common; three times, of six tokens or more, is a loop. */
+  /** A phrase said twice in a row is common. */
   static final int LEAST_REPEATS = 3;
 
-  /** Short repeats must go on longer before they count: 16 tokens is about 3 s of speech. */
+  /** About 3 s of speech going round in circles. */
   static final int LEAST_LOOPED_TOKENS = 16;
 
   private RepetitionGuard() {}
 
   /**
-   * Where to cut {@code tokens[0..length)} when its end is a loop: just after the first time the
-   * looping phrase was written, so the text keeps it once. Otherwise -1.
+   * Where to cut {@code tokens[0..length)}, written by a decoder that reached its bound, when its
+   * end is a loop: just after the first time the looping phrase was written, so the text keeps it
+   * once. Otherwise -1.
    */
   static int cutAt(int[] tokens, int length) {
     for (int n = 1; n <= LONGEST_NGRAM && n * LEAST_REPEATS <= length; n++) {

@@ -146,6 +146,18 @@ class MoonshineRecognizerTest {
         .containsIgnoringCase("amiable himself");
   }
 
+  @Test
+  void aSentenceSaidFiveTimesOverInOneUtteranceIsWrittenFiveTimesNotCutAsALoop() throws Exception {
+    Notes.Clip clip = Notes.librivox().get(1);
+    float[] said =
+        Notes.concat(
+            clip.samples(), clip.samples(), clip.samples(), clip.samples(), clip.samples());
+
+    String text = recognizer.recognizeUtterance(said, () -> false);
+
+    assertThat(WordErrorRate.words(text)).as(text).filteredOn("young"::equals).hasSize(5);
+  }
+
   /** A note in memory, read as the gateway's decoder is read. */
   private record ArrayNote(float[] samples, int[] position) implements dev.bolo.decode.MonoSamples {
     ArrayNote(float[] samples) {
