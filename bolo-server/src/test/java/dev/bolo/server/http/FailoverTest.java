@@ -137,8 +137,16 @@ class FailoverTest {
     // Readiness is checked once a second.
     Await.until(
         Duration.ofSeconds(2),
-        "/readyz names the route that lost its primary",
-        () -> readyz(gateway).contains("degraded: failing over: whisper-1 → primary/whisper-1"));
+        "/readyz says the engine is degraded",
+        () -> readyz(gateway).contains("\"engine\":\"degraded\""));
+    // The operator's API names the route that lost its primary.
+    assertThat(
+            JSON.readTree(get(gateway, "/admin/api/live", ADMIN_TOKEN))
+                .path("readiness")
+                .path("engine")
+                .path("detail")
+                .asText())
+        .contains("failing over: whisper-1 → primary/whisper-1");
     // The dashboard's live figures show each target as /metrics counts it.
     JsonNode targets = JSON.readTree(get(gateway, "/admin/api/live", ADMIN_TOKEN)).path("targets");
     assertThat(targets).hasSize(2);

@@ -216,7 +216,7 @@ class RedisChaosTest {
   void aRedisThatHangsShowsOnReadinessWithinFiveSecondsWhileReadyzKeepsAnsweringAtOnce()
       throws Exception {
     Gateway gateway = gateways.getFirst();
-    assertThat(Storm.storeReadiness(gateway)).isEqualTo("ok");
+    assertThat(Storm.storeReadiness(gateway)).isEqualTo("ready");
 
     // Redis stops answering every client without closing a connection: a hang, not an outage.
     long pausedAt;
@@ -252,7 +252,7 @@ class RedisChaosTest {
     env.put("BOLO_REDIS_TIMEOUT", "30s");
     Gateway patient = cluster.closeAfterTest(Gateway.withRealTime(env));
     Gateway hasty = gateways.getFirst();
-    assertThat(Storm.storeReadiness(patient)).isEqualTo("ok");
+    assertThat(Storm.storeReadiness(patient)).isEqualTo("ready");
 
     Duration hang = Duration.ofSeconds(10);
     long pausedAt;
@@ -267,7 +267,9 @@ class RedisChaosTest {
         () -> readiness(hasty).startsWith("degraded"));
     // The patient instance's ping waits out the hang: it never serves without the store.
     while (System.nanoTime() - pausedAt < hang.minusSeconds(2).toNanos()) {
-      assertThat(Storm.storeReadiness(patient)).as("with BOLO_REDIS_TIMEOUT=30s").isEqualTo("ok");
+      assertThat(Storm.storeReadiness(patient))
+          .as("with BOLO_REDIS_TIMEOUT=30s")
+          .isEqualTo("ready");
       Thread.sleep(100);
     }
     Await.until(PATIENCE, "the hasty instance uses Redis again", () -> storm.allUseTheStore());
