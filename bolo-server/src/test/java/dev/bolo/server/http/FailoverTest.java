@@ -136,8 +136,16 @@ class FailoverTest {
     assertThat(backup.calls()).isEqualTo(5);
     // Readiness is checked once a second.
     Await.until(
-        () -> readyz(gateway).contains("degraded: failing over: whisper-1 → primary/whisper-1"),
-        () -> "/readyz does not name the route that lost its primary: " + readyz(gateway));
+        () -> readyz(gateway).contains("\"engine\":\"degraded\""),
+        () -> "/readyz does not say the engine is degraded: " + readyz(gateway));
+    // The operator's API names the route that lost its primary.
+    assertThat(
+            JSON.readTree(get(gateway, "/admin/api/live", ADMIN_TOKEN))
+                .path("readiness")
+                .path("engine")
+                .path("detail")
+                .asText())
+        .contains("failing over: whisper-1 → primary/whisper-1");
     // The dashboard's live figures show each target as /metrics counts it.
     JsonNode targets = JSON.readTree(get(gateway, "/admin/api/live", ADMIN_TOKEN)).path("targets");
     assertThat(targets).hasSize(2);

@@ -223,7 +223,7 @@ class RedisChaosTest {
   @Test
   void aRedisThatHangsShowsOnReadinessWhileTheHangLasts() throws Exception {
     Gateway gateway = gateways.getFirst();
-    assertThat(Storm.storeReadiness(gateway)).isEqualTo("ok");
+    assertThat(Storm.storeReadiness(gateway)).isEqualTo("ready");
 
     // Redis stops answering every client without closing a connection: a hang, not an outage.
     try (Hang hang = Hang.of(redis.url(), Duration.ofSeconds(30))) {
@@ -253,7 +253,7 @@ class RedisChaosTest {
     env.put("BOLO_REDIS_TIMEOUT", "30s");
     Gateway patient = cluster.closeAfterTest(Gateway.withRealTime(env));
     Gateway hasty = gateways.getFirst();
-    assertThat(Storm.storeReadiness(patient)).isEqualTo("ok");
+    assertThat(Storm.storeReadiness(patient)).isEqualTo("ready");
 
     try (Hang hang = Hang.of(redis.url(), Duration.ofSeconds(10))) {
       Await.until(
@@ -269,7 +269,7 @@ class RedisChaosTest {
       while (!hang.awaitEnd(Duration.ofMillis(100))) {
         String store = readiness(patient);
         if (!hang.isOver()) {
-          assertThat(store).as("with BOLO_REDIS_TIMEOUT=30s").isEqualTo("ok");
+          assertThat(store).as("with BOLO_REDIS_TIMEOUT=30s").isEqualTo("ready");
           answeredDuringTheHang++;
         }
       }
