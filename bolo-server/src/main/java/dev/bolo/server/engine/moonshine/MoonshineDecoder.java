@@ -19,8 +19,9 @@ import java.util.function.BooleanSupplier;
  * Moonshine tiny's two graphs: the encoder, run once per utterance, and the merged decoder, run
  * once per token with its key/value cache, choosing the likeliest token each time (greedy). It
  * stops at the end token, at {@value #TOKENS_PER_SECOND} tokens per second of audio (as Moonshine's
- * own code bounds it: fast speech is about four), or when asked to. A decoder that reached the
- * bound looping ({@link RepetitionGuard}) has the loop cut, its phrase kept once.
+ * own code bounds it: fast speech is about four) and {@value #TOKENS_BEYOND_THE_RATE} more, or when
+ * asked to. A decoder that reached the bound looping ({@link RepetitionGuard}) has the loop cut,
+ * its phrase kept once.
  *
  * <p>Thread safe: ONNX Runtime's {@code run} may be called on one session from several threads, and
  * each call here keeps its tensors to itself.
@@ -31,6 +32,13 @@ final class MoonshineDecoder implements AutoCloseable {
   static final int RATE = 16_000;
 
   static final double TOKENS_PER_SECOND = 6;
+
+  /**
+   * Tokens allowed beyond that rate: a short sentence. Moonshine's own bound counts the silence
+   * around a clip; an utterance cut by the VAD is all speech, and 1.7 s of fast speech ("He was not
+   * an ill-disposed young man,", 11 tokens) was cut short at 10.
+   */
+  static final int TOKENS_BEYOND_THE_RATE = 16;
 
   /** The decoder's layers, key/value heads and head width: Moonshine tiny's shape. */
   private static final int LAYERS = 6;
@@ -89,7 +97,7 @@ final class MoonshineDecoder implements AutoCloseable {
    * @param stop polled before each token; true ends decoding with what was written
    */
   Decoded decode(float[] samples, BooleanSupplier stop) throws OrtException {
-    int bound = (int) Math.ceil(samples.length * TOKENS_PER_SECOND / RATE);
+    int bound = (int) Math.ceil(samples.length * TOKENS_PER_SECOND / RATE) + TOKENS_BEYOND_THE_RATE;
     int[] tokens = new int[bound];
     int written = 0;
     List<OrtSession.Result> held = new ArrayList<>();

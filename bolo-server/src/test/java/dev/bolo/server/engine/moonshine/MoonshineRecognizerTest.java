@@ -158,6 +158,24 @@ class MoonshineRecognizerTest {
     assertThat(WordErrorRate.words(text)).as(text).filteredOn("young"::equals).hasSize(5);
   }
 
+  /**
+   * LibriVox 0880 ("he was not an ill disposed young man") made 1.8 times faster, pitch kept:
+   * {@code sox sense_and_sensibility_01_austen_64kb-0880.wav librivox-0880-tempo-1.8.flac tempo
+   * 1.8}.
+   */
+  @Test
+  void fastSpeechInAShortUtteranceIsWrittenToItsEnd() throws IOException {
+    float[] fast =
+        Notes.decode(
+            java.nio.file.Path.of("src/test/resources/moonshine/librivox-0880-tempo-1.8.flac"));
+
+    String text = recognizer.recognize(fast).text();
+
+    // Heard then as "He was not an ill-sphogeian man." (1.8 times is hard to follow); before the
+    // bound had room beyond the rate it stopped at 10 tokens: "He was not an ill-sphogeian".
+    assertThat(WordErrorRate.words(text)).as(text).endsWith("man");
+  }
+
   /** A note in memory, read as the gateway's decoder is read. */
   private record ArrayNote(float[] samples, int[] position) implements dev.bolo.decode.MonoSamples {
     ArrayNote(float[] samples) {
