@@ -42,7 +42,7 @@ class SystemdUnitTest {
             "PrivateTmp=yes",
             "CapabilityBoundingSet=",
             "SystemCallFilter=@system-service",
-            "RestartPreventExitStatus=2",
+            "RestartPreventExitStatus=" + dev.bolo.server.Main.CONFIG_ERROR,
             "Environment=BOLO_LOG_FORMAT=json");
   }
 

@@ -26,6 +26,7 @@ import dev.bolo.server.upload.UploadReader;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -133,7 +134,7 @@ public final class AppBuilder {
    * Builds the gateway; it listens once {@link App#start()} is called.
    *
    * @throws ServerConfig.ConfigException when the ledger contradicts the configuration (a static
-   *     token for an enrolled device)
+   *     token for an enrolled device) or the data directory cannot be made or written
    */
   public App build() {
     Deque<AutoCloseable> built = new ArrayDeque<>();
@@ -161,7 +162,12 @@ public final class AppBuilder {
   }
 
   private App build(Deque<AutoCloseable> built) {
-    InstanceSlot slot = InstanceSlot.acquire(config.ledger().dataDir(), config.spoolRoot());
+    InstanceSlot slot;
+    try {
+      slot = InstanceSlot.acquire(config.ledger().dataDir(), config.spoolRoot());
+    } catch (UncheckedIOException e) {
+      throw DataDirectory.unusable(config.ledger().dataDir(), e);
+    }
     built.push(slot);
     GatewayTls tls = HttpServer.tls(config, clock);
     PhoneAccess phones = PhoneAccess.of(config.listen().host(), tls);

@@ -53,6 +53,34 @@ class MainTest {
         .startsWith("bolo serve: BOLO_DEVICE_TOKENS names alpha, also enrolled");
   }
 
+  /**
+   * A data directory that cannot be made is the operator's to fix, as a bad variable is: exit 2,
+   * which the systemd unit does not restart on (exit 1 it restarts every 2 s, forever).
+   */
+  @Test
+  void aDataDirectoryThatCannotBeMadeIsAConfigurationErrorInOneLineWithExitTwo() throws Exception {
+    Path file = Files.writeString(dataDir.resolve("a-file"), "not a directory");
+    Path log = dataDir.resolve("serve.log");
+    int exit;
+    try (FakeProvider provider = new FakeProvider()) {
+      exit =
+          GatewayProcess.runUntilExit(
+              Gateway.openAiEnvironment(provider, file.resolve("data")), log);
+    }
+
+    assertThat(exit).isEqualTo(Main.CONFIG_ERROR).isEqualTo(2);
+    assertThat(Files.readAllLines(log))
+        .singleElement()
+        .asString()
+        .isEqualTo(
+            "bolo serve: BOLO_DATA_DIR="
+                + file.resolve("data")
+                + " cannot be made: "
+                + file
+                + " is a file, not a directory; point BOLO_DATA_DIR at a directory this user may"
+                + " write");
+  }
+
   @Test
   void aPortInUseIsOneLineOnStderrAndExitTwo() throws Exception {
     Path log = dataDir.resolve("serve.log");
