@@ -169,7 +169,11 @@ public enum ConfigTable {
       "an upload must bring at least this many bytes per second, averaged over the window "
           + "(and may not fall silent for a whole window), or it ends with 408 "
           + "`request_timeout`; only time the gateway spends waiting for the client's bytes "
-          + "counts, so a busy gateway never blames a fast phone",
+          + "counts, so a busy gateway never blames a fast phone. A body still arriving after "
+          + "its request was answered unread (401, 429, 503, 404, an upload turned away) is "
+          + "read and dropped, so the phone reads its answer, only while it keeps this rate "
+          + "(from the answer on, checked after one window) and up to 26 MiB; then the "
+          + "connection closes",
       "`16384`, `10s`"),
   MAX_CONCURRENT_UPLOADS(
       "bodies read at once; a further upload waits up to a second, then gets 503 "
@@ -194,7 +198,9 @@ public enum ConfigTable {
       "upload requests (`POST` to the transcription routes, tus `POST`/`PATCH`) served at "
           + "once, from the first byte of the body to the last of the answer. More wait their "
           + "turn in arrival order, without a thread and with their bodies unread; probes, "
-          + "`/metrics`, lookups and the admin API never wait. Each request served holds heap "
+          + "`/metrics`, lookups, the admin API and requests without a bearer token (answered "
+          + "401 at once) never wait. A request answered before its body was read leaves at "
+          + "once. Each request served holds heap "
           + "(its note, the parked virtual-thread stack of its provider call, a provider "
           + "connection: about 40 KiB "
           + "for a short note, besides a 16 KiB connection buffer outside the heap), so the "

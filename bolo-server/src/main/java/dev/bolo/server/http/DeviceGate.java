@@ -48,16 +48,17 @@ final class DeviceGate {
    * @param again how the client tries again, ending the 503 messages: {@code "resume shortly"}
    */
   Handler around(String again, Handler route) {
-    return new Guarded(route, again, 0);
+    return new Guarded(route, again, false);
   }
 
   /**
    * {@code route}, a note's upload, behind the gate: a refusal comes before the body was read, so
-   * the connection closes after it and up to {@code unreadBodyBytes} still arriving are read and
-   * discarded first, for the phone to read its answer instead of a reset.
+   * the connection closes after it. The request ends with its answer (its place in {@link
+   * RequestAdmission} is free at once); what is still arriving is read and dropped within the
+   * bounds of {@link ClosingConnections}, for the phone to read its answer instead of a reset.
    */
-  Handler aroundUpload(long unreadBodyBytes, Handler route) {
-    return new Guarded(route, "resend shortly", unreadBodyBytes);
+  Handler aroundUpload(Handler route) {
+    return new Guarded(route, "resend shortly", true);
   }
 
   /**
@@ -97,12 +98,12 @@ final class DeviceGate {
   private final class Guarded implements Handler {
     private final Handler route;
     private final String again;
-    private final long unreadBodyBytes;
+    private final boolean closesOnRefusal;
 
-    Guarded(Handler route, String again, long unreadBodyBytes) {
+    Guarded(Handler route, String again, boolean closesOnRefusal) {
       this.route = Objects.requireNonNull(route, "route");
       this.again = again;
-      this.unreadBodyBytes = unreadBodyBytes;
+      this.closesOnRefusal = closesOnRefusal;
     }
 
     @Override
@@ -159,13 +160,10 @@ final class DeviceGate {
     }
 
     private void refuse(Context ctx, ApiError error) {
-      if (unreadBodyBytes == 0) {
-        ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
-        return;
+      if (closesOnRefusal) {
+        ctx.res().setHeader("Connection", "close");
       }
-      ctx.res().setHeader("Connection", "close");
       ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
-      UnreadBody.discard(ctx, unreadBodyBytes);
     }
   }
 }

@@ -47,8 +47,6 @@ public final class Routes {
         new DeviceGate(services.ledger(), services.inFlight(), services.wrongTokens());
     UploadExchange exchange = new UploadExchange(services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
-    // An upload refused before its body was read drains what is still arriving, up to one body.
-    long unreadBodyBytes = services.reader().maxBodyBytes();
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
     // Every device route is named, logged and timed alike by RequestLog, then let in by the gate.
     routes.post(
@@ -57,7 +55,6 @@ public final class Routes {
             ResumableDraftHandler.or(
                 gate.around(RESUME, draft::create),
                 gate.aroundUpload(
-                    unreadBodyBytes,
                     new TranscriptionHandler(
                         Dialect.NATIVE,
                         services.transcriber().transcriptions(),
@@ -82,7 +79,6 @@ public final class Routes {
                 path,
                 RequestLog.around(
                     gate.aroundUpload(
-                        unreadBodyBytes,
                         new TranscriptionHandler(
                             Dialect.OPENAI,
                             intake,
@@ -94,8 +90,8 @@ public final class Routes {
     ModelsHandler models = new ModelsHandler(services.transcriber());
     routes.get("/v1/models", RequestLog.around(gate.around(ASK_AGAIN, models::list)));
     routes.get("/v1/models/{model}", RequestLog.around(gate.around(ASK_AGAIN, models::one)));
-    // 404, 405 and Javalin's other HTTP errors; an unwanted upload is drained like a refused one.
-    UnroutedRequests unrouted = new UnroutedRequests(unreadBodyBytes);
+    // 404, 405 and Javalin's other HTTP errors; an unwanted upload closes like a refused one.
+    UnroutedRequests unrouted = new UnroutedRequests();
     routes.exception(HttpResponseException.class, unrouted::handle);
     OperationsHandlers operations =
         new OperationsHandlers(services.readiness(), services.metrics());

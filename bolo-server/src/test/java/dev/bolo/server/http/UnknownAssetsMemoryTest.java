@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;
+import dev.bolo.server.testing.RawAnswer;
 import dev.bolo.server.testing.TestAudio;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -52,9 +52,6 @@ class UnknownAssetsMemoryTest {
    * Remembering the names would take 25 times as much, and 4,000 of them would pass it.
    */
   private static final long HEAP_GROWTH_ALLOWED_BYTES = 8L * 1024 * 1024;
-
-  /** CR LF CR LF, the blank line ending an answer's head, as four bytes. */
-  private static final int END_OF_HEAD = 0x0D0A0D0A;
 
   /** A row of the histogram: {@code 1: 1234 567890 java.lang.String (java.base)}. */
   private static final Pattern HISTOGRAM_ROW =
@@ -142,35 +139,14 @@ class UnknownAssetsMemoryTest {
         requests.writeTo(out);
         out.flush();
         for (int i = 0; i < batch.size(); i++) {
-          assertThat(readStatus(in)).as("answer %d on this connection", answered).isEqualTo(404);
+          assertThat(RawAnswer.read(in).status())
+              .as("answer %d on this connection", answered)
+              .isEqualTo(404);
           answered++;
         }
       }
       return answered;
     }
-  }
-
-  /** Reads one answer with a Content-Length (the gateway's errors carry one); its status. */
-  private static int readStatus(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int lastFour = 0;
-    while (lastFour != END_OF_HEAD) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("connection closed after " + head);
-      }
-      head.write(b);
-      lastFour = (lastFour << 8) | b;
-    }
-    String headers = head.toString(StandardCharsets.ISO_8859_1);
-    long length = 0;
-    for (String line : headers.split("\r\n")) {
-      if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-        length = Long.parseLong(line.substring(15).trim());
-      }
-    }
-    in.skipNBytes(length);
-    return Integer.parseInt(headers.substring(9, 12));
   }
 
   private static String randomName(Random random) {
