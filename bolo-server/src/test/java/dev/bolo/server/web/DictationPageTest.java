@@ -237,11 +237,14 @@ class DictationPageTest {
       record(LONG_STOP_AT);
       browser.await().until(d -> isFinished(state()));
 
-      assertThat(state()).as(browser.text("status")).isEqualTo("done");
+      // On a slow machine the answer may outlast the completing append's wait; the page then
+      // fetches the finished work, which the gateway marks replayed. Either way the engine ran
+      // once (below): which word the page shows depends on the machine's speed, not on Bolo.
+      assertThat(state()).as(browser.text("status")).isIn("done", "replayed");
       assertThat(browser.text("transcript")).is(GROCERIES.heard());
       assertThat(link.cutsDone()).isEqualTo(1);
       String listed = browser.text("notes");
-      assertThat(listed).contains("done (1 attempt, resumed once)");
+      assertThat(listed).containsPattern("(done|replayed) \\(1 attempt, resumed once\\)");
       Matcher seconds = NOTE_SECONDS.matcher(listed);
       assertThat(seconds.find()).as(listed).isTrue();
       long noteBytes = 44 + Math.round(Double.parseDouble(seconds.group(1)) * 16_000) * 2;
