@@ -242,10 +242,7 @@ final class Errors {
     return new ApiError(
         404,
         "model_not_found",
-        "model '"
-            + ClientText.shown(id, 64)
-            + "' is not offered here; allowed: "
-            + allowed,
+        "model '" + ClientText.shown(id, 64) + "' is not offered here; allowed: " + allowed,
         "model",
         null);
   }
