@@ -363,7 +363,7 @@ public final class Transcriber {
       meters.upstreamCall(engine.name(), result, pieces.ticker().getAsLong() - callStarted);
       return switch (result) {
         case EngineResult.Transcribed t -> {
-          CountedLength charged = length.correctedBy(t.reportedDurationMs());
+          CountedLength charged = length.chargedFor(t.reportedDurationMs());
           // The transcript is paid for at the provider: answer it whatever the ledger does now.
           charges.charge(granted, charged.millis());
           yield new WorkResult.Success(
