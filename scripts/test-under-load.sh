@@ -5,8 +5,7 @@
 #
 #   scripts/test-under-load.sh                       # two hogs beside ./mvnw verify
 #   BOLO_CPU_HOGS=3 scripts/test-under-load.sh       # three
-#   scripts/test-under-load.sh -pl bolo-server -am test -Dtest=AdminApiTest \
-#       -Dsurefire.failIfNoSpecifiedTests=false      # other arguments go to ./mvnw instead
+#   scripts/test-under-load.sh -pl bolo-client -am test   # other arguments go to ./mvnw instead
 #
 # The hogs stop when the command ends, fails or is interrupted; the exit code is the command's.
 set -euo pipefail
