@@ -5,13 +5,12 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.NotFoundResponse;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.JarURLConnection;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLConnection;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -21,6 +20,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
@@ -97,11 +99,10 @@ public final class WebPages {
     try {
       URLConnection connection = file.openConnection();
       if (connection instanceof JarURLConnection inJar) {
-        Path jar = Path.of(inJar.getJarFileURL().toURI());
-        // A file system of its own, not the provider's shared one: two gateways in one JVM may
-        // load at once, and nothing else sees it.
-        try (FileSystem files = FileSystems.newFileSystem(jar)) {
-          return new WebPages(read(parentOf(files.getPath("/" + inJar.getEntryName()))));
+        // Read with java.util.jar, not a zip file system: the image's runtime is jlinked with the
+        // modules the jars use, and jdk.zipfs is not one of them.
+        try (JarFile jar = new JarFile(Path.of(inJar.getJarFileURL().toURI()).toFile())) {
+          return new WebPages(read(jar, folderOf(inJar.getEntryName())));
         }
       }
       return new WebPages(read(parentOf(Path.of(file.toURI()))));
@@ -110,6 +111,10 @@ public final class WebPages {
     } catch (URISyntaxException e) {
       throw new IllegalStateException("the class loader named the pages by a bad URL", e);
     }
+  }
+
+  private static String folderOf(String entry) {
+    return entry.substring(0, entry.lastIndexOf('/') + 1);
   }
 
   private static Path parentOf(Path file) {
@@ -174,14 +179,35 @@ public final class WebPages {
     try (Stream<Path> listed = Files.list(folder)) {
       for (Path path : listed.filter(Files::isRegularFile).toList()) {
         String name = path.getFileName().toString();
-        String type = typeOf(name);
-        if (type != null && !name.startsWith(".")) {
-          byte[] bytes = Files.readAllBytes(path);
-          files.put(name, new File(bytes, type, etagOf(bytes)));
+        if (served(name)) {
+          put(files, name, Files.readAllBytes(path));
         }
       }
     }
     return files;
+  }
+
+  /** The same as {@link #read(Path)} for the entries directly in {@code folder} of {@code jar}. */
+  private static Map<String, File> read(JarFile jar, String folder) throws IOException {
+    Map<String, File> files = new HashMap<>();
+    for (JarEntry entry : jar.stream().toList()) {
+      String path = entry.getName();
+      String name = path.substring(Math.min(folder.length(), path.length()));
+      if (!entry.isDirectory() && path.startsWith(folder) && !name.contains("/") && served(name)) {
+        try (InputStream in = jar.getInputStream(entry)) {
+          put(files, name, in.readAllBytes());
+        }
+      }
+    }
+    return files;
+  }
+
+  private static boolean served(String name) {
+    return typeOf(name) != null && !name.startsWith(".");
+  }
+
+  private static void put(Map<String, File> files, String name, byte[] bytes) {
+    files.put(name, new File(bytes, Objects.requireNonNull(typeOf(name)), etagOf(bytes)));
   }
 
   private static @Nullable String typeOf(String name) {
