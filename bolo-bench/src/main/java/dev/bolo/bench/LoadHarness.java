@@ -53,7 +53,7 @@ public final class LoadHarness {
     AtomicLong providerCalls = new AtomicLong();
     Javalin provider = StandInProvider.create(providerCalls, 0, 0).start();
     String providerUrl = "http://127.0.0.1:" + provider.port() + "/v1";
-    String token = "bench-token-0123456789";
+    String token = LoadTargets.TOKEN;
     var dataDir = Files.createTempDirectory("bolo-bench");
     // Any BOLO_* variable of the harness's environment applies too (e.g. BOLO_DATABASE_URL).
     Map<String, String> env = BenchNotes.boloEnvironment();

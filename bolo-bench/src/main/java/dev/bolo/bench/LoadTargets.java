@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 final class LoadTargets {
 
   /** The device token of the normal load: one for all its connections. */
-  static final String TOKEN = "bench-token-0123456789";
+  static final String TOKEN = "bench-p2r66OvPTA-2UF-aWbAkkk9I";
 
   /** The attackers' own device: a stolen or abused token, not the one the normal load uses. */
   static final String ATTACKER_TOKEN = "attacker-token-0123456789";
@@ -117,7 +117,7 @@ final class LoadTargets {
    * 0 is {@link #TOKEN}.
    */
   static String deviceToken(int d) {
-    return d == 0 ? TOKEN : String.format("bench-phone-%05d-token", d);
+    return d == 0 ? TOKEN : String.format("bench-phone-%05d-token-p2r66OvPTA2UFaWbA", d);
   }
 
   /** The device token the load sends to the target, or null where it takes none. */

@@ -34,7 +34,8 @@ import javax.management.openmbean.CompositeData;
  * Usage: {@code OfflineBench [--notes DIR] [--librivox DIR] [--jvm-arg ARG]... [CONFIG...]}, where
  * each {@code --jvm-arg} goes to every measured JVM (e.g. {@code -Xmx512m}) and CONFIG is {@code
  * sphinx4-defaults}, {@code pocketsphinx} (Debian's, as a process), {@code moonshine} (npm's, as a
- * process), {@code engine-stock}, {@code engine-tuned} or {@code
+ * process), {@code moonshine-java[:THREADS]} (Bolo's Moonshine recogniser in process, see {@link
+ * MoonshineClips}), {@code engine-stock}, {@code engine-tuned} or {@code
  * custom:ABS,REL,WORDABS,WORDREL,LW,WIP}; all three named ones by default.
  */
 public final class OfflineBench {
@@ -172,6 +173,7 @@ public final class OfflineBench {
       case "sphinx4-defaults" -> ClipRecognizer.sphinx4Defaults();
       case "pocketsphinx" -> new PocketSphinxProcess();
       case "moonshine" -> new MoonshineProcess(2);
+      case "moonshine-java", "moonshine-java:1", "moonshine-java:2" -> MoonshineClips.named(config);
       case "engine-stock" ->
           ClipRecognizer.engine(defaults.withTuning(SearchTuning.STOCK), timeout);
       case "engine-tuned" ->

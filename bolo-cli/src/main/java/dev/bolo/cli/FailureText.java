@@ -1,11 +1,12 @@
 package dev.bolo.cli;
 
 import dev.bolo.client.Failure;
+import dev.bolo.server.engine.ClientText;
 
 /**
  * How the command line words an attempt's failure: the gateway's own message always follows its
  * status and code ({@code HTTP 503 upstream_unavailable: the transcription provider cannot be
- * reached}), on one line. Stateless.
+ * reached}), on one line of printable text. Stateless.
  */
 final class FailureText {
 
@@ -36,10 +37,9 @@ final class FailureText {
   }
 
   private static String withMessage(Failure.Http http) {
-    String message = http.message().replaceAll("\\s+", " ").strip();
-    if (message.length() > MAX_MESSAGE_CHARS) {
-      message = message.substring(0, MAX_MESSAGE_CHARS) + "…";
-    }
+    // One line of printable text whatever the server sent: no control bytes or escape sequences
+    // reach the terminal, from a gateway with a fault or anything posing as one.
+    String message = ClientText.shown(http.message(), MAX_MESSAGE_CHARS);
     // Without a JSON body the SDK's message is the status line itself ("HTTP 502 Bad Gateway").
     if (message.isEmpty() || message.startsWith("HTTP " + http.status())) {
       return message.isEmpty() ? http.reason() : message;

@@ -79,6 +79,23 @@ class ContainerImageIT {
   }
 
   @Test
+  void theImageCarriesTheOfflineModelsWhereTheServerLooksForThem() throws Exception {
+    assertThat(image.entrypoint()).contains("-Dbolo.models=/app/models");
+    Path models = rootfs.resolve("app/models");
+    List<String> listed = Files.readAllLines(models.resolve("SHA256SUMS"));
+    assertThat(listed).isNotEmpty();
+    for (String line : listed) {
+      String[] fields = line.split("\\s+\\*?", 2);
+      byte[] bytes = Files.readAllBytes(models.resolve(fields[1]));
+      assertThat(
+              java.util.HexFormat.of()
+                  .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes)))
+          .as(fields[1])
+          .isEqualTo(fields[0]);
+    }
+  }
+
+  @Test
   void theImageServesFromItsOwnRootFileSystemTranscribesOfflineAndDrainsOnSigterm()
       throws Exception {
     int port = freePort();

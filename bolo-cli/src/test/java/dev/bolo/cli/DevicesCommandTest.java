@@ -198,7 +198,10 @@ class DevicesCommandTest {
     devices("add", "phone");
     env =
         Map.of(
-            "BOLO_DATA_DIR", dataDir.toString(), "BOLO_DEVICE_TOKENS", "kiosk=kiosk-secret-token");
+            "BOLO_DATA_DIR",
+            dataDir.toString(),
+            "BOLO_DEVICE_TOKENS",
+            "kiosk=kiosk-secret-token-0tpuwiKgpyt_FkmbBcCT9Qb6");
 
     CommandRun list = devices("list");
 
@@ -206,7 +209,7 @@ class DevicesCommandTest {
         .anySatisfy(
             line ->
                 assertThat(line).startsWith("kiosk").contains("unlimited", "BOLO_DEVICE_TOKENS"));
-    assertThat(list.out()).doesNotContain("kiosk-secret-token");
+    assertThat(list.out()).doesNotContain("kiosk-secret-token-0tpuwiKgpyt_FkmbBcCT9Qb6");
   }
 
   @Test

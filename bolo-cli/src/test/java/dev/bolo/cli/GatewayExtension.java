@@ -41,6 +41,17 @@ final class GatewayExtension implements BeforeEachCallback, AfterEachCallback {
   private @Nullable MockWebServer provider;
   private @Nullable App gateway;
   private @Nullable Path dataDir;
+  private final Map<String, String> extra;
+
+  /** A gateway on the variables below alone. */
+  GatewayExtension() {
+    this(Map.of());
+  }
+
+  /** A gateway on the variables below and then {@code extra}. */
+  GatewayExtension(Map<String, String> extra) {
+    this.extra = Map.copyOf(extra);
+  }
 
   @Override
   public void beforeEach(ExtensionContext context) throws Exception {
@@ -69,21 +80,21 @@ final class GatewayExtension implements BeforeEachCallback, AfterEachCallback {
         });
     fake.start();
     provider = fake;
-    gateway =
-        App.create(
-                ServerConfig.fromMap(
-                    Map.of(
-                        "BOLO_PORT",
-                        "0",
-                        "BOLO_ENGINE",
-                        "openai",
-                        "BOLO_OPENAI_BASE_URL",
-                        fake.url("/v1").toString(),
-                        "BOLO_DATA_DIR",
-                        dataDir.toString(),
-                        "BOLO_DEVICE_TOKENS",
-                        "phone=" + TOKEN)))
-            .start();
+    Map<String, String> env =
+        new java.util.HashMap<>(
+            Map.of(
+                "BOLO_PORT",
+                "0",
+                "BOLO_ENGINE",
+                "openai",
+                "BOLO_OPENAI_BASE_URL",
+                fake.url("/v1").toString(),
+                "BOLO_DATA_DIR",
+                dataDir.toString(),
+                "BOLO_DEVICE_TOKENS",
+                "phone=" + TOKEN));
+    env.putAll(extra);
+    gateway = App.create(ServerConfig.fromMap(env)).start();
   }
 
   @Override

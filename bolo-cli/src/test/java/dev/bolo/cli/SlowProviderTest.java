@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -49,14 +51,18 @@ class SlowProviderTest {
     }
   }
 
-  private String start(Duration providerDelay, Map<String, String> extra) throws Exception {
+  /**
+   * Starts the gateway on a provider that answers once {@code answerWhen} has happened: the phone
+   * gave up its attempt, or the provider's latency passed.
+   */
+  private String start(ProviderAnswers answerWhen, Map<String, String> extra) throws Exception {
     MockWebServer fake = new MockWebServer();
     fake.setDispatcher(
         new Dispatcher() {
           @Override
           public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
             int call = calls.incrementAndGet();
-            Thread.sleep(providerDelay.toMillis());
+            answerWhen.await();
             return new MockResponse.Builder()
                 .code(200)
                 .body("{\"text\":\"slow note " + call + "\"}")
@@ -76,16 +82,25 @@ class SlowProviderTest {
     return "http://127.0.0.1:" + gateway.port();
   }
 
+  /** When the provider sends its answer. */
+  @FunctionalInterface
+  private interface ProviderAnswers {
+    void await() throws InterruptedException;
+  }
+
   @Test
   void withDeadlinesScaledDownTheResendsOfAnImpatientPhoneJoinTheOneProviderCall()
       throws Exception {
-    // Gateway: 3 s + the note (1 s) = 4 s; phone: 1 s read timeout, resends at once.
+    // Gateway: 10 s + the note (1 s) = 11 s; phone: 1 s read timeout, resends at once. The
+    // provider answers only once the phone has given up its first attempt, however long the
+    // machine takes to get there.
+    CountDownLatch phoneGaveUp = new CountDownLatch(1);
     String base =
         start(
-            Duration.ofMillis(3_500),
+            () -> phoneGaveUp.await(60, TimeUnit.SECONDS),
             Map.of(
-                "BOLO_UPSTREAM_TIMEOUT", "3s",
-                "BOLO_UPSTREAM_TIMEOUT_MAX", "10s",
+                "BOLO_UPSTREAM_TIMEOUT", "10s",
+                "BOLO_UPSTREAM_TIMEOUT_MAX", "20s",
                 "BOLO_CLIENT_READ_TIMEOUT", "1s",
                 "BOLO_CLIENT_READ_TIMEOUT_MAX", "1s",
                 "BOLO_CLIENT_RESEND_PAUSES", "0s"));
@@ -94,7 +109,14 @@ class SlowProviderTest {
             .baseUrl(base)
             .token(TOKEN)
             .policy(ResendPolicy.standard().withoutJitter())
-            .timing(Timing.builder().scheduler(GatewayExtension::runAtOnce).build())
+            .timing(
+                Timing.builder()
+                    .scheduler(
+                        (pause, next) -> {
+                          phoneGaveUp.countDown();
+                          return GatewayExtension.runAtOnce(pause, next);
+                        })
+                    .build())
             .uploadTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1))
             .build();
 
@@ -119,7 +141,9 @@ class SlowProviderTest {
       throws Exception {
     // Real time and the default deadlines on both sides: the phone's read timeout (30.5 s) ends
     // first, it pauses about 2 s and resends, and the resend joins the gateway's running call.
-    String base = start(Duration.ofSeconds(36), Map.of());
+    // The provider's latency is the behaviour under test: longer than the phone's read timeout,
+    // which a busy machine cannot make it shorter than.
+    String base = start(() -> Thread.sleep(Duration.ofSeconds(36)), Map.of());
     Path note = Files.write(dir.resolve("slow.wav"), EndToEndTest.wav(1000, 78));
 
     CommandRun run =

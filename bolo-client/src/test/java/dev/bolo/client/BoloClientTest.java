@@ -268,14 +268,15 @@ class BoloClientTest {
   @Test
   void throttledSlowBodyIsReadToTheEndWithoutAResend() {
     String padded =
-        OK_BODY.replace("\"engine\"", "\"padding\":\"" + "x".repeat(1500) + "\",\"engine\"");
-    // About 0.8 s in all, but never 300 ms without a byte: slow is not stalled.
+        OK_BODY.replace("\"engine\"", "\"padding\":\"" + "x".repeat(3000) + "\",\"engine\"");
+    // About 1.3 s in all, longer than the timeout, but bytes every 100 ms, a tenth of it: slow
+    // is not stalled, however late a busy machine runs the throttle.
     server.enqueue(
         new MockResponse.Builder()
             .body(padded)
             .throttleBody(256, 100, TimeUnit.MILLISECONDS)
             .build());
-    UploadTimeouts quick = new UploadTimeouts(ms(300), ms(300), ms(300));
+    UploadTimeouts quick = new UploadTimeouts(ms(1000), ms(1000), ms(1000));
     // The throttle also slows the server's reading of the request: keep the upload tiny.
     VoiceNote tiny = VoiceNote.ofBytes(new byte[] {1, 2, 3}, "tiny.ogg");
 

@@ -263,7 +263,9 @@ public final class PcmDecoder implements MonoSamples, AutoCloseable {
         throw failure != null
             ? failure
             : new UndecodableAudioException(
-                "not a recognised audio container: " + FfmpegError.describe(opened));
+                "the note cannot be opened as audio: its container is damaged, cut short or not"
+                    + " one the gateway reads",
+                "avformat_open_input: " + FfmpegError.describe(opened));
       }
       try {
         return withDecoder(format, io);
@@ -277,14 +279,17 @@ public final class PcmDecoder implements MonoSamples, AutoCloseable {
       int info = avformat_find_stream_info(format, (AVDictionary) null);
       if (info < 0) {
         throw new UndecodableAudioException(
-            "the note's streams cannot be read: " + FfmpegError.describe(info));
+            "the note's streams cannot be read: its container is damaged or cut short",
+            "avformat_find_stream_info: " + FfmpegError.describe(info));
       }
       int stream = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, (AVCodec) null, 0);
       if (stream < 0) {
         throw new UndecodableAudioException("the note holds no audio stream");
       }
       AVCodecParameters parameters = format.streams(stream).codecpar();
-      String name = avcodec_get_name(parameters.codec_id()).getString();
+      // A name from FFmpeg's table of codecs ("aac", "opus"), read to its NUL: an identifier the
+      // sentences below may name, never free text.
+      String name = FfmpegError.printable(avcodec_get_name(parameters.codec_id()).getString());
       AVCodec decoder = avcodec_find_decoder(parameters.codec_id());
       if (decoder == null) {
         throw new UndecodableAudioException("no decoder for the note's " + name + " audio");

@@ -82,7 +82,8 @@ final class Resampling implements AutoCloseable {
     int n = swr_convert(context, outPlanes, outCapacity, frame.extended_data(), frame.nb_samples());
     if (n < 0) {
       throw new UndecodableAudioException(
-          "the audio cannot be resampled: " + FfmpegError.describe(n));
+          "the audio cannot be converted to the gateway's sample rate",
+          "swr_convert: " + FfmpegError.describe(n));
     }
     append(n);
     return samples;

@@ -2,6 +2,7 @@ package dev.bolo.server;
 
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.http.ClosingConnections;
 import dev.bolo.server.http.HeaderDeadline;
 import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.http.RequestAdmission;
@@ -102,6 +103,7 @@ public final class App implements AutoCloseable {
   private final Parts parts;
   private final ServerConfig config;
   private @Nullable HeaderDeadline headerDeadline;
+  private @Nullable ClosingConnections closingConnections;
 
   App(Parts parts) {
     this.parts = parts;
@@ -150,6 +152,13 @@ public final class App implements AutoCloseable {
         HeaderDeadline.start(
             javalin.jettyServer().server(),
             config.listen().headerTimeout(),
+            parts.wireTicker(),
+            parts.threads().renewals());
+    this.closingConnections =
+        ClosingConnections.start(
+            javalin.jettyServer().server(),
+            config.limits().uploads().minBytesPerSecond(),
+            config.limits().uploads().rateWindow(),
             parts.wireTicker(),
             parts.threads().renewals());
     log.info(
@@ -316,6 +325,9 @@ public final class App implements AutoCloseable {
     parts.inFlight().close();
     if (headerDeadline != null) {
       headerDeadline.close();
+    }
+    if (closingConnections != null) {
+      closingConnections.close();
     }
     parts.javalin().stop();
     try {

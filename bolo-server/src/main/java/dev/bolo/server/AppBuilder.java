@@ -11,6 +11,7 @@ import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.http.RequestAdmission;
 import dev.bolo.server.http.Routes;
+import dev.bolo.server.http.WrongTokens;
 import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
@@ -93,7 +94,10 @@ public final class AppBuilder {
     return this;
   }
 
-  /** Elapsed nanoseconds for leases, the replay TTL, rate limits, charge retries and the drain. */
+  /**
+   * Elapsed nanoseconds for leases, the replay TTL, rate limits, charge retries, the drain, an
+   * engine call's latency and the routes' deadlines and circuit breakers.
+   */
   public AppBuilder ticker(LongSupplier ticker) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     return this;
@@ -270,7 +274,8 @@ public final class AppBuilder {
             new ConnectionTimeouts(
                 config.listen().idleTimeout(), limits.uploads().rateWindow(), answerTimeout()),
             resumable,
-            phones);
+            phones,
+            WrongTokens.perMinute(limits.wrongTokensPerMinute(), ticker));
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     Javalin javalin =
@@ -316,7 +321,7 @@ public final class AppBuilder {
 
   private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {
     return Engines.create(
-        config, AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers));
+        config, AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers), ticker);
   }
 
   private DedupStore createStore() {

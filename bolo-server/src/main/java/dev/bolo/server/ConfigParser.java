@@ -202,7 +202,8 @@ final class ConfigParser {
         env.whole(BOLO_ANSWER_BUDGET_BYTES, AnswerBudget.defaultBytes(maxHeapBytes)),
         Math.toIntExact(
             env.whole(BOLO_MAX_CONCURRENT_REQUESTS, defaultMaxActiveRequests(maxHeapBytes))),
-        env.duration(BOLO_REQUEST_QUEUE_WAIT));
+        env.duration(BOLO_REQUEST_QUEUE_WAIT),
+        env.integer(BOLO_WRONG_TOKENS_PER_MINUTE));
   }
 
   /** The configured engine's limits as the operator replaces them, and the pieces run at once. */

@@ -18,7 +18,8 @@ public enum ConfigTable {
           + "([docs/connect-a-phone.md](connect-a-phone.md)); `./bolo serve --tls` sets it. "
           + "Unless `BOLO_TLS_CERT` is set, the gateway makes its own certificate authority once "
           + "(`tls/` under `BOLO_DATA_DIR`, keys 0600; phones install its certificate from "
-          + "`/ca.crt`) and a server certificate for `localhost`, the host name and the LAN "
+          + "`/ca.crt`; it lasts two years and may sign only for the names it was made for and "
+          + "the LAN ranges) and a server certificate for `localhost`, the host name and the LAN "
           + "addresses, and the names and addresses of `BOLO_TLS_NAMES` (the address a container "
           + "is reached at, say)",
       "`off`; none"),
@@ -87,7 +88,10 @@ public enum ConfigTable {
       "`./bolo-data`"),
   DEVICE_TOKENS(
       "static devices, `name=token,name2=token2`, in addition to the ledger's; a name also "
-          + "enrolled with `bolo devices add` stops the start (exit 2)",
+          + "enrolled with `bolo devices add` stops the start (exit 2), and so does a token "
+          + "estimated under 128 bits from its length and the characters it uses (32 random hex "
+          + "digits or 22 random base64 characters are enough; `openssl rand -hex 24`), with a "
+          + "line naming the device, not the token",
       "—"),
   MAX_UPLOAD_BYTES(
       "largest note one `POST` takes, at most the spool budget (logged at start). A larger "
@@ -123,6 +127,14 @@ public enum ConfigTable {
       "requests per device per minute before 429 (`0` = off; with `BOLO_STORE=redis` "
           + "counted once for all instances)",
       "`0`"),
+  WRONG_TOKENS_PER_MINUTE(
+      "bearer tokens nobody owns (a device's or the admin's) one client address may send per "
+          + "minute; beyond them every token from that address is answered 429 `rate_limited` "
+          + "with `Retry-After` until its next minute, unknown ones without a database lookup, "
+          + "except a device token that was right from that address before. The address is the "
+          + "connection's (an IPv6 one by its /64), never `X-Forwarded-For`: behind a reverse "
+          + "proxy every client shares the proxy's. Counted on each instance",
+      "`10`"),
   UPSTREAM_TIMEOUT(
       "the engine deadline for one note: the first plus the note's length, capped at the "
           + "second. It covers connecting, sending, the first byte and the whole call, for every "
@@ -157,7 +169,11 @@ public enum ConfigTable {
       "an upload must bring at least this many bytes per second, averaged over the window "
           + "(and may not fall silent for a whole window), or it ends with 408 "
           + "`request_timeout`; only time the gateway spends waiting for the client's bytes "
-          + "counts, so a busy gateway never blames a fast phone",
+          + "counts, so a busy gateway never blames a fast phone. A body still arriving after "
+          + "its request was answered unread (401, 429, 503, 404, an upload turned away) is "
+          + "read and dropped, so the phone reads its answer, only while it keeps this rate "
+          + "(from the answer on, checked after one window) and up to 26 MiB; then the "
+          + "connection closes",
       "`16384`, `10s`"),
   MAX_CONCURRENT_UPLOADS(
       "bodies read at once; a further upload waits up to a second, then gets 503 "
@@ -182,7 +198,9 @@ public enum ConfigTable {
       "upload requests (`POST` to the transcription routes, tus `POST`/`PATCH`) served at "
           + "once, from the first byte of the body to the last of the answer. More wait their "
           + "turn in arrival order, without a thread and with their bodies unread; probes, "
-          + "`/metrics`, lookups and the admin API never wait. Each request served holds heap "
+          + "`/metrics`, lookups, the admin API and requests without a bearer token (answered "
+          + "401 at once) never wait. A request answered before its body was read leaves at "
+          + "once. Each request served holds heap "
           + "(its note, the parked virtual-thread stack of its provider call, a provider "
           + "connection: about 40 KiB "
           + "for a short note, besides a 16 KiB connection buffer outside the heap), so the "

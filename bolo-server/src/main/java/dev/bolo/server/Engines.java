@@ -18,6 +18,7 @@ import dev.bolo.server.ledger.RateLimiter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import okhttp3.OkHttpClient;
 
 /** Makes the engine the configuration names: one engine, or several behind routes. Stateless. */
@@ -25,12 +26,18 @@ final class Engines {
 
   private Engines() {}
 
-  /** The engine of {@code config}, its providers called through {@code http}. */
-  static SpeechEngine create(ServerConfig config, OkHttpClient http) {
+  /**
+   * The engine of {@code config}, its providers called through {@code http}; routes keep their
+   * deadlines and breakers on {@code ticker}.
+   */
+  static SpeechEngine create(ServerConfig config, OkHttpClient http, LongSupplier ticker) {
     Routing routing = config.routing();
     if (routing != null) {
       return RoutedEngine.of(
-          routing, spec -> create(spec, config, http), (name, max) -> perMinute(config, name, max));
+          routing,
+          spec -> create(spec, config, http),
+          (name, max) -> perMinute(config, name, max),
+          ticker);
     }
     return switch (config.engine()) {
       case OPENAI -> OpenAiCompatibleEngine.create(config.openAi(), http);

@@ -97,6 +97,9 @@ final class GatewayGauges {
         .description("Provider answer bytes held now, charged to BOLO_ANSWER_BUDGET_BYTES")
         .baseUnit("bytes")
         .register(registry);
+    Gauge.builder("bolo_answers_waiting", answers, AnswerBudget::waitingAnswers)
+        .description("Provider answers waiting for room in BOLO_ANSWER_BUDGET_BYTES")
+        .register(registry);
     Gauge.builder("bolo_answer_budget_bytes", answers, AnswerBudget::capacityBytes)
         .description("BOLO_ANSWER_BUDGET_BYTES: provider answer bytes held at once")
         .baseUnit("bytes")

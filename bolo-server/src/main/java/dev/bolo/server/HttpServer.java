@@ -113,7 +113,13 @@ final class HttpServer {
             AdminRoutes.register(
                 javalinConfig.routes,
                 new AdminRoutes.Services(
-                    adminToken, ledger, readiness, metrics, clock, services.phones()));
+                    adminToken,
+                    ledger,
+                    readiness,
+                    metrics,
+                    clock,
+                    services.phones(),
+                    services.wrongTokens()));
           } else {
             org.slf4j.LoggerFactory.getLogger(HttpServer.class)
                 .info("operator dashboard off: set BOLO_ADMIN_TOKEN to serve it at /admin");

@@ -302,6 +302,8 @@ public record ServerConfig(
    *     more wait their turn without a thread, their bodies unread
    * @param requestQueueWait {@code BOLO_REQUEST_QUEUE_WAIT}: how long such a request waits for its
    *     turn before 503 with {@code Retry-After}
+   * @param wrongTokensPerMinute {@code BOLO_WRONG_TOKENS_PER_MINUTE}: wrong bearer tokens one
+   *     client address may send a minute before 429
    */
   public record Limits(
       long maxUploadBytes,
@@ -311,31 +313,24 @@ public record ServerConfig(
       long maxTranscriptBytes,
       long answerBudgetBytes,
       int maxActiveRequests,
-      Duration requestQueueWait) {
+      Duration requestQueueWait,
+      int wrongTokensPerMinute) {
 
     public Limits {
-      if (maxUploadBytes < 1) {
-        throw new IllegalArgumentException("maxUploadBytes must be >= 1: " + maxUploadBytes);
-      }
+      requireAtLeastOne("maxUploadBytes", maxUploadBytes);
       if (inMemoryUploadBytes < 0) {
         throw new IllegalArgumentException(
             "inMemoryUploadBytes must be >= 0: " + inMemoryUploadBytes);
       }
       Objects.requireNonNull(uploads, "uploads");
       requirePositive("uploadTtl", uploadTtl);
-      if (maxTranscriptBytes < 1) {
-        throw new IllegalArgumentException(
-            "maxTranscriptBytes must be >= 1: " + maxTranscriptBytes);
-      }
-      if (answerBudgetBytes < 1) {
-        throw new IllegalArgumentException("answerBudgetBytes must be >= 1: " + answerBudgetBytes);
-      }
-      if (maxActiveRequests < 1) {
-        throw new IllegalArgumentException("maxActiveRequests must be >= 1: " + maxActiveRequests);
-      }
+      requireAtLeastOne("maxTranscriptBytes", maxTranscriptBytes);
+      requireAtLeastOne("answerBudgetBytes", answerBudgetBytes);
+      requireAtLeastOne("maxActiveRequests", maxActiveRequests);
       if (requestQueueWait.isNegative()) {
         throw new IllegalArgumentException("requestQueueWait must be >= 0: " + requestQueueWait);
       }
+      requireAtLeastOne("wrongTokensPerMinute", wrongTokensPerMinute);
     }
   }
 
@@ -377,6 +372,12 @@ public record ServerConfig(
    */
   public static Duration parseDuration(String name, String value) {
     return VariableParser.parseDuration(name, value);
+  }
+
+  private static void requireAtLeastOne(String name, long value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + " must be >= 1: " + value);
+    }
   }
 
   private static void requirePositive(String name, Duration value) {

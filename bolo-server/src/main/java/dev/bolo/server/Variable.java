@@ -205,6 +205,11 @@ public enum Variable {
       "0",
       "requests per device per minute before 429 (0 = off)",
       ConfigTable.RATE_LIMIT_PER_MINUTE),
+  BOLO_WRONG_TOKENS_PER_MINUTE(
+      whole(1, 1_000_000),
+      "10",
+      "wrong tokens one client address may send per minute before 429 (default 10)",
+      ConfigTable.WRONG_TOKENS_PER_MINUTE),
   BOLO_UPSTREAM_TIMEOUT(
       POSITIVE,
       "120s",

@@ -266,7 +266,7 @@ class ServerConfigTest {
             Map.of(
                 "BOLO_OPENAI_API_KEY", "sk-secret-123",
                 "BOLO_GEMINI_API_KEY", "AIza-secret-456",
-                "BOLO_DEVICE_TOKENS", "kiosk=token-secret-789"));
+                "BOLO_DEVICE_TOKENS", "kiosk=token-secret-789-0tpuwiKgpyt_FkmbBcCT9Qb6"));
     assertThat(config.toString())
         .doesNotContain("sk-secret-123", "AIza-secret-456", "token-secret-789")
         .contains("kiosk");

@@ -37,6 +37,7 @@ public final class AnswerBudget {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
   private long inUseBytes;
+  private int waiting;
 
   public AnswerBudget(long capacityBytes, Duration wait) {
     if (capacityBytes < 1 || wait.isNegative()) {
@@ -62,6 +63,16 @@ public final class AnswerBudget {
     return capacityBytes;
   }
 
+  /** Answers waiting for room now. */
+  public int waitingAnswers() {
+    lock.lock();
+    try {
+      return waiting;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Answer bytes held now. */
   public long inUseBytes() {
     lock.lock();
@@ -85,11 +96,14 @@ public final class AnswerBudget {
         if (hold.held > 0 || left <= 0) {
           throw new Exhausted(capacityBytes);
         }
+        waiting++;
         try {
           released.awaitNanos(left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new Exhausted(capacityBytes);
+        } finally {
+          waiting--;
         }
       }
       inUseBytes += bytes;

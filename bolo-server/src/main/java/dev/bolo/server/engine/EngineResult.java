@@ -17,8 +17,10 @@ public sealed interface EngineResult {
    * @param text the transcript text; for {@code srt} and {@code vtt} the subtitle document
    * @param body the engine's formatted answer for {@code verbose_json}, {@code srt} and {@code
    *     vtt}; null for {@code json} and {@code text}
-   * @param reportedDurationMs the note's length as the provider reported it, when it did; used to
-   *     charge a note whose length the gateway could not measure (PROTOCOL.md rule 8)
+   * @param reportedDurationMs the note's length as the engine found it, when it did: the duration
+   *     the provider reported, or the length of the samples the gateway decoded (the offline
+   *     engine, a note sent in pieces); the note is charged this when it is longer than the
+   *     container's header said, and this whenever the header said nothing (PROTOCOL.md rule 8)
    * @param usage the provider's {@code usage} object as compact JSON, when it gave one (OpenAI's
    *     tokens or duration); passed on to OpenAI clients with the transcript
    * @param engine the engine that did the work, when another than the one called (a route's

@@ -39,11 +39,10 @@ public final class ProviderMessage {
     text = IPV4.matcher(text).replaceAll("[address]");
     text = IPV6.matcher(text).replaceAll(m -> isIpv6(m.group()) ? "[address]" : m.group());
     text = HOST.matcher(text).replaceAll("[host]");
-    text = text.strip();
-    if (text.isEmpty()) {
-      return fallback;
-    }
-    return text.length() <= MAX_CHARS ? text : text.substring(0, MAX_CHARS) + "…";
+    // One line of printable text, cut whole characters: the ASCII controls are gone already, the
+    // rest (C1 controls, invisible format characters, lone surrogates) go here.
+    text = ClientText.clean(text, MAX_CHARS + 1);
+    return text.isEmpty() ? fallback : text;
   }
 
   /**

@@ -118,9 +118,7 @@ public record Settings(
                         new InvalidSettingException(
                             "response_format",
                             "unknown response_format: "
-                                + (givenFormat.length() > 16
-                                    ? givenFormat.substring(0, 16) + "…"
-                                    : givenFormat)
+                                + ClientText.shown(givenFormat, 16)
                                 + "; use json, text, srt, vtt or verbose_json"));
     SortedSet<String> granularities = new TreeSet<>();
     if (format == ResponseFormat.VERBOSE_JSON) {
@@ -130,7 +128,7 @@ public record Settings(
           throw new InvalidSettingException(
               "timestamp_granularities[]",
               "unknown timestamp granularity: "
-                  + (granularity.length() > 16 ? granularity.substring(0, 16) + "…" : granularity)
+                  + ClientText.shown(granularity, 16)
                   + "; use word or segment");
         }
         granularities.add(g);
@@ -224,7 +222,7 @@ public record Settings(
       throw new InvalidSettingException(
           "model",
           "model '"
-              + (model.length() > 64 ? model.substring(0, 64) + "…" : model)
+              + ClientText.shown(model, 64)
               + "' is not offered here; allowed: "
               + aliases.namesOf(allowed),
           InvalidSettingException.Kind.NOT_OFFERED);
@@ -247,7 +245,7 @@ public record Settings(
       throw new InvalidSettingException(
           "language",
           "language '"
-              + (language.length() > 16 ? language.substring(0, 16) + "…" : language)
+              + ClientText.shown(language, 16)
               + "' is not recognised by the "
               + engineName
               + " engine; it recognises: "

@@ -1,11 +1,13 @@
 package dev.bolo.server.health;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
  * Whether a component (engine, store, ledger) can serve now, and if not fully, why. Reported by
  * {@code GET /readyz}: 200 while every component is {@link State#READY} or {@link State#DEGRADED},
- * 503 once one is {@link State#DOWN}. Immutable.
+ * 503 once one is {@link State#DOWN}, each component by its state alone; the detail, which may name
+ * hosts, users and a library's own words, goes to the log and the operator's API only. Immutable.
  *
  * @param state how usable the component is
  * @param detail a short human explanation, e.g. {@code "offline model loading"}; "ok" when ready
@@ -22,7 +24,12 @@ public record Readiness(State state, String detail) {
      */
     DEGRADED,
     /** Cannot serve; a load balancer should send traffic elsewhere. */
-    DOWN
+    DOWN;
+
+    /** The state as {@code /readyz} and the admin API name it: {@code ready}, {@code down}. */
+    public String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
   }
 
   private static final Readiness READY = new Readiness(State.READY, "ok");

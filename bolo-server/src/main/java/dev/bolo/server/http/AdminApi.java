@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.engine.ClientText;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DeviceUsage;
@@ -328,8 +329,7 @@ final class AdminApi {
 
   /** A value for an error message: bounded, so a huge parameter does not fill the answer. */
   private static String shown(@Nullable Object value) {
-    String text = String.valueOf(value);
-    return text.length() > 64 ? text.substring(0, 64) + "…" : text;
+    return ClientText.shown(String.valueOf(value), 64);
   }
 
   private static void json(Context ctx, int status, ObjectNode body) {

@@ -4,12 +4,13 @@ import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.tls.PhoneAccess;
 import io.javalin.config.RoutesConfig;
-import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -35,6 +36,7 @@ public final class AdminRoutes {
    * @param metrics the gateway's meters, read for the live panel
    * @param clock wall time, for the usage ranges
    * @param phones where phones open the page, for the QR code of a new device
+   * @param wrongTokens wrong tokens per client address, counted with the devices' wrong tokens
    */
   public record Services(
       String token,
@@ -42,11 +44,13 @@ public final class AdminRoutes {
       Map<String, Supplier<Readiness>> readiness,
       MeterRegistry metrics,
       Clock clock,
-      PhoneAccess phones) {
+      PhoneAccess phones,
+      WrongTokens wrongTokens) {
 
     public Services {
       Objects.requireNonNull(token, "token");
       Objects.requireNonNull(phones, "phones");
+      Objects.requireNonNull(wrongTokens, "wrongTokens");
       readiness = Map.copyOf(readiness);
     }
 
@@ -65,39 +69,44 @@ public final class AdminRoutes {
     AdminApi api = new AdminApi(services.ledger(), services.clock());
     LiveStatus live = new LiveStatus(services.readiness(), services.metrics(), services.clock());
     byte[] token = sha256(services.token());
-    routes.get("/admin/api/devices", guarded(token, api::devices));
-    routes.post("/admin/api/devices", guarded(token, api::addDevice));
-    routes.post("/admin/api/devices/{name}/revoke", guarded(token, api::revoke));
-    routes.put("/admin/api/devices/{name}/quota", guarded(token, api::setQuota));
-    routes.get("/admin/api/usage", guarded(token, api::usage));
-    routes.get("/admin/api/live", guarded(token, live::answer));
-    routes.get("/admin/api/connect", guarded(token, new PhoneSetup(services.phones())::connect));
+    WrongTokens wrong = services.wrongTokens();
+    routes.get("/admin/api/devices", guarded(token, wrong, api::devices));
+    routes.post("/admin/api/devices", guarded(token, wrong, api::addDevice));
+    routes.post("/admin/api/devices/{name}/revoke", guarded(token, wrong, api::revoke));
+    routes.put("/admin/api/devices/{name}/quota", guarded(token, wrong, api::setQuota));
+    routes.get("/admin/api/usage", guarded(token, wrong, api::usage));
+    routes.get("/admin/api/live", guarded(token, wrong, live::answer));
+    routes.get(
+        "/admin/api/connect", guarded(token, wrong, new PhoneSetup(services.phones())::connect));
   }
 
   /**
-   * Runs {@code handler} only for a request carrying the admin token, else answers 401. Both sides
+   * Runs {@code handler} only for a request carrying the admin token, else answers 401; a client
+   * address that has sent too many wrong tokens is answered 429 before any comparison, the right
+   * token included: there is one admin token, and a pass for it would answer the guess. Both sides
    * are hashed before the comparison, which {@link MessageDigest#isEqual} makes in constant time:
    * neither the token's characters nor its length show in how long a refusal takes.
    */
-  private static Handler guarded(byte[] tokenSha256, Handler handler) {
+  private static Handler guarded(byte[] tokenSha256, WrongTokens wrongTokens, Handler handler) {
     return ctx -> {
-      String presented = bearerToken(ctx);
+      String presented = DeviceGate.bearerToken(ctx);
+      InetAddress client = WrongTokens.clientOf(ctx);
+      Duration untilNextGuess =
+          presented == null ? Duration.ZERO : wrongTokens.waitBefore(client, presented);
+      if (!untilNextGuess.isZero()) {
+        ErrorWriter.write(ctx, Dialect.NATIVE, Errors.tooManyWrongTokens(untilNextGuess));
+        return;
+      }
       if (presented == null || !MessageDigest.isEqual(tokenSha256, sha256(presented))) {
+        if (presented != null) {
+          wrongTokens.count(client);
+        }
         ctx.header("WWW-Authenticate", "Bearer realm=\"bolo-admin\"");
         ErrorWriter.write(ctx, Dialect.NATIVE, Errors.adminUnauthorized());
         return;
       }
       handler.handle(ctx);
     };
-  }
-
-  private static @org.jspecify.annotations.Nullable String bearerToken(Context ctx) {
-    String header = ctx.header("Authorization");
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return null;
-    }
-    String token = header.substring(7).trim();
-    return token.isEmpty() ? null : token;
   }
 
   private static byte[] sha256(String text) {

@@ -6,6 +6,7 @@ import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.RateDecision;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * the gateway is not draining, with a known bearer token, within its device's rate limit, and the
  * handler finds its {@link Device} on the request ({@link #device}); otherwise the gate answers in
  * the path's {@link Dialect} (503 while draining or while the ledger cannot say, 401 without a
- * known token, 429 over the limit). Thread safe.
+ * known token, 429 over the limit or from an address out of wrong tokens, {@link WrongTokens}).
+ * Thread safe.
  */
 final class DeviceGate {
 
@@ -32,10 +34,12 @@ final class DeviceGate {
 
   private final Ledger ledger;
   private final InFlightRequests inFlight;
+  private final WrongTokens wrongTokens;
 
-  DeviceGate(Ledger ledger, InFlightRequests inFlight) {
+  DeviceGate(Ledger ledger, InFlightRequests inFlight, WrongTokens wrongTokens) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
+    this.wrongTokens = Objects.requireNonNull(wrongTokens, "wrongTokens");
   }
 
   /**
@@ -44,16 +48,17 @@ final class DeviceGate {
    * @param again how the client tries again, ending the 503 messages: {@code "resume shortly"}
    */
   Handler around(String again, Handler route) {
-    return new Guarded(route, again, 0);
+    return new Guarded(route, again, false);
   }
 
   /**
    * {@code route}, a note's upload, behind the gate: a refusal comes before the body was read, so
-   * the connection closes after it and up to {@code unreadBodyBytes} still arriving are read and
-   * discarded first, for the phone to read its answer instead of a reset.
+   * the connection closes after it. The request ends with its answer (its place in {@link
+   * RequestAdmission} is free at once); what is still arriving is read and dropped within the
+   * bounds of {@link ClosingConnections}, for the phone to read its answer instead of a reset.
    */
-  Handler aroundUpload(long unreadBodyBytes, Handler route) {
-    return new Guarded(route, "resend shortly", unreadBodyBytes);
+  Handler aroundUpload(Handler route) {
+    return new Guarded(route, "resend shortly", true);
   }
 
   /**
@@ -75,24 +80,30 @@ final class DeviceGate {
    * @throws LedgerException when the ledger cannot say
    */
   Optional<Device> bearerOf(Context ctx) {
+    String token = bearerToken(ctx);
+    return token == null ? Optional.empty() : ledger.authenticate(token);
+  }
+
+  /** The bearer token the request carries; null without one. */
+  static @Nullable String bearerToken(Context ctx) {
     String header = ctx.header("Authorization");
     if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
+      return null;
     }
     String token = header.substring(7).trim();
-    return token.isEmpty() ? Optional.empty() : ledger.authenticate(token);
+    return token.isEmpty() ? null : token;
   }
 
   /** One route behind the gate. */
   private final class Guarded implements Handler {
     private final Handler route;
     private final String again;
-    private final long unreadBodyBytes;
+    private final boolean closesOnRefusal;
 
-    Guarded(Handler route, String again, long unreadBodyBytes) {
+    Guarded(Handler route, String again, boolean closesOnRefusal) {
       this.route = Objects.requireNonNull(route, "route");
       this.again = again;
-      this.unreadBodyBytes = unreadBodyBytes;
+      this.closesOnRefusal = closesOnRefusal;
     }
 
     @Override
@@ -106,20 +117,34 @@ final class DeviceGate {
         return;
       }
       try {
+        String token = bearerToken(ctx);
+        // Checked before anything else, so an unknown token learns nothing about uploads or hashes.
+        if (token == null) {
+          refuse(ctx, Errors.unauthorized());
+          return;
+        }
+        InetAddress client = WrongTokens.clientOf(ctx);
+        Duration untilNextGuess = wrongTokens.waitBefore(client, token);
+        // This address has sent too many wrong tokens: another guess learns nothing, costs nothing.
+        if (!untilNextGuess.isZero()) {
+          refuse(ctx, Errors.tooManyWrongTokens(untilNextGuess));
+          return;
+        }
         Optional<Device> device;
         try {
-          device = bearerOf(ctx);
+          device = ledger.authenticate(token);
         } catch (LedgerException e) {
           // The gateway's own fault: the client must try again, not give up on the note.
           log.warn("cannot authenticate: {}", e.getMessage());
           refuse(ctx, Errors.serverUnavailable("the device ledger is unavailable; " + again, null));
           return;
         }
-        // Checked before anything else, so an unknown token learns nothing about uploads or hashes.
         if (device.isEmpty()) {
+          wrongTokens.count(client);
           refuse(ctx, Errors.unauthorized());
           return;
         }
+        wrongTokens.right(client, token);
         RequestLog.nameDevice(device.get().name());
         // Every request counts, lookups and appends as much as uploads.
         if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
@@ -135,13 +160,10 @@ final class DeviceGate {
     }
 
     private void refuse(Context ctx, ApiError error) {
-      if (unreadBodyBytes == 0) {
-        ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
-        return;
+      if (closesOnRefusal) {
+        ctx.res().setHeader("Connection", "close");
       }
-      ctx.res().setHeader("Connection", "close");
       ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
-      UnreadBody.discard(ctx, unreadBodyBytes);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.bolo.server.http;
 
+import dev.bolo.server.engine.ClientText;
 import dev.bolo.server.transcription.NoteRefusal;
 import dev.bolo.server.upload.NoteSizes;
 import dev.bolo.server.upload.UploadResult;
@@ -142,6 +143,16 @@ final class Errors {
         429, "rate_limited", "too many requests from this device; retry later", null, retryAfter);
   }
 
+  /** 429 {@code rate_limited} for a client address that sent too many tokens nobody owns. */
+  static ApiError tooManyWrongTokens(java.time.Duration retryAfter) {
+    return new ApiError(
+        429,
+        "rate_limited",
+        "too many wrong tokens from this address; retry later",
+        null,
+        retryAfter);
+  }
+
   /** 503 {@code server_unavailable}: the gateway's own fault, and a resend may succeed. */
   static ApiError serverUnavailable(String message, java.time.@Nullable Duration retryAfter) {
     return new ApiError(
@@ -197,7 +208,7 @@ final class Errors {
 
   /** 404 {@code not_found} for a path no route serves. */
   static ApiError noRoute(String method, String path) {
-    String shown = path.length() > 64 ? path.substring(0, 64) + "…" : path;
+    String shown = ClientText.shown(path, 64);
     String hint =
         path.equals("/admin") || path.startsWith("/admin/")
             ? " (the operator dashboard and its API answer only when the gateway runs with"
@@ -231,10 +242,7 @@ final class Errors {
     return new ApiError(
         404,
         "model_not_found",
-        "model '"
-            + (id.length() > 64 ? id.substring(0, 64) + "…" : id)
-            + "' is not offered here; allowed: "
-            + allowed,
+        "model '" + ClientText.shown(id, 64) + "' is not offered here; allowed: " + allowed,
         "model",
         null);
   }

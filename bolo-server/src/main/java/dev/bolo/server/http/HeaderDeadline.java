@@ -3,6 +3,7 @@ package dev.bolo.server.http;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,10 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.EndPoint;
-import org.eclipse.jetty.io.ssl.SslConnection;
-import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.internal.HttpConnection;
 import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,30 +54,21 @@ public final class HeaderDeadline implements AutoCloseable {
   private void sweep() {
     try {
       long now = nanoTime.getAsLong();
-      Set<EndPoint> seen = ConcurrentHashMap.newKeySet();
-      for (Connector connector : server.getConnectors()) {
-        for (EndPoint connected : connector.getConnectedEndPoints()) {
-          // Over TLS, the HTTP connection reads from the decrypting end point, and the answer
-          // goes out through it.
-          EndPoint endPoint =
-              connected.getConnection() instanceof SslConnection tls
-                  ? tls.getSslEndPoint()
-                  : connected;
-          if (!(endPoint.getConnection() instanceof HttpConnection http)) {
-            continue;
-          }
-          HttpParser parser = http.getParser();
-          if (!parser.inHeaderState() || parser.isStart()) {
-            continue;
-          }
-          seen.add(endPoint);
-          long since = headersSince.computeIfAbsent(endPoint, e -> now);
-          if (now - since > timeoutNanos) {
-            seen.remove(endPoint);
-            refuse(endPoint);
-          }
-        }
-      }
+      Set<EndPoint> seen = new HashSet<>();
+      OpenConnections.forEach(
+          server,
+          (endPoint, http) -> {
+            HttpParser parser = http.getParser();
+            if (!parser.inHeaderState() || parser.isStart()) {
+              return;
+            }
+            long since = headersSince.computeIfAbsent(endPoint, e -> now);
+            if (now - since > timeoutNanos) {
+              refuse(endPoint);
+            } else {
+              seen.add(endPoint);
+            }
+          });
       headersSince.keySet().retainAll(seen);
     } catch (RuntimeException e) {
       log.warn("header deadline sweep failed: {}", e.toString());

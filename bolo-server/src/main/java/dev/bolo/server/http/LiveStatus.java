@@ -12,7 +12,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import java.time.Clock;
-import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.TreeMap;
@@ -65,7 +64,7 @@ final class LiveStatus {
         state = Readiness.down(e.toString());
       }
       ObjectNode component = components.putObject(entry.getKey());
-      component.put("state", state.state().name().toLowerCase(Locale.ROOT));
+      component.put("state", state.state().label());
       component.put("detail", state.detail());
     }
     ctx.contentType("application/json").result(JSON.writeValueAsBytes(body));

@@ -1,5 +1,6 @@
 package dev.bolo.server.http;
 
+import dev.bolo.server.engine.ClientText;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.transcription.NoteLookup;
 import dev.bolo.server.transcription.SettingFields;
@@ -48,7 +49,8 @@ final class LookupHandler implements Handler {
       ErrorWriter.write(
           ctx,
           Dialect.NATIVE,
-          Errors.invalid("sha256", "the audio hash must be 64 hex digits: " + cut(hash)));
+          Errors.invalid(
+              "sha256", "the audio hash must be 64 hex digits: " + ClientText.shown(hash, 80)));
       return;
     }
     Duration wait;
@@ -99,7 +101,7 @@ final class LookupHandler implements Handler {
           "wait must be whole seconds from 0 to "
               + NoteLookup.MAX_WAIT.toSeconds()
               + ": "
-              + cut(trimmed));
+              + ClientText.shown(trimmed, 80));
     }
     return Duration.ofSeconds(Integer.parseInt(trimmed));
   }
@@ -114,10 +116,5 @@ final class LookupHandler implements Handler {
 
   private static void write(Context ctx, int status, byte[] body) {
     ctx.status(status).contentType("application/json").result(body);
-  }
-
-  /** Echoes at most a short prefix of a bad value: the message is for a human, not a mirror. */
-  private static String cut(String value) {
-    return value.length() > 80 ? value.substring(0, 80) + "…" : value;
   }
 }

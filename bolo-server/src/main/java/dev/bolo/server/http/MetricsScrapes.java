@@ -53,6 +53,12 @@ final class MetricsScrapes {
    * {@link #DEADLINE}): the caller answers 503 and the scraper tries again at its next interval.
    */
   static @Nullable String scrape(PrometheusMeterRegistry registry) throws InterruptedException {
+    return scrape(registry, DEADLINE);
+  }
+
+  /** As {@link #scrape(PrometheusMeterRegistry)}, waiting at most {@code deadline} in all. */
+  static @Nullable String scrape(PrometheusMeterRegistry registry, Duration deadline)
+      throws InterruptedException {
     Future<String> text;
     try {
       text = SCRAPES.submit((Callable<String>) registry::scrape);
@@ -60,7 +66,7 @@ final class MetricsScrapes {
       return null;
     }
     try {
-      return text.get(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+      return text.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       text.cancel(false);
       return null;

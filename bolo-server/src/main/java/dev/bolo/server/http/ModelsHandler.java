@@ -12,8 +12,9 @@ import java.util.Objects;
 /**
  * {@code GET /v1/models} and {@code GET /v1/models/{model}} in OpenAI's shape: the models a device
  * may ask for on this gateway (its allow-list), for the SDKs' {@code models.list()} and {@code
- * models.retrieve()} and tools that probe an OpenAI-compatible server with them. Bearer auth like
- * every other endpoint. Thread safe.
+ * models.retrieve()} and tools that probe an OpenAI-compatible server with them. Behind the {@link
+ * DeviceGate} like every device route: the token, the device's rate and the drain are checked
+ * there. Thread safe.
  */
 final class ModelsHandler {
 
@@ -25,18 +26,13 @@ final class ModelsHandler {
    */
   private static final long CREATED_UNKNOWN = 0;
 
-  private final DeviceGate gate;
   private final Transcriber transcriber;
 
-  ModelsHandler(DeviceGate gate, Transcriber transcriber) {
-    this.gate = Objects.requireNonNull(gate, "gate");
+  ModelsHandler(Transcriber transcriber) {
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
   }
 
   void list(Context ctx) throws Exception {
-    if (!isAuthenticated(ctx)) {
-      return;
-    }
     ObjectNode body = JSON.createObjectNode();
     body.put("object", "list");
     ArrayNode data = body.putArray("data");
@@ -50,9 +46,6 @@ final class ModelsHandler {
   }
 
   void one(Context ctx) throws Exception {
-    if (!isAuthenticated(ctx)) {
-      return;
-    }
     String id = ctx.pathParam("model");
     List<String> allowed = transcriber.allowedModels();
     ModelAliases aliases = transcriber.modelAliases();
@@ -85,13 +78,5 @@ final class ModelsHandler {
       languages.forEach(codes::add);
     }
     return node;
-  }
-
-  private boolean isAuthenticated(Context ctx) {
-    if (gate.bearerOf(ctx).isPresent()) {
-      return true;
-    }
-    ErrorWriter.write(ctx, Dialect.OPENAI, Errors.unauthorized());
-    return false;
   }
 }

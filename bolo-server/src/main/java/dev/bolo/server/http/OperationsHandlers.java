@@ -8,10 +8,13 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** {@code /healthz}, {@code /readyz} and {@code /metrics}. */
 final class OperationsHandlers {
 
+  private static final Logger log = LoggerFactory.getLogger(OperationsHandlers.class);
   private static final ObjectMapper JSON = HttpJson.MAPPER;
 
   private final Map<String, Supplier<Readiness>> components;
@@ -31,28 +34,29 @@ final class OperationsHandlers {
   }
 
   /**
-   * 200 while every component serves (READY or DEGRADED; the body names each degradation), 503 once
-   * one is DOWN. Reads kept state only, so it answers at once whatever a dependency does.
+   * 200 while every component serves (READY or DEGRADED), 503 once one is DOWN; each component by
+   * its state alone ({@code ready}, {@code degraded}, {@code down}). Anyone may ask, so the body
+   * never holds a detail: a detail may name the database's or Redis's host and user, or carry a
+   * library's own words. Those are logged when a state changes, and the operator's API ({@code
+   * /admin/api/live}) shows them. Reads kept state only, so it answers at once whatever a
+   * dependency does.
    */
   void ready(Context ctx) throws Exception {
     ObjectNode body = JSON.createObjectNode();
-    ObjectNode details = body.putObject("components");
+    ObjectNode states = body.putObject("components");
     Readiness.State worst = Readiness.State.READY;
     for (var entry : new java.util.TreeMap<>(components).entrySet()) {
-      Readiness readiness;
+      Readiness.State state;
       try {
-        readiness = entry.getValue().get();
+        state = entry.getValue().get().state();
       } catch (RuntimeException e) {
-        readiness = Readiness.down(e.toString());
+        log.warn("cannot tell whether {} is ready", entry.getKey(), e);
+        state = Readiness.State.DOWN;
       }
-      if (readiness.state().compareTo(worst) > 0) {
-        worst = readiness.state();
+      if (state.compareTo(worst) > 0) {
+        worst = state;
       }
-      details.put(
-          entry.getKey(),
-          readiness.state() == Readiness.State.DEGRADED
-              ? "degraded: " + readiness.detail()
-              : readiness.detail());
+      states.put(entry.getKey(), state.label());
     }
     body.put(
         "status",

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.QoSHandler;
@@ -22,7 +23,8 @@ import org.eclipse.jetty.util.Callback;
  * parsed headers and Jetty's connection buffer.
  *
  * <p>Only the routes that carry a note or its parts wait; probes, metrics, lookups and the admin
- * API never do. Thread safe.
+ * API never do, nor does a request without a bearer token, which {@link DeviceGate} answers 401 at
+ * once. Thread safe.
  */
 public final class RequestAdmission extends QoSHandler {
 
@@ -52,6 +54,9 @@ public final class RequestAdmission extends QoSHandler {
     setMaxSuspend(waits ? maxWait : Duration.ofMillis(1));
     includeMethod("POST", "PATCH");
     includePath(UPLOAD_PATHS);
+    // The gate refuses a request without a bearer token at once, its body unread; let into the
+    // line, such requests could fill it and turn the devices' uploads away.
+    exclude(RequestAdmission::hasNoBearerToken);
     Gauge.builder("bolo_requests_waiting", this, RequestAdmission::getSuspendedRequestCount)
         .description(
             "Upload requests waiting for their turn (BOLO_MAX_CONCURRENT_REQUESTS are served at"
@@ -79,6 +84,11 @@ public final class RequestAdmission extends QoSHandler {
       throws Exception {
     request.addIdleTimeoutListener(timeout -> false);
     return super.onConditionsMet(request, response, callback);
+  }
+
+  private static boolean hasNoBearerToken(Request request) {
+    String authorization = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    return authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7);
   }
 
   /** Upload requests waiting for their turn now. */

@@ -1,5 +1,6 @@
 package dev.bolo.server.http;
 
+import dev.bolo.server.engine.ClientText;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -81,7 +82,7 @@ final class RequestHeaders {
         AUDIO_DURATION,
         AUDIO_DURATION
             + " must be whole milliseconds from 0 to one day: "
-            + (given.length() <= 24 ? given : given.substring(0, 24) + "…"));
+            + ClientText.shown(given, 24));
   }
 
   /**

@@ -24,6 +24,9 @@ public final class Routes {
   /** How a client of a resumable upload tries again after the gate turned it away. */
   private static final String RESUME = "resume shortly";
 
+  /** How a client of a lookup or the model list asks again after the gate turned it away. */
+  private static final String ASK_AGAIN = "ask again shortly";
+
   private Routes() {}
 
   /** What the routes need from the composition root. */
@@ -36,14 +39,14 @@ public final class Routes {
       PrometheusMeterRegistry metrics,
       ConnectionTimeouts timeouts,
       ResumableUploads resumable,
-      PhoneAccess phones) {}
+      PhoneAccess phones,
+      WrongTokens wrongTokens) {}
 
   public static void register(RoutesConfig routes, Services services) {
-    DeviceGate gate = new DeviceGate(services.ledger(), services.inFlight());
+    DeviceGate gate =
+        new DeviceGate(services.ledger(), services.inFlight(), services.wrongTokens());
     UploadExchange exchange = new UploadExchange(services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
-    // An upload refused before its body was read drains what is still arriving, up to one body.
-    long unreadBodyBytes = services.reader().maxBodyBytes();
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
     // Every device route is named, logged and timed alike by RequestLog, then let in by the gate.
     routes.post(
@@ -52,7 +55,6 @@ public final class Routes {
             ResumableDraftHandler.or(
                 gate.around(RESUME, draft::create),
                 gate.aroundUpload(
-                    unreadBodyBytes,
                     new TranscriptionHandler(
                         Dialect.NATIVE,
                         services.transcriber().transcriptions(),
@@ -65,7 +67,7 @@ public final class Routes {
         LookupHandler.PATH,
         RequestLog.around(
             gate.around(
-                "ask again shortly",
+                ASK_AGAIN,
                 new LookupHandler(services.transcriber().lookups(), services.timeouts()))));
     Map<String, Intake> openAi =
         Map.of(
@@ -77,18 +79,19 @@ public final class Routes {
                 path,
                 RequestLog.around(
                     gate.aroundUpload(
-                        unreadBodyBytes,
                         new TranscriptionHandler(
                             Dialect.OPENAI,
                             intake,
                             services.reader(),
                             services.transcriber(),
                             services.timeouts())))));
-    ModelsHandler models = new ModelsHandler(gate, services.transcriber());
-    routes.get("/v1/models", models::list);
-    routes.get("/v1/models/{model}", models::one);
-    // 404, 405 and Javalin's other HTTP errors; an unwanted upload is drained like a refused one.
-    UnroutedRequests unrouted = new UnroutedRequests(unreadBodyBytes);
+    // Behind the gate like every device route: a device over its rate and a draining gateway are
+    // answered here as on the others.
+    ModelsHandler models = new ModelsHandler(services.transcriber());
+    routes.get("/v1/models", RequestLog.around(gate.around(ASK_AGAIN, models::list)));
+    routes.get("/v1/models/{model}", RequestLog.around(gate.around(ASK_AGAIN, models::one)));
+    // 404, 405 and Javalin's other HTTP errors; an unwanted upload closes like a refused one.
+    UnroutedRequests unrouted = new UnroutedRequests();
     routes.exception(HttpResponseException.class, unrouted::handle);
     OperationsHandlers operations =
         new OperationsHandlers(services.readiness(), services.metrics());

@@ -79,15 +79,11 @@ final class TranscriptionHandler implements Handler {
             device.name(), ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
     switch (result) {
       case UploadResult.Invalid invalid -> {
-        ApiError error = Errors.of(invalid, dialect.audioField());
         log.info("upload refused: {}", invalid.message());
-        switch (invalid.reason()) {
-          case MALFORMED, TOO_SLOW, SERVER_BUSY, DEVICE_BUSY -> {
-            ctx.res().setHeader("Connection", "close");
-            ErrorWriter.write(ctx, dialect, error);
-          }
-          default -> refuseAndDrain(ctx, error);
-        }
+        // The rest of the body may still be arriving: the request ends with its answer and the
+        // connection closes after it (ClosingConnections bounds what is read meanwhile).
+        ctx.res().setHeader("Connection", "close");
+        ErrorWriter.write(ctx, dialect, Errors.of(invalid, dialect.audioField()));
       }
       case UploadResult.Received received -> {
         // Waiting for the transcript is not idleness: the connection lives until the engine's
@@ -231,17 +227,6 @@ final class TranscriptionHandler implements Handler {
   private static String bodyOr(KeptTranscript transcript, String fallback) {
     String body = transcript.body();
     return body == null ? fallback : body;
-  }
-
-  /**
-   * Answers an error while the client may still be sending its body, then reads and discards what
-   * is still arriving (bounded): a phone that sees a reset instead of the answer would resend the
-   * same doomed upload.
-   */
-  private void refuseAndDrain(Context ctx, ApiError error) {
-    ctx.res().setHeader("Connection", "close");
-    ErrorWriter.write(ctx, dialect, error);
-    UnreadBody.discard(ctx, reader.maxBodyBytes());
   }
 
   private static void write(Context ctx, int status, String contentType, byte[] body)

@@ -1,5 +1,6 @@
 package dev.bolo.server.http;
 
+import dev.bolo.server.engine.ClientText;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.NoteLookup;
@@ -252,7 +253,8 @@ final class TusHandler {
       String[] parts = trimmed.split(" ", -1);
       if (parts.length > 2 || parts[0].isEmpty()) {
         throw new MalformedParameterException(
-            "Upload-Metadata", "Upload-Metadata pairs are 'key base64value': " + cut(trimmed));
+            "Upload-Metadata",
+            "Upload-Metadata pairs are 'key base64value': " + ClientText.shown(trimmed, 80));
       }
       String key = parts[0];
       String value;
@@ -263,7 +265,8 @@ final class TusHandler {
                 : new String(Base64.getDecoder().decode(parts[1]), StandardCharsets.UTF_8);
       } catch (IllegalArgumentException e) {
         throw new MalformedParameterException(
-            "Upload-Metadata", "the value of metadata key " + cut(key) + " is not base64");
+            "Upload-Metadata",
+            "the value of metadata key " + ClientText.shown(key, 80) + " is not base64");
       }
       if (SETTING_KEYS.contains(key) || key.equals("sha256")) {
         if (fields.put(key, value) != null) {
@@ -272,10 +275,6 @@ final class TusHandler {
       }
     }
     return fields;
-  }
-
-  private static String cut(String value) {
-    return value.length() > 80 ? value.substring(0, 80) + "…" : value;
   }
 
   /** How long {@code GET .../transcription} may wait, for the docs and tests. */

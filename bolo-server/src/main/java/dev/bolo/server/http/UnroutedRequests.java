@@ -9,17 +9,11 @@ import java.util.stream.Collectors;
  * Answers what no handler serves (an unknown path: 404, a known path with another method: 405) and
  * the other HTTP errors Javalin raises, in the JSON shape of the path's dialect rather than
  * Javalin's plain text. A request that carries a body (an SDK uploading a note to a path this
- * gateway lacks) gets its answer first, then the body is read and discarded up to a bound, so the
- * client reads the 404 instead of a connection reset.
+ * gateway lacks) ends with its answer and its connection closes after it; what is still arriving is
+ * read and dropped within the bounds of {@link ClosingConnections}, so the client reads the 404
+ * instead of a connection reset.
  */
 final class UnroutedRequests {
-
-  /** How much of an unwanted body is read after the answer; beyond it the connection closes. */
-  private final long drainLimitBytes;
-
-  UnroutedRequests(long drainLimitBytes) {
-    this.drainLimitBytes = drainLimitBytes;
-  }
 
   void handle(HttpResponseException e, Context ctx) {
     String method = ctx.method().name();
@@ -39,10 +33,9 @@ final class UnroutedRequests {
       ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
       return;
     }
-    // The body is not wanted: answer, then swallow what is still arriving (bounded) and close.
+    // The body is not wanted: answer and close.
     ctx.res().setHeader("Connection", "close");
     ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
-    UnreadBody.discard(ctx, drainLimitBytes);
   }
 
   private static boolean hasBody(Context ctx) {

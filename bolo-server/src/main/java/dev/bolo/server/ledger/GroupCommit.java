@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,9 +101,27 @@ final class GroupCommit implements AutoCloseable {
 
   private volatile boolean closed;
 
+  /** Elapsed nanoseconds for the linger. */
+  private final LongSupplier ticker;
+
+  /**
+   * A writer whose linger passes in real time: every request's usage row waits on it, so it is not
+   * the gateway's ticker, which a test may hold still.
+   */
   GroupCommit(Jdbc jdbc) {
+    this(jdbc, System::nanoTime);
+  }
+
+  /** A writer whose linger passes on {@code ticker}, for tests that move it by hand. */
+  GroupCommit(Jdbc jdbc, LongSupplier ticker) {
     this.jdbc = jdbc;
+    this.ticker = ticker;
     this.writer = Thread.ofPlatform().name("bolo-ledger-writer").daemon().start(this::writeLoop);
+  }
+
+  /** Whether the writer waits for company for a batch of writes nobody waits for (for tests). */
+  boolean isLingering() {
+    return state == State.LINGERING;
   }
 
   /**
@@ -219,7 +238,7 @@ final class GroupCommit implements AutoCloseable {
    * after it began or the batch is full; false if interrupted.
    */
   private boolean lingerForCompany(List<Pending<?>> batch) {
-    long until = System.nanoTime() + LINGER.toNanos();
+    long until = ticker.getAsLong() + LINGER.toNanos();
     int looked = 0;
     while (batch.size() < MAX_BATCH) {
       if (batch.subList(looked, batch.size()).stream().anyMatch(Pending::urgent)) {
@@ -232,7 +251,7 @@ final class GroupCommit implements AutoCloseable {
       if (drain(batch, MAX_BATCH - batch.size()) > 0) {
         continue;
       }
-      long left = until - System.nanoTime();
+      long left = until - ticker.getAsLong();
       if (left <= 0) {
         return true;
       }

@@ -32,6 +32,9 @@ final class JdbcLedger implements DurableLedger {
   private final UsageRollUp rollUp;
   private final UploadRegistry uploads;
 
+  /** The database's URL without its parameters, for the operator: readiness details name it. */
+  private final String database;
+
   private JdbcLedger(
       HikariDataSource dataSource,
       HikariDataSource readers,
@@ -49,6 +52,7 @@ final class JdbcLedger implements DurableLedger {
     this.report = new JdbcUsageReport(jdbc);
     this.rollUp = new UsageRollUp(jdbc, config.clock(), config.usageRetention());
     this.uploads = new JdbcUploadRegistry(jdbc);
+    this.database = String.valueOf(LedgerConfig.redactedUrl(config.effectiveJdbcUrl()));
   }
 
   static JdbcLedger open(LedgerConfig config, RateLimiter rateLimiter) {
@@ -110,9 +114,11 @@ final class JdbcLedger implements DurableLedger {
   @Override
   public Readiness readiness() {
     try (Connection c = dataSource.getConnection()) {
-      return c.isValid(2) ? Readiness.ok() : Readiness.down("ledger database not answering");
+      return c.isValid(2)
+          ? Readiness.ok()
+          : Readiness.down("ledger database " + database + " not answering");
     } catch (SQLException e) {
-      return Readiness.down("ledger database unreachable: " + e.getMessage());
+      return Readiness.down("ledger database " + database + " unreachable: " + e.getMessage());
     }
   }
 

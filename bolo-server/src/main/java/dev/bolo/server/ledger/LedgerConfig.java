@@ -116,7 +116,11 @@ public record LedgerConfig(
         null);
   }
 
-  /** Parses {@code name=token,name2=token2}; blank entries are ignored. */
+  /**
+   * Parses {@code name=token,name2=token2}; blank entries are ignored. A token of fewer than {@link
+   * Tokens#MIN_BITS} bits by {@link Tokens#estimatedBits} is refused, its device named and the
+   * token left out of the message.
+   */
   public static Map<String, String> parseDeviceTokens(String spec) {
     Map<String, String> tokens = new LinkedHashMap<>();
     for (String entry : spec.split(",", -1)) {
@@ -133,6 +137,18 @@ public record LedgerConfig(
       }
       if (tokens.put(name, token) != null) {
         throw new IllegalArgumentException("BOLO_DEVICE_TOKENS names a device twice: " + name);
+      }
+      int bits = Tokens.estimatedBits(token);
+      // A weak token is found by guessing, however slowly the gateway answers wrong ones.
+      if (bits < Tokens.MIN_BITS) {
+        throw new IllegalArgumentException(
+            "BOLO_DEVICE_TOKENS: the token of device "
+                + name
+                + " is too easy to guess (about "
+                + bits
+                + " bits, at least "
+                + Tokens.MIN_BITS
+                + " needed): use 32 or more random characters, e.g. from openssl rand -hex 24");
       }
     }
     return tokens;

@@ -33,12 +33,25 @@ record CountedLength(long millis, boolean measured) {
   }
 
   /**
-   * A length the gateway could not measure gives way to the provider's report (PROTOCOL.md rule 8);
-   * a measured one stands.
+   * The length a transcribed note is charged, the one place the charge is decided (PROTOCOL.md rule
+   * 8), given the length its engine found ({@link
+   * dev.bolo.server.engine.EngineResult.Transcribed#reportedDurationMs}: the provider's reported
+   * duration, or the samples the gateway decoded).
+   *
+   * <ul>
+   *   <li>Measured from the container: the larger of the two. A header is the sender's to write and
+   *       is only checked to be plausible for the note's size, which leaves room for a note of
+   *       hours to claim seconds; the samples and the provider's duration are what was heard.
+   *   <li>Not measured (a claim or an estimate from the size): the engine's length, larger or
+   *       smaller, since it is the only one taken from the audio itself.
+   *   <li>No length from the engine: this one stands.
+   * </ul>
    */
-  CountedLength correctedBy(OptionalLong reportedMs) {
-    return measured || reportedMs.isEmpty()
-        ? this
-        : new CountedLength(reportedMs.getAsLong(), false);
+  CountedLength chargedFor(OptionalLong heardMs) {
+    if (heardMs.isEmpty()) {
+      return this;
+    }
+    long heard = heardMs.getAsLong();
+    return new CountedLength(measured ? Math.max(millis, heard) : heard, measured);
   }
 }

@@ -20,7 +20,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -148,8 +147,9 @@ final class PieceRun {
       long noteMillis = splitter.samplesRead() * 1000 / RATE;
       return PieceStitch.stitch(heard, noteMillis, request.settings());
     } catch (UndecodableAudioException e) {
-      return new EngineResult.InvalidAudio(
-          Objects.requireNonNullElse(e.getMessage(), "the note cannot be decoded"));
+      // The client hears Bolo's sentence; FFmpeg's own words are for the operator.
+      log.info("a note cannot be cut into pieces: {} [{}]", e.sentence(), e.detail());
+      return new EngineResult.InvalidAudio(e.sentence());
     } catch (IOException e) {
       // The upload or the spool could not be read or written: the gateway's trouble, not the
       // note's.

@@ -337,7 +337,8 @@ public final class Transcriber {
         }
         case Reservation.Granted g -> granted = g;
       }
-      long callStarted = System.nanoTime();
+      // On the gateway's ticker, as every other elapsed time of the work.
+      long callStarted = pieces.ticker().getAsLong();
       EngineResult result;
       try {
         // Whole when the provider takes it in one request, else in pieces (PROTOCOL.md rule 10).
@@ -359,10 +360,10 @@ public final class Transcriber {
       } finally {
         progress.forget(key);
       }
-      meters.upstreamCall(engine.name(), result, System.nanoTime() - callStarted);
+      meters.upstreamCall(engine.name(), result, pieces.ticker().getAsLong() - callStarted);
       return switch (result) {
         case EngineResult.Transcribed t -> {
-          CountedLength charged = length.correctedBy(t.reportedDurationMs());
+          CountedLength charged = length.chargedFor(t.reportedDurationMs());
           // The transcript is paid for at the provider: answer it whatever the ledger does now.
           charges.charge(granted, charged.millis());
           yield new WorkResult.Success(

@@ -12,6 +12,9 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   token: $('token'),
   forget: $('forget'),
+  offer: $('token-offer'),
+  offerKeep: $('offer-keep'),
+  offerUse: $('offer-use'),
   language: $('language'),
   model: $('model'),
   format: $('format'),
@@ -86,27 +89,80 @@ const NOT_SECURE =
 
 /**
  * A token handed over in the address's fragment, as the dashboard's QR code does
- * (https://host:port/#token=…): kept the way a pasted one is, then taken out of the address bar and
- * this page's history entry, so it is not shown, bookmarked or passed on with the address. A
- * fragment is never part of a request, so the token crossed no network to get here.
+ * (https://host:port/#token=…), taken out of the address bar and this page's history entry whatever
+ * becomes of it, so it is not shown, bookmarked or passed on with the address. A fragment is never
+ * part of a request, so the token crossed no network to get here.
  *
- * @returns whether a token was handed over
+ * @returns the token handed over, or '' when there was none
  */
 function takeTokenFromAddress() {
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (!fragment.has('token')) {
-    return false;
+    return '';
   }
   const handed = fragment.get('token').trim();
   fragment.delete('token');
   const rest = fragment.toString();
   const address = location.pathname + location.search + (rest ? `#${rest}` : '');
   history.replaceState(history.state, '', address);
-  if (handed) {
-    localStorage.setItem(TOKEN_KEY, handed);
-  }
-  return handed !== '';
+  return handed;
 }
+
+/**
+ * What the page does with a token a link handed over. With no token kept, or the same one, it is
+ * kept the way a pasted one is. Another one is not taken without asking: anyone can send a link, and
+ * a token swapped unseen would send the notes recorded next to the sender's device. The person is
+ * asked in the page, and the kept token stays in use until they agree.
+ *
+ * @returns whether the page now keeps the handed token
+ */
+function receiveToken(handed) {
+  if (!handed) {
+    return false;
+  }
+  if (token() && token() !== handed) {
+    offerToken(handed);
+    return false;
+  }
+  keepToken(handed);
+  return true;
+}
+
+function keepToken(value) {
+  localStorage.setItem(TOKEN_KEY, value);
+  ui.token.value = value;
+}
+
+/** The token a link offers while the page asks whether to use it; '' when it does not ask. */
+let offered = '';
+
+function offerToken(handed) {
+  offered = handed;
+  if (!ui.offer.open) {
+    // Not modal: the page goes on with the kept token while the question stands.
+    ui.offer.show();
+  }
+  ui.offerKeep.focus();
+}
+
+ui.offerUse.addEventListener('click', () => {
+  const handed = offered;
+  offered = '';
+  ui.offer.close();
+  keepToken(handed);
+  loadModels();
+  if (!recording && !upload) {
+    sayReady('Switched to the token from the link; this browser keeps it now. ');
+  }
+});
+
+ui.offerKeep.addEventListener('click', () => {
+  offered = '';
+  ui.offer.close();
+  if (!recording && !upload) {
+    sayReady("Kept this browser's token; the link's token was not saved. ");
+  }
+});
 
 function restore() {
   ui.token.value = localStorage.getItem(TOKEN_KEY) ?? '';
@@ -554,11 +610,19 @@ ui.copy.addEventListener('click', async () => {
   }
 });
 
-const handedOver = takeTokenFromAddress();
 restore();
+const received = receiveToken(takeTokenFromAddress());
 if (token()) {
-  sayReady(handedOver ? 'Token received and kept in this browser. ' : '');
+  sayReady(received ? 'Token received and kept in this browser. ' : '');
   loadModels();
 } else if (!canRecord) {
   sayReady();
 }
+
+// A link opened in the page's own tab changes only the fragment: the page is not loaded again.
+window.addEventListener('hashchange', () => {
+  if (receiveToken(takeTokenFromAddress())) {
+    sayReady('Token received and kept in this browser. ');
+    loadModels();
+  }
+});

@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The Redis store behind its fail-open wrapper, with Redis stopped and started under it. */
 class FailOpenDedupStoreTest {
@@ -68,33 +69,42 @@ class FailOpenDedupStoreTest {
   }
 
   @Test
-  void aRedisBackFromAnOutageIsUsedAgainWithinAFifthOfASecondNotAtTheHealthyProbesPace()
+  void aRedisBackFromAnOutageIsUsedAgainAtTheOutagesPaceNotAtTheHealthyProbesPace()
       throws Exception {
-    DedupStore store = instance(Duration.ofSeconds(30));
+    // A healthy Redis is pinged once a day here: only the tries made every RETRY_WHILE_DOWN
+    // while it is away can find it back within the test.
+    DedupStore store = instance(Duration.ofDays(1));
     redis.stop();
     store.claim(newKey(), LONG_LEASE);
     assertThat(store.isDegraded()).isTrue();
 
     redis.startAgain();
-    long back = System.nanoTime();
-    eventually("the instance recovers", () -> !store.isDegraded());
 
-    Duration unused = Duration.ofNanos(System.nanoTime() - back);
-    assertThat(unused).isLessThan(FailOpenDedupStore.RETRY_WHILE_DOWN.multipliedBy(5));
+    eventually("the instance recovers", () -> !store.isDegraded());
   }
 
   @Test
   void theGenerationChangesWhenRedisGoesAndWhenItComesBackNotWithEveryFailedTry() throws Exception {
-    DedupStore store = instance();
+    // The probe tries Redis again by asking its readiness: each such question is counted.
+    AtomicInteger tries = new AtomicInteger();
+    RedisDedupStore.Options options = RedisDedupStoreTest.options(redis.url(), LONG_TTL);
+    DedupStore store =
+        new FailOpenDedupStore(
+            onDrop -> countingReadiness(RedisDedupStore.connect(options, onDrop), tries),
+            "redis under test",
+            DedupStore.inMemory(System::nanoTime, LONG_TTL, 1_000_000),
+            new WriteBehind(WriteBehind.MAX_ENTRIES, 1_000_000, LONG_TTL, System::nanoTime),
+            Duration.ofMillis(100));
+    instances.add(store);
     long healthy = store.generation();
     redis.stop();
     store.claim(newKey(), LONG_LEASE);
     long down = store.generation();
     assertThat(down).isGreaterThan(healthy);
 
-    // Ten failed tries at least (every 100 ms here): a second of the prober's own time passing is
-    // the behaviour under test, and it tells no one of a failed try.
-    Thread.sleep(1_000);
+    // Ten failed tries, counted as they happen: none tells anyone.
+    int triedBefore = tries.get();
+    eventually("ten more tries while Redis is down", () -> tries.get() >= triedBefore + 10);
     assertThat(store.generation()).as("while Redis stays down").isEqualTo(down);
 
     redis.startAgain();
@@ -301,9 +311,9 @@ class FailOpenDedupStoreTest {
   @Test
   void anOwnerTakesItsClaimBackSoonAfterARestartNotAThirdOfALeaseLater() throws Exception {
     DedupStore ownerStore = instance();
-    // A lease renewed every 20 s: only the restart can explain a renewal within seconds.
+    // A lease renewed every 20 minutes: only the restart can explain a renewal within the test.
     WorkCoordinator owner =
-        new WorkCoordinator(ownerStore, threads, renewals, System::nanoTime, Duration.ofMinutes(1));
+        new WorkCoordinator(ownerStore, threads, renewals, System::nanoTime, Duration.ofHours(1));
     WorkKey key = newKey();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
@@ -312,13 +322,11 @@ class FailOpenDedupStoreTest {
 
     redis.stop();
     redis.startAgain();
-    long restarted = System.nanoTime();
 
     DedupStore other = instance();
     // Looked at without claiming: a claim taken here would make the check pass by itself.
     eventually(
         "the claim is back in Redis", () -> awaitBriefly(other, key) instanceof Resolution.Pending);
-    assertThat(Duration.ofNanos(System.nanoTime() - restarted)).isLessThan(Duration.ofSeconds(10));
     assertThat(other.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
     release.countDown();
     assertThat(DedupStoreContract.waitFor(running).outcome())
@@ -329,8 +337,13 @@ class FailOpenDedupStoreTest {
   void aWaiterOnAnotherInstanceRidesOutARedisRestartAndReplaysTheOwnersResult() throws Exception {
     DedupStore ownerStore = instance();
     DedupStore waiterStore = instance();
-    WorkCoordinator owner = coordinator(ownerStore);
-    WorkCoordinator waiter = coordinator(waiterStore);
+    // The waiter trusts the claim it lost sight of for a lease: one far longer than a restart and
+    // the owner's result take to reach Redis on a busy machine (with 3 s, beside two CPU hogs the
+    // waiter sometimes gave up first and ran the note itself).
+    WorkCoordinator owner =
+        new WorkCoordinator(ownerStore, threads, renewals, System::nanoTime, LONG_LEASE);
+    WorkCoordinator waiter =
+        new WorkCoordinator(waiterStore, threads, renewals, System::nanoTime, LONG_LEASE);
     WorkKey key = newKey();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
@@ -404,39 +417,59 @@ class FailOpenDedupStoreTest {
   }
 
   @Test
+  @Timeout(60)
   void aNoteFirstSeenAfterARestartWaitsOutOneLeaseThenRunsOnce() throws Exception {
     DedupStore store = instance();
     store.claim(newKey(), LONG_LEASE);
     redis.stop();
+    long restarting = System.nanoTime();
     redis.startAgain();
 
     // Nobody held this key; nobody can know that: the claim waits until the lease is over. (A
     // claim the instance makes before it finds Redis back is served locally: try until one is not.)
     Duration lease = Duration.ofSeconds(2);
-    long giveUp = System.nanoTime() + PATIENCE.toNanos();
     Claim.Owned claim;
-    Duration waited;
     do {
-      long before = System.nanoTime();
       claim = owned(store.claim(newKey(), lease));
-      waited = Duration.ofNanos(System.nanoTime() - before);
-    } while (ClaimSide.isLocal(claim) && System.nanoTime() < giveUp);
+    } while (ClaimSide.isLocal(claim));
+    Duration sinceRestart = Duration.ofNanos(System.nanoTime() - restarting);
 
-    assertThat(ClaimSide.isLocal(claim)).as("claimed in Redis").isFalse();
-    assertThat(waited).isBetween(lease.minusMillis(500), PATIENCE);
-    // From then on, claims are immediate again.
+    // The restarted Redis counts the lease from the first call that found it without its data,
+    // after the restart: a lower bound, which a busy machine only lengthens (Redis's clock reads
+    // milliseconds).
+    assertThat(sinceRestart).isGreaterThanOrEqualTo(lease.minusMillis(10));
+    // From then on, claims are immediate again: not another lease of waiting. (A claim on
+    // loopback takes about a millisecond; a load that stretched it to a lease would stop Redis.)
     long after = System.nanoTime();
     assertThat(store.claim(newKey(), lease)).isInstanceOf(Claim.Owned.class);
-    assertThat(Duration.ofNanos(System.nanoTime() - after)).isLessThan(Duration.ofSeconds(1));
+    assertThat(Duration.ofNanos(System.nanoTime() - after)).isLessThan(lease);
   }
 
   @Test
+  // A bound on a hang: a first claim made to wait would wait out its hour-long lease.
+  @Timeout(60)
   void aFreshRedisDoesNotMakeTheFirstClaimsWait() {
     DedupStore store = instance();
-    long before = System.nanoTime();
-    assertThat(store.claim(newKey(), LONG_LEASE)).isInstanceOf(Claim.Owned.class);
-    assertThat(instance().claim(newKey(), LONG_LEASE)).isInstanceOf(Claim.Owned.class);
-    assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(5));
+    assertThat(store.claim(newKey(), Duration.ofHours(1))).isInstanceOf(Claim.Owned.class);
+    assertThat(instance().claim(newKey(), Duration.ofHours(1))).isInstanceOf(Claim.Owned.class);
+  }
+
+  /** {@code store}, counting in {@code asked} every time its readiness is asked. */
+  private static DedupStore countingReadiness(DedupStore store, AtomicInteger asked) {
+    return (DedupStore)
+        Proxy.newProxyInstance(
+            DedupStore.class.getClassLoader(),
+            new Class<?>[] {DedupStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("readiness")) {
+                asked.incrementAndGet();
+              }
+              try {
+                return method.invoke(store, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   /**

@@ -105,8 +105,8 @@ class RedisDedupStoreTest extends RedisStoreContract {
 
   /**
    * Measures how long a duplicate waiting on one instance takes to wake after the owner on another
-   * instance starts completing (loopback). The waiter's poll is 30 s, so only the published message
-   * can wake it within the bound asserted; the figures are logged, not asserted.
+   * instance starts completing (loopback). The waiter polls once an hour, longer than it waits, so
+   * only the published message can wake it with the result; the figures are logged, not asserted.
    */
   @Test
   void waitersOnAnotherInstanceWakeOnThePublishedMessage() throws Exception {
@@ -116,7 +116,7 @@ class RedisDedupStoreTest extends RedisStoreContract {
             RedisEndpoint.parse(redis.url()),
             LONG_TTL,
             Duration.ofSeconds(2),
-            Duration.ofSeconds(30),
+            Duration.ofHours(1),
             InMemoryDedupStore.FAILURE_MEMORY);
     DedupStore waiting = closeAfterTest(RedisDedupStore.connect(slowPoll, () -> {}));
     RedisClient observer = RedisClient.create(redis.url());
@@ -148,7 +148,6 @@ class RedisDedupStoreTest extends RedisStoreContract {
       observer.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
     Arrays.sort(wakeUpNanos);
-    assertThat(wakeUpNanos[rounds - 1]).isLessThan(Duration.ofSeconds(10).toNanos());
     log.info(
         "cross-instance wake-up after complete() over {} rounds on loopback: median {} µs, p99 {}"
             + " µs, max {} µs",

@@ -214,9 +214,8 @@ class WorkCoordinatorTest {
     renewals.awaitSweeps(2);
     assertThat(store.renewalsOf(key)).isZero();
     nanos.addAndGet(Duration.ofMillis(100).toNanos());
-    long sent = System.nanoTime();
+    // The ticker stands still from here: only the moment just reached can be why it is renewed.
     eventually("the lease is renewed", () -> store.renewalsOf(key) == 1);
-    assertThat(Duration.ofNanos(System.nanoTime() - sent)).isLessThan(Duration.ofSeconds(2));
     nanos.addAndGet(Duration.ofSeconds(4).toNanos());
     renewals.awaitSweeps(2);
     assertThat(store.renewalsOf(key)).isOne();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.bolo.testkit.CleanText;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -16,9 +17,11 @@ import org.junit.jupiter.api.Timeout;
  * Settings canonicalisation on fuzzed client values. The input is split at NUL bytes into model,
  * language, prompt, temperature, response format and comma-separated timestamp granularities (a
  * missing piece is a setting not sent). Each set of values is either refused with {@link
- * InvalidSettingException} naming a parameter, or gives settings whose every field is bounded and
- * which canonicalise to themselves: parse, then parse the canonical form again, gives the same
- * settings. Inputs: {@code src/test/resources/dev/bolo/server/engine/SettingsFuzzTestInputs}.
+ * InvalidSettingException} naming a parameter, in a message that is one line of printable text
+ * however hostile the value it quotes ({@link CleanText}), or gives settings whose every field is
+ * bounded and which canonicalise to themselves: parse, then parse the canonical form again, gives
+ * the same settings. Inputs: {@code
+ * src/test/resources/dev/bolo/server/engine/SettingsFuzzTestInputs}.
  */
 class SettingsFuzzTest {
 
@@ -46,8 +49,9 @@ class SettingsFuzzTest {
     } catch (InvalidSettingException refused) {
       assertThat(refused.parameter()).isIn(PARAMETERS);
       assertThat(refused.kind()).isEqualTo(InvalidSettingException.Kind.MALFORMED);
-      // The message may quote the value, but only a short piece of it.
-      assertThat(refused.getMessage()).isNotBlank().hasSizeLessThanOrEqualTo(200);
+      // The message may quote the value, but only a short and printable piece of it.
+      assertThat(CleanText.check(java.util.Objects.requireNonNull(refused.getMessage())))
+          .hasSizeLessThanOrEqualTo(200);
       return;
     }
 

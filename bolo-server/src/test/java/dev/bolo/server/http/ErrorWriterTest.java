@@ -3,6 +3,8 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.bolo.server.engine.ClientText;
+import dev.bolo.testkit.CleanText;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
@@ -42,6 +44,44 @@ class ErrorWriterTest {
     assertThat(error.has("param")).isTrue();
     assertThat(error.path("param").isNull()).isTrue();
     assertThat(error.path("type").asText()).isEqualTo("authentication_error");
+  }
+
+  @Test
+  void anyMessageIsWrittenAsOneCleanLineOfBoundedLengthInBothShapes() throws IOException {
+    // What a library's 256-byte buffer once put in a 400: its words, NUL, then native memory.
+    String leaked =
+        "not a recognised audio container: Invalid data found when processing input\u0000"
+            + "java/lang/String;Ljava/lang/invoke/\u0001\u00ff\uFFFD\r\n"
+            + "x".repeat(5000);
+    ApiError error = new ApiError(400, "invalid_audio", leaked, "file\u0000\n", null);
+
+    JsonNode nativeBody =
+        HttpJson.MAPPER.readTree(ErrorWriter.body(Dialect.NATIVE, error, "req-1"));
+    JsonNode openAi =
+        HttpJson.MAPPER.readTree(ErrorWriter.body(Dialect.OPENAI, error, "req-1")).path("error");
+
+    for (String message :
+        new String[] {nativeBody.path("error").asText(), openAi.path("message").asText()}) {
+      CleanText.check(message);
+      assertThat(message)
+          .startsWith(
+              "not a recognised audio container: Invalid data found when processing input"
+                  + " java/lang/String;Ljava/lang/invoke/ \u00ff x")
+          .hasSize(ClientText.MOST_CHARS)
+          .endsWith("…");
+    }
+    assertThat(openAi.path("param").asText()).isEqualTo("file");
+  }
+
+  @Test
+  void aMessageWithNothingPrintableLeftIsItsCodeInWords() throws IOException {
+    ApiError error = new ApiError(400, "invalid_audio", "\u0000\u0001\n", "\u0000", null);
+
+    JsonNode openAi =
+        HttpJson.MAPPER.readTree(ErrorWriter.body(Dialect.OPENAI, error, "req-1")).path("error");
+
+    assertThat(openAi.path("message").asText()).isEqualTo("invalid audio");
+    assertThat(openAi.path("param").isNull()).isTrue();
   }
 
   @Test

@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import okhttp3.Request;
@@ -31,15 +33,20 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A real gateway on loopback against clients that send slowly, fall silent, hold connections or
  * send oversized headers, with short timeouts so each case answers in about a second: each gets its
- * JSON error on time, leaves no spool file, and a normal upload sent meanwhile succeeds.
+ * JSON error, naming the limit it broke, leaves no spool file, and a normal upload sent meanwhile
+ * succeeds.
  */
 class HostileClientsTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String BOUNDARY = "hostileboundary";
 
-  /** Generous for a loaded two-core machine, far below the defaults (10 s and more). */
-  private static final Duration ON_TIME = Duration.ofSeconds(4);
+  /**
+   * How long a socket waits for the gateway's answer: a bound on a hang, not on speed, far above
+   * the one-second timers set here and half the 30 s default idle timeout, which a busy machine
+   * delays by no more than its scheduling.
+   */
+  private static final Duration HANG = Duration.ofSeconds(15);
 
   @RegisterExtension
   final OpenAiGateway fixture =
@@ -83,14 +90,13 @@ class HostileClientsTest {
                       // Closed by the gateway, which is the point.
                     }
                   });
-      long started = System.nanoTime();
+      // Cut while the client still sent a byte every 100 ms, which keeps Jetty's idle timeout away.
       RawReply reply = readReply(socket);
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
       trickling.set(false);
       trickle.join();
       assertThat(reply.status()).isEqualTo(408);
       assertNativeError(reply.body(), "request_timeout");
-      assertThat(took).isLessThan(ON_TIME);
+      assertThat(reply.body()).contains("did not arrive within 1000 ms");
     }
   }
 
@@ -119,13 +125,12 @@ class HostileClientsTest {
                   });
       Gateway.Reply normal = gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, wav()));
       assertThat(normal.status()).as(normal.body()).isEqualTo(200);
-      long started = System.nanoTime();
       RawReply reply = readReply(socket);
       trickling.set(false);
       trickle.join();
       assertThat(reply.status()).as(reply.body()).isEqualTo(408);
       assertNativeError(reply.body(), "request_timeout");
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(ON_TIME);
+      assertThat(reply.body()).contains("slower than 65536 bytes per second over 1000 ms");
     }
     awaitNoSpoolFile();
   }
@@ -138,14 +143,13 @@ class HostileClientsTest {
       sendUploadHead(out, 200_000);
       out.write(new byte[20_000]);
       out.flush();
-      long started = System.nanoTime();
       Gateway.Reply normal = gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, wav()));
       assertThat(normal.status()).as(normal.body()).isEqualTo(200);
       RawReply reply = readReply(socket);
       assertThat(reply.status()).as(reply.body()).isEqualTo(408);
       assertNativeError(reply.body(), "request_timeout");
       assertThat(reply.body()).doesNotContain("Exception", "Idle timeout", "java.");
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(ON_TIME);
+      assertThat(reply.body()).contains("over 1000 ms, or stopped");
     }
     awaitNoSpoolFile();
   }
@@ -155,24 +159,37 @@ class HostileClientsTest {
     start(Map.of());
     try (Socket socket = connect()) {
       long started = System.nanoTime();
-      socket.setSoTimeout((int) ON_TIME.toMillis() * 2);
+      // Closed before the socket gives up (HANG, half the 30 s default): the second configured.
       assertThat(socket.getInputStream().read()).as("closed by the gateway").isEqualTo(-1);
+      // Not before the timeout: a lower bound, which a busy machine only lengthens.
       assertThat(Duration.ofNanos(System.nanoTime() - started))
-          .isGreaterThanOrEqualTo(Duration.ofMillis(900))
-          .isLessThan(ON_TIME);
+          .isGreaterThanOrEqualTo(Duration.ofMillis(900));
     }
   }
 
   @Test
   void aPhoneWaitingForItsTranscriptLongerThanTheIdleTimeoutIsNotCutOff() throws Exception {
     start(Map.of());
-    fixture.provider().delay(Duration.ofMillis(2500));
-    long started = System.nanoTime();
-    Gateway.Reply reply = gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, wav()));
+    fixture.provider().hold();
+    CompletableFuture<Gateway.Reply> waiting =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return gateway().send(gateway().nativeUpload(Gateway.TOKEN_A, wav()));
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    Await.until(() -> fixture.provider().calls() == 1, () -> "the note never reached the provider");
+    // A connection opened after the phone began to wait, closed by the gateway for being idle:
+    // the phone's wait has outlasted the idle timeout.
+    try (Socket idle = connect()) {
+      assertThat(idle.getInputStream().read()).as("closed by the gateway").isEqualTo(-1);
+    }
+    assertThat(waiting).as("still waiting for its transcript").isNotDone();
+    fixture.provider().release();
+    Gateway.Reply reply = waiting.get(60, TimeUnit.SECONDS);
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    assertThat(Duration.ofNanos(System.nanoTime() - started))
-        .as("the wait outlasted the 1 s idle timeout")
-        .isGreaterThan(Duration.ofSeconds(2));
   }
 
   @Test
@@ -277,7 +294,7 @@ class HostileClientsTest {
     }
     assertThat(fixture.provider().calls()).isZero();
     Await.until(() -> readyz().status() == 503, () -> readyz().body());
-    assertThat(readyz().body()).contains("spool").contains("cannot be written");
+    assertThat(readyz().body()).contains("\"spool\":\"down\"");
     Files.delete(spool);
     Await.until(() -> readyz().status() == 200, () -> readyz().body());
   }
@@ -351,7 +368,7 @@ class HostileClientsTest {
 
   private Socket connect() throws IOException {
     Socket socket = new Socket("127.0.0.1", gateway().app().port());
-    socket.setSoTimeout((int) ON_TIME.toMillis() * 3);
+    socket.setSoTimeout((int) HANG.toMillis());
     return socket;
   }
 

@@ -118,14 +118,18 @@ class LongNotePiecesTest {
             "BOLO_MAX_CONCURRENT_PIECES", "3"));
     AtomicInteger inFlight = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
+    // The first calls are held until three are in flight at once, however slowly the machine
+    // cuts the notes: the gateway's bound is reached for sure, and a fourth it let through would
+    // be counted with them.
+    CountDownLatch three = new CountDownLatch(3);
     fixture
         .provider()
         .answerWith(
             request -> {
               most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+              three.countDown();
               try {
-                // The provider's latency, during which other calls may arrive.
-                Thread.sleep(300);
+                three.await(30, TimeUnit.SECONDS);
                 return listener.answer(request);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -36,18 +36,21 @@ class MetricsScrapeTest {
     }
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     int scrapes = 10;
-    long before = threads.getTotalThreadAllocatedBytes();
     long textBytes = 0;
+    long perScrape = Long.MAX_VALUE;
     for (int i = 0; i < scrapes; i++) {
+      long before = threads.getTotalThreadAllocatedBytes();
       textBytes += MetricsTest.scrape(gateway).length();
+      perScrape = Math.min(perScrape, threads.getTotalThreadAllocatedBytes() - before);
     }
-    long perScrape = (threads.getTotalThreadAllocatedBytes() - before) / scrapes;
 
     // The text is ~15 KB; the gateway, the test's client and its string copies allocate a few
     // times that. Written on a virtual thread, JDK 25's BufferedWriter grew its buffer a character
-    // at a time: tens of megabytes per scrape.
+    // at a time: tens of megabytes per scrape. Every thread's allocation counts, the gateway's
+    // background work's too, which a slow machine spreads over more of each scrape: the quietest
+    // scrape is the one measured (beside two CPU hogs the average of ten once read 16 MB).
     assertThat(textBytes / scrapes).isBetween(5_000L, 100_000L);
-    assertThat(perScrape).as("bytes allocated per scrape").isLessThan(2_000_000L);
+    assertThat(perScrape).as("bytes allocated by the quietest scrape").isLessThan(2_000_000L);
   }
 
   @Test
@@ -77,10 +80,11 @@ class MetricsScrapeTest {
       }
       dev.bolo.testkit.Await.until(
           Duration.ofSeconds(10), "four scrapes waiting", () -> MetricsScrapes.waiting() == 4);
-      long asked = System.nanoTime();
-      String refused = MetricsScrapes.scrape(registry);
-      assertThat(System.nanoTime() - asked).isLessThan(TimeUnit.MILLISECONDS.toNanos(500));
+      // Given an hour, a scrape that waited its turn would get the text once the first ended:
+      // only one refused at once comes back empty, while the first still runs.
+      String refused = MetricsScrapes.scrape(registry, Duration.ofHours(1));
       assertThat(refused).as("a scrape beyond the bound").isNull();
+      assertThat(admitted.getFirst()).as("the running scrape still runs").isNotDone();
       release.countDown();
       for (Future<String> one : admitted) {
         assertThat(one.get(10, TimeUnit.SECONDS)).contains("bolo_test_slow 1.0");

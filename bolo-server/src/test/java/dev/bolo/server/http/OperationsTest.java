@@ -20,7 +20,8 @@ class OperationsTest {
     assertThat(gateway.send(get(gateway, "/healthz")).status()).isEqualTo(200);
     Gateway.Reply ready = gateway.send(get(gateway, "/readyz"));
     assertThat(ready.status()).isEqualTo(200);
-    assertThat(ready.body()).contains("\"engine\":\"ok\"", "\"store\":\"ok\"", "\"ledger\":\"ok\"");
+    assertThat(ready.body())
+        .contains("\"engine\":\"ready\"", "\"store\":\"ready\"", "\"ledger\":\"ready\"");
 
     byte[] note = TestAudio.wav(300, 1);
     gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note));

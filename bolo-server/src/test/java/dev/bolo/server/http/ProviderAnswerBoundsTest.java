@@ -8,15 +8,17 @@ import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import dev.bolo.testkit.Await;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
+import mockwebserver3.MockResponseBody;
 import okio.Buffer;
+import okio.BufferedSink;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -76,44 +78,82 @@ class ProviderAnswerBoundsTest {
 
   /**
    * Two answers that together pass {@code BOLO_ANSWER_BUDGET_BYTES} are not held at once: the
-   * second, which arrives whole at once, waits until the first, which trickles in over about two
-   * seconds, has been read and parsed. Both are then answered in full.
+   * second, which arrives whole at once, waits for room while the first, half sent, holds its
+   * bytes; once the rest of the first has been read and parsed, both are answered in full.
    */
   @Test
   void anAnswerThatDoesNotFitTheAnswerBudgetWaitsForTheOneBeforeIt() throws Exception {
-    start(Map.of("BOLO_ANSWER_BUDGET_BYTES", "1048576"));
+    Gateway gateway = start(Map.of("BOLO_ANSWER_BUDGET_BYTES", "1048576"));
     int chars = 700_000;
-    fixture
-        .provider()
-        .enqueue(
-            transcriptOf(chars, false)
-                .newBuilder()
-                .throttleBody(175_000, 500, TimeUnit.MILLISECONDS)
-                .build());
+    CountDownLatch rest = new CountDownLatch(1);
+    fixture.provider().enqueue(halfNowHalfAfter(transcriptOf(chars, false), rest));
     fixture.provider().enqueue(transcriptOf(chars, false));
     try (ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<Gateway.Reply> first = phones.submit(() -> upload(7));
       Await.until(
-          () -> fixture.provider().calls() == 1, () -> "the first note reached the provider");
-      long sent = System.nanoTime();
+          () -> gauge(gateway, "bolo_answer_bytes") > chars,
+          () -> "the first answer holds no bytes");
       Future<Gateway.Reply> second = phones.submit(() -> upload(8));
+      Await.until(
+          () -> gauge(gateway, "bolo_answers_waiting") == 1,
+          () -> "no answer waits for room: " + gauge(gateway, "bolo_answer_bytes") + " bytes held");
+      assertThat(second).as("waiting while the first holds its bytes").isNotDone();
 
+      rest.countDown();
       Gateway.Reply secondReply = second.get(60, TimeUnit.SECONDS);
-      Duration secondTook = Duration.ofNanos(System.nanoTime() - sent);
       Gateway.Reply firstReply = first.get(60, TimeUnit.SECONDS);
 
       for (Gateway.Reply reply : List.of(firstReply, secondReply)) {
         assertThat(reply.status()).isEqualTo(200);
         assertThat(JSON.readTree(reply.body()).get("text").asText()).hasSize(chars);
       }
-      // At once it takes a few milliseconds; it waited for most of the first one's two seconds.
-      assertThat(secondTook).isGreaterThan(Duration.ofMillis(1200));
     }
     // Every byte charged was given back.
-    String metrics = fixture.gateway().app().metrics().scrape();
+    String metrics = gateway.app().metrics().scrape();
     assertThat(metrics)
         .contains("\nbolo_answer_bytes 0.0\n")
+        .contains("\nbolo_answers_waiting 0.0\n")
         .contains("\nbolo_answer_budget_bytes 1048576.0\n");
+  }
+
+  /**
+   * {@code answer} with its length declared, its first half sent at once, the rest once {@code
+   * rest} opens.
+   */
+  private static MockResponse halfNowHalfAfter(MockResponse answer, CountDownLatch rest) {
+    Buffer whole = new Buffer();
+    try {
+      java.util.Objects.requireNonNull(answer.getBody()).writeTo(whole);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    byte[] bytes = whole.readByteArray();
+    MockResponseBody body =
+        new MockResponseBody() {
+          @Override
+          public long getContentLength() {
+            return bytes.length;
+          }
+
+          @Override
+          public void writeTo(BufferedSink sink) throws java.io.IOException {
+            sink.write(bytes, 0, bytes.length / 2).flush();
+            try {
+              if (!rest.await(60, TimeUnit.SECONDS)) {
+                throw new java.io.IOException("the test never let the rest go");
+              }
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new java.io.IOException(e);
+            }
+            sink.write(bytes, bytes.length / 2, bytes.length - bytes.length / 2).flush();
+          }
+        };
+    return answer.newBuilder().body(body).build();
+  }
+
+  private static double gauge(Gateway gateway, String name) {
+    return gateway.app().metrics().get(name).gauge().value();
   }
 
   @Test

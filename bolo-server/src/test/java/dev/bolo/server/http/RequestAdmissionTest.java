@@ -10,12 +10,12 @@ import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
 import dev.bolo.testkit.Await;
 import java.io.IOException;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import okhttp3.MediaType;
 import okhttp3.MultipartBody;
 import okhttp3.Request;
@@ -34,9 +34,6 @@ class RequestAdmissionTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Far below the queue waits used here, far above a loaded machine's answer to a probe. */
-  private static final Duration AT_ONCE = Duration.ofSeconds(4);
-
   @RegisterExtension
   final OpenAiGateway fixture = OpenAiGateway.onDemand(Map.of("BOLO_MAX_CONCURRENT_REQUESTS", "1"));
 
@@ -47,10 +44,11 @@ class RequestAdmissionTest {
 
     CompletableFuture<Gateway.Reply> second = aSecondNoteWaiting(gateway);
     assertThat(second).as("the second waits while the first is served").isNotDone();
-    long started = System.nanoTime();
     assertThat(get(gateway, "/healthz").status()).isEqualTo(200);
     assertThat(get(gateway, "/metrics").body()).contains("bolo_requests_waiting 1.0");
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(AT_ONCE);
+    // The probes were answered while the one place stayed taken: they did not wait for it.
+    assertThat(first).as("still held at the provider").isNotDone();
+    assertThat(second).as("still waiting its turn").isNotDone();
     assertThat(fixture.provider().calls()).isEqualTo(1);
 
     fixture.provider().release();
@@ -76,11 +74,13 @@ class RequestAdmissionTest {
     CompletableFuture<Gateway.Reply> second =
         aSecondNoteWaiting(
             gateway, nativeNote(gateway, 2).newBuilder().header("Expect", "100-continue").build());
-    // Twice the idle timeout passing is the behaviour under test, not a wait for something.
-    assertThat(second)
-        .as("still waiting its turn")
-        .failsWithin(Duration.ofSeconds(2))
-        .withThrowableOfType(TimeoutException.class);
+    // A connection opened after the second began to wait, closed by the gateway for being idle:
+    // the second has waited longer than the idle timeout.
+    try (Socket idle = new Socket("127.0.0.1", gateway.app().port())) {
+      idle.setSoTimeout(60_000);
+      assertThat(idle.getInputStream().read()).as("closed by the gateway").isEqualTo(-1);
+    }
+    assertThat(second).as("still waiting its turn").isNotDone();
 
     fixture.provider().release();
     assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
@@ -98,12 +98,15 @@ class RequestAdmissionTest {
     long started = System.nanoTime();
     Gateway.Reply openAi = gateway.send(openAi(gateway, 2));
     Duration took = Duration.ofNanos(System.nanoTime() - started);
+    // Turned away while the first still held the place: it did not wait for it.
+    assertThat(first).isNotDone();
     assertThat(openAi.status()).as(openAi.body()).isEqualTo(503);
     assertThat(openAi.retryAfter()).isEqualTo("5");
     JsonNode error = JSON.readTree(openAi.body()).path("error");
     assertThat(error.path("code").asText()).as(openAi.body()).isEqualTo("server_unavailable");
     assertThat(error.path("message").asText()).isNotBlank();
-    assertThat(took).isBetween(Duration.ofMillis(300), AT_ONCE);
+    // It waited its queue wait first: a lower bound, which a busy machine only lengthens.
+    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(300));
 
     Gateway.Reply nativeReply = gateway.send(nativeNote(gateway, 3));
     assertThat(nativeReply.status()).as(nativeReply.body()).isEqualTo(503);
@@ -125,14 +128,13 @@ class RequestAdmissionTest {
     CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
 
     try (LogCapture logs = LogCapture.start()) {
-      long started = System.nanoTime();
       Gateway.Reply refused =
           gateway.send(
               nativeNote(gateway, 2).newBuilder().header("X-Bolo-Request-Id", "turned-1").build());
       assertThat(refused.status()).as(refused.body()).isEqualTo(503);
       assertThat(refused.retryAfter()).isNotNull();
       assertThat(refused.requestId()).isEqualTo("turned-1");
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(AT_ONCE);
+      assertThat(first).as("turned away while the place was taken, not after").isNotDone();
       // Turned away before any route saw it, it still has its access line.
       assertThat(logs.text())
           .containsPattern(
@@ -150,12 +152,12 @@ class RequestAdmissionTest {
     CompletableFuture<Gateway.Reply> first = oneNoteHeldAtTheProvider(gateway);
     CompletableFuture<Gateway.Reply> second = aSecondNoteWaiting(gateway);
 
-    CompletableFuture<Boolean> drained =
-        onItsOwnThread(() -> gateway.app().drain(Duration.ofSeconds(30)));
-    assertThat(drained)
-        .as("the drain waits for both")
-        .failsWithin(Duration.ofMillis(200))
-        .withThrowableOfType(TimeoutException.class);
+    CompletableFuture<Boolean> drained;
+    try (LogCapture logs = LogCapture.start()) {
+      drained = onItsOwnThread(() -> gateway.app().drain(Duration.ofSeconds(30)));
+      Await.until(() -> logs.text().contains("draining: "), () -> "the drain has not begun");
+    }
+    assertThat(drained).as("the drain waits for both").isNotDone();
     fixture.provider().release();
 
     assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);

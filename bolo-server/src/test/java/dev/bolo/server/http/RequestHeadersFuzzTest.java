@@ -3,6 +3,7 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.bolo.testkit.CleanText;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
@@ -12,9 +13,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The request headers the gateway parses from a client, on fuzzed values: the {@code
  * Idempotency-Key} (first byte even) and the claimed note length (odd). Each header gives a bounded
- * value or is refused with {@link MalformedParameterException} naming it, never another exception;
- * a key is 1 to 255 visible ASCII characters and names the same key quoted or bare; a length is 0
- * to a day and is the number sent. Inputs: {@code
+ * value or is refused with {@link MalformedParameterException} naming it in one line of printable
+ * text ({@link CleanText}), never another exception; a key is 1 to 255 visible ASCII characters and
+ * names the same key quoted or bare; a length is 0 to a day and is the number sent. Inputs: {@code
  * src/test/resources/dev/bolo/server/http/RequestHeadersFuzzTestInputs}.
  */
 class RequestHeadersFuzzTest {
@@ -33,6 +34,7 @@ class RequestHeadersFuzzTest {
         key = Objects.requireNonNull(RequestHeaders.idempotencyKey(header));
       } catch (MalformedParameterException refused) {
         assertThat(refused.parameter()).isEqualTo(RequestHeaders.IDEMPOTENCY_KEY);
+        CleanText.check(java.util.Objects.requireNonNull(refused.getMessage()));
         return;
       }
       assertThat(key).hasSizeBetween(1, RequestHeaders.MAX_IDEMPOTENCY_KEY_CHARS);
@@ -49,7 +51,8 @@ class RequestHeadersFuzzTest {
         claimed = RequestHeaders.claimedDurationMs(header);
       } catch (MalformedParameterException refused) {
         assertThat(refused.parameter()).isEqualTo(RequestHeaders.AUDIO_DURATION);
-        assertThat(refused.getMessage()).hasSizeLessThanOrEqualTo(120);
+        assertThat(CleanText.check(java.util.Objects.requireNonNull(refused.getMessage())))
+            .hasSizeLessThanOrEqualTo(120);
         return;
       }
       if (header.trim().isEmpty()) {

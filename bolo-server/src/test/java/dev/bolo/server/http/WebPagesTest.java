@@ -1,9 +1,15 @@
 package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
@@ -11,13 +17,16 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The pages and their files as served over HTTP: from the jar, with their types, with the security
@@ -207,5 +216,47 @@ class WebPagesTest {
       assertThat(answer.type()).as(path).isEqualTo("application/json");
       assertThat(answer.body()).as(path).contains("\"code\":\"not_found\"");
     }
+  }
+
+  @Test
+  void theFilesOfTheFolderInAJarAreReadAtStartAndOnlyThoseAreServed(@TempDir Path dir)
+      throws Exception {
+    Path jar = dir.resolve("pages.jar");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+      for (String folder : List.of("dev/", "dev/bolo/", "dev/bolo/server/")) {
+        out.putNextEntry(new ZipEntry(folder));
+      }
+      String web = WebPages.FOLDER.substring(1);
+      for (String name :
+          List.of(
+              "",
+              "page.html",
+              "app.mjs",
+              "site.css",
+              ".hidden.css",
+              "notes.txt",
+              "deeper/",
+              "deeper/other.css")) {
+        put(out, web + name);
+      }
+      put(out, "dev/bolo/server/outside.mjs");
+    }
+
+    WebPages pages =
+        WebPages.loadFolderOf(
+            URI.create("jar:" + jar.toUri() + "!" + WebPages.FOLDER + "page.html").toURL());
+
+    assertThat(pages.assetNames()).containsExactly("app.mjs", "site.css");
+    assertThat(pages.page("page.html")).isNotNull();
+    assertThatThrownBy(() -> pages.page("app.mjs")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> pages.page("other.html")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  private static void put(JarOutputStream out, String name) throws IOException {
+    out.putNextEntry(new ZipEntry(name));
+    if (!name.endsWith("/")) {
+      out.write(name.getBytes(StandardCharsets.UTF_8));
+    }
+    out.closeEntry();
   }
 }

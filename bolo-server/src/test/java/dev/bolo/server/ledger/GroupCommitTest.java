@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.bolo.testkit.Await;
+import dev.bolo.testkit.FakeTicker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -44,6 +45,10 @@ class GroupCommitTest {
 
   private HikariDataSource pool;
   private final AtomicInteger transactions = new AtomicInteger();
+
+  /** The writer's linger passes only when a test moves this. */
+  private final FakeTicker ticker = FakeTicker.atOneSecond();
+
   private GroupCommit writes;
 
   @BeforeEach
@@ -59,7 +64,7 @@ class GroupCommitTest {
     try (Connection c = pool.getConnection()) {
       c.createStatement().execute("CREATE TABLE rows (id INTEGER, what TEXT)");
     }
-    writes = new GroupCommit(new Jdbc(counting(pool)));
+    writes = new GroupCommit(new Jdbc(counting(pool)), ticker);
   }
 
   @AfterEach
@@ -86,15 +91,12 @@ class GroupCommitTest {
   void aWriteSomebodyWaitsForWakesALingeringWriterAtOnce() throws Exception {
     CompletableFuture<Integer> row =
         writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage"));
-    // The writer lingers for company with the row now.
-    Thread.sleep(20);
-    long started = System.nanoTime();
-    writes.await("charge", c -> Jdbc.update(c, insert(), 2, "charge"), Duration.ofSeconds(5));
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    Await.until(writes::isLingering, () -> "the writer does not linger with the row");
+
+    // The linger never ends by itself here (the ticker stands still): only the charge can wake it.
+    writes.await("charge", c -> Jdbc.update(c, insert(), 2, "charge"), Duration.ofSeconds(30));
 
     assertThat(row).isDone();
-    // Not woken, it would commit when the row's linger ends, 230 ms after the charge came.
-    assertThat(took).isLessThan(GroupCommit.LINGER.minusMillis(50));
     assertThat(transactions).hasValue(1);
   }
 
@@ -130,21 +132,24 @@ class GroupCommitTest {
   @Test
   void writesNobodyWaitsForDoNotWakeTheWriterOneByOne() throws Exception {
     Set<String> before = writerThreads();
-    try (GroupCommit own = new GroupCommit(new Jdbc(counting(pool)))) {
+    try (GroupCommit own = new GroupCommit(new Jdbc(counting(pool)), ticker)) {
       Await.until(() -> writerThreads().size() > before.size(), () -> "no new writer thread");
       Set<String> started = writerThreads();
       started.removeAll(before);
       Path status = Path.of("/proc/self/task", started.iterator().next(), "status");
       long switchesBefore = switches(status);
 
-      // 200 usage rows, one every 0.1 ms: all within one linger.
+      // 200 usage rows, one every 0.1 ms: all within one linger, which ends only when the test
+      // moves the ticker.
       List<CompletableFuture<Integer>> rows = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
         int id = i;
         rows.add(own.submit("row", c -> Jdbc.update(c, insert(), id, "usage")));
         LockSupport.parkNanos(100_000);
       }
-      CompletableFuture.allOf(rows.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+      // The linger ends with the rows in: one batch, however slowly they were offered.
+      ticker.advance(GroupCommit.LINGER);
+      CompletableFuture.allOf(rows.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
       long switched = switches(status) - switchesBefore;
 
       assertThat(count()).isEqualTo(200);
@@ -185,12 +190,16 @@ class GroupCommitTest {
   }
 
   @Test
-  void aWriteNobodyWaitsForIsCommittedWithinItsLingerWhenNothingElseComes() throws Exception {
-    long started = System.nanoTime();
-    writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage")).get(5, TimeUnit.SECONDS);
+  void aWriteNobodyWaitsForIsCommittedWhenItsLingerEndsWhenNothingElseComes() throws Exception {
+    CompletableFuture<Integer> row =
+        writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage"));
+    Await.until(writes::isLingering, () -> "the writer does not linger with the row");
+    ticker.advance(GroupCommit.LINGER.minusNanos(1));
+    assertThat(row).as("within its linger").isNotDone();
 
-    assertThat(Duration.ofNanos(System.nanoTime() - started))
-        .isGreaterThanOrEqualTo(GroupCommit.LINGER.minusMillis(5));
+    ticker.advance(Duration.ofNanos(1));
+
+    assertThat(row.get(30, TimeUnit.SECONDS)).isEqualTo(1);
     assertThat(count()).isEqualTo(1);
     assertThat(transactions).hasValue(1);
   }
@@ -228,8 +237,7 @@ class GroupCommitTest {
     }
     // The pool closes the retired connection in the background; the next new connection forgets
     // its statements (the one above may have come before the close).
-    Await.until(
-        Duration.ofSeconds(5), "the pool closed the retired connection", () -> isClosed(physical));
+    Await.until(Await.TIMEOUT, "the pool closed the retired connection", () -> isClosed(physical));
     pool.getHikariPoolMXBean().softEvictConnections();
     try (Connection c = pool.getConnection()) {
       Jdbc.update(c, insert(), 5, "e");

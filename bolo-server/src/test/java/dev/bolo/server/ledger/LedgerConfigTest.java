@@ -33,13 +33,20 @@ class LedgerConfigTest {
             Map.of(
                 "BOLO_DATABASE_URL", "jdbc:postgresql://db:5432/bolo",
                 "BOLO_DATA_DIR", "/var/lib/bolo",
-                "BOLO_DEVICE_TOKENS", " phone=abc , tablet=d=e,",
+                "BOLO_DEVICE_TOKENS",
+                    " phone=phone-zOq7BSJSflK4dbxCBwpvqeVz , tablet=d=e-sRngh2xm_5Ber9NPzmHTFBSp,",
                 "BOLO_TRIAL_SECONDS", "600",
                 "BOLO_RATE_LIMIT_PER_MINUTE", "30"));
 
     assertThat(config.effectiveJdbcUrl()).isEqualTo("jdbc:postgresql://db:5432/bolo");
     assertThat(config.dataDir()).isEqualTo(Path.of("/var/lib/bolo"));
-    assertThat(config.staticTokens()).isEqualTo(Map.of("phone", "abc", "tablet", "d=e"));
+    assertThat(config.staticTokens())
+        .isEqualTo(
+            Map.of(
+                "phone",
+                "phone-zOq7BSJSflK4dbxCBwpvqeVz",
+                "tablet",
+                "d=e-sRngh2xm_5Ber9NPzmHTFBSp"));
     assertThat(config.trialSeconds()).isEqualTo(600);
     assertThat(config.requestsPerMinute()).isEqualTo(30);
   }
@@ -51,8 +58,32 @@ class LedgerConfigTest {
     assertThatThrownBy(() -> LedgerConfig.parseDeviceTokens("bad name=secret"))
         .hasMessageContaining("bad name")
         .hasMessageNotContaining("secret");
-    assertThatThrownBy(() -> LedgerConfig.parseDeviceTokens("phone=a,phone=b"))
+    assertThatThrownBy(
+            () ->
+                LedgerConfig.parseDeviceTokens(
+                    "phone=phone-zOq7BSJSflK4dbxCBwpvqeVz,phone=phone-zOq7BSJSflK4dbxCBwpvqeVz"))
         .hasMessage("BOLO_DEVICE_TOKENS names a device twice: phone");
+  }
+
+  @Test
+  void aStaticTokenUnder128BitsStopsTheStartNamingItsDeviceAndNotItsToken() {
+    assertThatThrownBy(
+            () ->
+                fromEnvironment(
+                    Map.of(
+                        "BOLO_DEVICE_TOKENS",
+                        "phone=phone-zOq7BSJSflK4dbxCBwpvqeVz,kiosk=token-alpha-0123456789")))
+        .isInstanceOf(ServerConfig.ConfigException.class)
+        .hasMessage(
+            "BOLO_DEVICE_TOKENS: the token of device kiosk is too easy to guess (about 115 bits,"
+                + " at least 128 needed): use 32 or more random characters, e.g. from openssl"
+                + " rand -hex 24");
+    assertThatThrownBy(
+            () -> LedgerConfig.parseDeviceTokens("kiosk=0123456789abcdef0123456789abcde"))
+        .hasMessageContaining("device kiosk")
+        .hasMessageNotContaining("0123456789abcdef");
+    assertThat(LedgerConfig.parseDeviceTokens("kiosk=0123456789abcdef0123456789abcdef"))
+        .containsKey("kiosk");
   }
 
   @Test

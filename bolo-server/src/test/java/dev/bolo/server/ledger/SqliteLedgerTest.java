@@ -2,6 +2,8 @@ package dev.bolo.server.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.testing.ThreadDump;
+import dev.bolo.testkit.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -68,18 +70,18 @@ class SqliteLedgerTest extends LedgerContractTest {
       try (Statement statement = other.createStatement()) {
         statement.execute("DELETE FROM quota_holds WHERE 1 = 0");
       }
-      // ...so the gateway's writer waits for it on its read-write connection.
+      // ...so the gateway's writer waits for it on its read-write connection, inside SQLite.
       Thread writer = Thread.ofVirtual().start(() -> ledger.add(new Device("tablet")));
-      Thread.sleep(300);
+      Await.until(
+          () -> addingInSqlite() == 1, () -> "the device's insert is not waiting inside SQLite");
 
-      long started = System.nanoTime();
       Optional<Device> found = ledger.authenticate(token);
-      long millis = (System.nanoTime() - started) / 1_000_000;
+      // Found while the writer still waited for the lock: the lookup did not wait for it.
+      assertThat(writer.isAlive()).as("the writer still waits").isTrue();
       other.rollback();
       writer.join();
 
       assertThat(found).contains(new Device("phone"));
-      assertThat(millis).as("ms to look the token up").isLessThan(1_000);
     }
   }
 
@@ -94,6 +96,15 @@ class SqliteLedgerTest extends LedgerContractTest {
     assertThat(LedgerDatabase.isSqliteFile("jdbc:sqlite:file:bench?mode=memory&cache=shared"))
         .isFalse();
     assertThat(LedgerDatabase.isSqliteFile("jdbc:sqlite:/var/lib/bolo/bolo-ledger.db")).isTrue();
+  }
+
+  /** Threads adding a device now inside a SQLite call (waiting for its lock, here). */
+  private static int addingInSqlite() {
+    try {
+      return ThreadDump.now().threadsWith("JdbcDeviceAdmin.add", "org.sqlite.core.NativeDB");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private static Path walOf(Path db) {

@@ -69,7 +69,8 @@ public final class Browser implements AutoCloseable {
    */
   private final Path scratch;
 
-  private Browser(@Nullable Path microphone, @Nullable Path trustedAuthority) {
+  private Browser(
+      @Nullable Path microphone, @Nullable Path trustedAuthority, Map<String, String> hosts) {
     for (Path program : List.of(CHROMIUM, CHROMEDRIVER)) {
       if (!Files.isExecutable(program)) {
         throw new AssertionError(
@@ -92,6 +93,11 @@ public final class Browser implements AutoCloseable {
         "--use-fake-device-for-media-stream");
     if (microphone != null) {
       options.addArguments("--use-file-for-fake-audio-capture=" + microphone.toAbsolutePath());
+    }
+    if (!hosts.isEmpty()) {
+      List<String> rules = new ArrayList<>();
+      hosts.forEach((name, address) -> rules.add("MAP " + name + " " + address));
+      options.addArguments("--host-resolver-rules=" + String.join(", ", rules));
     }
     LoggingPreferences logs = new LoggingPreferences();
     logs.enable(LogType.BROWSER, Level.ALL);
@@ -117,12 +123,12 @@ public final class Browser implements AutoCloseable {
 
   /** A browser whose microphone (if a page asks) is Chromium's synthetic beep. */
   public static Browser start() {
-    return new Browser(null, null);
+    return new Browser(null, null, Map.of());
   }
 
   /** A browser whose microphone plays {@code wav} (PCM WAV) in a loop, allowed without asking. */
   public static Browser withMicrophone(Path wav) {
-    return new Browser(wav, null);
+    return new Browser(wav, null, Map.of());
   }
 
   /**
@@ -131,7 +137,16 @@ public final class Browser implements AutoCloseable {
    * a home folder of its own, deleted on {@link #close()}: nothing of the machine's changes.
    */
   public static Browser trusting(Path certificate, Path wav) {
-    return new Browser(wav, certificate);
+    return new Browser(wav, certificate, Map.of());
+  }
+
+  /**
+   * A browser that trusts the certificate authority {@code certificate}, as {@link #trusting(Path,
+   * Path)}, and finds each host name of {@code hosts} at its address, as a network's DNS would
+   * answer (Chromium's host resolver rules): a test's server on loopback can stand for any site.
+   */
+  public static Browser trusting(Path certificate, Map<String, String> hosts) {
+    return new Browser(null, certificate, hosts);
   }
 
   public ChromeDriver driver() {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -40,6 +41,7 @@ public final class FakeProvider implements AutoCloseable {
   private final Deque<MockResponse> script = new ArrayDeque<>();
   private volatile CountDownLatch gate = new CountDownLatch(0);
   private volatile Duration delay = Duration.ZERO;
+  private volatile @Nullable Runnable eachAnswerTakes;
   private volatile @Nullable Function<RecordedRequest, MockResponse> answers;
 
   public FakeProvider() throws IOException {
@@ -67,6 +69,10 @@ public final class FakeProvider implements AutoCloseable {
             if (!wait.isZero()) {
               // A provider's latency is the behaviour the test scripts, not a wait for something.
               Thread.sleep(wait.toMillis());
+            }
+            Runnable takes = eachAnswerTakes;
+            if (takes != null) {
+              takes.run();
             }
             synchronized (script) {
               if (!script.isEmpty()) {
@@ -149,6 +155,15 @@ public final class FakeProvider implements AutoCloseable {
 
   public void release() {
     gate.countDown();
+  }
+
+  /**
+   * Makes every answer take {@code duration} on the clock {@code advance} moves (a gateway's fake
+   * ticker, say) before it is sent: the latency the gateway measures, without waiting for it.
+   */
+  public FakeProvider takes(Duration duration, Consumer<Duration> advance) {
+    this.eachAnswerTakes = () -> advance.accept(duration);
+    return this;
   }
 
   /** Delays every answer. */

@@ -31,13 +31,17 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FrontProxy implements AutoCloseable {
 
-  /** One upload as it passed through: what the client sent and what the client got back. */
+  /**
+   * One upload as it passed through: what the client sent (its bearer token among it) and what the
+   * client got back.
+   */
   public record Upload(
       @Nullable String idempotencyKey,
       @Nullable String audioSha256,
       @Nullable String durationMs,
       int status,
-      @Nullable String replayed) {}
+      @Nullable String replayed,
+      @Nullable String token) {}
 
   /** Hop-by-hop headers and those the JDK's client sets itself. */
   private static final Set<String> NOT_FORWARDED =
@@ -114,15 +118,20 @@ public final class FrontProxy implements AutoCloseable {
       String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
       String sha256 = exchange.getRequestHeaders().getFirst("X-Bolo-Audio-Sha256");
       String durationMs = exchange.getRequestHeaders().getFirst("X-Bolo-Audio-Duration-Ms");
+      String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+      String token =
+          authorization != null && authorization.startsWith("Bearer ")
+              ? authorization.substring("Bearer ".length())
+              : null;
       if (upload && failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         fail(exchange, "the engine is overloaded; retry shortly", "upstream_unavailable");
-        uploads.add(new Upload(key, sha256, durationMs, failureStatus, null));
+        uploads.add(new Upload(key, sha256, durationMs, failureStatus, null, token));
         return;
       }
       HttpResponse<byte[]> answer = forward(exchange, body);
       if (upload && lostAnswersLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         fail(exchange, "the gateway did not answer in time", "upstream_timeout");
-        uploads.add(new Upload(key, sha256, durationMs, failureStatus, null));
+        uploads.add(new Upload(key, sha256, durationMs, failureStatus, null, token));
         return;
       }
       for (Map.Entry<String, List<String>> header : answer.headers().map().entrySet()) {
@@ -143,7 +152,8 @@ public final class FrontProxy implements AutoCloseable {
                 sha256,
                 durationMs,
                 answer.statusCode(),
-                answer.headers().firstValue("Idempotent-Replayed").orElse(null)));
+                answer.headers().firstValue("Idempotent-Replayed").orElse(null),
+                token));
       }
     }
   }

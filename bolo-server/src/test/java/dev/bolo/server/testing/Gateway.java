@@ -1,15 +1,25 @@
 package dev.bolo.server.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
 import dev.bolo.server.ServerConfig;
+import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.tls.AuthorityCertificate;
+import dev.bolo.testkit.CleanText;
 import dev.bolo.testkit.FakeTicker;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
+import javax.net.SocketFactory;
+import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.MultipartBody;
 import okhttp3.OkHttpClient;
@@ -26,8 +36,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Gateway implements AutoCloseable {
 
-  public static final String TOKEN_A = "token-alpha-0123456789";
-  public static final String TOKEN_B = "token-bravo-0123456789";
+  public static final String TOKEN_A = "alpha-MtbjCOqFrCn3id3BI3CAWtj3";
+  public static final String TOKEN_B = "bravo-nsArKYqRMmUBoO48--JAOF8j";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final App app;
   private final FakeTicker ticker = FakeTicker.atOneSecond();
@@ -42,12 +54,26 @@ public final class Gateway implements AutoCloseable {
   }
 
   private Gateway(Map<String, String> env, boolean realTime, Clock clock) {
+    this(env, realTime, clock, UnaryOperator.identity());
+  }
+
+  private Gateway(
+      Map<String, String> env, boolean realTime, Clock clock, UnaryOperator<Ledger> ledgerView) {
     this.app =
         App.builder(ServerConfig.fromMap(env))
             .clock(clock)
             .ticker(realTime ? System::nanoTime : ticker)
+            .ledgerView(ledgerView)
             .build()
             .start();
+  }
+
+  /**
+   * A gateway configured by exactly these variables whose requests reach the ledger through {@code
+   * view} (a test's wrapper that counts or fails calls).
+   */
+  public static Gateway withLedgerView(Map<String, String> env, UnaryOperator<Ledger> view) {
+    return new Gateway(env, false, Clock.systemUTC(), view);
   }
 
   /** A gateway configured by exactly these variables whose wall clock is {@code clock}. */
@@ -144,6 +170,50 @@ public final class Gateway implements AutoCloseable {
     return client;
   }
 
+  /**
+   * A client whose connections come from {@code localAddress} (any of 127.0.0.0/8 on loopback), for
+   * a test that needs a second client address.
+   */
+  public OkHttpClient clientFrom(String localAddress) {
+    InetSocketAddress from = new InetSocketAddress(localAddress, 0);
+    return client
+        .newBuilder()
+        // A pool of its own: OkHttp would reuse another client's connection to the same gateway.
+        .connectionPool(new ConnectionPool())
+        .socketFactory(
+            new SocketFactory() {
+              @Override
+              public Socket createSocket() throws IOException {
+                Socket socket = new Socket();
+                socket.bind(from);
+                return socket;
+              }
+
+              @Override
+              public Socket createSocket(String host, int port) {
+                throw new UnsupportedOperationException("OkHttp connects unconnected sockets");
+              }
+
+              @Override
+              public Socket createSocket(
+                  String host, int port, InetAddress localHost, int localPort) {
+                throw new UnsupportedOperationException("OkHttp connects unconnected sockets");
+              }
+
+              @Override
+              public Socket createSocket(InetAddress host, int port) {
+                throw new UnsupportedOperationException("OkHttp connects unconnected sockets");
+              }
+
+              @Override
+              public Socket createSocket(
+                  InetAddress address, int port, InetAddress localAddress, int localPort) {
+                throw new UnsupportedOperationException("OkHttp connects unconnected sockets");
+              }
+            })
+        .build();
+  }
+
   /** A native upload with the given token, audio and optional text fields (name, value pairs). */
   public Request nativeUpload(@Nullable String token, byte[] audio, String... fields) {
     return nativeUploadRequest(url("/v1/transcriptions"), token, audio, fields);
@@ -189,16 +259,43 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
-  /** What {@code response} says: status, body and the headers a test reads. */
+  /**
+   * What {@code response} says: status, body and the headers a test reads. An error answer in
+   * either JSON shape must carry a clean message ({@link CleanText}): every test that reads a reply
+   * through here checks it, whatever else it is about.
+   */
   public static Reply replyOf(Response response) throws IOException {
-    return new Reply(
-        response.code(),
-        response.body().string(),
-        response.header("Idempotent-Replayed"),
-        response.header("Retry-After"),
-        response.header("X-Bolo-Request-Id"),
-        response.header("X-Bolo-Model"),
-        response.header("Content-Type"));
+    Reply reply =
+        new Reply(
+            response.code(),
+            response.body().string(),
+            response.header("Idempotent-Replayed"),
+            response.header("Retry-After"),
+            response.header("X-Bolo-Request-Id"),
+            response.header("X-Bolo-Model"),
+            response.header("Content-Type"));
+    checkErrorMessage(reply);
+    return reply;
+  }
+
+  /**
+   * Fails unless the message of an error answer, native ({@code "error": "…"}) or OpenAI's ({@code
+   * "error": {"message": "…", "param": …}}), is one line of printable text of bounded length.
+   */
+  public static void checkErrorMessage(Reply reply) throws IOException {
+    String type = reply.contentType();
+    if (reply.status() < 400 || type == null || !type.startsWith("application/json")) {
+      return;
+    }
+    JsonNode error = JSON.readTree(reply.body()).path("error");
+    if (error.isTextual()) {
+      CleanText.check(error.asText());
+    } else if (error.isObject()) {
+      CleanText.check(error.path("message").asText());
+      if (error.path("param").isTextual()) {
+        CleanText.check(error.path("param").asText());
+      }
+    }
   }
 
   /**

@@ -59,6 +59,15 @@ public final class GatewayProcess implements AutoCloseable {
   }
 
   /**
+   * The same with a heap of {@code maxHeap} ({@code -Xmx}'s value, {@code 128m}) instead of 256
+   * MiB, for tests of what a client can make the gateway hold.
+   */
+  public static GatewayProcess startWithHeap(Map<String, String> env, Path log, String maxHeap)
+      throws IOException {
+    return start(env, log, List.of("-Xmx" + maxHeap));
+  }
+
+  /**
    * Runs a gateway with the production logging configuration that is expected not to start, and
    * waits for its exit.
    *
@@ -100,16 +109,16 @@ public final class GatewayProcess implements AutoCloseable {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     List<String> command = new java.util.ArrayList<>();
     command.add(java.toString());
-    command.addAll(jvmOptions);
     command.addAll(
         List.of(
             "--enable-native-access=ALL-UNNAMED",
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC",
-            "-Xmx256m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            GatewayProcess.class.getName()));
+            "-Xmx256m"));
+    // After the defaults: of two -Xmx, the JVM takes the last.
+    command.addAll(jvmOptions);
+    command.addAll(
+        List.of("-cp", System.getProperty("java.class.path"), GatewayProcess.class.getName()));
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().keySet().removeIf(name -> name.startsWith("BOLO_"));
     builder.environment().putAll(env);
@@ -151,6 +160,15 @@ public final class GatewayProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while killing " + process.pid(), e);
     }
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** The process id, for tools that inspect the child ({@code jcmd}). */
+  public long pid() {
+    return process.pid();
   }
 
   public boolean isAlive() {

@@ -212,7 +212,7 @@ public final class Storm implements AutoCloseable {
   public boolean allUseTheStore() {
     for (Gateway gateway : gateways) {
       try {
-        if (!storeReadiness(gateway).equals("ok")) {
+        if (!storeReadiness(gateway).equals("ready")) {
           return false;
         }
       } catch (IOException e) {

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Throwaway certificates for the tests of TLS to a server (PostgreSQL, Redis), made with the {@code
  * openssl} command (Debian's; a missing one fails the test that needs it): a certificate authority
- * of its own and a server certificate signed by it, as PEM files, valid for two days, P-256 keys.
+ * of its own and a server certificate signed by it, as PEM files, valid for two days, P-256 keys;
+ * and {@link #run} for a test that reads or checks a certificate as {@code openssl} does.
  * Stateless.
  */
 public final class TestCertificates {
@@ -101,12 +102,21 @@ public final class TestCertificates {
     }
   }
 
-  @SafeVarargs
-  private static void openssl(Path dir, List<String>... arguments) throws IOException {
-    List<String> command = new ArrayList<>(List.of("openssl"));
-    for (List<String> part : arguments) {
-      command.addAll(part);
+  /** What an {@code openssl} command printed (standard output and error together) and its exit. */
+  public record Run(int exitCode, String output) {
+
+    public boolean succeeded() {
+      return exitCode == 0;
     }
+  }
+
+  /**
+   * Runs {@code openssl} with {@code arguments} in {@code dir} and returns what it printed, whether
+   * it succeeded or not (a test of a refusal wants the failure); at most 30 s.
+   */
+  public static Run run(Path dir, List<String> arguments) {
+    List<String> command = new ArrayList<>(List.of("openssl"));
+    command.addAll(arguments);
     Path output = dir.resolve("openssl.log");
     Process process;
     try {
@@ -120,15 +130,30 @@ public final class TestCertificates {
       throw new IllegalStateException("openssl is not installed (apt-get install openssl)", e);
     }
     try {
-      if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
         process.destroyForcibly();
-        throw new IllegalStateException(
-            "openssl failed: " + String.join(" ", command) + "\n" + Files.readString(output));
+        throw new IllegalStateException("openssl ran over 30 s: " + String.join(" ", command));
       }
+      return new Run(process.exitValue(), Files.readString(output));
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while openssl ran", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read what openssl printed", e);
+    }
+  }
+
+  @SafeVarargs
+  private static void openssl(Path dir, List<String>... arguments) {
+    List<String> command = new ArrayList<>();
+    for (List<String> part : arguments) {
+      command.addAll(part);
+    }
+    Run run = run(dir, command);
+    if (!run.succeeded()) {
+      throw new IllegalStateException(
+          "openssl failed: openssl " + String.join(" ", command) + "\n" + run.output());
     }
   }
 }

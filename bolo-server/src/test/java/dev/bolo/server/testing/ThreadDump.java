@@ -45,6 +45,20 @@ public final class ThreadDump {
     }
   }
 
+  /**
+   * How many threads had frames containing each of {@code texts} (classes or methods) on their
+   * stack.
+   */
+  public int threadsWith(String... texts) {
+    return (int)
+        stacks.stream()
+            .filter(
+                frames ->
+                    java.util.Arrays.stream(texts)
+                        .allMatch(text -> frames.stream().anyMatch(f -> f.contains(text))))
+            .count();
+  }
+
   /** How many threads had a frame containing {@code text} (a class or a method) on their stack. */
   public int threadsIn(String text) {
     return (int)

@@ -237,11 +237,14 @@ class DictationPageTest {
       record(LONG_STOP_AT);
       browser.await().until(d -> isFinished(state()));
 
-      assertThat(state()).as(browser.text("status")).isEqualTo("done");
+      // On a slow machine the answer may outlast the completing append's wait; the page then
+      // fetches the finished work, which the gateway marks replayed. Either way the engine ran
+      // once (below): which word the page shows depends on the machine's speed, not on Bolo.
+      assertThat(state()).as(browser.text("status")).isIn("done", "replayed");
       assertThat(browser.text("transcript")).is(GROCERIES.heard());
       assertThat(link.cutsDone()).isEqualTo(1);
       String listed = browser.text("notes");
-      assertThat(listed).contains("done (1 attempt, resumed once)");
+      assertThat(listed).containsPattern("(done|replayed) \\(1 attempt, resumed once\\)");
       Matcher seconds = NOTE_SECONDS.matcher(listed);
       assertThat(seconds.find()).as(listed).isTrue();
       long noteBytes = 44 + Math.round(Double.parseDouble(seconds.group(1)) * 16_000) * 2;
@@ -276,15 +279,12 @@ class DictationPageTest {
 
   @Test
   void thePageHasNoSeriousOrCriticalAccessibilityViolationsBeforeOrAfterANote() throws Exception {
-    Path axe =
-        NpmPackages.install("browser", "node_modules/axe-core/axe.min.js")
-            .resolve("node_modules/axe-core/axe.min.js");
-    assertThat(seriousViolations(browser.axeViolations(axe))).isEmpty();
+    assertThat(seriousViolations(browser.axeViolations(axe()))).isEmpty();
 
     record();
     browser.await().until(d -> isFinished(state()));
 
-    assertThat(seriousViolations(browser.axeViolations(axe))).isEmpty();
+    assertThat(seriousViolations(browser.axeViolations(axe()))).isEmpty();
     // The pictures of docs/screenshots (-Dbolo.screenshots=docs/screenshots, see the README).
     assertThat(browser.pageScreenshot("dictation-phone", 390, true)).isNotEmptyFile();
     assertThat(browser.pageScreenshot("dictation-desktop", 1280, false)).isNotEmptyFile();
@@ -314,6 +314,86 @@ class DictationPageTest {
         .isNull();
     browser.open(proxy.url("/"));
     assertThat(browser.byId("token").getDomProperty("value")).isEmpty();
+  }
+
+  /**
+   * A link carrying another device's token, opened while this browser keeps one (someone sent it,
+   * hoping for the notes): the page asks in its own words, takes the token out of the address, and
+   * keeps sending with the token it had while the question stands; agreeing switches.
+   */
+  @Test
+  void aLinkWithAnotherTokenAsksAndTheKeptTokenStaysInUseUntilThePersonAgrees() throws Exception {
+    browser.open("about:blank");
+    browser.open(proxy.url("/#token=" + Gateway.TOKEN_B));
+
+    browser.await().until(d -> browser.text("status").contains("Ready"));
+    assertThat(keptToken()).isEqualTo(Gateway.TOKEN_A);
+    assertThat(browser.byId("token").getDomProperty("value")).isEqualTo(Gateway.TOKEN_A);
+    assertThat(browser.driver().getCurrentUrl()).isEqualTo(proxy.url("/"));
+    assertThat(browser.byId("token-offer").isDisplayed()).isTrue();
+    assertThat(browser.text("token-offer")).contains("Use the token from this link?");
+    assertThat(browser.driver().switchTo().activeElement().getDomAttribute("id"))
+        .isEqualTo("offer-keep");
+    assertThat(seriousViolations(browser.axeViolations(axe()))).isEmpty();
+    int before = proxy.uploads().size();
+
+    record();
+    browser.await().until(d -> isFinished(state()));
+
+    assertThat(state()).as(browser.text("status")).isIn("done", "replayed");
+    assertThat(proxy.uploads().subList(before, proxy.uploads().size()))
+        .extracting(FrontProxy.Upload::token)
+        .containsOnly(Gateway.TOKEN_A);
+    assertThat(browser.byId("token-offer").isDisplayed()).isTrue();
+
+    browser.byId("offer-use").click();
+
+    assertThat(browser.byId("token-offer").isDisplayed()).isFalse();
+    assertThat(keptToken()).isEqualTo(Gateway.TOKEN_B);
+    assertThat(browser.byId("token").getDomProperty("value")).isEqualTo(Gateway.TOKEN_B);
+  }
+
+  /**
+   * Declining keeps the token the browser had and saves nothing of the link's; a link opened in the
+   * page's own tab (only the fragment changes, the page is not loaded again) asks as well.
+   */
+  @Test
+  void decliningALinksTokenKeepsTheOneTheBrowserHad() {
+    browser.open(proxy.url("/#token=" + Gateway.TOKEN_B));
+
+    browser.await().until(d -> browser.byId("token-offer").isDisplayed());
+    assertThat(browser.driver().getCurrentUrl()).isEqualTo(proxy.url("/"));
+    browser.byId("offer-keep").click();
+
+    assertThat(browser.byId("token-offer").isDisplayed()).isFalse();
+    assertThat(browser.text("status")).contains("Kept this browser's token");
+    assertThat(keptToken()).isEqualTo(Gateway.TOKEN_A);
+    browser.open(proxy.url("/"));
+    assertThat(browser.byId("token").getDomProperty("value")).isEqualTo(Gateway.TOKEN_A);
+    assertThat(browser.byId("token-offer").isDisplayed()).isFalse();
+  }
+
+  /** With no token kept, a link's token is taken as a pasted one is, without a question. */
+  @Test
+  void aLinksTokenIsTakenWithoutAQuestionWhenTheBrowserKeepsNone() {
+    browser.byId("forget").click();
+    browser.open("about:blank");
+    browser.open(proxy.url("/#token=" + Gateway.TOKEN_B));
+
+    browser.await().until(d -> browser.text("status").contains("Ready"));
+    assertThat(browser.byId("token-offer").isDisplayed()).isFalse();
+    assertThat(keptToken()).isEqualTo(Gateway.TOKEN_B);
+    assertThat(browser.driver().getCurrentUrl()).isEqualTo(proxy.url("/"));
+  }
+
+  /** axe-core's script, from its npm package. */
+  private static Path axe() throws InterruptedException {
+    return NpmPackages.install("browser", "node_modules/axe-core/axe.min.js")
+        .resolve("node_modules/axe-core/axe.min.js");
+  }
+
+  private static Object keptToken() {
+    return browser.script("return localStorage.getItem('bolo.token') ?? ''");
   }
 
   /** The violations axe rates serious or critical, as {@code id: help (elements)}. */

@@ -88,8 +88,9 @@ final class NoteRun {
       long durationMs = splitter.samplesRead() * 1000 / NoteSamples.RATE;
       return TranscriptFormats.format(heard, durationMs, settings.responseFormat(), settings);
     } catch (UndecodableAudioException e) {
-      return new EngineResult.InvalidAudio(
-          java.util.Objects.requireNonNullElse(e.getMessage(), "the note cannot be decoded"));
+      // The client hears Bolo's sentence; FFmpeg's own words are for the operator.
+      log.info("a note cannot be decoded: {} [{}]", e.sentence(), e.detail());
+      return new EngineResult.InvalidAudio(e.sentence());
     } catch (DeadlinePassed | TimeoutException e) {
       return new EngineResult.TimedOut("offline engine took longer than " + timeout);
     } catch (IOException e) {

@@ -8,6 +8,7 @@ import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Subtitles;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.stream.Collectors;
 
 /**
@@ -21,15 +22,23 @@ final class TranscriptFormats {
 
   private TranscriptFormats() {}
 
+  /**
+   * The transcript of a note whose decoded samples last {@code durationMs}: that length is what the
+   * engine reports as the note's, whatever its container's header said, and is what it is charged
+   * when longer (PROTOCOL.md rule 8).
+   */
   static EngineResult.Transcribed format(
       List<Utterance> utterances, long durationMs, ResponseFormat format, Settings settings) {
     String text = utterances.stream().map(Utterance::text).collect(Collectors.joining(" "));
+    OptionalLong decoded = OptionalLong.of(durationMs);
     return switch (format) {
-      case JSON, TEXT -> new EngineResult.Transcribed(text, null);
+      case JSON, TEXT -> new EngineResult.Transcribed(text, null, decoded);
       case VERBOSE_JSON ->
           new EngineResult.Transcribed(
-              text, verboseJson(utterances, text, durationMs, settings.timestampGranularities()));
-      case SRT, VTT -> subtitles(utterances, format);
+              text,
+              verboseJson(utterances, text, durationMs, settings.timestampGranularities()),
+              decoded);
+      case SRT, VTT -> subtitles(utterances, format, decoded);
     };
   }
 
@@ -78,14 +87,14 @@ final class TranscriptFormats {
 
   /** SubRip or WebVTT, a cue per utterance; the document is both the text and the body. */
   private static EngineResult.Transcribed subtitles(
-      List<Utterance> utterances, ResponseFormat format) {
+      List<Utterance> utterances, ResponseFormat format, OptionalLong decoded) {
     String body =
         Subtitles.write(
             utterances.stream()
                 .map(u -> new Subtitles.Cue(u.startMs(), u.endMs(), u.text()))
                 .toList(),
             format);
-    return new EngineResult.Transcribed(body, body);
+    return new EngineResult.Transcribed(body, body, decoded);
   }
 
   private static double seconds(long millis) {

@@ -7,7 +7,9 @@ import java.util.Locale;
 /**
  * Word error rate: the word-level Levenshtein distance (substitutions + deletions + insertions)
  * between a reference and a hypothesis, divided by the reference's word count. Words are compared
- * in lower case with punctuation other than apostrophes removed.
+ * in lower case with punctuation other than apostrophes removed (a hyphen splits words), and
+ * numerals, titles and signs spelled out as a reference spells them ({@link SpokenForms}: "Mr." is
+ * "mister", "4" is "four").
  */
 public final class WordErrorRate {
 
@@ -15,8 +17,15 @@ public final class WordErrorRate {
 
   /** The words of {@code text}, normalised for comparison. */
   public static List<String> words(String text) {
-    String cleaned = text.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9' ]+", " ").trim();
-    return cleaned.isEmpty() ? List.of() : Arrays.asList(cleaned.split("\\s+"));
+    String cleaned =
+        text.toLowerCase(Locale.ROOT)
+            .replaceAll("(?<=\\d),(?=\\d{3})", "_")
+            .replaceAll("([%&])", " $1 ")
+            .replaceAll("[^a-z0-9'%&_ ]+", " ")
+            .trim();
+    return cleaned.isEmpty()
+        ? List.of()
+        : SpokenForms.spelled(Arrays.asList(cleaned.split("\\s+")));
   }
 
   /** The fewest substitutions, deletions and insertions that turn reference into hypothesis. */

@@ -73,11 +73,15 @@ public final class RoutedEngine implements SpeechEngine {
   /**
    * The engine of {@code routing}: each engine made once by {@code engineOf}, each target of a
    * route guarded by its own breaker and limits (an engine's limits are shared by its targets).
+   *
+   * @param ticker elapsed nanoseconds for the notes' deadlines and the breakers' open states
    */
   public static RoutedEngine of(
       Routing routing,
       Function<EngineSpec, SpeechEngine> engineOf,
-      java.util.function.BiFunction<String, Integer, CallsPerMinute> perMinuteOf) {
+      java.util.function.BiFunction<String, Integer, CallsPerMinute> perMinuteOf,
+      LongSupplier ticker) {
+    TickerClock breakerClock = new TickerClock(ticker);
     Map<String, EngineSpec> specs = new LinkedHashMap<>();
     routing.engines().forEach(spec -> specs.put(spec.name(), spec));
     Map<String, SpeechEngine> engines = new LinkedHashMap<>();
@@ -109,7 +113,8 @@ public final class RoutedEngine implements SpeechEngine {
                           engine,
                           spec.maxConcurrent(),
                           inFlight.get(spec.name()),
-                          perMinute.get(spec.name()))));
+                          perMinute.get(spec.name()),
+                          breakerClock)));
         }
         routes.put(route.model(), hops);
       }
@@ -118,7 +123,7 @@ public final class RoutedEngine implements SpeechEngine {
       throw e;
     }
     return new RoutedEngine(
-        routes, List.copyOf(engines.values()), List.copyOf(perMinute.values()), System::nanoTime);
+        routes, List.copyOf(engines.values()), List.copyOf(perMinute.values()), ticker);
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.bolo.server.engine.route;
 import dev.bolo.server.engine.SpeechEngine;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -28,20 +29,24 @@ final class Target {
   private final @Nullable Semaphore inFlight;
   private final int maxConcurrent;
   private final @Nullable CallsPerMinute perMinute;
+  private final Clock clock;
 
   /**
    * @param inFlight the calls in flight of the target's engine, shared by all its targets; null
    *     when unbounded
    * @param perMinute the calls per minute of the target's engine, shared likewise
+   * @param clock the elapsed time the breaker's open state lasts on
    */
   Target(
       Route.Hop hop,
       SpeechEngine engine,
       OptionalInt maxConcurrent,
       @Nullable Semaphore inFlight,
-      @Nullable CallsPerMinute perMinute) {
+      @Nullable CallsPerMinute perMinute,
+      Clock clock) {
     this.hop = Objects.requireNonNull(hop, "hop");
     this.engine = Objects.requireNonNull(engine, "engine");
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.breaker =
         CircuitBreaker.of(
             hop.label(),
@@ -54,6 +59,7 @@ final class Target {
                 .permittedNumberOfCallsInHalfOpenState(2)
                 .automaticTransitionFromOpenToHalfOpenEnabled(true)
                 .recordExceptions(TargetFailure.class)
+                .clock(clock)
                 .build());
     this.maxConcurrent = maxConcurrent.orElse(0);
     this.inFlight = inFlight;
@@ -139,12 +145,12 @@ final class Target {
 
   /** Opens the breaker for {@code duration}: the provider said when to come back. */
   void openFor(Duration duration) {
-    openUntilMillis = System.currentTimeMillis() + duration.toMillis();
+    openUntilMillis = clock.millis() + duration.toMillis();
     breaker.transitionToOpenStateFor(duration);
   }
 
   private long openRemainingMillis() {
-    long told = openUntilMillis - System.currentTimeMillis();
+    long told = openUntilMillis - clock.millis();
     return told > 0 ? told : OPEN_FOR.toMillis();
   }
 

@@ -9,6 +9,7 @@ import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.upload.AudioContent;
+import dev.bolo.testkit.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +37,9 @@ class SphinxEngineTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
   private static final byte[] NOTE = Wavs.pcm(16_000, 16, Wavs.tone(16_000, 1, 440, 0.5, 2.0));
+
+  /** The note's length as the engine decodes it, which it reports with every transcript. */
+  private static final OptionalLong NOTE_DECODED_MS = OptionalLong.of(2_000);
 
   private final List<SphinxEngine> engines = new ArrayList<>();
 
@@ -374,14 +379,15 @@ class SphinxEngineTest {
   }
 
   @Test
-  void textAndJsonFormatsGiveTheWordsOfEveryUtterance() throws Exception {
+  void textAndJsonFormatsGiveTheWordsOfEveryUtteranceAndTheDecodedLength() throws Exception {
     SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
 
     EngineResult result =
         engine.transcribe(
             OfflineNote.of(NOTE).request(OfflineNote.settings("", "text", List.of()), WAIT));
 
-    assertThat(result).isEqualTo(new EngineResult.Transcribed("call the dentist at four", null));
+    assertThat(result)
+        .isEqualTo(new EngineResult.Transcribed("call the dentist at four", null, NOTE_DECODED_MS));
   }
 
   @Test
@@ -398,11 +404,13 @@ class SphinxEngineTest {
     String expectedSrt =
         "1\n00:00:00,120 --> 00:00:01,020\ncall the dentist\n\n"
             + "2\n00:00:01,500 --> 00:00:01,980\nat four\n\n";
-    assertThat(srt).isEqualTo(new EngineResult.Transcribed(expectedSrt, expectedSrt));
+    assertThat(srt)
+        .isEqualTo(new EngineResult.Transcribed(expectedSrt, expectedSrt, NOTE_DECODED_MS));
     String expectedVtt =
         "WEBVTT\n\n00:00:00.120 --> 00:00:01.020\ncall the dentist\n\n"
             + "00:00:01.500 --> 00:00:01.980\nat four\n\n";
-    assertThat(vtt).isEqualTo(new EngineResult.Transcribed(expectedVtt, expectedVtt));
+    assertThat(vtt)
+        .isEqualTo(new EngineResult.Transcribed(expectedVtt, expectedVtt, NOTE_DECODED_MS));
   }
 
   @Test
@@ -418,6 +426,7 @@ class SphinxEngineTest {
     assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
     EngineResult.Transcribed transcribed = (EngineResult.Transcribed) result;
     assertThat(transcribed.text()).isEqualTo("call the dentist at four");
+    assertThat(transcribed.reportedDurationMs()).isEqualTo(NOTE_DECODED_MS);
     JsonNode body = new ObjectMapper().readTree(transcribed.body());
     assertThat(body.get("duration").asDouble()).isEqualTo(2.0);
     assertThat(body.get("segments")).hasSize(2);
@@ -450,12 +459,11 @@ class SphinxEngineTest {
     return result;
   }
 
-  private static void awaitQueued(SphinxEngine engine, int count) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (engine.queuedPieces() < count) {
-      assertThat(System.nanoTime()).as("%d notes queued in time", count).isLessThan(deadline);
-      Thread.onSpinWait();
-    }
+  private static void awaitQueued(SphinxEngine engine, int count) throws InterruptedException {
+    Await.until(
+        WAIT,
+        () -> engine.queuedPieces() >= count,
+        () -> engine.queuedPieces() + " notes queued, not " + count);
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {

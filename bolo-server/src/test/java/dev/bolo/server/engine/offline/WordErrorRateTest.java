@@ -47,6 +47,48 @@ class WordErrorRateTest {
   }
 
   @Test
+  void numeralsTitlesAndHyphensAreWrittenAsAReferenceSpellsThem() {
+    assertThat(WordErrorRate.words("Mr. Dashwood, cold-hearted, at 4 on the 21st in 1890"))
+        .containsExactly(
+            "mister",
+            "dashwood",
+            "cold",
+            "hearted",
+            "at",
+            "four",
+            "on",
+            "the",
+            "twenty",
+            "first",
+            "in",
+            "eighteen",
+            "ninety");
+    assertThat(WordErrorRate.words("Mrs Smith paid 1,250 dollars for 2000 & 105 % more"))
+        .containsExactly(
+            "missus",
+            "smith",
+            "paid",
+            "one",
+            "thousand",
+            "two",
+            "hundred",
+            "fifty",
+            "dollars",
+            "for",
+            "two",
+            "thousand",
+            "and",
+            "one",
+            "hundred",
+            "five",
+            "percent",
+            "more");
+    assertThat(WordErrorRate.of("and mister john dashwood", "And Mr. John Dashwood")).isZero();
+    assertThat(WordErrorRate.words("Call him to-morrow, not to-day"))
+        .containsExactly("call", "him", "tomorrow", "not", "today");
+  }
+
+  @Test
   void anEmptyReferenceHasNoRate() {
     assertThatThrownBy(() -> WordErrorRate.of(" ", "anything"))
         .isInstanceOf(IllegalArgumentException.class);

@@ -1,0 +1,247 @@
+package dev.bolo.server.engine.moonshine;
+
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import dev.bolo.decode.MonoSamples;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns 16 kHz mono audio into timed text: Silero VAD cuts it into utterances ({@link
+ * UtteranceCutter}), and Moonshine tiny recognises each ({@link MoonshineDecoder}); the segments
+ * are timed by the utterances. Audio with no speech, silence or noise, gives no segments at all.
+ *
+ * <p>An utterance longer than the model's window ({@value #WINDOW_SECONDS} s, the longest audio it
+ * was trained on) is split at its quietest point into parts that fit, each recognised; nothing is
+ * truncated. The cutter keeps utterances shorter than that, so this is a guard.
+ *
+ * <p>Loading checks every model file's SHA-256 first ({@link ModelFolder}) and fails with a {@link
+ * ModelFilesException} whose message is one line. Thread safe: the sessions are shared, and any
+ * number of notes may be recognised at once; {@link #close} only when none is.
+ */
+public final class MoonshineRecognizer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(MoonshineRecognizer.class);
+
+  /** The model's name in settings and responses. */
+  public static final String MODEL = "moonshine-tiny-en";
+
+  /** The longest audio the model hears at once: Moonshine was trained on up to 30 s. */
+  public static final int WINDOW_SECONDS = 30;
+
+  /** Moonshine's own lower bound on a call: shorter audio holds no word. */
+  private static final int SHORTEST_SAMPLES = MoonshineDecoder.RATE / 10;
+
+  private final Options options;
+  private final Vocabulary vocabulary;
+  private final MoonshineDecoder decoder;
+  private final SileroVad vad;
+
+  /**
+   * How the recogniser runs.
+   *
+   * @param intraOpThreads threads ONNX Runtime may use inside one model call; 1 lets several notes
+   *     share the cores without contending
+   * @param limits how notes are cut into utterances
+   */
+  public record Options(int intraOpThreads, SpeechLimits limits) {
+    public Options {
+      if (intraOpThreads < 1) {
+        throw new IllegalArgumentException("intraOpThreads must be >= 1: " + intraOpThreads);
+      }
+    }
+
+    /** One thread per call, {@link SpeechLimits#defaults()}. */
+    public static Options defaults() {
+      return new Options(1, SpeechLimits.defaults());
+    }
+  }
+
+  private MoonshineRecognizer(
+      Options options, Vocabulary vocabulary, MoonshineDecoder decoder, SileroVad vad) {
+    this.options = options;
+    this.vocabulary = vocabulary;
+    this.decoder = decoder;
+    this.vad = vad;
+  }
+
+  /**
+   * Checks and loads the models from {@code folder}: about a second.
+   *
+   * @throws ModelFilesException when a file is missing or altered, or cannot be loaded
+   */
+  public static MoonshineRecognizer load(ModelFolder folder, Options options) {
+    byte[] encoderBytes = folder.read(ModelFile.ENCODER);
+    byte[] decoderBytes = folder.read(ModelFile.DECODER);
+    byte[] vadBytes = folder.read(ModelFile.VAD);
+    Vocabulary vocabulary = Vocabulary.parse(folder.read(ModelFile.VOCABULARY));
+    OrtEnvironment environment = OrtEnvironment.getEnvironment();
+    List<AutoCloseable> opened = new ArrayList<>();
+    try (OrtSession.SessionOptions session = sessionOptions(options.intraOpThreads());
+        OrtSession.SessionOptions single = sessionOptions(1)) {
+      OrtSession encoder = open(environment, encoderBytes, session, opened);
+      OrtSession decoder = open(environment, decoderBytes, session, opened);
+      // A window of the detector is tiny work: more threads would only cost their hand-offs.
+      OrtSession vad = open(environment, vadBytes, single, opened);
+      return new MoonshineRecognizer(
+          options,
+          vocabulary,
+          new MoonshineDecoder(environment, encoder, decoder),
+          new SileroVad(environment, vad));
+    } catch (OrtException e) {
+      for (AutoCloseable session : opened) {
+        try {
+          session.close();
+        } catch (Exception suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw new ModelFilesException(
+          "ONNX Runtime cannot load the models in " + folder.path() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static OrtSession open(
+      OrtEnvironment environment,
+      byte[] model,
+      OrtSession.SessionOptions options,
+      List<AutoCloseable> opened)
+      throws OrtException {
+    OrtSession session = environment.createSession(model, options);
+    opened.add(session);
+    return session;
+  }
+
+  private static OrtSession.SessionOptions sessionOptions(int threads) throws OrtException {
+    OrtSession.SessionOptions options = new OrtSession.SessionOptions();
+    options.setIntraOpNumThreads(threads);
+    options.setInterOpNumThreads(1);
+    options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
+    options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+    // Worker threads that spin between calls take a core from the notes recognised beside them.
+    options.addConfigEntry("session.intra_op.allow_spinning", "0");
+    return options;
+  }
+
+  /** What the recogniser runs with. */
+  public Options options() {
+    return options;
+  }
+
+  /**
+   * Recognises a note held in memory.
+   *
+   * @param samples16kMono the note, mono floats in [-1, 1] at 16 kHz; not changed
+   */
+  public TimedTranscript recognize(float[] samples16kMono) {
+    try {
+      return recognize(new ArraySamples(samples16kMono), () -> false, segment -> {});
+    } catch (IOException e) {
+      throw new UncheckedIOException("an array cannot fail to be read", e);
+    }
+  }
+
+  /**
+   * Recognises a note as it is read, an utterance at a time, in bounded memory (about one
+   * utterance's samples besides what the models hold).
+   *
+   * @param note 16 kHz mono samples, read to their end
+   * @param stop polled between tokens; true stops at once with the segments done so far
+   * @param heard given each segment as soon as it is recognised, in order
+   * @throws IOException when the note cannot be read
+   */
+  public TimedTranscript recognize(
+      MonoSamples note, BooleanSupplier stop, Consumer<TimedTranscript.Segment> heard)
+      throws IOException {
+    UtteranceCutter cutter = new UtteranceCutter(note, vad.stream(), options.limits());
+    List<TimedTranscript.Segment> segments = new ArrayList<>();
+    try {
+      UtteranceCutter.Utterance utterance;
+      while (!stop.getAsBoolean() && (utterance = cutter.next()) != null) {
+        String text = recognizeUtterance(utterance.samples(), stop);
+        if (!text.isBlank()) {
+          TimedTranscript.Segment segment =
+              new TimedTranscript.Segment(
+                  millis(utterance.startSample()), millis(utterance.endSample()), text);
+          segments.add(segment);
+          heard.accept(segment);
+        }
+      }
+    } catch (OrtException e) {
+      throw new IllegalStateException(
+          "ONNX Runtime failed on a loaded model: " + e.getMessage(), e);
+    }
+    return new TimedTranscript(segments, millis(cutter.samplesRead()));
+  }
+
+  /** The text of one utterance; one longer than the window is split into parts that fit. */
+  String recognizeUtterance(float[] samples, BooleanSupplier stop) throws OrtException {
+    List<String> parts = new ArrayList<>();
+    for (float[] part : WindowSplit.parts(samples, WINDOW_SECONDS * MoonshineDecoder.RATE)) {
+      if (part.length < SHORTEST_SAMPLES) {
+        continue;
+      }
+      MoonshineDecoder.Decoded decoded = decoder.decode(part, stop);
+      // Rare, and the sign of audio the model could not make sense of: worth a line each.
+      if (decoded.ending() == MoonshineDecoder.Ending.LOOP_CUT
+          || decoded.ending() == MoonshineDecoder.Ending.TOKEN_BOUND) {
+        log.info(
+            "Moonshine stopped early ({}) on {} s of audio after {} tokens",
+            decoded.ending(),
+            String.format(
+                java.util.Locale.ROOT, "%.1f", part.length / (double) MoonshineDecoder.RATE),
+            decoded.tokens().length);
+      }
+      String text = vocabulary.decode(decoded.tokens(), decoded.tokens().length).strip();
+      if (!text.isEmpty()) {
+        parts.add(text);
+      }
+    }
+    return String.join(" ", parts);
+  }
+
+  private static long millis(long sample) {
+    return sample * 1000 / MoonshineDecoder.RATE;
+  }
+
+  @Override
+  public void close() throws OrtException {
+    try (decoder;
+        vad) {
+      // both closed, the second even when the first fails
+    }
+  }
+
+  /** An array read in order. */
+  private static final class ArraySamples implements MonoSamples {
+    private final float[] samples;
+    private int position;
+
+    ArraySamples(float[] samples) {
+      this.samples = samples;
+    }
+
+    @Override
+    public int sampleRate() {
+      return MoonshineDecoder.RATE;
+    }
+
+    @Override
+    public int read(float[] into, int offset, int length) {
+      if (position == samples.length) {
+        return -1;
+      }
+      int count = Math.min(length, samples.length - position);
+      System.arraycopy(samples, position, into, offset, count);
+      position += count;
+      return count;
+    }
+  }
+}

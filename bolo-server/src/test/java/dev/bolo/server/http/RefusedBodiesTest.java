@@ -1,0 +1,210 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.OpenAiGateway;
+import dev.bolo.server.testing.RawAnswer;
+import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A request answered before its body was read (no token, a path the gateway lacks) holds nothing of
+ * the gateway's while its client goes on sending: it leaves the upload line at once, so clients
+ * without a token trickling their bodies cannot keep the devices' notes out; what still arrives is
+ * read and dropped only at the minimum body rate, then the connection closes; and a client sending
+ * at full speed still reads its answer.
+ */
+class RefusedBodiesTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** What a trickling client declares: a note of the largest kind, of which it sends a byte. */
+  private static final long DECLARED_BYTES = 26_000_000;
+
+  @RegisterExtension
+  final OpenAiGateway fixture =
+      OpenAiGateway.onDemand(
+          Map.of(
+              // Far longer than the test: only the gateway's own bounds may end a connection.
+              "BOLO_IDLE_TIMEOUT", "120s"));
+
+  /**
+   * The issue's check: 30 clients without a token, each trickling a note's body, against a gateway
+   * serving 8 uploads at once. Each gets its 401 at once, and while all 30 stay connected a
+   * device's note is transcribed (before, the first 8 held every place while their bodies were
+   * read, the next 16 waited in line, and the note was turned away with 503). The same with a
+   * guessed token, which waits its turn like a device's upload until the gate refuses it.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"", "Authorization: Bearer a-guess-of-no-device\r\n"})
+  void thirtyTricklersWithoutAKnownTokenHoldNoPlaceAndADevicesNoteIsTranscribedMeanwhile(
+      String authorization) throws Exception {
+    Gateway gateway =
+        fixture.start(
+            Map.of(
+                "BOLO_MAX_CONCURRENT_REQUESTS", "8",
+                // The tricklers stay connected for the whole test.
+                "BOLO_BODY_RATE_WINDOW", "120s",
+                // 30 guesses from one address: this test is about their bodies, not their count
+                // (WrongTokenLimitTest holds the count's limit).
+                "BOLO_WRONG_TOKENS_PER_MINUTE", "100"));
+    List<Socket> tricklers = new ArrayList<>();
+    try {
+      for (int i = 0; i < 30; i++) {
+        tricklers.add(startUpload(gateway, "/v1/transcriptions", authorization));
+      }
+      for (Socket trickler : tricklers) {
+        RawAnswer answer = RawAnswer.read(new BufferedInputStream(trickler.getInputStream()));
+        assertThat(answer.status()).as(answer.body()).isEqualTo(401);
+        assertThat(JSON.readTree(answer.body()).path("code").asText()).isEqualTo("unauthorized");
+        assertThat(answer.header("Connection")).isEqualTo("close");
+      }
+
+      Gateway.Reply note = gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, wav()));
+
+      assertThat(note.status()).as(note.body()).isEqualTo(200);
+      assertThat(waiting(gateway)).isZero();
+    } finally {
+      for (Socket trickler : tricklers) {
+        trickler.close();
+      }
+    }
+  }
+
+  /**
+   * A client that goes on trickling after its answer is cut off once a rate window has passed;
+   * before, the gateway read a refused body for as long as bytes kept coming, up to 26 MiB.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"/v1/transcriptions", "/v1/audio/transcriptions", "/v1/no-such-path"})
+  void aRefusedBodyTricklingBelowTheMinimumRateHasItsConnectionClosed(String path)
+      throws Exception {
+    Gateway gateway = fixture.start(Map.of("BOLO_BODY_RATE_WINDOW", "1s"));
+    try (Socket trickler = startUpload(gateway, path, "")) {
+      RawAnswer answer = RawAnswer.read(new BufferedInputStream(trickler.getInputStream()));
+      assertThat(answer.status()).as(answer.body()).isIn(401, 404);
+
+      CompletableFuture<IOException> cutOff = new CompletableFuture<>();
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try {
+                  OutputStream out = trickler.getOutputStream();
+                  while (true) {
+                    out.write('x');
+                    out.flush();
+                    // The client's slowness is the behaviour under test.
+                    Thread.sleep(100);
+                  }
+                } catch (IOException e) {
+                  cutOff.complete(e);
+                } catch (InterruptedException e) {
+                  cutOff.completeExceptionally(e);
+                }
+              });
+
+      assertThat(cutOff.get(30, TimeUnit.SECONDS))
+          .as("the gateway closed the connection")
+          .isNotNull();
+    }
+  }
+
+  /** The reason the gateway reads a refused body at all: a phone still sending reads its 401. */
+  @Test
+  void aClientSendingARefusedNoteAtFullSpeedReadsItsAnswer() throws Exception {
+    Gateway gateway = fixture.start(Map.of("BOLO_BODY_RATE_WINDOW", "1s"));
+    byte[] large = new byte[8_000_000];
+    Request upload =
+        new Request.Builder()
+            .url(gateway.url("/v1/transcriptions"))
+            .header("Content-Type", "multipart/form-data; boundary=b")
+            .post(RequestBody.create(large, MediaType.get("multipart/form-data; boundary=b")))
+            .build();
+
+    Gateway.Reply refused = gateway.send(upload);
+
+    assertThat(refused.status()).as(refused.body()).isEqualTo(401);
+    assertThat(JSON.readTree(refused.body()).path("code").asText()).isEqualTo("unauthorized");
+  }
+
+  /**
+   * A request without a token never waits its turn: the gate answers it at once, so such requests
+   * cannot fill the line the devices' uploads wait in.
+   */
+  @Test
+  void anUploadWithoutATokenIsAnswered401AtOnceWhenEveryPlaceIsTaken() throws Exception {
+    Gateway gateway =
+        fixture.start(Map.of("BOLO_MAX_CONCURRENT_REQUESTS", "1", "BOLO_REQUEST_QUEUE_WAIT", "0s"));
+    fixture.provider().hold();
+    CompletableFuture<Gateway.Reply> held = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                held.complete(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, wav())));
+              } catch (IOException e) {
+                held.completeExceptionally(e);
+              }
+            });
+    Await.until(() -> fixture.provider().calls() == 1, () -> "the note at the provider");
+
+    Gateway.Reply tokenless = gateway.send(gateway.nativeUpload(null, wav()));
+    Gateway.Reply device = gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, wav()));
+
+    assertThat(tokenless.status()).as(tokenless.body()).isEqualTo(401);
+    assertThat(device.status()).as("the one place is taken: " + device.body()).isEqualTo(503);
+    fixture.provider().release();
+    assertThat(held.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+  }
+
+  /**
+   * Opens a connection and sends the head of an upload of {@link #DECLARED_BYTES} to {@code path},
+   * with the header line {@code authorization} (or none), and the first byte of its body, as a
+   * client trickling it does.
+   */
+  private static Socket startUpload(Gateway gateway, String path, String authorization)
+      throws IOException {
+    Socket socket = new Socket("127.0.0.1", gateway.app().port());
+    socket.setSoTimeout((int) Duration.ofSeconds(60).toMillis());
+    OutputStream out = socket.getOutputStream();
+    out.write(
+        ("POST "
+                + path
+                + " HTTP/1.1\r\nHost: bolo\r\n"
+                + authorization
+                + "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: "
+                + DECLARED_BYTES
+                + "\r\n\r\n-")
+            .getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    return socket;
+  }
+
+  private static byte[] wav() {
+    return TestAudio.wav(500, 5);
+  }
+
+  private static long waiting(Gateway gateway) {
+    return (long) gateway.app().metrics().get("bolo_requests_waiting").gauge().value();
+  }
+}
