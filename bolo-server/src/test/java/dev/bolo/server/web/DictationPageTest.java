@@ -250,9 +250,12 @@ class DictationPageTest {
       long noteBytes = 44 + Math.round(Double.parseDouble(seconds.group(1)) * 16_000) * 2;
       assertThat(noteBytes).isGreaterThan(256 * 1024);
       long sent = link.upstreamBytes() - bytesBefore;
-      // The note (±0.05 s of rounding in the list), the requests' headers and what was in flight
-      // when the gateway refused a stale append; starting over would add the 160 KB again.
-      assertThat(sent).isBetween(noteBytes - 1_600, noteBytes + CUT_AFTER_BYTES / 2);
+      // The note (±0.05 s of rounding in the list) and the requests' headers, plus at most one
+      // stale append: Chromium resends the cut request by itself on a reused connection, and how
+      // much of its body crosses before the gateway's 409 reaches it depends on the machine's
+      // load (measured: nothing idle, 148 KB beside two CPU hogs). Starting over after it would
+      // send the whole note again on top: two notes' worth.
+      assertThat(sent).isBetween(noteBytes - 1_600, 2 * noteBytes - CUT_AFTER_BYTES);
       assertThat(engineRuns() - runsBefore).isEqualTo(1.0);
     }
   }
