@@ -22,6 +22,7 @@ import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.upload.TransferBuffers;
 import dev.bolo.server.upload.UploadReader;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -175,7 +176,9 @@ public final class AppBuilder {
     built.push(metrics::close);
     AutoCloseable gcMetrics = GatewayGauges.bindProcessMetrics(metrics);
     built.push(gcMetrics);
-    OkHttpClient http = providerClient();
+    // The arrays notes pass through on their way in and out: this gateway's own.
+    TransferBuffers transfers = new TransferBuffers();
+    OkHttpClient http = providerClient(transfers);
     built.push(
         () -> {
           http.dispatcher().executorService().shutdown();
@@ -236,7 +239,8 @@ public final class AppBuilder {
             limits.inMemoryUploadBytes(),
             slot.spoolDir(),
             bounds.withSpoolMaxBytes(sizing.spoolMaxBytes()),
-            wireTicker);
+            wireTicker,
+            transfers);
     GatewayGauges.bindUploads(metrics, reader, sizing.spoolMaxBytes());
     ResumableUploads resumable =
         new ResumableUploads(
@@ -307,14 +311,14 @@ public final class AppBuilder {
    * Keeps a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
    * load most provider calls would open a new connection and close it afterwards.
    */
-  private OkHttpClient providerClient() {
+  private OkHttpClient providerClient(TransferBuffers transfers) {
     OkHttpClient.Builder provider =
         new OkHttpClient.Builder()
             .connectTimeout(Duration.ofSeconds(10))
             .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES));
     if (config.engine() == ServerConfig.EngineKind.OPENAI
         && ProviderSockets.helps(config.openAi().baseUrl())) {
-      provider.socketFactory(new ProviderSockets());
+      provider.socketFactory(new ProviderSockets(transfers));
     }
     return provider.build();
   }
