@@ -41,6 +41,8 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The composition root: builds every part of the gateway from a {@link ServerConfig}, each with its
@@ -49,6 +51,8 @@ import okhttp3.OkHttpClient;
  * connections) before it is thrown. Not thread safe; build once.
  */
 public final class AppBuilder {
+
+  private static final Logger log = LoggerFactory.getLogger(AppBuilder.class);
 
   /**
    * A waiting request's idle timeout must outlast the longest transcription (the engine deadline's
@@ -233,6 +237,15 @@ public final class AppBuilder {
         SpoolSizing.fit(
             limits.maxUploadBytes(), bounds.spoolMaxBytes(), SpoolSizing.roomFor(slot.spoolDir()));
     sizing.log(slot.spoolDir());
+    if (limits.formerDeviceLimitName()) {
+      // Read for one release after its two meanings got a name each: say once what to set.
+      log.warn(
+          "BOLO_MAX_UPLOADS_PER_DEVICE is deprecated: it stands for BOLO_MAX_BODIES_PER_DEVICE"
+              + " and BOLO_MAX_OPEN_UPLOADS_PER_DEVICE where they are unset (now {} and {});"
+              + " set those instead",
+          bounds.maxBodiesPerDevice(),
+          limits.maxOpenUploadsPerDevice());
+    }
     UploadReader reader =
         new UploadReader(
             sizing.maxPostBytes(),
@@ -251,7 +264,7 @@ public final class AppBuilder {
             slot.id(),
             clock,
             limits.uploadTtl(),
-            limits.uploads().maxUploadsPerDevice(),
+            limits.maxOpenUploadsPerDevice(),
             limits.uploads().rateWindow().plus(APPEND_LOCK_MARGIN),
             threads.countedWork());
     resumable.recover();

@@ -61,8 +61,8 @@ public final class UploadReader {
    * What one gateway lets its uploads hold and how slow they may be.
    *
    * @param maxConcurrentUploads bodies read at once; a further one waits a second, then is refused
-   * @param maxUploadsPerDevice bodies one device sends at once; a further one is refused at once,
-   *     so one token (perhaps stolen) can never hold every slot
+   * @param maxBodiesPerDevice bodies one device sends at once; a further one is refused at once, so
+   *     one token (perhaps stolen) can never hold every slot
    * @param spoolMaxBytes spool bytes in use at once
    * @param minBytesPerSecond the slowest accepted body, averaged over {@code rateWindow}
    * @param rateWindow the averaging window
@@ -72,7 +72,7 @@ public final class UploadReader {
    */
   public record Bounds(
       int maxConcurrentUploads,
-      int maxUploadsPerDevice,
+      int maxBodiesPerDevice,
       long spoolMaxBytes,
       long minBytesPerSecond,
       Duration rateWindow,
@@ -92,7 +92,7 @@ public final class UploadReader {
     public Bounds withSpoolMaxBytes(long bytes) {
       return new Bounds(
           maxConcurrentUploads,
-          maxUploadsPerDevice,
+          maxBodiesPerDevice,
           bytes,
           minBytesPerSecond,
           rateWindow,
@@ -103,13 +103,13 @@ public final class UploadReader {
     /** Bounds without a byte budget: every body is admitted at once. */
     public Bounds(
         int maxConcurrentUploads,
-        int maxUploadsPerDevice,
+        int maxBodiesPerDevice,
         long spoolMaxBytes,
         long minBytesPerSecond,
         Duration rateWindow) {
       this(
           maxConcurrentUploads,
-          maxUploadsPerDevice,
+          maxBodiesPerDevice,
           spoolMaxBytes,
           minBytesPerSecond,
           rateWindow,
@@ -160,7 +160,7 @@ public final class UploadReader {
     this.admission =
         new UploadAdmission(
             bounds.maxConcurrentUploads(),
-            bounds.maxUploadsPerDevice(),
+            bounds.maxBodiesPerDevice(),
             new UploadBudget(bounds.budgetBytes(), inMemoryBytes),
             bounds.budgetWait());
     this.minBytesPerSecond = bounds.minBytesPerSecond();
@@ -254,8 +254,8 @@ public final class UploadReader {
   }
 
   /**
-   * Reads one upload of {@code device}, which may send at most {@code maxUploadsPerDevice} bodies
-   * at once: beyond that the upload is refused at once as {@link UploadResult.Reason#DEVICE_BUSY}.
+   * Reads one upload of {@code device}, which may send at most {@code maxBodiesPerDevice} bodies at
+   * once: beyond that the upload is refused at once as {@link UploadResult.Reason#DEVICE_BUSY}.
    */
   public UploadResult read(
       String device, @Nullable String contentType, long contentLength, InputStream body)
