@@ -137,7 +137,7 @@ public final class ColdStart {
                 javaOptions,
                 "BOLO_WARMUP",
                 variant.endsWith("warm-up") ? WARMUP : "0s",
-                "BOLO_MAX_UPLOADS_PER_DEVICE",
+                "BOLO_MAX_BODIES_PER_DEVICE",
                 Integer.toString(options.connections() + 14)));
     try {
       return measureStart(

@@ -189,7 +189,11 @@ public final class FlakyLink {
         providerPort,
         "phone=" + TOKEN,
         options.heap(),
-        Map.of("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.concurrency() * 4)));
+        Map.of(
+            "BOLO_MAX_BODIES_PER_DEVICE",
+            Integer.toString(options.concurrency() * 4),
+            "BOLO_MAX_OPEN_UPLOADS_PER_DEVICE",
+            Integer.toString(options.concurrency() * 4)));
   }
 
   private static void header(StringBuilder out, Path root, Options options) throws Exception {

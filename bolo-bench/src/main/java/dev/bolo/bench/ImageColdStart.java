@@ -76,7 +76,7 @@ public final class ImageColdStart {
     env.putAll(
         BenchRun.gatewayOnStandIn(
             port, providerPort, "/var/lib/bolo/" + name, "bench=" + LoadTargets.TOKEN));
-    env.put("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.connections() + 14));
+    env.put("BOLO_MAX_BODIES_PER_DEVICE", Integer.toString(options.connections() + 14));
     env.put("BOLO_LOG_FORMAT", "text");
     env.put("BOLO_WARMUP", warmUp ? ColdStart.WARMUP : "0s");
     env.put(

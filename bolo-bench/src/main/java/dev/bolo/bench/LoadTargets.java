@@ -157,6 +157,6 @@ final class LoadTargets {
         providerPort,
         devices.toString(),
         options.heap(),
-        Map.of("BOLO_MAX_UPLOADS_PER_DEVICE", Integer.toString(options.connections() + 14)));
+        Map.of("BOLO_MAX_BODIES_PER_DEVICE", Integer.toString(options.connections() + 14)));
   }
 }

@@ -49,6 +49,8 @@ public class StreamingHashBenchmark extends OneCoreBenchmark {
 
   private List<ByteBuffer> chunks = List.of();
   private Path spool = Path.of(".");
+  private AudioPartWriter.Opener inMemory = AudioPartWriter.opener(MAX_BYTES, 0, spool);
+  private AudioPartWriter.Opener spooled = inMemory;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -62,6 +64,8 @@ public class StreamingHashBenchmark extends OneCoreBenchmark {
               .toList();
     }
     spool = Files.createTempDirectory("bolo-bench-spool");
+    inMemory = AudioPartWriter.opener(MAX_BYTES, (int) MAX_BYTES, spool);
+    spooled = AudioPartWriter.opener(MAX_BYTES, 1024 * 1024, spool);
   }
 
   @TearDown(Level.Trial)
@@ -80,18 +84,17 @@ public class StreamingHashBenchmark extends OneCoreBenchmark {
 
   @Benchmark
   public long audioSinkInMemory() throws Exception {
-    return writeAll((int) MAX_BYTES);
+    return writeAll(inMemory);
   }
 
   @Benchmark
   public long audioSinkSpooled() throws Exception {
-    return writeAll(1024 * 1024);
+    return writeAll(spooled);
   }
 
-  private long writeAll(int inMemoryBytes) throws Exception {
+  private long writeAll(AudioPartWriter.Opener writers) throws Exception {
     long written = 0;
-    try (AudioPartWriter sink =
-        AudioPartWriter.open(MAX_BYTES, inMemoryBytes, spool, noteKiB * 1024L)) {
+    try (AudioPartWriter sink = writers.open(noteKiB * 1024L)) {
       for (ByteBuffer chunk : chunks) {
         ByteBuffer bytes = chunk.duplicate();
         written += bytes.remaining();

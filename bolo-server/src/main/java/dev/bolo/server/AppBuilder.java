@@ -22,6 +22,7 @@ import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.upload.TransferBuffers;
 import dev.bolo.server.upload.UploadReader;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -40,6 +41,8 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The composition root: builds every part of the gateway from a {@link ServerConfig}, each with its
@@ -48,6 +51,8 @@ import okhttp3.OkHttpClient;
  * connections) before it is thrown. Not thread safe; build once.
  */
 public final class AppBuilder {
+
+  private static final Logger log = LoggerFactory.getLogger(AppBuilder.class);
 
   /**
    * A waiting request's idle timeout must outlast the longest transcription (the engine deadline's
@@ -175,7 +180,9 @@ public final class AppBuilder {
     built.push(metrics::close);
     AutoCloseable gcMetrics = GatewayGauges.bindProcessMetrics(metrics);
     built.push(gcMetrics);
-    OkHttpClient http = providerClient();
+    // The arrays notes pass through on their way in and out: this gateway's own.
+    TransferBuffers transfers = new TransferBuffers();
+    OkHttpClient http = providerClient(transfers);
     built.push(
         () -> {
           http.dispatcher().executorService().shutdown();
@@ -230,13 +237,23 @@ public final class AppBuilder {
         SpoolSizing.fit(
             limits.maxUploadBytes(), bounds.spoolMaxBytes(), SpoolSizing.roomFor(slot.spoolDir()));
     sizing.log(slot.spoolDir());
+    if (limits.formerDeviceLimitName()) {
+      // Read for one release after its two meanings got a name each: say once what to set.
+      log.warn(
+          "BOLO_MAX_UPLOADS_PER_DEVICE is deprecated: it stands for BOLO_MAX_BODIES_PER_DEVICE"
+              + " and BOLO_MAX_OPEN_UPLOADS_PER_DEVICE where they are unset (now {} and {});"
+              + " set those instead",
+          bounds.maxBodiesPerDevice(),
+          limits.maxOpenUploadsPerDevice());
+    }
     UploadReader reader =
         new UploadReader(
             sizing.maxPostBytes(),
             limits.inMemoryUploadBytes(),
             slot.spoolDir(),
             bounds.withSpoolMaxBytes(sizing.spoolMaxBytes()),
-            wireTicker);
+            wireTicker,
+            transfers);
     GatewayGauges.bindUploads(metrics, reader, sizing.spoolMaxBytes());
     ResumableUploads resumable =
         new ResumableUploads(
@@ -247,7 +264,7 @@ public final class AppBuilder {
             slot.id(),
             clock,
             limits.uploadTtl(),
-            limits.uploads().maxUploadsPerDevice(),
+            limits.maxOpenUploadsPerDevice(),
             limits.uploads().rateWindow().plus(APPEND_LOCK_MARGIN),
             threads.countedWork());
     resumable.recover();
@@ -307,14 +324,14 @@ public final class AppBuilder {
    * Keeps a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
    * load most provider calls would open a new connection and close it afterwards.
    */
-  private OkHttpClient providerClient() {
+  private OkHttpClient providerClient(TransferBuffers transfers) {
     OkHttpClient.Builder provider =
         new OkHttpClient.Builder()
             .connectTimeout(Duration.ofSeconds(10))
             .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES));
     if (config.engine() == ServerConfig.EngineKind.OPENAI
         && ProviderSockets.helps(config.openAi().baseUrl())) {
-      provider.socketFactory(new ProviderSockets());
+      provider.socketFactory(new ProviderSockets(transfers));
     }
     return provider.build();
   }

@@ -186,7 +186,7 @@ final class ConfigParser {
     UploadReader.Bounds uploads =
         new UploadReader.Bounds(
             env.integer(BOLO_MAX_CONCURRENT_UPLOADS),
-            env.integer(BOLO_MAX_UPLOADS_PER_DEVICE),
+            env.integerOrFormer(BOLO_MAX_BODIES_PER_DEVICE, BOLO_MAX_UPLOADS_PER_DEVICE),
             env.whole(BOLO_SPOOL_MAX_BYTES),
             env.whole(BOLO_MIN_BODY_RATE),
             env.duration(BOLO_BODY_RATE_WINDOW),
@@ -197,6 +197,8 @@ final class ConfigParser {
         env.integer(BOLO_UPLOAD_MEMORY_BYTES),
         uploads,
         env.duration(BOLO_UPLOAD_TTL),
+        env.integerOrFormer(BOLO_MAX_OPEN_UPLOADS_PER_DEVICE, BOLO_MAX_UPLOADS_PER_DEVICE),
+        env.optional(BOLO_MAX_UPLOADS_PER_DEVICE) != null,
         // A transcript is held as a Java string and in the replay store: at most 1 GiB.
         env.whole(BOLO_MAX_TRANSCRIPT_BYTES),
         env.whole(BOLO_ANSWER_BUDGET_BYTES, AnswerBudget.defaultBytes(maxHeapBytes)),

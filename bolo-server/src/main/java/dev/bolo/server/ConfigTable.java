@@ -213,11 +213,22 @@ public enum ConfigTable {
           + "`bolo_requests_turned_away_total`). At most 2 × `BOLO_MAX_CONCURRENT_REQUESTS` wait "
           + "at once; a further one is answered so at once, as is every one with `0s`",
       "`10s`"),
-  MAX_UPLOADS_PER_DEVICE(
-      "bodies one device sends at once; a further one gets 429 `rate_limited` with "
-          + "`Retry-After: 2` at once, so one token (perhaps stolen) cannot take every upload "
-          + "slot",
+  MAX_BODIES_PER_DEVICE(
+      "request bodies one device sends at once (a note's `POST`, an append to a resumable "
+          + "upload); a further one gets 429 `rate_limited` with `Retry-After: 2` at once, its "
+          + "body unread, so one token (perhaps stolen) cannot take every upload slot",
       "`8`"),
+  MAX_OPEN_UPLOADS_PER_DEVICE(
+      "unfinished resumable uploads one device may have at once, on every instance together: "
+          + "a creation beyond it deletes the device's oldest upload no append is storing into, "
+          + "and gets 429 `rate_limited` only while every one is receiving bytes "
+          + "(see `BOLO_UPLOAD_TTL`)",
+      "`8`"),
+  MAX_UPLOADS_PER_DEVICE(
+      "the former name of `BOLO_MAX_BODIES_PER_DEVICE` and `BOLO_MAX_OPEN_UPLOADS_PER_DEVICE`, "
+          + "still read for one release: set alone, it sets both, and the start logs one warning "
+          + "naming them; a new name set beside it wins",
+      "unset"),
   SPOOL_MAX_BYTES(
       "spool bytes in use at once by uploads larger than `BOLO_UPLOAD_MEMORY_BYTES`; "
           + "beyond it 503 `server_unavailable` with `Retry-After`, so a few long notes cannot "
@@ -230,7 +241,7 @@ public enum ConfigTable {
       "how long a resumable upload (tus at `/v1/uploads`, or the IETF draft on `POST "
           + "/v1/transcriptions`) lives after its creation; then it answers 404 and is swept "
           + "with its bytes. Its bytes hold `BOLO_SPOOL_MAX_BYTES` from creation to end; a "
-          + "device may have `BOLO_MAX_UPLOADS_PER_DEVICE` unfinished at once: a creation beyond "
+          + "device may have `BOLO_MAX_OPEN_UPLOADS_PER_DEVICE` unfinished at once: a creation beyond "
           + "that deletes the device's oldest upload no append is storing into (one whose "
           + "address the phone lost, say; resuming it gets 404 and starts over), and gets 429 "
           + "`rate_limited` only while every one is receiving bytes",

@@ -291,9 +291,10 @@ public record ServerConfig(
    * @param maxUploadBytes {@code BOLO_MAX_UPLOAD_BYTES}: the largest accepted note
    * @param inMemoryUploadBytes {@code BOLO_UPLOAD_MEMORY_BYTES}: notes up to this size stay in
    *     memory; larger ones spool to disk
-   * @param uploads what the uploads being read may hold at once and how slow they may be, as the
-   *     upload reader takes it
+   * @param uploads the upload reader's bounds: what bodies being read hold, how slow they may be
    * @param uploadTtl {@code BOLO_UPLOAD_TTL}: how long a resumable upload lives after its creation
+   * @param maxOpenUploadsPerDevice {@code BOLO_MAX_OPEN_UPLOADS_PER_DEVICE}: resumable, unfinished
+   * @param formerDeviceLimitName whether the deprecated {@code BOLO_MAX_UPLOADS_PER_DEVICE} is set
    * @param maxTranscriptBytes {@code BOLO_MAX_TRANSCRIPT_BYTES}: the most of a provider's answer
    *     the gateway reads; a longer answer is 502 {@code upstream_error}
    * @param answerBudgetBytes {@code BOLO_ANSWER_BUDGET_BYTES}: provider answer bytes held at once
@@ -310,6 +311,8 @@ public record ServerConfig(
       int inMemoryUploadBytes,
       UploadReader.Bounds uploads,
       Duration uploadTtl,
+      int maxOpenUploadsPerDevice,
+      boolean formerDeviceLimitName,
       long maxTranscriptBytes,
       long answerBudgetBytes,
       int maxActiveRequests,

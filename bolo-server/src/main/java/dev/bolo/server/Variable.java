@@ -288,10 +288,20 @@ public enum Variable {
       "10s",
       "how long a request over that waits for its turn before 503 (default 10s)",
       ConfigTable.REQUEST_QUEUE_WAIT),
-  BOLO_MAX_UPLOADS_PER_DEVICE(
+  BOLO_MAX_BODIES_PER_DEVICE(
       whole(1, 100_000),
       "8",
-      "bodies one device sends at once before 429 (default 8)",
+      "request bodies one device sends at once before 429 (default 8)",
+      ConfigTable.MAX_BODIES_PER_DEVICE),
+  BOLO_MAX_OPEN_UPLOADS_PER_DEVICE(
+      whole(1, 100_000),
+      "8",
+      "unfinished resumable uploads one device may have (default 8)",
+      ConfigTable.MAX_OPEN_UPLOADS_PER_DEVICE),
+  BOLO_MAX_UPLOADS_PER_DEVICE(
+      whole(1, 100_000),
+      null,
+      "former name of the two above, deprecated: sets both where they are unset",
       ConfigTable.MAX_UPLOADS_PER_DEVICE),
   BOLO_SPOOL_MAX_BYTES(
       whole(1, Long.MAX_VALUE),

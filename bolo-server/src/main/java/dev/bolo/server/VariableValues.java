@@ -108,6 +108,16 @@ final class VariableValues {
         : java.util.OptionalLong.of(whole(variable));
   }
 
+  /**
+   * A whole number as set under its name, else as set under its {@code former} name (read for one
+   * release after a rename), else its default; within an {@code int}.
+   */
+  int integerOrFormer(Variable variable, Variable former) {
+    return optional(variable) == null && optional(former) != null
+        ? integer(former)
+        : integer(variable);
+  }
+
   /** A whole number whose parser's bounds keep it within an {@code int}. */
   int integer(Variable variable) {
     return Math.toIntExact(whole(variable));

@@ -102,4 +102,38 @@ class ServerConfigClientLimitsTest {
         .hasMessage(message)
         .hasNoCause();
   }
+
+  @Test
+  void aDevicesBodiesInFlightAndItsUnfinishedUploadsAreBoundedEachByItsOwnVariable() {
+    ServerConfig.Limits defaults = ServerConfig.fromMap(Map.of()).limits();
+    assertThat(defaults.uploads().maxBodiesPerDevice()).isEqualTo(8);
+    assertThat(defaults.maxOpenUploadsPerDevice()).isEqualTo(8);
+    assertThat(defaults.formerDeviceLimitName()).isFalse();
+
+    ServerConfig.Limits split =
+        ServerConfig.fromMap(
+                Map.of("BOLO_MAX_BODIES_PER_DEVICE", "3", "BOLO_MAX_OPEN_UPLOADS_PER_DEVICE", "5"))
+            .limits();
+    assertThat(split.uploads().maxBodiesPerDevice()).isEqualTo(3);
+    assertThat(split.maxOpenUploadsPerDevice()).isEqualTo(5);
+  }
+
+  @Test
+  void theFormerNameSetsBothWhereTheNewNamesAreUnsetForOneRelease() {
+    ServerConfig.Limits former =
+        ServerConfig.fromMap(Map.of("BOLO_MAX_UPLOADS_PER_DEVICE", "2")).limits();
+    assertThat(former.uploads().maxBodiesPerDevice()).isEqualTo(2);
+    assertThat(former.maxOpenUploadsPerDevice()).isEqualTo(2);
+    assertThat(former.formerDeviceLimitName()).isTrue();
+
+    ServerConfig.Limits both =
+        ServerConfig.fromMap(
+                Map.of("BOLO_MAX_UPLOADS_PER_DEVICE", "2", "BOLO_MAX_BODIES_PER_DEVICE", "6"))
+            .limits();
+    assertThat(both.uploads().maxBodiesPerDevice()).isEqualTo(6);
+    assertThat(both.maxOpenUploadsPerDevice()).isEqualTo(2);
+
+    assertThatThrownBy(() -> ServerConfig.fromMap(Map.of("BOLO_MAX_UPLOADS_PER_DEVICE", "0")))
+        .hasMessageContaining("BOLO_MAX_UPLOADS_PER_DEVICE");
+  }
 }

@@ -1,9 +1,9 @@
 package dev.bolo.server.dedup;
 
-import dev.bolo.server.dedup.WorkCoordinator.Replay;
 import dev.bolo.server.dedup.WorkCoordinator.Served;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import java.time.Duration;

@@ -82,10 +82,6 @@ final class RedisDedupStore implements DedupStore {
           endpoint, ttl, commandTimeout, Duration.ofMillis(500), InMemoryDedupStore.FAILURE_MEMORY);
     }
 
-    Options withTtl(Duration newTtl) {
-      return new Options(endpoint, newTtl, commandTimeout, pollEvery, failureMemory);
-    }
-
     private static void requirePositiveMillis(String name, Duration value) {
       if (value.toMillis() <= 0) {
         throw new IllegalArgumentException(name + " must be at least 1 ms: " + value);

@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
@@ -111,16 +112,6 @@ public final class WorkCoordinator {
     public boolean replayed() {
       return replay != Replay.NONE;
     }
-  }
-
-  /** Where an answer came from; operators watch joins and cache hits separately. */
-  public enum Replay {
-    /** This request's own work, run for it. */
-    NONE,
-    /** Work that was in flight when the request arrived, on this instance or another. */
-    JOINED,
-    /** A result stored by earlier work. */
-    CACHED
   }
 
   /**

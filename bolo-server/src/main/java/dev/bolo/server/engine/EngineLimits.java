@@ -15,15 +15,17 @@ public record EngineLimits(long maxRequestBytes, long maxSeconds) {
   public static final EngineLimits NONE = new EngineLimits(Long.MAX_VALUE, Long.MAX_VALUE);
 
   /**
-   * What the request adds to the note: the multipart form's boundaries, headers and text parts
-   * (model, language, prompt of at most a few thousand characters, format, temperature).
+   * What the gateway's request to a provider adds to the note: the multipart form's boundaries,
+   * headers and text parts (model, language, prompt of at most a few thousand characters, format,
+   * temperature). Not the room a client's upload may take around its note ({@code
+   * UploadReader.CLIENT_FORM_ALLOWANCE_BYTES}).
    */
-  public static final long FORM_OVERHEAD_BYTES = 16 * 1024;
+  public static final long PROVIDER_FORM_BYTES = 16 * 1024;
 
   public EngineLimits {
-    if (maxRequestBytes <= FORM_OVERHEAD_BYTES) {
+    if (maxRequestBytes <= PROVIDER_FORM_BYTES) {
       throw new IllegalArgumentException(
-          "maxRequestBytes must be > " + FORM_OVERHEAD_BYTES + ": " + maxRequestBytes);
+          "maxRequestBytes must be > " + PROVIDER_FORM_BYTES + ": " + maxRequestBytes);
     }
     if (maxSeconds < 1) {
       throw new IllegalArgumentException("maxSeconds must be >= 1: " + maxSeconds);
@@ -32,7 +34,7 @@ public record EngineLimits(long maxRequestBytes, long maxSeconds) {
 
   /** Whether a note of {@code bytes} and {@code millis} goes in one request. */
   public boolean admits(long bytes, long millis) {
-    return bytes <= maxRequestBytes - FORM_OVERHEAD_BYTES && millis / 1000.0 <= maxSeconds;
+    return bytes <= maxRequestBytes - PROVIDER_FORM_BYTES && millis / 1000.0 <= maxSeconds;
   }
 
   /** These limits with the operator's overrides, where given. */

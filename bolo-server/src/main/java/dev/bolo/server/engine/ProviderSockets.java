@@ -18,16 +18,25 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Only for {@code http://}: the JDK's TLS layer flushes after every record it writes, so over
  * TLS nothing would gather. The buffer exists only between a write and the next flush, so a pooled
- * idle connection holds none; it is taken from {@link TransferBuffers} and given back by the flush
- * that empties it.
+ * idle connection holds none; it is taken from the gateway's {@link TransferBuffers} and given back
+ * by the flush that empties it.
  */
 public final class ProviderSockets extends SocketFactory {
 
   static final int WRITE_BYTES = TransferBuffers.SIZE;
 
+  private final TransferBuffers buffers;
+
+  /**
+   * @param buffers where the gathering buffers come from and go back to
+   */
+  public ProviderSockets(TransferBuffers buffers) {
+    this.buffers = buffers;
+  }
+
   @Override
   public Socket createSocket() {
-    return new GatheringSocket();
+    return new GatheringSocket(buffers);
   }
 
   @Override
@@ -76,12 +85,17 @@ public final class ProviderSockets extends SocketFactory {
 
   private static final class GatheringSocket extends Socket {
 
+    private final TransferBuffers buffers;
     private @Nullable OutputStream out;
+
+    GatheringSocket(TransferBuffers buffers) {
+      this.buffers = buffers;
+    }
 
     @Override
     public synchronized OutputStream getOutputStream() throws IOException {
       if (out == null) {
-        out = new Gathering(super.getOutputStream());
+        out = new Gathering(super.getOutputStream(), buffers);
       }
       return out;
     }
@@ -91,14 +105,16 @@ public final class ProviderSockets extends SocketFactory {
   private static final class Gathering extends OutputStream {
 
     private final OutputStream socket;
+    private final TransferBuffers buffers;
     private byte @Nullable [] buffer;
     private int count;
 
     /** The thread that wrote last: the only one that may use or give back the buffer. */
     private volatile @Nullable Thread writer;
 
-    Gathering(OutputStream socket) {
+    Gathering(OutputStream socket, TransferBuffers buffers) {
       this.socket = socket;
+      this.buffers = buffers;
     }
 
     @Override
@@ -116,7 +132,7 @@ public final class ProviderSockets extends SocketFactory {
       while (length > 0) {
         byte[] gathered = buffer;
         if (gathered == null) {
-          gathered = TransferBuffers.take();
+          gathered = buffers.take();
           buffer = gathered;
         }
         int taken = Math.min(length, gathered.length - count);
@@ -147,7 +163,7 @@ public final class ProviderSockets extends SocketFactory {
         }
         buffer = null;
         count = 0;
-        TransferBuffers.give(gathered);
+        buffers.give(gathered);
       }
       socket.flush();
     }

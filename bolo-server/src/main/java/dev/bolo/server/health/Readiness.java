@@ -53,11 +53,6 @@ public record Readiness(State state, String detail) {
     return new Readiness(State.DOWN, detail);
   }
 
-  /** True unless {@link State#DOWN}: a degraded component still takes traffic. */
-  public boolean isServing() {
-    return state != State.DOWN;
-  }
-
   /** True only when {@link State#READY}. */
   public boolean isReady() {
     return state == State.READY;

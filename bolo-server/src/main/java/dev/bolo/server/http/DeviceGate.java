@@ -53,9 +53,7 @@ final class DeviceGate {
 
   /**
    * {@code route}, a note's upload, behind the gate: a refusal comes before the body was read, so
-   * the connection closes after it. The request ends with its answer (its place in {@link
-   * RequestAdmission} is free at once); what is still arriving is read and dropped within the
-   * bounds of {@link ClosingConnections}, for the phone to read its answer instead of a reset.
+   * it is answered as every unread body is ({@link ErrorWriter#refuseBody}).
    */
   Handler aroundUpload(Handler route) {
     return new Guarded(route, "resend shortly", true);
@@ -161,9 +159,10 @@ final class DeviceGate {
 
     private void refuse(Context ctx, ApiError error) {
       if (closesOnRefusal) {
-        ctx.res().setHeader("Connection", "close");
+        ErrorWriter.refuseBody(ctx, Dialect.of(ctx.path()), error);
+      } else {
+        ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
       }
-      ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
     }
   }
 }

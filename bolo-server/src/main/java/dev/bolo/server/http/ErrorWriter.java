@@ -63,6 +63,19 @@ final class ErrorWriter {
     }
   }
 
+  /**
+   * Answers {@code error} to a request whose body is not read, or not all of it (refused before its
+   * first byte, or turned away part-way): the connection closes after the answer. The request ends
+   * with its answer, so it leaves {@link RequestAdmission}, the drain count and its thread at once;
+   * what the client is still sending is read and dropped within the bounds of {@link
+   * ClosingConnections}, so that it reads this answer instead of a connection reset. The one way
+   * every route refuses a body.
+   */
+  static void refuseBody(Context ctx, Dialect dialect, ApiError error) {
+    ctx.res().setHeader("Connection", "close");
+    write(ctx, dialect, error);
+  }
+
   /** The body of {@code error} in {@code dialect}, for {@link #write} and Jetty's own errors. */
   static byte[] body(Dialect dialect, ApiError error, String requestId) {
     ObjectNode body = JSON.createObjectNode();

@@ -67,8 +67,7 @@ final class TranscriptionHandler implements Handler {
     // Refuse a declared oversize body at once, before reading any of it: the phone learns the
     // limit and where a larger note goes instead of sending hundreds of megabytes for nothing.
     if (contentLength > reader.maxBodyBytes()) {
-      ctx.res().setHeader("Connection", "close");
-      ErrorWriter.write(ctx, dialect, Errors.tooLarge(reader.tooLargeMessage()));
+      ErrorWriter.refuseBody(ctx, dialect, Errors.tooLarge(reader.tooLargeMessage()));
       return;
     }
     // A body that falls silent for a whole rate window is too slow; the rate itself is checked
@@ -80,10 +79,8 @@ final class TranscriptionHandler implements Handler {
     switch (result) {
       case UploadResult.Invalid invalid -> {
         log.info("upload refused: {}", invalid.message());
-        // The rest of the body may still be arriving: the request ends with its answer and the
-        // connection closes after it (ClosingConnections bounds what is read meanwhile).
-        ctx.res().setHeader("Connection", "close");
-        ErrorWriter.write(ctx, dialect, Errors.of(invalid, dialect.audioField()));
+        // The rest of the body may still be arriving.
+        ErrorWriter.refuseBody(ctx, dialect, Errors.of(invalid, dialect.audioField()));
       }
       case UploadResult.Received received -> {
         // Waiting for the transcript is not idleness: the connection lives until the engine's

@@ -3,7 +3,6 @@ package dev.bolo.server.http;
 import dev.bolo.server.engine.ClientText;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
-import dev.bolo.server.transcription.NoteLookup;
 import dev.bolo.server.transcription.UploadAppend;
 import dev.bolo.server.transcription.UploadProgress;
 import dev.bolo.server.transcription.UploadProtocol;
@@ -275,10 +274,5 @@ final class TusHandler {
       }
     }
     return fields;
-  }
-
-  /** How long {@code GET .../transcription} may wait, for the docs and tests. */
-  static Duration maxWait() {
-    return NoteLookup.MAX_WAIT;
   }
 }

@@ -34,8 +34,7 @@ final class UnroutedRequests {
       return;
     }
     // The body is not wanted: answer and close.
-    ctx.res().setHeader("Connection", "close");
-    ErrorWriter.write(ctx, Dialect.of(ctx.path()), error);
+    ErrorWriter.refuseBody(ctx, Dialect.of(ctx.path()), error);
   }
 
   private static boolean hasBody(Context ctx) {

@@ -190,10 +190,9 @@ final class UploadExchange {
     ErrorWriter.write(ctx, Dialect.NATIVE, error);
   }
 
-  /** An error answered before the body was read: the connection closes after it. */
+  /** A native error answered before the body was read ({@link ErrorWriter#refuseBody}). */
   static void refuseBody(Context ctx, ApiError error) {
-    ctx.header("Connection", "close");
-    refuse(ctx, error);
+    ErrorWriter.refuseBody(ctx, Dialect.NATIVE, error);
   }
 
   /** A header's value as a non-negative whole number, or null when absent or malformed. */

@@ -19,8 +19,8 @@ final class DeviceLock {
    *
    * @throws IllegalArgumentException when the ledger has no such device
    */
-  static void lock(Connection c, String name) throws SQLException {
-    if (Jdbc.update(c, "UPDATE devices SET charged_ms = charged_ms WHERE name = ?", name) == 0) {
+  static void lock(Jdbc jdbc, Connection c, String name) throws SQLException {
+    if (jdbc.update(c, "UPDATE devices SET charged_ms = charged_ms WHERE name = ?", name) == 0) {
       throw new IllegalArgumentException("no such device in the ledger: " + name);
     }
   }

@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runs units of work on pooled connections and turns SQL failures into {@link LedgerException};
- * runs the ledger's writes on a connection ({@link #update}). Thread safe.
+ * runs the ledger's writes on a connection ({@link #update}), keeping their statements on the
+ * connections of its own data source ({@link KeptStatements}). Thread safe.
  */
 final class Jdbc {
 
@@ -21,6 +22,7 @@ final class Jdbc {
 
   private final DataSource dataSource;
   private final DataSource readers;
+  private final KeptStatements kept = new KeptStatements();
 
   /** Reads and writes on the same connections. */
   Jdbc(DataSource dataSource) {
@@ -83,11 +85,16 @@ final class Jdbc {
     }
   }
 
+  /** The write statements this Jdbc keeps, for tests. */
+  KeptStatements keptStatements() {
+    return kept;
+  }
+
   /** Runs an INSERT, UPDATE or DELETE binding Strings, Integers and Longs; returns rows changed. */
-  static int update(Connection c, String sql, @Nullable Object... parameters) throws SQLException {
-    PreparedStatement kept = KeptStatements.forUpdate(c, sql);
-    if (kept != null) {
-      return executeUpdate(kept, parameters);
+  int update(Connection c, String sql, @Nullable Object... parameters) throws SQLException {
+    PreparedStatement statement = kept.forUpdate(c, sql);
+    if (statement != null) {
+      return executeUpdate(statement, parameters);
     }
     try (PreparedStatement s = c.prepareStatement(sql)) {
       return executeUpdate(s, parameters);

@@ -1,7 +1,5 @@
 package dev.bolo.server.ledger;
 
-import static dev.bolo.server.ledger.Jdbc.update;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -110,7 +108,7 @@ final class JdbcDeviceAdmin implements DeviceAdmin {
     return jdbc.inTransaction(
         "revoke device",
         c -> {
-          update(
+          jdbc.update(
               c,
               "UPDATE devices SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
               now,
@@ -127,7 +125,7 @@ final class JdbcDeviceAdmin implements DeviceAdmin {
     long millis = Math.multiplyExact(seconds, 1000L);
     return jdbc.autoCommit(
         "set quota",
-        c -> update(c, "UPDATE devices SET quota_ms = ? WHERE name = ?", millis, name) == 1);
+        c -> jdbc.update(c, "UPDATE devices SET quota_ms = ? WHERE name = ?", millis, name) == 1);
   }
 
   /** Inserts the device unless one of that name exists; true when inserted. */

@@ -47,7 +47,7 @@ final class JdbcLedger implements DurableLedger {
     this.writes = new GroupCommit(jdbc);
     this.remembered = new RememberedDevices(jdbc, config);
     this.reservations = new Reservations(jdbc, writes, remembered, config);
-    this.usageLog = new UsageLog(writes);
+    this.usageLog = new UsageLog(writes, jdbc);
     this.admin = new JdbcDeviceAdmin(jdbc, config.clock(), config.trialMillis());
     this.report = new JdbcUsageReport(jdbc);
     this.rollUp = new UsageRollUp(jdbc, config.clock(), config.usageRetention());

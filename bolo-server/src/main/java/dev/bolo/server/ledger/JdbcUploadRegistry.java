@@ -1,7 +1,5 @@
 package dev.bolo.server.ledger;
 
-import static dev.bolo.server.ledger.Jdbc.update;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,11 +32,11 @@ final class JdbcUploadRegistry implements UploadRegistry {
           // Creations of one device take turns, so two of them can never both pass the bound:
           // PostgreSQL locks the device's row until the commit; SQLite's IMMEDIATE transaction
           // holds the database's write lock from its start.
-          DeviceLock.lock(c, upload.device());
+          DeviceLock.lock(jdbc, c, upload.device());
           if (countUnfinished(c, upload.device(), upload.createdAt()) >= maxUnfinished) {
             return false;
           }
-          update(
+          jdbc.update(
               c,
               "INSERT INTO resumable_uploads ("
                   + COLUMNS
@@ -96,7 +94,7 @@ final class JdbcUploadRegistry implements UploadRegistry {
     return jdbc.autoCommit(
             "advance upload",
             c ->
-                update(
+                jdbc.update(
                     c,
                     "UPDATE resumable_uploads SET upload_offset = ?, upload_length = ?"
                         + " WHERE id = ? AND upload_offset = ? AND state = 'OPEN'",
@@ -112,7 +110,7 @@ final class JdbcUploadRegistry implements UploadRegistry {
     return jdbc.autoCommit(
             "start transcription",
             c ->
-                update(
+                jdbc.update(
                     c,
                     "UPDATE resumable_uploads SET state = 'TRANSCRIBING', audio_sha256 = ?"
                         + " WHERE id = ? AND state = 'OPEN'",
@@ -126,7 +124,7 @@ final class JdbcUploadRegistry implements UploadRegistry {
     jdbc.autoCommit(
         "finish upload",
         c ->
-            update(
+            jdbc.update(
                 c,
                 "UPDATE resumable_uploads SET state = ?, outcome = ? WHERE id = ?",
                 state.name(),
@@ -137,7 +135,7 @@ final class JdbcUploadRegistry implements UploadRegistry {
   @Override
   public boolean delete(String id) {
     return jdbc.autoCommit(
-            "delete upload", c -> update(c, "DELETE FROM resumable_uploads WHERE id = ?", id))
+            "delete upload", c -> jdbc.update(c, "DELETE FROM resumable_uploads WHERE id = ?", id))
         == 1;
   }
 

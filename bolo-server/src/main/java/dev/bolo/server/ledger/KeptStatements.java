@@ -20,32 +20,31 @@ import org.sqlite.SQLiteConnection;
  * forgotten once it is closed. A kept statement holds no lock between uses: sqlite-jdbc resets a
  * statement after {@code executeUpdate}, whether it succeeded or not. The pool hands a connection
  * to one thread at a time, so one connection's statements are never used concurrently.
+ *
+ * <p>Each {@link Jdbc} keeps its own: two ledgers in one JVM share none. Thread safe.
  */
 final class KeptStatements {
 
-  private static final Map<SQLiteConnection, Map<String, PreparedStatement>> BY_CONNECTION =
+  private final Map<SQLiteConnection, Map<String, PreparedStatement>> byConnection =
       new IdentityHashMap<>();
-
-  private KeptStatements() {}
 
   /**
    * The statement for {@code sql} kept on {@code connection}'s SQLite connection, prepared now if
    * it is the first; null for any other database, whose caller prepares and closes its own.
    */
-  static @Nullable PreparedStatement forUpdate(Connection connection, String sql)
-      throws SQLException {
+  @Nullable PreparedStatement forUpdate(Connection connection, String sql) throws SQLException {
     if (!connection.isWrapperFor(SQLiteConnection.class)) {
       return null;
     }
     SQLiteConnection sqlite = connection.unwrap(SQLiteConnection.class);
     Map<String, PreparedStatement> kept;
-    synchronized (BY_CONNECTION) {
-      kept = BY_CONNECTION.get(sqlite);
+    synchronized (byConnection) {
+      kept = byConnection.get(sqlite);
       if (kept == null) {
         // A new physical connection: the pool retired the one before (or the database moved).
-        BY_CONNECTION.entrySet().removeIf(KeptStatements::forgetIfClosed);
+        byConnection.entrySet().removeIf(KeptStatements::forgetIfClosed);
         kept = new HashMap<>();
-        BY_CONNECTION.put(sqlite, kept);
+        byConnection.put(sqlite, kept);
       }
     }
     PreparedStatement statement = kept.get(sql);
@@ -57,9 +56,9 @@ final class KeptStatements {
   }
 
   /** Whether statements of {@code connection} are kept: until it closes and the next one comes. */
-  static boolean keepsFor(SQLiteConnection connection) {
-    synchronized (BY_CONNECTION) {
-      return BY_CONNECTION.containsKey(connection);
+  boolean keepsFor(SQLiteConnection connection) {
+    synchronized (byConnection) {
+      return byConnection.containsKey(connection);
     }
   }
 

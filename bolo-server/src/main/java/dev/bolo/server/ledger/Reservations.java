@@ -1,7 +1,5 @@
 package dev.bolo.server.ledger;
 
-import static dev.bolo.server.ledger.Jdbc.update;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -70,7 +68,7 @@ final class Reservations {
     int dropped =
         jdbc.autoCommit(
             "drop stale holds",
-            c -> update(c, "DELETE FROM quota_holds WHERE instance_id = ?", instanceId));
+            c -> jdbc.update(c, "DELETE FROM quota_holds WHERE instance_id = ?", instanceId));
     if (dropped > 0) {
       log.warn("dropped {} quota holds left by this instance's previous run", dropped);
     }
@@ -90,8 +88,8 @@ final class Reservations {
     return jdbc.inTransaction(
         "reserve quota",
         c -> {
-          DeviceLock.lock(c, device.name());
-          update(
+          DeviceLock.lock(jdbc, c, device.name());
+          jdbc.update(
               c,
               "DELETE FROM quota_holds WHERE device_name = ? AND expires_at <= ?",
               device.name(),
@@ -129,7 +127,7 @@ final class Reservations {
             return new Reservation.Held(untilEarliestHoldEnds(c, device.name(), now));
           }
           String id = RowIds.next();
-          update(
+          jdbc.update(
               c,
               "INSERT INTO quota_holds"
                   + " (id, device_name, audio_ms, created_at, expires_at, instance_id, work_key)"
@@ -180,7 +178,8 @@ final class Reservations {
       return;
     }
     jdbc.autoCommit(
-        "release quota", c -> update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id()));
+        "release quota",
+        c -> jdbc.update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id()));
   }
 
   private GroupCommit.Write<Charge> chargeWrite(Reservation.Granted reservation, long audioMillis) {
@@ -194,14 +193,14 @@ final class Reservations {
       // IMMEDIATE transaction (the group commit's batch) holds the database's write lock
       // already, so there the device is only checked by the last update.
       if (!groupCharges) {
-        DeviceLock.lock(c, reservation.device());
+        DeviceLock.lock(jdbc, c, reservation.device());
       }
       if (!reservation.id().startsWith(UNHELD)) {
-        update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
+        jdbc.update(c, "DELETE FROM quota_holds WHERE id = ?", reservation.id());
       }
       // Charged within the window already: the insert adds nothing (one statement for the
       // check and the insert, under the lock above).
-      if (update(
+      if (jdbc.update(
               c,
               "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
                   + " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM work_charges"
@@ -217,7 +216,7 @@ final class Reservations {
           == 0) {
         return Charge.ALREADY_CHARGED;
       }
-      if (update(
+      if (jdbc.update(
               c,
               "UPDATE devices SET charged_ms = charged_ms + ? WHERE name = ?",
               audioMillis,

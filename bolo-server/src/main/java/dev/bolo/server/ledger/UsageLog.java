@@ -1,5 +1,6 @@
 package dev.bolo.server.ledger;
 
+import dev.bolo.server.work.Replay;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -18,9 +19,11 @@ final class UsageLog {
   private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(10);
 
   private final GroupCommit writes;
+  private final Jdbc jdbc;
 
-  UsageLog(GroupCommit writes) {
+  UsageLog(GroupCommit writes, Jdbc jdbc) {
     this.writes = writes;
+    this.jdbc = jdbc;
   }
 
   /** As {@link Ledger#record}: the row joins the next batch; a failure is logged, not answered. */
@@ -40,8 +43,8 @@ final class UsageLog {
     writes.await("flush usage", c -> 0, FLUSH_TIMEOUT);
   }
 
-  private static int insert(Connection c, UsageRecord usage) throws SQLException {
-    return Jdbc.update(
+  private int insert(Connection c, UsageRecord usage) throws SQLException {
+    return jdbc.update(
         c,
         "INSERT INTO usage_log (id, device_name, work_key, audio_sha256, audio_ms,"
             + " duration_measured, engine, outcome, replayed, joined, request_id, answered_at)"
@@ -55,7 +58,7 @@ final class UsageLog {
         usage.engine(),
         usage.outcome(),
         usage.replayed() ? 1 : 0,
-        usage.replay() == UsageRecord.Replay.JOINED ? 1 : 0,
+        usage.replay() == Replay.JOINED ? 1 : 0,
         usage.requestId(),
         usage.at().toEpochMilli());
   }

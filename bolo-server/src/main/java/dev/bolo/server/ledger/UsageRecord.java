@@ -1,5 +1,6 @@
 package dev.bolo.server.ledger;
 
+import dev.bolo.server.work.Replay;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -28,16 +29,6 @@ public record UsageRecord(
     Replay replay,
     String requestId,
     Instant at) {
-
-  /** Where an answer came from, as the usage log keeps it. */
-  public enum Replay {
-    /** This request's own work, run for it. */
-    NONE,
-    /** Work that was in flight when the request arrived. */
-    JOINED,
-    /** A result stored by earlier work. */
-    CACHED
-  }
 
   public UsageRecord {
     Objects.requireNonNull(device, "device");

@@ -186,13 +186,13 @@ final class UsageRollUp {
     return jdbc.inTransaction(
         "roll up usage",
         c -> {
-          Jdbc.update(c, "UPDATE usage_rollup SET rolled_before = rolled_before WHERE id = 1");
+          jdbc.update(c, "UPDATE usage_rollup SET rolled_before = rolled_before WHERE id = 1");
           for (Totals totals : totals(c, slice, start, end)) {
             addTotals(c, slice.utcDay(), totals);
           }
           hook.totalsWritten(slice.utcDay(), slice.first(), slice.last());
           int usageRows =
-              Jdbc.update(
+              jdbc.update(
                   c,
                   "DELETE FROM usage_log WHERE answered_at >= ? AND answered_at < ?"
                       + " AND device_name >= ? AND device_name <= ?",
@@ -201,7 +201,7 @@ final class UsageRollUp {
                   slice.first(),
                   slice.last());
           int charges =
-              Jdbc.update(
+              jdbc.update(
                   c,
                   "DELETE FROM work_charges WHERE charged_at >= ? AND charged_at < ?"
                       + " AND device_name >= ? AND device_name <= ?",
@@ -290,8 +290,8 @@ final class UsageRollUp {
    * Adds to the device's day. The day is normally new; it exists already only when rows of an
    * already rolled-up day arrived late (a clock set back), and then the counts add up.
    */
-  private static void addTotals(Connection c, long utcDay, Totals t) throws SQLException {
-    Jdbc.update(
+  private void addTotals(Connection c, long utcDay, Totals t) throws SQLException {
+    jdbc.update(
         c,
         "INSERT INTO usage_daily"
             + " (device_name, utc_day, requests, unique_notes, replays, charged_ms, saved_ms,"
@@ -320,7 +320,7 @@ final class UsageRollUp {
     jdbc.autoCommit(
         "record the roll-up",
         c ->
-            Jdbc.update(
+            jdbc.update(
                 c,
                 "UPDATE usage_rollup SET rolled_before = ? WHERE id = 1 AND rolled_before < ?",
                 before,

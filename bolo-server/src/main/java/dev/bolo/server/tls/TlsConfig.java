@@ -58,11 +58,6 @@ public record TlsConfig(
     return new TlsConfig(Mode.OFF, null, null, List.of());
   }
 
-  /** HTTPS with a certificate of the gateway's own authority, also for {@code names}. */
-  public static TlsConfig localAuthority(List<String> names) {
-    return new TlsConfig(Mode.ON, null, null, names);
-  }
-
   /** HTTPS with the operator's certificate and key (PEM files). */
   public static TlsConfig files(Path certificate, Path key) {
     return new TlsConfig(Mode.ON, certificate, key, List.of());

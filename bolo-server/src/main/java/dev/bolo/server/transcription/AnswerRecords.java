@@ -51,11 +51,7 @@ final class AnswerRecords {
               length.measured(),
               engine.name(),
               outcome,
-              switch (served.replay()) {
-                case NONE -> UsageRecord.Replay.NONE;
-                case JOINED -> UsageRecord.Replay.JOINED;
-                case CACHED -> UsageRecord.Replay.CACHED;
-              },
+              served.replay(),
               note.requestId(),
               clock.instant()));
     } catch (RuntimeException e) {

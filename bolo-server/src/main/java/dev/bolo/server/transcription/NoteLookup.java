@@ -2,7 +2,6 @@ package dev.bolo.server.transcription;
 
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.Resolution;
-import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
@@ -10,6 +9,7 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.UsageRecord;
 import dev.bolo.server.work.KeptTranscript;
+import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import java.time.Clock;
 import java.time.Duration;
@@ -164,7 +164,7 @@ public final class NoteLookup {
       log.error("stored transcript does not answer its key {}", key.asString());
       return new Found.Absent();
     }
-    meters.answered("ok", WorkCoordinator.Replay.CACHED, transcript.durationMs());
+    meters.answered("ok", Replay.CACHED, transcript.durationMs());
     try {
       // Recorded like an upload's replay: operators count the seconds replays saved.
       ledger.record(
@@ -176,7 +176,7 @@ public final class NoteLookup {
               transcript.durationMeasured(),
               transcript.engine(),
               "ok",
-              UsageRecord.Replay.CACHED,
+              Replay.CACHED,
               requestId,
               clock.instant()));
     } catch (RuntimeException e) {

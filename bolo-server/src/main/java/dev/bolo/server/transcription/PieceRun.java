@@ -88,7 +88,7 @@ final class PieceRun {
     this.pieceSettings = PieceStitch.pieceSettings(request.settings());
     // As many samples as fit the request as 16-bit WAV, less 2 %: FLAC's frame headers on audio
     // it cannot compress add under 1 %, and speech takes about half.
-    long byBytes = (limits.maxRequestBytes() - EngineLimits.FORM_OVERHEAD_BYTES) / 2 * 98 / 100;
+    long byBytes = (limits.maxRequestBytes() - EngineLimits.PROVIDER_FORM_BYTES) / 2 * 98 / 100;
     long bySeconds =
         limits.maxSeconds() > Long.MAX_VALUE / RATE ? Long.MAX_VALUE : limits.maxSeconds() * RATE;
     // Within the limits, pieces short enough that the note's calls in flight share it twice over:

@@ -1,7 +1,7 @@
 package dev.bolo.server.transcription;
 
-import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.work.Replay;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -75,7 +75,7 @@ final class TranscriptionMeters {
    * @param replay where the answer came from
    * @param noteMillis the note's length as charged or estimated
    */
-  void answered(String outcome, WorkCoordinator.Replay replay, long noteMillis) {
+  void answered(String outcome, Replay replay, long noteMillis) {
     String from = replay.name().toLowerCase(Locale.ROOT);
     Counter.builder("bolo_transcriptions_total")
         .description(

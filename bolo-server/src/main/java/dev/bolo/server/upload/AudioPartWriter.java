@@ -21,17 +21,35 @@ public final class AudioPartWriter implements AutoCloseable {
   }
 
   /**
-   * A writer for one audio part with no spool limit of its own.
+   * Opens writers with no spool limit, sharing one pool of spool buffers as one reader's uploads
+   * do.
    *
    * @param maxAudioBytes the largest accepted part; one byte more refuses it
    * @param inMemoryBytes parts up to this size stay in memory; larger ones spool to disk
-   * @param spoolDir where the spool file goes; created if missing
-   * @param bodyLength the declared length of the whole body, -1 when unknown
+   * @param spoolDir where the spool files go; created if missing
    */
-  public static AudioPartWriter open(
-      long maxAudioBytes, int inMemoryBytes, Path spoolDir, long bodyLength) {
-    return new AudioPartWriter(
-        new AudioSink(maxAudioBytes, inMemoryBytes, spoolDir, SpoolBudget.unbounded(), bodyLength));
+  public static Opener opener(long maxAudioBytes, int inMemoryBytes, Path spoolDir) {
+    return new Opener(
+        new AudioSink.Config(
+            maxAudioBytes, inMemoryBytes, spoolDir, SpoolBudget.unbounded(), new SpoolBuffers()));
+  }
+
+  /** Opens writers of one configuration. Thread safe. */
+  public static final class Opener {
+    private final AudioSink.Config config;
+
+    private Opener(AudioSink.Config config) {
+      this.config = config;
+    }
+
+    /**
+     * A writer for one audio part.
+     *
+     * @param bodyLength the declared length of the whole body, -1 when unknown
+     */
+    public AudioPartWriter open(long bodyLength) {
+      return new AudioPartWriter(config.open(bodyLength));
+    }
   }
 
   /**

@@ -37,6 +37,7 @@ final class AudioSink implements AutoCloseable {
   private final int inMemoryBytes;
   private final Path spoolDir;
   private final SpoolBudget spool;
+  private final SpoolBuffers buffers;
   private final MessageDigest digest = Hashing.sha256();
   private final byte[] head = new byte[AudioContainer.SNIFF_BYTES];
   private int headLength;
@@ -55,12 +56,18 @@ final class AudioSink implements AutoCloseable {
 
   /**
    * Where the audio parts of every upload go: at most {@code maxAudioBytes}, in memory up to {@code
-   * inMemoryBytes}, beyond that to a file in {@code spoolDir} within the {@code spool} budget.
+   * inMemoryBytes}, beyond that to a file in {@code spoolDir} within the {@code spool} budget,
+   * gathered in {@code buffers} on the way.
    */
-  record Config(long maxAudioBytes, int inMemoryBytes, Path spoolDir, SpoolBudget spool) {
+  record Config(
+      long maxAudioBytes,
+      int inMemoryBytes,
+      Path spoolDir,
+      SpoolBudget spool,
+      SpoolBuffers buffers) {
     /** A sink for the audio part of a body of {@code bodyLength} bytes (-1 when unknown). */
     AudioSink open(long bodyLength) {
-      return new AudioSink(maxAudioBytes, inMemoryBytes, spoolDir, spool, bodyLength);
+      return new AudioSink(this, bodyLength);
     }
   }
 
@@ -69,12 +76,12 @@ final class AudioSink implements AutoCloseable {
    *     part is no longer, so a note kept in memory gets one buffer of about its size, never grown
    *     (the body's declared length is already counted against the upload budget when it is read)
    */
-  AudioSink(
-      long maxAudioBytes, int inMemoryBytes, Path spoolDir, SpoolBudget spool, long bodyLength) {
-    this.maxAudioBytes = maxAudioBytes;
-    this.inMemoryBytes = inMemoryBytes;
-    this.spoolDir = spoolDir;
-    this.spool = spool;
+  private AudioSink(Config config, long bodyLength) {
+    this.maxAudioBytes = config.maxAudioBytes();
+    this.inMemoryBytes = config.inMemoryBytes();
+    this.spoolDir = config.spoolDir();
+    this.spool = config.spool();
+    this.buffers = config.buffers();
     this.memory =
         new byte
             [bodyLength < 0
@@ -164,7 +171,7 @@ final class AudioSink implements AutoCloseable {
     }
     ByteBuffer gathered = staging;
     if (gathered == null) {
-      gathered = SpoolBuffers.take();
+      gathered = buffers.take();
       staging = gathered;
     }
     while (bytes.hasRemaining()) {
@@ -190,7 +197,7 @@ final class AudioSink implements AutoCloseable {
     ByteBuffer gathered = staging;
     if (gathered != null) {
       staging = null;
-      SpoolBuffers.give(gathered);
+      buffers.give(gathered);
     }
   }
 

@@ -54,16 +54,23 @@ final class MultipartNoteParser {
   private static final int MIN_BUFFER_BYTES = 4 * 1024;
 
   private final AudioSink.Config sinks;
+  private final TransferBuffers buffers;
   private final long minBytesPerSecond;
   private final Duration rateWindow;
 
   /**
    * @param sinks where the audio part goes: its size limit, memory, spool and spool budget
+   * @param buffers the arrays a body is read into
    * @param minBytesPerSecond the slowest accepted body, for the words of a refusal
    * @param rateWindow the window the rate is averaged over, for the same words
    */
-  MultipartNoteParser(AudioSink.Config sinks, long minBytesPerSecond, Duration rateWindow) {
+  MultipartNoteParser(
+      AudioSink.Config sinks,
+      TransferBuffers buffers,
+      long minBytesPerSecond,
+      Duration rateWindow) {
     this.sinks = sinks;
+    this.buffers = buffers;
     this.minBytesPerSecond = minBytesPerSecond;
     this.rateWindow = rateWindow;
   }
@@ -102,7 +109,7 @@ final class MultipartNoteParser {
       // The parser hands every piece of content to the listener before parse returns, and the
       // listener copies it, so one buffer serves the whole body; a whole-size one is reused.
       int size = bufferBytes(contentLength);
-      byte[] buffer = size == TransferBuffers.SIZE ? TransferBuffers.take() : new byte[size];
+      byte[] buffer = size == TransferBuffers.SIZE ? buffers.take() : new byte[size];
       try {
         while (parts.result() == null) {
           int n = body.read(buffer);
@@ -131,7 +138,7 @@ final class MultipartNoteParser {
       }
       // Only a read that ended without throwing gives the buffer back; one that threw drops it.
       if (buffer.length == TransferBuffers.SIZE) {
-        TransferBuffers.give(buffer);
+        buffers.give(buffer);
       }
       UploadResult result = parts.result();
       return result != null ? parts.handOver(result) : malformed();

@@ -12,11 +12,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,14 +23,14 @@ import org.jspecify.annotations.Nullable;
  * 0.14 to 0.3 s on a loaded two-core machine, once per upload and restart. Storing the digest's
  * state instead would need an own SHA-256: the JDK's {@link MessageDigest} does not expose it.
  *
- * <p>One append at a time: callers hold {@link #tryLock} while they append or finish.
+ * <p>Not thread-safe: one append at a time. Callers hold the upload's lock (the resumable uploads'
+ * {@code Locker}, keyed by the upload's id) while they append, cut back or finish.
  */
 public final class PartialNote {
 
   private static final int BUFFER_BYTES = 64 * 1024;
 
   private final Path file;
-  private final ReentrantLock lock = new ReentrantLock();
   private long offset;
   private @Nullable MessageDigest digest;
   private long hashed;
@@ -70,21 +67,6 @@ public final class PartialNote {
   }
 
   /**
-   * Starts the note again from the {@code kept} bytes the disk still holds (fewer than its record
-   * said): the file is created again when it is gone, and the digest is rebuilt from what is kept.
-   * Callers hold {@link #tryLock}.
-   */
-  public void resetTo(long kept) throws IOException {
-    Files.createDirectories(file.getParent());
-    try (FileChannel channel =
-        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-      channel.truncate(kept);
-    }
-    offset = kept;
-    digest = null;
-  }
-
-  /**
    * How many of the {@code recorded} bytes the spool file {@code file} still holds: fewer when the
    * disk lost some under the gateway (a spool directory wiped or restored from an older copy), 0
    * when the file is gone.
@@ -114,23 +96,6 @@ public final class PartialNote {
   /** Bytes stored. */
   public long offset() {
     return offset;
-  }
-
-  /**
-   * Takes the upload for one append or its end, waiting at most {@code wait}: an earlier append on
-   * a connection that died unnoticed still holds it until its body read fails.
-   */
-  public boolean tryLock(Duration wait) {
-    try {
-      return lock.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  public void unlock() {
-    lock.unlock();
   }
 
   /** How an append ended. */

@@ -10,7 +10,9 @@ import java.nio.ByteBuffer;
  *
  * <p>A buffer only ever carries bytes to the file of the upload that holds it, from its start to
  * its position; what an earlier upload left in it is never read. At most {@link #MAX_POOLED} are
- * kept (8 MiB outside the heap); more uploads spooling at once allocate their own. Thread safe.
+ * kept (8 MiB outside the heap); more uploads spooling at once allocate their own.
+ *
+ * <p>One pool per upload reader, made with it: two gateways in one JVM share none. Thread safe.
  */
 final class SpoolBuffers {
 
@@ -18,18 +20,16 @@ final class SpoolBuffers {
 
   private static final int MAX_POOLED = 32;
 
-  private static final BoundedPool<ByteBuffer> POOL =
+  private final BoundedPool<ByteBuffer> pool =
       new BoundedPool<>(MAX_POOLED, () -> ByteBuffer.allocateDirect(SIZE));
 
-  private SpoolBuffers() {}
-
   /** An empty buffer of {@link #SIZE} bytes, the caller's until {@link #give}n back. */
-  static ByteBuffer take() {
-    return POOL.take().clear();
+  ByteBuffer take() {
+    return pool.take().clear();
   }
 
   /** Returns a buffer taken from here; the caller no longer touches it. */
-  static void give(ByteBuffer buffer) {
-    POOL.give(buffer);
+  void give(ByteBuffer buffer) {
+    pool.give(buffer);
   }
 }

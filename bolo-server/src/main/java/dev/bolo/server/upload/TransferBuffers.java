@@ -11,7 +11,10 @@ package dev.bolo.server.upload;
  * earlier holder left in it is never read. A holder gives an array back only when nothing of its
  * own refers to it any more, and never one that another thread might still touch (an array whose
  * use ended in a failure is simply dropped). At most {@link #MAX_POOLED} are kept (4 MiB); beyond
- * that, arrays are allocated and left to the collector. Thread safe.
+ * that, arrays are allocated and left to the collector.
+ *
+ * <p>The composition root makes one pool per gateway and hands it to the upload reader and the
+ * provider sockets: two gateways in one JVM share none. Thread safe.
  */
 public final class TransferBuffers {
 
@@ -20,21 +23,18 @@ public final class TransferBuffers {
 
   private static final int MAX_POOLED = 64;
 
-  private static final BoundedPool<byte[]> POOL =
-      new BoundedPool<>(MAX_POOLED, () -> new byte[SIZE]);
-
-  private TransferBuffers() {}
+  private final BoundedPool<byte[]> pool = new BoundedPool<>(MAX_POOLED, () -> new byte[SIZE]);
 
   /** An array of {@link #SIZE} bytes, the caller's until {@link #give}n back. */
-  public static byte[] take() {
-    return POOL.take();
+  public byte[] take() {
+    return pool.take();
   }
 
   /** Returns an array from {@link #take}; the caller and everything it made no longer touch it. */
-  public static void give(byte[] buffer) {
+  public void give(byte[] buffer) {
     if (buffer.length != SIZE) {
       throw new IllegalArgumentException("not a transfer buffer: " + buffer.length + " bytes");
     }
-    POOL.give(buffer);
+    pool.give(buffer);
   }
 }

@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * to turn it away:
  *
  * <ol>
- *   <li>its device's bodies at once ({@code maxUploadsPerDevice}): one more is turned away at once,
+ *   <li>its device's bodies at once ({@code maxBodiesPerDevice}): one more is turned away at once,
  *       so one token (perhaps stolen) can never hold every slot;
  *   <li>the byte budget ({@link UploadBudget}): its declared bytes wait their turn, at most {@code
  *       budgetWait};
@@ -56,28 +56,28 @@ final class UploadAdmission {
   }
 
   private final Semaphore slots;
-  private final int maxUploadsPerDevice;
+  private final int maxBodiesPerDevice;
   private final ConcurrentHashMap<String, Integer> uploadsByDevice = new ConcurrentHashMap<>();
   private final UploadBudget budget;
   private final Duration budgetWait;
 
   /**
    * @param maxConcurrentUploads bodies read at once
-   * @param maxUploadsPerDevice bodies one device sends at once
+   * @param maxBodiesPerDevice bodies one device sends at once
    * @param budget the byte budget bodies are charged their declared length against
    * @param budgetWait how long a body waits for room in the budget
    */
   UploadAdmission(
-      int maxConcurrentUploads, int maxUploadsPerDevice, UploadBudget budget, Duration budgetWait) {
-    if (maxConcurrentUploads <= 0 || maxUploadsPerDevice <= 0) {
+      int maxConcurrentUploads, int maxBodiesPerDevice, UploadBudget budget, Duration budgetWait) {
+    if (maxConcurrentUploads <= 0 || maxBodiesPerDevice <= 0) {
       throw new IllegalArgumentException(
-          "maxConcurrentUploads and maxUploadsPerDevice must be positive: "
+          "maxConcurrentUploads and maxBodiesPerDevice must be positive: "
               + maxConcurrentUploads
               + ", "
-              + maxUploadsPerDevice);
+              + maxBodiesPerDevice);
     }
     this.slots = new Semaphore(maxConcurrentUploads);
-    this.maxUploadsPerDevice = maxUploadsPerDevice;
+    this.maxBodiesPerDevice = maxBodiesPerDevice;
     this.budget = budget;
     this.budgetWait = budgetWait;
   }
@@ -102,7 +102,7 @@ final class UploadAdmission {
       return turnedAway(
           UploadResult.Reason.DEVICE_BUSY,
           "this device is already sending "
-              + maxUploadsPerDevice
+              + maxBodiesPerDevice
               + " "
               + body.plural
               + " at once; "
@@ -154,7 +154,7 @@ final class UploadAdmission {
         device,
         (name, count) -> {
           int now = count == null ? 0 : count;
-          if (now >= maxUploadsPerDevice) {
+          if (now >= maxBodiesPerDevice) {
             return count;
           }
           started[0] = true;

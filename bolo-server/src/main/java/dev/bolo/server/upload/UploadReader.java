@@ -27,8 +27,11 @@ public final class UploadReader {
 
   private static final Logger log = LoggerFactory.getLogger(UploadReader.class);
 
-  /** Room for multipart boundaries and text parts on top of the audio in one body. */
-  public static final long FORM_OVERHEAD_BYTES = 1024 * 1024;
+  /**
+   * Room a client's body may take on top of its audio: multipart boundaries and text parts. Not
+   * what the gateway's own request to a provider adds ({@code EngineLimits.PROVIDER_FORM_BYTES}).
+   */
+  public static final long CLIENT_FORM_ALLOWANCE_BYTES = 1024 * 1024;
 
   private final long maxAudioBytes;
   private final int inMemoryBytes;
@@ -58,8 +61,8 @@ public final class UploadReader {
    * What one gateway lets its uploads hold and how slow they may be.
    *
    * @param maxConcurrentUploads bodies read at once; a further one waits a second, then is refused
-   * @param maxUploadsPerDevice bodies one device sends at once; a further one is refused at once,
-   *     so one token (perhaps stolen) can never hold every slot
+   * @param maxBodiesPerDevice bodies one device sends at once; a further one is refused at once, so
+   *     one token (perhaps stolen) can never hold every slot
    * @param spoolMaxBytes spool bytes in use at once
    * @param minBytesPerSecond the slowest accepted body, averaged over {@code rateWindow}
    * @param rateWindow the averaging window
@@ -69,7 +72,7 @@ public final class UploadReader {
    */
   public record Bounds(
       int maxConcurrentUploads,
-      int maxUploadsPerDevice,
+      int maxBodiesPerDevice,
       long spoolMaxBytes,
       long minBytesPerSecond,
       Duration rateWindow,
@@ -89,7 +92,7 @@ public final class UploadReader {
     public Bounds withSpoolMaxBytes(long bytes) {
       return new Bounds(
           maxConcurrentUploads,
-          maxUploadsPerDevice,
+          maxBodiesPerDevice,
           bytes,
           minBytesPerSecond,
           rateWindow,
@@ -100,13 +103,13 @@ public final class UploadReader {
     /** Bounds without a byte budget: every body is admitted at once. */
     public Bounds(
         int maxConcurrentUploads,
-        int maxUploadsPerDevice,
+        int maxBodiesPerDevice,
         long spoolMaxBytes,
         long minBytesPerSecond,
         Duration rateWindow) {
       this(
           maxConcurrentUploads,
-          maxUploadsPerDevice,
+          maxBodiesPerDevice,
           spoolMaxBytes,
           minBytesPerSecond,
           rateWindow,
@@ -124,6 +127,25 @@ public final class UploadReader {
    */
   public UploadReader(
       long maxAudioBytes, int inMemoryBytes, Path spoolDir, Bounds bounds, LongSupplier nanoTime) {
+    this(maxAudioBytes, inMemoryBytes, spoolDir, bounds, nanoTime, new TransferBuffers());
+  }
+
+  /**
+   * @param maxAudioBytes the largest accepted note ({@code BOLO_MAX_UPLOAD_BYTES})
+   * @param inMemoryBytes notes up to this size stay in memory; larger ones spool to disk
+   * @param spoolDir where temp files go; created if missing
+   * @param bounds concurrency, spool and rate limits
+   * @param nanoTime monotonic nanoseconds for the body rate
+   * @param buffers the arrays bodies are read into, shared with whatever else the gateway moves
+   *     notes through
+   */
+  public UploadReader(
+      long maxAudioBytes,
+      int inMemoryBytes,
+      Path spoolDir,
+      Bounds bounds,
+      LongSupplier nanoTime,
+      TransferBuffers buffers) {
     if (maxAudioBytes <= 0 || inMemoryBytes < 0) {
       throw new IllegalArgumentException(
           "limits must be positive: maxAudioBytes="
@@ -138,7 +160,7 @@ public final class UploadReader {
     this.admission =
         new UploadAdmission(
             bounds.maxConcurrentUploads(),
-            bounds.maxUploadsPerDevice(),
+            bounds.maxBodiesPerDevice(),
             new UploadBudget(bounds.budgetBytes(), inMemoryBytes),
             bounds.budgetWait());
     this.minBytesPerSecond = bounds.minBytesPerSecond();
@@ -146,7 +168,8 @@ public final class UploadReader {
     this.nanoTime = nanoTime;
     this.parser =
         new MultipartNoteParser(
-            new AudioSink.Config(maxAudioBytes, inMemoryBytes, spoolDir, spool),
+            new AudioSink.Config(maxAudioBytes, inMemoryBytes, spoolDir, spool, new SpoolBuffers()),
+            buffers,
             minBytesPerSecond,
             rateWindow);
   }
@@ -177,12 +200,12 @@ public final class UploadReader {
 
   /**
    * The largest body that carries a note of {@code maxAudioBytes}: the note and {@link
-   * #FORM_OVERHEAD_BYTES} around it, saturating at {@link Long#MAX_VALUE}.
+   * #CLIENT_FORM_ALLOWANCE_BYTES} around it, saturating at {@link Long#MAX_VALUE}.
    */
   public static long maxBodyBytes(long maxAudioBytes) {
-    return maxAudioBytes > Long.MAX_VALUE - FORM_OVERHEAD_BYTES
+    return maxAudioBytes > Long.MAX_VALUE - CLIENT_FORM_ALLOWANCE_BYTES
         ? Long.MAX_VALUE
-        : maxAudioBytes + FORM_OVERHEAD_BYTES;
+        : maxAudioBytes + CLIENT_FORM_ALLOWANCE_BYTES;
   }
 
   /** The spool's byte budget every upload holds its spooled bytes in. */
@@ -231,8 +254,8 @@ public final class UploadReader {
   }
 
   /**
-   * Reads one upload of {@code device}, which may send at most {@code maxUploadsPerDevice} bodies
-   * at once: beyond that the upload is refused at once as {@link UploadResult.Reason#DEVICE_BUSY}.
+   * Reads one upload of {@code device}, which may send at most {@code maxBodiesPerDevice} bodies at
+   * once: beyond that the upload is refused at once as {@link UploadResult.Reason#DEVICE_BUSY}.
    */
   public UploadResult read(
       String device, @Nullable String contentType, long contentLength, InputStream body)

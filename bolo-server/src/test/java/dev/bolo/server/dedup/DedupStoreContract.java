@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import dev.bolo.testkit.Await;
@@ -410,9 +411,7 @@ abstract class DedupStoreContract {
     // A later resend replays the stored transcript without running the work.
     WorkCoordinator.Served resend = coordinator(store).serve(key, PATIENCE, work);
     assertThat(resend)
-        .isEqualTo(
-            new WorkCoordinator.Served(
-                new WorkResult.Success(transcript), WorkCoordinator.Replay.CACHED));
+        .isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(transcript), Replay.CACHED));
     assertThat(work.calls()).isEqualTo(1);
   }
 

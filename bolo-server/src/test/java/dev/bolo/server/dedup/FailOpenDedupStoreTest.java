@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.work.KeptTranscript;
+import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import io.lettuce.core.RedisConnectionException;
@@ -198,9 +199,7 @@ class FailOpenDedupStoreTest {
     WorkCoordinator.Served resend =
         coordinator.serve(key, PATIENCE, () -> new WorkResult.Success(transcriptFor(key, "again")));
     assertThat(resend)
-        .isEqualTo(
-            new WorkCoordinator.Served(
-                new WorkResult.Success(transcript), WorkCoordinator.Replay.CACHED));
+        .isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(transcript), Replay.CACHED));
     assertThat(calls).hasValue(1);
     eventually("the idle instance notices the outage too", second::isDegraded);
 

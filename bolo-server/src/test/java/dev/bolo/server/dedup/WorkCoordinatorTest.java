@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
@@ -141,8 +142,7 @@ class WorkCoordinatorTest {
     assertThat(patient.get(5, TimeUnit.SECONDS))
         .isEqualTo(
             new WorkCoordinator.Served(
-                new WorkResult.Success(transcriptFor(key, "later")),
-                WorkCoordinator.Replay.JOINED));
+                new WorkResult.Success(transcriptFor(key, "later")), Replay.JOINED));
     assertThat(whereAnswered.get(5, TimeUnit.SECONDS)).isEqualTo("bolo-answer patient");
     assertThat(worker.get().getName()).isNotEqualTo("bolo-answer");
     eventually("no copy waits", () -> coordinator.copiesWaiting(key) == 0);

@@ -11,8 +11,8 @@ class EngineLimitsTest {
   void aNoteWithinBothLimitsAndTheFormAroundItGoesInOneRequest() {
     EngineLimits openAi = new EngineLimits(26_214_400, 1500);
 
-    assertThat(openAi.admits(26_214_400 - EngineLimits.FORM_OVERHEAD_BYTES, 1_500_000)).isTrue();
-    assertThat(openAi.admits(26_214_400 - EngineLimits.FORM_OVERHEAD_BYTES + 1, 1000)).isFalse();
+    assertThat(openAi.admits(26_214_400 - EngineLimits.PROVIDER_FORM_BYTES, 1_500_000)).isTrue();
+    assertThat(openAi.admits(26_214_400 - EngineLimits.PROVIDER_FORM_BYTES + 1, 1000)).isFalse();
     assertThat(openAi.admits(1000, 1_500_001)).isFalse();
   }
 

@@ -3,6 +3,7 @@ package dev.bolo.server.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.bolo.server.upload.TransferBuffers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -124,7 +125,9 @@ class ProviderSocketsTest {
   @Test
   void aConnectedSocketWritesThroughTheSameGathering() throws Exception {
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        Socket client = new ProviderSockets().createSocket("127.0.0.1", server.getLocalPort());
+        Socket client =
+            new ProviderSockets(new TransferBuffers())
+                .createSocket("127.0.0.1", server.getLocalPort());
         Socket peer = server.accept()) {
       assertThat(client.getOutputStream()).isSameAs(client.getOutputStream());
       client.getOutputStream().write(new byte[] {1, 2, 3});
@@ -150,7 +153,7 @@ class ProviderSocketsTest {
       provider.start();
       OkHttpClient client =
           new OkHttpClient.Builder()
-              .socketFactory(new ProviderSockets())
+              .socketFactory(new ProviderSockets(new TransferBuffers()))
               .sslSocketFactory(
                   clientCertificates.sslSocketFactory(), clientCertificates.trustManager())
               .build();
@@ -213,7 +216,7 @@ class ProviderSocketsTest {
     static Connected open() throws IOException {
       ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
       Socket client =
-          new ProviderSockets()
+          new ProviderSockets(new TransferBuffers())
               .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort());
       return new Connected(server, client, server.accept());
     }

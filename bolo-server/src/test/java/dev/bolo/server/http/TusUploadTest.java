@@ -9,6 +9,7 @@ import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
+import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.testing.TestAudio;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.UploadAppend;
@@ -497,7 +498,7 @@ class TusUploadTest {
   void aDeviceAtItsLimitLosesItsOldestIdleUploadNotOneStillReceivingBytes() throws Exception {
     byte[] note = TestAudio.wav(1000, 14);
     List<String> locations = new ArrayList<>();
-    // BOLO_MAX_UPLOADS_PER_DEVICE's default of 8, the oldest first.
+    // BOLO_MAX_OPEN_UPLOADS_PER_DEVICE's default of 8, the oldest first.
     for (int i = 0; i < 8; i++) {
       locations.add(create(Gateway.TOKEN_A, note.length));
       clock.advance(Duration.ofSeconds(1));
@@ -522,10 +523,60 @@ class TusUploadTest {
 
   @Test
   void aDeviceWhoseUploadsAreAllReceivingBytesIsToldToWait() throws Exception {
+    restartWith("BOLO_MAX_OPEN_UPLOADS_PER_DEVICE", "1");
+    assertOneUnfinishedUploadAtATime();
+  }
+
+  @Test
+  void theFormerNameStillBoundsUnfinishedUploadsAndTheStartNamesTheNewVariablesOnce()
+      throws Exception {
+    String logged;
+    try (LogCapture log = LogCapture.start()) {
+      restartWith("BOLO_MAX_UPLOADS_PER_DEVICE", "1");
+      logged = log.text();
+    }
+    assertOneUnfinishedUploadAtATime();
+
+    List<String> warnings =
+        logged.lines().filter(line -> line.contains("BOLO_MAX_UPLOADS_PER_DEVICE")).toList();
+    assertThat(warnings).hasSize(1);
+    assertThat(warnings.get(0))
+        .startsWith("WARN")
+        .contains("BOLO_MAX_BODIES_PER_DEVICE", "BOLO_MAX_OPEN_UPLOADS_PER_DEVICE");
+  }
+
+  @Test
+  void aDeviceSendingAsManyBodiesAsItMayMayStillCreateAnUploadButNotSendAnotherBody()
+      throws Exception {
+    restartWith("BOLO_MAX_BODIES_PER_DEVICE", "1");
+    byte[] note = TestAudio.wav(1000, 16);
+    String first = create(Gateway.TOKEN_A, note.length);
+    CountDownLatch release = new CountDownLatch(1);
+    Future<Integer> stalled = stalledAppend(first, note, release);
+
+    // A creation carries no body: only the unfinished uploads bound it.
+    String second = create(Gateway.TOKEN_A, note.length);
+    Reply refused = append(Gateway.TOKEN_A, second, 0, slice(note, 0, 1000));
+
+    assertThat(refused.code()).as(refused.body()).isEqualTo(429);
+    assertThat(JSON.readTree(refused.body()).get("code").asText()).isEqualTo("rate_limited");
+    assertThat(JSON.readTree(refused.body()).get("error").asText())
+        .contains("already sending 1 bodies at once");
+    release.countDown();
+    assertThat(stalled.get(30, TimeUnit.SECONDS)).isEqualTo(204);
+    assertThat(append(Gateway.TOKEN_A, second, 0, slice(note, 0, 1000)).code()).isEqualTo(204);
+  }
+
+  /** Restarts the gateway with one more variable set. */
+  private void restartWith(String variable, String value) throws IOException {
     gateway.close();
     Map<String, String> env = restartEnvironment();
-    env.put("BOLO_MAX_UPLOADS_PER_DEVICE", "1");
+    env.put(variable, value);
     gateway = Gateway.withClock(env, clock);
+  }
+
+  /** A second creation while the device's one upload is receiving bytes is told to wait. */
+  private void assertOneUnfinishedUploadAtATime() throws Exception {
     byte[] note = TestAudio.wav(1000, 15);
     String location = create(Gateway.TOKEN_A, note.length);
     CountDownLatch release = new CountDownLatch(1);
@@ -567,7 +618,7 @@ class TusUploadTest {
       for (String location : created) {
         live += head(Gateway.TOKEN_A, location).status() == 200 ? 1 : 0;
       }
-      // BOLO_MAX_UPLOADS_PER_DEVICE's default of 8: older ones made room for newer ones.
+      // BOLO_MAX_OPEN_UPLOADS_PER_DEVICE's default of 8: older ones made room for newer ones.
       assertThat(created).hasSizeGreaterThanOrEqualTo(8);
       assertThat(live).isEqualTo(8);
     }

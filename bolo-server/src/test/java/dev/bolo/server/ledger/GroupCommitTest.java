@@ -49,6 +49,7 @@ class GroupCommitTest {
   /** The writer's linger passes only when a test moves this. */
   private final FakeTicker ticker = FakeTicker.atOneSecond();
 
+  private Jdbc jdbc;
   private GroupCommit writes;
 
   @BeforeEach
@@ -64,7 +65,8 @@ class GroupCommitTest {
     try (Connection c = pool.getConnection()) {
       c.createStatement().execute("CREATE TABLE rows (id INTEGER, what TEXT)");
     }
-    writes = new GroupCommit(new Jdbc(counting(pool)), ticker);
+    jdbc = new Jdbc(counting(pool));
+    writes = new GroupCommit(jdbc, ticker);
   }
 
   @AfterEach
@@ -78,9 +80,9 @@ class GroupCommitTest {
     List<CompletableFuture<Integer>> rows = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       int id = i;
-      rows.add(writes.submit("row", c -> Jdbc.update(c, insert(), id, "usage")));
+      rows.add(writes.submit("row", c -> jdbc.update(c, insert(), id, "usage")));
     }
-    writes.await("charge", c -> Jdbc.update(c, insert(), 99, "charge"), Duration.ofSeconds(5));
+    writes.await("charge", c -> jdbc.update(c, insert(), 99, "charge"), Duration.ofSeconds(5));
 
     assertThat(rows).allMatch(CompletableFuture::isDone);
     assertThat(transactions).hasValue(1);
@@ -90,11 +92,11 @@ class GroupCommitTest {
   @Test
   void aWriteSomebodyWaitsForWakesALingeringWriterAtOnce() throws Exception {
     CompletableFuture<Integer> row =
-        writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage"));
+        writes.submit("row", c -> jdbc.update(c, insert(), 1, "usage"));
     Await.until(writes::isLingering, () -> "the writer does not linger with the row");
 
     // The linger never ends by itself here (the ticker stands still): only the charge can wake it.
-    writes.await("charge", c -> Jdbc.update(c, insert(), 2, "charge"), Duration.ofSeconds(30));
+    writes.await("charge", c -> jdbc.update(c, insert(), 2, "charge"), Duration.ofSeconds(30));
 
     assertThat(row).isDone();
     assertThat(transactions).hasValue(1);
@@ -103,11 +105,11 @@ class GroupCommitTest {
   @Test
   void writesAfterCloseAreRefusedAndWritesBeforeItAreCommitted() throws Exception {
     CompletableFuture<Integer> before =
-        writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage"));
+        writes.submit("row", c -> jdbc.update(c, insert(), 1, "usage"));
     writes.close();
 
     assertThat(before).isCompletedWithValue(1);
-    assertThat(writes.submit("row", c -> Jdbc.update(c, insert(), 2, "usage")))
+    assertThat(writes.submit("row", c -> jdbc.update(c, insert(), 2, "usage")))
         .isCompletedExceptionally();
     assertThat(count()).isEqualTo(1);
   }
@@ -120,11 +122,11 @@ class GroupCommitTest {
             c -> {
               throw new StackOverflowError("deep");
             });
-    writes.await("charge", c -> Jdbc.update(c, insert(), 1, "charge"), Duration.ofSeconds(5));
+    writes.await("charge", c -> jdbc.update(c, insert(), 1, "charge"), Duration.ofSeconds(5));
 
     assertThat(broken).isCompletedExceptionally();
     int changed =
-        writes.await("charge", c -> Jdbc.update(c, insert(), 2, "later"), Duration.ofSeconds(5));
+        writes.await("charge", c -> jdbc.update(c, insert(), 2, "later"), Duration.ofSeconds(5));
     assertThat(changed).isEqualTo(1);
     assertThat(count()).isEqualTo(2);
   }
@@ -144,7 +146,7 @@ class GroupCommitTest {
       List<CompletableFuture<Integer>> rows = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
         int id = i;
-        rows.add(own.submit("row", c -> Jdbc.update(c, insert(), id, "usage")));
+        rows.add(own.submit("row", c -> jdbc.update(c, insert(), id, "usage")));
         LockSupport.parkNanos(100_000);
       }
       // The linger ends with the rows in: one batch, however slowly they were offered.
@@ -192,7 +194,7 @@ class GroupCommitTest {
   @Test
   void aWriteNobodyWaitsForIsCommittedWhenItsLingerEndsWhenNothingElseComes() throws Exception {
     CompletableFuture<Integer> row =
-        writes.submit("row", c -> Jdbc.update(c, insert(), 1, "usage"));
+        writes.submit("row", c -> jdbc.update(c, insert(), 1, "usage"));
     Await.until(writes::isLingering, () -> "the writer does not linger with the row");
     ticker.advance(GroupCommit.LINGER.minusNanos(1));
     assertThat(row).as("within its linger").isNotDone();
@@ -210,16 +212,18 @@ class GroupCommitTest {
     org.sqlite.SQLiteConnection physical;
     @Nullable PreparedStatement second;
     try (Connection c = pool.getConnection()) {
-      Jdbc.update(c, insert(), 1, "a");
-      first = java.util.Objects.requireNonNull(KeptStatements.forUpdate(c, insert()));
+      jdbc.update(c, insert(), 1, "a");
+      first = java.util.Objects.requireNonNull(jdbc.keptStatements().forUpdate(c, insert()));
       physical = c.unwrap(org.sqlite.SQLiteConnection.class);
     }
     try (Connection c = pool.getConnection()) {
-      Jdbc.update(c, insert(), 2, "b");
-      second = KeptStatements.forUpdate(c, insert());
+      jdbc.update(c, insert(), 2, "b");
+      second = jdbc.keptStatements().forUpdate(c, insert());
     }
     assertThat(second).isSameAs(first);
-    assertThat(KeptStatements.keepsFor(physical)).isTrue();
+    assertThat(jdbc.keptStatements().keepsFor(physical)).isTrue();
+    // Kept per Jdbc, not per JVM: another ledger on the same database shares none of them.
+    assertThat(new Jdbc(pool).keptStatements().keepsFor(physical)).isFalse();
 
     // Another connection (busy timeout 0) writes at once: the kept statement holds no lock.
     SQLiteDataSource direct = new SQLiteDataSource(config());
@@ -232,23 +236,22 @@ class GroupCommitTest {
     // The pool retires its connection: the next one prepares its own.
     pool.getHikariPoolMXBean().softEvictConnections();
     try (Connection c = pool.getConnection()) {
-      Jdbc.update(c, insert(), 4, "d");
-      assertThat(KeptStatements.forUpdate(c, insert())).isNotSameAs(first);
+      jdbc.update(c, insert(), 4, "d");
+      assertThat(jdbc.keptStatements().forUpdate(c, insert())).isNotSameAs(first);
     }
     // The pool closes the retired connection in the background; the next new connection forgets
     // its statements (the one above may have come before the close).
     Await.until(Await.TIMEOUT, "the pool closed the retired connection", () -> isClosed(physical));
     pool.getHikariPoolMXBean().softEvictConnections();
     try (Connection c = pool.getConnection()) {
-      Jdbc.update(c, insert(), 5, "e");
+      jdbc.update(c, insert(), 5, "e");
     }
-    assertThat(KeptStatements.keepsFor(physical)).isFalse();
+    assertThat(jdbc.keptStatements().keepsFor(physical)).isFalse();
     assertThat(count()).isEqualTo(5);
   }
 
   @Test
   void aTransactionCutShortByAnErrorLeavesNoneOfItsWrites() throws Exception {
-    Jdbc jdbc = new Jdbc(pool);
 
     // A kept statement runs past the pool's tracking: the pool alone would commit the half.
     assertThatThrownBy(
@@ -256,13 +259,13 @@ class GroupCommitTest {
                 jdbc.inTransaction(
                     "charge",
                     c -> {
-                      Jdbc.update(c, insert(), 1, "half a charge");
+                      jdbc.update(c, insert(), 1, "half a charge");
                       throw new StackOverflowError("deep");
                     }))
         .isInstanceOf(StackOverflowError.class);
 
     assertThat(count()).isZero();
-    jdbc.inTransaction("charge", c -> Jdbc.update(c, insert(), 2, "whole"));
+    jdbc.inTransaction("charge", c -> jdbc.update(c, insert(), 2, "whole"));
     assertThat(count()).isEqualTo(1);
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
 import dev.bolo.server.health.Readiness;
+import dev.bolo.server.work.Replay;
 import dev.bolo.testkit.MutableClock;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -657,19 +658,19 @@ abstract class LedgerContractTest {
     Instant nine = Instant.parse("2026-12-01T09:00:00Z");
     clock.set(nine.plus(Duration.ofMinutes(60)));
     commit(ledger, reserve(ledger, "phone", 10_000));
-    ledger.record(usage("phone", note1, 10_000, UsageRecord.Replay.NONE, "ok"));
-    ledger.record(usage("phone", note1, 10_000, UsageRecord.Replay.JOINED, "ok"));
-    ledger.record(usage("phone", note1, 10_000, UsageRecord.Replay.CACHED, "ok"));
+    ledger.record(usage("phone", note1, 10_000, Replay.NONE, "ok"));
+    ledger.record(usage("phone", note1, 10_000, Replay.JOINED, "ok"));
+    ledger.record(usage("phone", note1, 10_000, Replay.CACHED, "ok"));
     clock.set(nine.plus(Duration.ofMinutes(150)));
-    ledger.record(usage("phone", note1, 10_000, UsageRecord.Replay.CACHED, "ok"));
-    ledger.record(usage("phone", note2, 4_000, UsageRecord.Replay.NONE, "upstream_error"));
+    ledger.record(usage("phone", note1, 10_000, Replay.CACHED, "ok"));
+    ledger.record(usage("phone", note2, 4_000, Replay.NONE, "upstream_error"));
     commit(ledger, reserve(ledger, "tablet", 3_000));
-    ledger.record(usage("tablet", note3, 3_000, UsageRecord.Replay.NONE, "ok"));
+    ledger.record(usage("tablet", note3, 3_000, Replay.NONE, "ok"));
     // The last millisecond of the range, and the first one after it.
     clock.set(nine.plus(Duration.ofHours(3)).minusMillis(1));
-    ledger.record(usage("tablet", note3, 3_000, UsageRecord.Replay.JOINED, "ok"));
+    ledger.record(usage("tablet", note3, 3_000, Replay.JOINED, "ok"));
     clock.set(nine.plus(Duration.ofHours(3)));
-    ledger.record(usage("tablet", note3, 3_000, UsageRecord.Replay.CACHED, "ok"));
+    ledger.record(usage("tablet", note3, 3_000, Replay.CACHED, "ok"));
 
     List<UsageBucket> phone =
         ledger.usageOverTime(new UsageSeriesQuery("phone", nine, Duration.ofHours(1), 3));
@@ -755,8 +756,7 @@ abstract class LedgerContractTest {
         clock.instant());
   }
 
-  UsageRecord usage(
-      String device, String audioHash, long millis, UsageRecord.Replay replay, String outcome) {
+  UsageRecord usage(String device, String audioHash, long millis, Replay replay, String outcome) {
     return new UsageRecord(
         device,
         "key-" + device + "-" + audioHash,

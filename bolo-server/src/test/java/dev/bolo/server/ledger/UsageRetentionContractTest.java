@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.bolo.server.work.Replay;
 import dev.bolo.testkit.MutableClock;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -110,11 +111,8 @@ abstract class UsageRetentionContractTest {
     String workKey = "key-" + note;
     // A third of the answers are replays, of which half joined running work.
     int draw = random.nextInt(6);
-    UsageRecord.Replay replay =
-        draw == 0
-            ? UsageRecord.Replay.JOINED
-            : draw == 1 ? UsageRecord.Replay.CACHED : UsageRecord.Replay.NONE;
-    boolean replayed = replay != UsageRecord.Replay.NONE;
+    Replay replay = draw == 0 ? Replay.JOINED : draw == 1 ? Replay.CACHED : Replay.NONE;
+    boolean replayed = replay != Replay.NONE;
     String outcome = random.nextInt(5) == 0 ? "upstream_error" : "ok";
     long millis = 1_000L + random.nextInt(20) * 250L;
     if (!replayed && outcome.equals("ok")) {
