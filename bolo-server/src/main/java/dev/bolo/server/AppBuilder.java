@@ -221,7 +221,6 @@ public final class AppBuilder {
             config.deadlines().upstream(),
             config.allowedModels(),
             config.modelAliases(),
-            config.maxAudioMillis(),
             clock,
             metrics);
     ServerConfig.Limits limits = config.limits();

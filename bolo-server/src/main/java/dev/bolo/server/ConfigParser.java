@@ -10,10 +10,12 @@ import dev.bolo.server.ServerConfig.Listen;
 import dev.bolo.server.ServerConfig.Store;
 import dev.bolo.server.ServerConfig.StoreKind;
 import dev.bolo.server.engine.AnswerBudget;
+import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
+import dev.bolo.server.engine.route.EngineSpec;
 import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.transcription.NotePieces;
@@ -122,7 +124,12 @@ final class ConfigParser {
         };
     Store store = store(env);
     long offlineMaxSeconds = env.whole(BOLO_OFFLINE_MAX_SECONDS);
-    Deadlines deadlines = deadlines(env, engine, offlineMaxSeconds);
+    // The offline engine's deadline covers its longest note, alone or as a route's target.
+    boolean offline =
+        routing != null
+            ? routing.engines().stream().anyMatch(spec -> spec.kind() == EngineSpec.Kind.OFFLINE)
+            : chosen == EngineKind.OFFLINE;
+    Deadlines deadlines = deadlines(env, offline, offlineMaxSeconds);
     Limits limits = limits(env, cores, maxHeapBytes);
     return new ServerConfig(
         listen,
@@ -136,7 +143,7 @@ final class ConfigParser {
         ledger(env, chargeWindow(store, deadlines)),
         limits,
         deadlines,
-        pieces(env, engine),
+        pieces(env),
         env.choice(BOLO_LOG_LEVEL, ServerConfig.LogLevel.class),
         env.choice(BOLO_LOG_FORMAT, ServerConfig.LogFormat.class),
         new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)),
@@ -206,25 +213,24 @@ final class ConfigParser {
         env.integer(BOLO_WRONG_TOKENS_PER_MINUTE));
   }
 
-  /** The configured engine's limits as the operator replaces them, and the pieces run at once. */
-  private static NotePieces.Config pieces(VariableValues env, EngineKind engine) {
-    // Every engine's values are checked, whichever runs: a mistake shows before the engine changes.
-    var openAi =
-        List.of(
-            env.optionalWhole(BOLO_OPENAI_MAX_REQUEST_BYTES),
-            env.optionalWhole(BOLO_OPENAI_MAX_SECONDS));
-    var gemini =
-        List.of(
-            env.optionalWhole(BOLO_GEMINI_MAX_REQUEST_BYTES),
-            env.optionalWhole(BOLO_GEMINI_MAX_SECONDS));
-    var limits = engine == EngineKind.GEMINI ? gemini : openAi;
+  /** How many pieces of long notes run at once. */
+  private static NotePieces.Config pieces(VariableValues env) {
     int perNote = env.integer(BOLO_MAX_PIECES_PER_NOTE);
     int atOnce = env.integer(BOLO_MAX_CONCURRENT_PIECES);
     if (atOnce < perNote) {
       throw new ConfigException(
           "BOLO_MAX_CONCURRENT_PIECES must be at least BOLO_MAX_PIECES_PER_NOTE: " + atOnce);
     }
-    return new NotePieces.Config(limits.get(0), limits.get(1), perNote, atOnce);
+    return new NotePieces.Config(perNote, atOnce);
+  }
+
+  /**
+   * A provider's request limits as the operator replaces them; every engine's values are checked,
+   * whichever runs, so that a mistake shows before the engine changes.
+   */
+  private static EngineLimits.Overrides limits(
+      VariableValues env, Variable requestBytes, Variable seconds) {
+    return new EngineLimits.Overrides(env.optionalWhole(requestBytes), env.optionalWhole(seconds));
   }
 
   private static OpenAiConfig openAi(VariableValues env, EngineKind engine) {
@@ -236,7 +242,8 @@ final class ConfigParser {
           "BOLO_ENGINE=openai with OpenAI's service needs BOLO_OPENAI_API_KEY");
     }
     return new OpenAiConfig(
-        baseUrl, apiKey, env.text(BOLO_OPENAI_MODEL), env.text(BOLO_OPENAI_LANGUAGE));
+            baseUrl, apiKey, env.text(BOLO_OPENAI_MODEL), env.text(BOLO_OPENAI_LANGUAGE))
+        .withLimits(limits(env, BOLO_OPENAI_MAX_REQUEST_BYTES, BOLO_OPENAI_MAX_SECONDS));
   }
 
   private static Gemini gemini(VariableValues env, EngineKind engine) {
@@ -247,7 +254,8 @@ final class ConfigParser {
     return new Gemini(
         env.url(BOLO_GEMINI_BASE_URL),
         env.secret(BOLO_GEMINI_API_KEY),
-        env.text(BOLO_GEMINI_MODEL));
+        env.text(BOLO_GEMINI_MODEL),
+        limits(env, BOLO_GEMINI_MAX_REQUEST_BYTES, BOLO_GEMINI_MAX_SECONDS));
   }
 
   private static Store store(VariableValues env) {
@@ -323,17 +331,14 @@ final class ConfigParser {
   /** The default cap on a provider's deadline for one note (PROTOCOL rule 7). */
   static final Duration PROVIDER_CAP = Duration.ofMinutes(15);
 
-  private static Deadlines deadlines(
-      VariableValues env, EngineKind engine, long offlineMaxSeconds) {
+  private static Deadlines deadlines(VariableValues env, boolean offline, long offlineMaxSeconds) {
     Duration base = env.duration(BOLO_UPSTREAM_TIMEOUT);
     // The offline engine recognises a note at about half its length on two cores: the cap must
     // let it finish the longest note it takes (rule 7), which 15 minutes would not for an hour.
     Duration max =
         env.duration(
             BOLO_UPSTREAM_TIMEOUT_MAX,
-            engine == EngineKind.OFFLINE
-                ? max(PROVIDER_CAP, base.plusSeconds(offlineMaxSeconds))
-                : PROVIDER_CAP);
+            offline ? max(PROVIDER_CAP, base.plusSeconds(offlineMaxSeconds)) : PROVIDER_CAP);
     requireAtLeast(BOLO_UPSTREAM_TIMEOUT_MAX, max, BOLO_UPSTREAM_TIMEOUT, base);
     Duration clientBase = env.duration(BOLO_CLIENT_READ_TIMEOUT);
     Duration clientMax = env.duration(BOLO_CLIENT_READ_TIMEOUT_MAX);

@@ -47,9 +47,10 @@ final class Engines {
         yield GeminiEngines.create(
             GeminiConfig.of(Objects.requireNonNull(gemini.apiKey()), http)
                 .withBaseUrl(gemini.baseUrl())
-                .withModel(gemini.model()));
+                .withModel(gemini.model())
+                .withLimits(gemini.limits()));
       }
-      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
+      case OFFLINE -> offline(config);
     };
   }
 
@@ -91,19 +92,21 @@ final class Engines {
       case OPENAI ->
           OpenAiCompatibleEngine.create(
               new OpenAiConfig(
-                  Objects.requireNonNullElse(spec.baseUrl(), "https://api.openai.com/v1"),
-                  spec.apiKey(),
-                  config.openAi().defaultModel(),
-                  config.openAi().defaultLanguage()),
+                      Objects.requireNonNullElse(spec.baseUrl(), "https://api.openai.com/v1"),
+                      spec.apiKey(),
+                      config.openAi().defaultModel(),
+                      config.openAi().defaultLanguage())
+                  .withLimits(config.openAi().limits()),
               http);
       case AZURE ->
           OpenAiCompatibleEngine.create(
               new OpenAiConfig(
-                  Objects.requireNonNull(spec.baseUrl()),
-                  spec.apiKey(),
-                  config.openAi().defaultModel(),
-                  config.openAi().defaultLanguage(),
-                  OpenAiConfig.AZURE_API_VERSION),
+                      Objects.requireNonNull(spec.baseUrl()),
+                      spec.apiKey(),
+                      config.openAi().defaultModel(),
+                      config.openAi().defaultLanguage(),
+                      OpenAiConfig.AZURE_API_VERSION)
+                  .withLimits(config.openAi().limits()),
               http);
       case DEEPGRAM ->
           new DeepgramEngine(
@@ -111,11 +114,19 @@ final class Engines {
               spec.apiKey(),
               http);
       case GEMINI -> {
-        GeminiConfig gemini = GeminiConfig.of(Objects.requireNonNull(spec.apiKey()), http);
+        GeminiConfig gemini =
+            GeminiConfig.of(Objects.requireNonNull(spec.apiKey()), http)
+                .withLimits(config.gemini().limits());
         yield GeminiEngines.create(
             spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()));
       }
-      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
+      case OFFLINE -> offline(config);
     };
+  }
+
+  /** The offline engine, alone or a route's target, taking notes up to its configured longest. */
+  private static SpeechEngine offline(ServerConfig config) {
+    return OfflineEngine.create(
+        OfflineConfig.defaults().withLongestNoteSeconds(config.offline().maxSeconds()));
   }
 }

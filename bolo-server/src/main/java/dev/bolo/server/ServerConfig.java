@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.engine.route.Routing;
@@ -28,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * @param engine which engine transcribes
  * @param openAi the OpenAI-compatible engine (used when {@code engine} is OPENAI)
  * @param gemini the Gemini engine (used when {@code engine} is GEMINI)
- * @param offline the offline engine (used when {@code engine} is OFFLINE)
+ * @param offline the offline engine, alone or as a route's target
  * @param allowedModels the models a device may ask the configured engine for, its default model
  *     first; empty for the offline engine, which has its one model
  * @param modelAliases other names clients may send for those models
@@ -37,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  *     own clock and the instance's id)
  * @param limits bounds on what uploads and answers may make the gateway hold
  * @param deadlines how long the engine may take for one note
- * @param pieces how notes beyond the engine's limits are sent in pieces
+ * @param pieces how many pieces of notes beyond the engine's limits are sent at once
  * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
  * @param logFormat one line of text or one JSON object per log event, {@code BOLO_LOG_FORMAT}
  * @param admin the operator dashboard, {@code BOLO_ADMIN_TOKEN}
@@ -202,11 +203,14 @@ public record ServerConfig(
    * @param baseUrl the API root
    * @param apiKey {@code x-goog-api-key}; required when the engine is Gemini
    * @param model the model used when the client names none
+   * @param limits the operator's replacements for Google's documented request limits
    */
-  public record Gemini(String baseUrl, @Nullable String apiKey, String model) {
+  public record Gemini(
+      String baseUrl, @Nullable String apiKey, String model, EngineLimits.Overrides limits) {
     public Gemini {
       Objects.requireNonNull(baseUrl, "baseUrl");
       Objects.requireNonNull(model, "model");
+      Objects.requireNonNull(limits, "limits");
     }
 
     @Override
@@ -354,14 +358,6 @@ public record ServerConfig(
    */
   public Path spoolRoot() {
     return ledger.dataDir().resolve("spool");
-  }
-
-  /** The longest note the configured engine takes; unbounded but for the upload size otherwise. */
-  public long maxAudioMillis() {
-    return switch (engine) {
-      case OFFLINE -> offline.maxSeconds() * 1000;
-      case OPENAI, GEMINI -> Long.MAX_VALUE;
-    };
   }
 
   /**

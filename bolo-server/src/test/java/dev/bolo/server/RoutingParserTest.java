@@ -57,6 +57,21 @@ class RoutingParserTest {
   }
 
   @Test
+  void aRouteWithAnOfflineTargetGetsTheDeadlineCapTheOfflineEngineNeedsForItsLongestNote() {
+    Map<String, String> env = twoEngines();
+    env.put("BOLO_ENGINES", "primary,backup,local");
+    env.put("BOLO_ENGINE_LOCAL_KIND", "offline");
+    env.put("BOLO_ROUTES", "whisper-1=primary/whisper-1,local/sphinx4-en-us");
+
+    // As the offline engine alone: 120 s + BOLO_OFFLINE_MAX_SECONDS (1 h).
+    assertThat(ServerConfig.fromMap(env).deadlines().upstream().cap())
+        .isEqualTo(java.time.Duration.ofMinutes(62));
+    // Providers alone keep their 15 minutes.
+    assertThat(ServerConfig.fromMap(twoEngines()).deadlines().upstream().cap())
+        .isEqualTo(java.time.Duration.ofMinutes(15));
+  }
+
+  @Test
   void withoutEnginesTheOneEngineStaysAsItWas() {
     assertThat(ServerConfig.fromMap(Map.of("BOLO_ENGINE", "offline")).routing()).isNull();
   }

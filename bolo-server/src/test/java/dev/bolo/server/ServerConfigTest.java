@@ -171,14 +171,16 @@ class ServerConfigTest {
             "BOLO_GEMINI_MAX_REQUEST_BYTES", "2097152",
             "BOLO_GEMINI_API_KEY", "AIza-test");
 
-    NotePieces.Config openAi =
-        ServerConfig.fromMap(withEngine(both, "openai", "BOLO_OPENAI_API_KEY")).pieces();
-    NotePieces.Config gemini = ServerConfig.fromMap(withEngine(both, "gemini", null)).pieces();
+    ServerConfig openAi = ServerConfig.fromMap(withEngine(both, "openai", "BOLO_OPENAI_API_KEY"));
+    ServerConfig gemini = ServerConfig.fromMap(withEngine(both, "gemini", null));
 
-    assertThat(openAi.maxSeconds()).hasValue(600);
-    assertThat(openAi.maxRequestBytes()).isEmpty();
-    assertThat(gemini.maxSeconds()).isEmpty();
-    assertThat(gemini.maxRequestBytes()).hasValue(2_097_152);
+    // Each provider's replacements are its own, whichever engine runs.
+    for (ServerConfig config : java.util.List.of(openAi, gemini)) {
+      assertThat(config.openAi().limits().maxSeconds()).hasValue(600);
+      assertThat(config.openAi().limits().maxRequestBytes()).isEmpty();
+      assertThat(config.gemini().limits().maxSeconds()).isEmpty();
+      assertThat(config.gemini().limits().maxRequestBytes()).hasValue(2_097_152);
+    }
     assertThat(ServerConfig.fromMap(Map.of()).pieces()).isEqualTo(NotePieces.Config.defaults());
   }
 

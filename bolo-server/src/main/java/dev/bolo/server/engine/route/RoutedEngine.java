@@ -3,6 +3,7 @@ package dev.bolo.server.engine.route;
 import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.LongestNote;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
@@ -156,6 +157,17 @@ public final class RoutedEngine implements SpeechEngine {
       seconds = Math.min(seconds, limits.maxSeconds());
     }
     return new EngineLimits(bytes, seconds);
+  }
+
+  /** A note any target of the route takes is not refused before work. */
+  @Override
+  public LongestNote longestNote(String model) {
+    LongestNote longest = null;
+    for (Target target : route(model)) {
+      LongestNote its = target.engine().longestNote(target.hop().model());
+      longest = longest == null ? its : longest.orLonger(its);
+    }
+    return Objects.requireNonNull(longest);
   }
 
   @Override
