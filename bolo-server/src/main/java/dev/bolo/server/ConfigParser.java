@@ -3,19 +3,18 @@ package dev.bolo.server;
 import static dev.bolo.server.Variable.*;
 
 import dev.bolo.server.ServerConfig.ConfigException;
-import dev.bolo.server.ServerConfig.EngineKind;
 import dev.bolo.server.ServerConfig.Gemini;
 import dev.bolo.server.ServerConfig.Limits;
 import dev.bolo.server.ServerConfig.Listen;
 import dev.bolo.server.ServerConfig.Store;
 import dev.bolo.server.ServerConfig.StoreKind;
 import dev.bolo.server.engine.AnswerBudget;
+import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
-import dev.bolo.server.engine.route.EngineSpec;
 import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.transcription.NotePieces;
@@ -31,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a {@link ServerConfig} from the variables' text: each value through its {@link Variable}'s
@@ -106,39 +106,34 @@ final class ConfigParser {
             env.duration(BOLO_HEADER_TIMEOUT),
             env.duration(BOLO_IDLE_TIMEOUT),
             env.duration(BOLO_WARMUP));
-    Routing routing = RoutingParser.parse(env);
-    // Routes are providers (their deadlines a provider's); the single engine's key is then unused.
-    EngineKind chosen =
-        routing != null ? EngineKind.OFFLINE : env.choice(BOLO_ENGINE, EngineKind.class);
-    EngineKind engine = routing != null ? EngineKind.OPENAI : chosen;
-    OpenAiConfig openAi = openAi(env, chosen);
-    Gemini gemini = gemini(env, chosen);
+    Routing routes = RoutingParser.parse(env);
+    // Routes replace BOLO_ENGINE, whose key is then unused.
+    EngineKind alone = routes != null ? null : env.choice(BOLO_ENGINE, EngineKind.class);
+    OpenAiConfig openAi = openAi(env, alone);
+    Gemini gemini = gemini(env, alone);
     // Both lists are checked, whichever engine runs: a mistake shows before the engine changes.
     List<String> openAiModels = env.names(BOLO_OPENAI_MODELS, openAi.defaultModel());
     List<String> geminiModels = env.names(BOLO_GEMINI_MODELS, gemini.model());
-    List<String> allowedModels =
-        switch (engine) {
-          case OPENAI -> routing != null ? routing.models() : openAiModels;
-          case GEMINI -> geminiModels;
-          case OFFLINE -> List.of();
-        };
+    Routing routing =
+        routes != null
+            ? routes
+            : RoutingParser.alone(
+                Objects.requireNonNull(alone), openAi, gemini, openAiModels, geminiModels);
+    boolean offlineAlone = alone == EngineKind.OFFLINE;
     Store store = store(env);
     long offlineMaxSeconds = env.whole(BOLO_OFFLINE_MAX_SECONDS);
     // The offline engine's deadline covers its longest note, alone or as a route's target.
-    boolean offline =
-        routing != null
-            ? routing.engines().stream().anyMatch(spec -> spec.kind() == EngineSpec.Kind.OFFLINE)
-            : chosen == EngineKind.OFFLINE;
+    boolean offline = routing.engines().stream().anyMatch(e -> e.kind() == EngineKind.OFFLINE);
     Deadlines deadlines = deadlines(env, offline, offlineMaxSeconds);
     Limits limits = limits(env, cores, maxHeapBytes);
     return new ServerConfig(
         listen,
-        engine,
         openAi,
         gemini,
         new ServerConfig.Offline(offlineMaxSeconds),
-        allowedModels,
-        modelAliases(env, engine, allowedModels),
+        // The offline engine offers its one model to whoever names none.
+        offlineAlone ? List.of() : routing.models(),
+        modelAliases(env, offlineAlone, routing.models()),
         store,
         ledger(env, chargeWindow(store, deadlines)),
         limits,
@@ -157,16 +152,14 @@ final class ConfigParser {
    * model.
    */
   private static ModelAliases modelAliases(
-      VariableValues env, EngineKind engine, List<String> allowedModels) {
-    List<String> offered =
-        engine == EngineKind.OFFLINE ? List.of(OfflineEngine.MODEL) : allowedModels;
+      VariableValues env, boolean offlineAlone, List<String> offered) {
     String given = env.optional(BOLO_MODEL_ALIASES);
     ModelAliases aliases;
     try {
       aliases =
           given != null
               ? ModelAliases.parse(given)
-              : engine == EngineKind.OFFLINE
+              : offlineAlone
                   ? ModelAliases.openAiNamesFor(OfflineEngine.MODEL)
                   : ModelAliases.none();
     } catch (IllegalArgumentException e) {
@@ -233,7 +226,7 @@ final class ConfigParser {
     return new EngineLimits.Overrides(env.optionalWhole(requestBytes), env.optionalWhole(seconds));
   }
 
-  private static OpenAiConfig openAi(VariableValues env, EngineKind engine) {
+  private static OpenAiConfig openAi(VariableValues env, @Nullable EngineKind engine) {
     String baseUrl = env.url(BOLO_OPENAI_BASE_URL);
     String apiKey = env.secret(BOLO_OPENAI_API_KEY);
     // A local server (whisper.cpp, speaches) needs no key; OpenAI's own service always does.
@@ -246,7 +239,7 @@ final class ConfigParser {
         .withLimits(limits(env, BOLO_OPENAI_MAX_REQUEST_BYTES, BOLO_OPENAI_MAX_SECONDS));
   }
 
-  private static Gemini gemini(VariableValues env, EngineKind engine) {
+  private static Gemini gemini(VariableValues env, @Nullable EngineKind engine) {
     String apiKey = env.optional(BOLO_GEMINI_API_KEY);
     if (engine == EngineKind.GEMINI && apiKey == null) {
       throw new ConfigException("BOLO_ENGINE=gemini needs BOLO_GEMINI_API_KEY");

@@ -21,7 +21,10 @@ import java.util.Objects;
 import java.util.function.LongSupplier;
 import okhttp3.OkHttpClient;
 
-/** Makes the engine the configuration names: one engine, or several behind routes. Stateless. */
+/**
+ * Makes the engine the configuration names: the one engine of {@code BOLO_ENGINE}, or several
+ * behind routes. Stateless.
+ */
 final class Engines {
 
   private Engines() {}
@@ -32,26 +35,15 @@ final class Engines {
    */
   static SpeechEngine create(ServerConfig config, OkHttpClient http, LongSupplier ticker) {
     Routing routing = config.routing();
-    if (routing != null) {
-      return RoutedEngine.of(
-          routing,
-          spec -> create(spec, config, http),
-          (name, max) -> perMinute(config, name, max),
-          ticker);
+    if (routing.alone()) {
+      // The one engine of BOLO_ENGINE is served as itself: its name in work keys, as always.
+      return create(routing.engines().get(0), config, http);
     }
-    return switch (config.engine()) {
-      case OPENAI -> OpenAiCompatibleEngine.create(config.openAi(), http);
-      case GEMINI -> {
-        ServerConfig.Gemini gemini = config.gemini();
-        // ServerConfig refuses BOLO_ENGINE=gemini without a key.
-        yield GeminiEngines.create(
-            GeminiConfig.of(Objects.requireNonNull(gemini.apiKey()), http)
-                .withBaseUrl(gemini.baseUrl())
-                .withModel(gemini.model())
-                .withLimits(gemini.limits()));
-      }
-      case OFFLINE -> offline(config);
-    };
+    return RoutedEngine.of(
+        routing,
+        spec -> create(spec, config, http),
+        (name, max) -> perMinute(config, name, max),
+        ticker);
   }
 
   /**
@@ -86,7 +78,10 @@ final class Engines {
     };
   }
 
-  /** One engine of several; the model comes from each target, not from the engine. */
+  /**
+   * One engine, alone or of several: its kind's settings (OpenAI's, Gemini's or the offline
+   * engine's variables) under the spec's address and key; a route's targets name their models.
+   */
   private static SpeechEngine create(EngineSpec spec, ServerConfig config, OkHttpClient http) {
     return switch (spec.kind()) {
       case OPENAI ->
@@ -114,8 +109,10 @@ final class Engines {
               spec.apiKey(),
               http);
       case GEMINI -> {
+        // The configuration refuses a gemini engine without a key.
         GeminiConfig gemini =
             GeminiConfig.of(Objects.requireNonNull(spec.apiKey()), http)
+                .withModel(config.gemini().model())
                 .withLimits(config.gemini().limits());
         yield GeminiEngines.create(
             spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()));

@@ -12,7 +12,6 @@ import dev.bolo.server.upload.UploadReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -26,9 +25,9 @@ import org.jspecify.annotations.Nullable;
  * {@link ConfigException} whose one-line message names the variable. Immutable.
  *
  * @param listen where the gateway listens and how it stops
- * @param engine which engine transcribes
- * @param openAi the OpenAI-compatible engine (used when {@code engine} is OPENAI)
- * @param gemini the Gemini engine (used when {@code engine} is GEMINI)
+ * @param openAi the OpenAI-compatible engine's settings, for {@code BOLO_ENGINE=openai} and every
+ *     OpenAI-shaped engine of the routes
+ * @param gemini the Gemini engine's settings, likewise
  * @param offline the offline engine, alone or as a route's target
  * @param allowedModels the models a device may ask the configured engine for, its default model
  *     first; empty for the offline engine, which has its one model
@@ -42,13 +41,12 @@ import org.jspecify.annotations.Nullable;
  * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
  * @param logFormat one line of text or one JSON object per log event, {@code BOLO_LOG_FORMAT}
  * @param admin the operator dashboard, {@code BOLO_ADMIN_TOKEN}
- * @param routing several engines and their routes ({@code BOLO_ENGINES}); null for the one engine
- *     of {@code engine}
+ * @param routing the engines and their routes: several ({@code BOLO_ENGINES}), or the one engine of
+ *     {@code BOLO_ENGINE} as a route of one target per model
  * @param tls HTTPS on the gateway's port, {@code BOLO_TLS}
  */
 public record ServerConfig(
     Listen listen,
-    EngineKind engine,
     OpenAiConfig openAi,
     Gemini gemini,
     Offline offline,
@@ -62,12 +60,11 @@ public record ServerConfig(
     LogLevel logLevel,
     LogFormat logFormat,
     Admin admin,
-    @Nullable Routing routing,
+    Routing routing,
     TlsConfig tls) {
 
   public ServerConfig {
     Objects.requireNonNull(listen, "listen");
-    Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(openAi, "openAi");
     Objects.requireNonNull(gemini, "gemini");
     Objects.requireNonNull(offline, "offline");
@@ -81,6 +78,7 @@ public record ServerConfig(
     Objects.requireNonNull(logLevel, "logLevel");
     Objects.requireNonNull(logFormat, "logFormat");
     Objects.requireNonNull(admin, "admin");
+    Objects.requireNonNull(routing, "routing");
     Objects.requireNonNull(tls, "tls");
   }
 
@@ -99,18 +97,6 @@ public record ServerConfig(
     INFO,
     WARN,
     ERROR
-  }
-
-  /** The engines a gateway can run; {@code BOLO_ENGINE} names one. */
-  public enum EngineKind {
-    OFFLINE,
-    OPENAI,
-    GEMINI;
-
-    /** The name in {@code BOLO_ENGINE}, settings and responses. */
-    public String wireName() {
-      return name().toLowerCase(Locale.ROOT);
-    }
   }
 
   /** Where work is coordinated; {@code BOLO_STORE} names one. */

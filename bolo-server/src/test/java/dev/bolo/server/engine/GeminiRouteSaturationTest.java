@@ -54,18 +54,18 @@ class GeminiRouteSaturationTest {
   private RoutedEngine routes() {
     OkHttpClient http = AnswerLimit.applyTo(new OkHttpClient(), 32 * MIB, budget);
     Routing routing =
-        new Routing(
+        Routing.of(
             List.of(
                 new EngineSpec(
                     "google",
-                    EngineSpec.Kind.GEMINI,
+                    EngineKind.GEMINI,
                     null,
                     "key",
                     OptionalInt.empty(),
                     OptionalInt.empty()),
                 new EngineSpec(
                     "backup",
-                    EngineSpec.Kind.OPENAI,
+                    EngineKind.OPENAI,
                     null,
                     "key",
                     OptionalInt.empty(),
