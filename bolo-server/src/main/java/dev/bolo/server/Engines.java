@@ -37,12 +37,12 @@ final class Engines {
     Routing routing = config.routing();
     if (routing.alone()) {
       // The one engine of BOLO_ENGINE is served as itself: its name in work keys, as always.
-      return create(routing.engines().get(0), config, http);
+      return create(routing.engines().get(0), config, http, ticker);
     }
     return RoutedEngine.of(
         routing,
-        spec -> create(spec, config, http),
-        (name, max) -> perMinute(config, name, max),
+        spec -> create(spec, config, http, ticker),
+        (name, max) -> perMinute(config, name, max, ticker),
         ticker);
   }
 
@@ -51,13 +51,14 @@ final class Engines {
    * (the same token bucket as a device's requests, under the engine's name), else this instance's
    * own.
    */
-  private static CallsPerMinute perMinute(ServerConfig config, String engine, int max) {
+  private static CallsPerMinute perMinute(
+      ServerConfig config, String engine, int max, LongSupplier ticker) {
     if (config.store().kind() != ServerConfig.StoreKind.REDIS) {
       return CallsPerMinute.local(engine, max);
     }
     RateLimiter shared =
         RateLimiter.sharedIn(
-            "engine", config.store().redisEndpoint(), max, Clock.systemUTC(), System::nanoTime);
+            "engine", config.store().redisEndpoint(), max, Clock.systemUTC(), ticker);
     Device bucket = new Device(engine);
     return new CallsPerMinute() {
       @Override
@@ -82,7 +83,8 @@ final class Engines {
    * One engine, alone or of several: its kind's settings (OpenAI's, Gemini's or the offline
    * engine's variables) under the spec's address and key; a route's targets name their models.
    */
-  private static SpeechEngine create(EngineSpec spec, ServerConfig config, OkHttpClient http) {
+  private static SpeechEngine create(
+      EngineSpec spec, ServerConfig config, OkHttpClient http, LongSupplier ticker) {
     return switch (spec.kind()) {
       case OPENAI ->
           OpenAiCompatibleEngine.create(
@@ -115,7 +117,7 @@ final class Engines {
                 .withModel(config.gemini().model())
                 .withLimits(config.gemini().limits());
         yield GeminiEngines.create(
-            spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()));
+            spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()), ticker);
       }
       case OFFLINE -> offline(config);
     };
