@@ -4,8 +4,10 @@ import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
+import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.ProviderSockets;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.InFlightRequests;
@@ -228,7 +230,6 @@ public final class AppBuilder {
             config.deadlines().upstream(),
             config.allowedModels(),
             config.modelAliases(),
-            config.maxAudioMillis(),
             clock,
             metrics);
     ServerConfig.Limits limits = config.limits();
@@ -329,7 +330,9 @@ public final class AppBuilder {
         new OkHttpClient.Builder()
             .connectTimeout(Duration.ofSeconds(10))
             .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES));
-    if (config.engine() == ServerConfig.EngineKind.OPENAI
+    Routing routing = config.routing();
+    if (routing.alone()
+        && routing.engines().get(0).kind() == EngineKind.OPENAI
         && ProviderSockets.helps(config.openAi().baseUrl())) {
       provider.socketFactory(new ProviderSockets(transfers));
     }

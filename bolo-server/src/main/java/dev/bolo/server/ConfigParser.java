@@ -3,13 +3,14 @@ package dev.bolo.server;
 import static dev.bolo.server.Variable.*;
 
 import dev.bolo.server.ServerConfig.ConfigException;
-import dev.bolo.server.ServerConfig.EngineKind;
 import dev.bolo.server.ServerConfig.Gemini;
 import dev.bolo.server.ServerConfig.Limits;
 import dev.bolo.server.ServerConfig.Listen;
 import dev.bolo.server.ServerConfig.Store;
 import dev.bolo.server.ServerConfig.StoreKind;
 import dev.bolo.server.engine.AnswerBudget;
+import dev.bolo.server.engine.EngineKind;
+import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.engine.offline.OfflineEngine;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a {@link ServerConfig} from the variables' text: each value through its {@link Variable}'s
@@ -104,39 +106,39 @@ final class ConfigParser {
             env.duration(BOLO_HEADER_TIMEOUT),
             env.duration(BOLO_IDLE_TIMEOUT),
             env.duration(BOLO_WARMUP));
-    Routing routing = RoutingParser.parse(env);
-    // Routes are providers (their deadlines a provider's); the single engine's key is then unused.
-    EngineKind chosen =
-        routing != null ? EngineKind.OFFLINE : env.choice(BOLO_ENGINE, EngineKind.class);
-    EngineKind engine = routing != null ? EngineKind.OPENAI : chosen;
-    OpenAiConfig openAi = openAi(env, chosen);
-    Gemini gemini = gemini(env, chosen);
+    Routing routes = RoutingParser.parse(env);
+    // Routes replace BOLO_ENGINE, whose key is then unused.
+    EngineKind alone = routes != null ? null : env.choice(BOLO_ENGINE, EngineKind.class);
+    OpenAiConfig openAi = openAi(env, alone);
+    Gemini gemini = gemini(env, alone);
     // Both lists are checked, whichever engine runs: a mistake shows before the engine changes.
     List<String> openAiModels = env.names(BOLO_OPENAI_MODELS, openAi.defaultModel());
     List<String> geminiModels = env.names(BOLO_GEMINI_MODELS, gemini.model());
-    List<String> allowedModels =
-        switch (engine) {
-          case OPENAI -> routing != null ? routing.models() : openAiModels;
-          case GEMINI -> geminiModels;
-          case OFFLINE -> List.of();
-        };
+    Routing routing =
+        routes != null
+            ? routes
+            : RoutingParser.alone(
+                Objects.requireNonNull(alone), openAi, gemini, openAiModels, geminiModels);
+    boolean offlineAlone = alone == EngineKind.OFFLINE;
     Store store = store(env);
     long offlineMaxSeconds = env.whole(BOLO_OFFLINE_MAX_SECONDS);
-    Deadlines deadlines = deadlines(env, engine, offlineMaxSeconds);
+    // The offline engine's deadline covers its longest note, alone or as a route's target.
+    boolean offline = routing.engines().stream().anyMatch(e -> e.kind() == EngineKind.OFFLINE);
+    Deadlines deadlines = deadlines(env, offline, offlineMaxSeconds);
     Limits limits = limits(env, cores, maxHeapBytes);
     return new ServerConfig(
         listen,
-        engine,
         openAi,
         gemini,
         new ServerConfig.Offline(offlineMaxSeconds),
-        allowedModels,
-        modelAliases(env, engine, allowedModels),
+        // The offline engine offers its one model to whoever names none.
+        offlineAlone ? List.of() : routing.models(),
+        modelAliases(env, offlineAlone, routing.models()),
         store,
         ledger(env, chargeWindow(store, deadlines)),
         limits,
         deadlines,
-        pieces(env, engine),
+        pieces(env),
         env.choice(BOLO_LOG_LEVEL, ServerConfig.LogLevel.class),
         env.choice(BOLO_LOG_FORMAT, ServerConfig.LogFormat.class),
         new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)),
@@ -150,16 +152,14 @@ final class ConfigParser {
    * model.
    */
   private static ModelAliases modelAliases(
-      VariableValues env, EngineKind engine, List<String> allowedModels) {
-    List<String> offered =
-        engine == EngineKind.OFFLINE ? List.of(OfflineEngine.MODEL) : allowedModels;
+      VariableValues env, boolean offlineAlone, List<String> offered) {
     String given = env.optional(BOLO_MODEL_ALIASES);
     ModelAliases aliases;
     try {
       aliases =
           given != null
               ? ModelAliases.parse(given)
-              : engine == EngineKind.OFFLINE
+              : offlineAlone
                   ? ModelAliases.openAiNamesFor(OfflineEngine.MODEL)
                   : ModelAliases.none();
     } catch (IllegalArgumentException e) {
@@ -208,28 +208,27 @@ final class ConfigParser {
         env.integer(BOLO_WRONG_TOKENS_PER_MINUTE));
   }
 
-  /** The configured engine's limits as the operator replaces them, and the pieces run at once. */
-  private static NotePieces.Config pieces(VariableValues env, EngineKind engine) {
-    // Every engine's values are checked, whichever runs: a mistake shows before the engine changes.
-    var openAi =
-        List.of(
-            env.optionalWhole(BOLO_OPENAI_MAX_REQUEST_BYTES),
-            env.optionalWhole(BOLO_OPENAI_MAX_SECONDS));
-    var gemini =
-        List.of(
-            env.optionalWhole(BOLO_GEMINI_MAX_REQUEST_BYTES),
-            env.optionalWhole(BOLO_GEMINI_MAX_SECONDS));
-    var limits = engine == EngineKind.GEMINI ? gemini : openAi;
+  /** How many pieces of long notes run at once. */
+  private static NotePieces.Config pieces(VariableValues env) {
     int perNote = env.integer(BOLO_MAX_PIECES_PER_NOTE);
     int atOnce = env.integer(BOLO_MAX_CONCURRENT_PIECES);
     if (atOnce < perNote) {
       throw new ConfigException(
           "BOLO_MAX_CONCURRENT_PIECES must be at least BOLO_MAX_PIECES_PER_NOTE: " + atOnce);
     }
-    return new NotePieces.Config(limits.get(0), limits.get(1), perNote, atOnce);
+    return new NotePieces.Config(perNote, atOnce);
   }
 
-  private static OpenAiConfig openAi(VariableValues env, EngineKind engine) {
+  /**
+   * A provider's request limits as the operator replaces them; every engine's values are checked,
+   * whichever runs, so that a mistake shows before the engine changes.
+   */
+  private static EngineLimits.Overrides limits(
+      VariableValues env, Variable requestBytes, Variable seconds) {
+    return new EngineLimits.Overrides(env.optionalWhole(requestBytes), env.optionalWhole(seconds));
+  }
+
+  private static OpenAiConfig openAi(VariableValues env, @Nullable EngineKind engine) {
     String baseUrl = env.url(BOLO_OPENAI_BASE_URL);
     String apiKey = env.secret(BOLO_OPENAI_API_KEY);
     // A local server (whisper.cpp, speaches) needs no key; OpenAI's own service always does.
@@ -238,10 +237,11 @@ final class ConfigParser {
           "BOLO_ENGINE=openai with OpenAI's service needs BOLO_OPENAI_API_KEY");
     }
     return new OpenAiConfig(
-        baseUrl, apiKey, env.text(BOLO_OPENAI_MODEL), env.text(BOLO_OPENAI_LANGUAGE));
+            baseUrl, apiKey, env.text(BOLO_OPENAI_MODEL), env.text(BOLO_OPENAI_LANGUAGE))
+        .withLimits(limits(env, BOLO_OPENAI_MAX_REQUEST_BYTES, BOLO_OPENAI_MAX_SECONDS));
   }
 
-  private static Gemini gemini(VariableValues env, EngineKind engine) {
+  private static Gemini gemini(VariableValues env, @Nullable EngineKind engine) {
     String apiKey = env.optional(BOLO_GEMINI_API_KEY);
     if (engine == EngineKind.GEMINI && apiKey == null) {
       throw new ConfigException("BOLO_ENGINE=gemini needs BOLO_GEMINI_API_KEY");
@@ -249,7 +249,8 @@ final class ConfigParser {
     return new Gemini(
         env.url(BOLO_GEMINI_BASE_URL),
         env.secret(BOLO_GEMINI_API_KEY),
-        env.text(BOLO_GEMINI_MODEL));
+        env.text(BOLO_GEMINI_MODEL),
+        limits(env, BOLO_GEMINI_MAX_REQUEST_BYTES, BOLO_GEMINI_MAX_SECONDS));
   }
 
   private static Store store(VariableValues env) {
@@ -325,17 +326,14 @@ final class ConfigParser {
   /** The default cap on a provider's deadline for one note (PROTOCOL rule 7). */
   static final Duration PROVIDER_CAP = Duration.ofMinutes(15);
 
-  private static Deadlines deadlines(
-      VariableValues env, EngineKind engine, long offlineMaxSeconds) {
+  private static Deadlines deadlines(VariableValues env, boolean offline, long offlineMaxSeconds) {
     Duration base = env.duration(BOLO_UPSTREAM_TIMEOUT);
     // The offline engine recognises a note at about half its length on two cores: the cap must
     // let it finish the longest note it takes (rule 7), which 15 minutes would not for an hour.
     Duration max =
         env.duration(
             BOLO_UPSTREAM_TIMEOUT_MAX,
-            engine == EngineKind.OFFLINE
-                ? max(PROVIDER_CAP, base.plusSeconds(offlineMaxSeconds))
-                : PROVIDER_CAP);
+            offline ? max(PROVIDER_CAP, base.plusSeconds(offlineMaxSeconds)) : PROVIDER_CAP);
     requireAtLeast(BOLO_UPSTREAM_TIMEOUT_MAX, max, BOLO_UPSTREAM_TIMEOUT, base);
     Duration clientBase = env.duration(BOLO_CLIENT_READ_TIMEOUT);
     Duration clientMax = env.duration(BOLO_CLIENT_READ_TIMEOUT_MAX);

@@ -50,7 +50,9 @@ public enum ConfigTable {
       "the most one provider request may carry: its bytes (the note and the form around it) "
           + "and the longest note the model takes. A note beyond either is sent in pieces cut at "
           + "its pauses (see [Long notes](engines.md#long-notes-in-pieces)); set them for a compatible "
-          + "server whose limits differ from the provider's",
+          + "server whose limits differ from the provider's. Each applies to every engine of its "
+          + "provider, `BOLO_ENGINE`'s or a route's target: OpenAI's to `openai` and `azure` "
+          + "engines, Gemini's to `gemini` engines",
       "the provider's documented limits: OpenAI `26214400` and `1500` for the `gpt-4o` "
           + "transcription models (none for whisper models); Gemini 2 GiB (Files API) and "
           + "`34200`"),
@@ -255,7 +257,8 @@ public enum ConfigTable {
           + "piece of work, and `/v1/models` lists both",
       "the offline engine answers to `whisper-1`, `gpt-4o-transcribe`, `gpt-4o-mini-transcribe`"),
   OFFLINE_MAX_SECONDS(
-      "the longest note the offline engine takes; longer ones get 413 `audio_too_long` "
+      "the longest note the offline engine takes, alone or as a route's target; longer ones get "
+          + "413 `audio_too_long` "
           + "before anything is decoded. A note is cut at its pauses and recognised on every core, "
           + "an utterance of at most 30 s at a time, so its memory does not grow with its length",
       "`3600`"),

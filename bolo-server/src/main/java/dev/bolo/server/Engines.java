@@ -21,7 +21,10 @@ import java.util.Objects;
 import java.util.function.LongSupplier;
 import okhttp3.OkHttpClient;
 
-/** Makes the engine the configuration names: one engine, or several behind routes. Stateless. */
+/**
+ * Makes the engine the configuration names: the one engine of {@code BOLO_ENGINE}, or several
+ * behind routes. Stateless.
+ */
 final class Engines {
 
   private Engines() {}
@@ -32,25 +35,15 @@ final class Engines {
    */
   static SpeechEngine create(ServerConfig config, OkHttpClient http, LongSupplier ticker) {
     Routing routing = config.routing();
-    if (routing != null) {
-      return RoutedEngine.of(
-          routing,
-          spec -> create(spec, config, http),
-          (name, max) -> perMinute(config, name, max),
-          ticker);
+    if (routing.alone()) {
+      // The one engine of BOLO_ENGINE is served as itself: its name in work keys, as always.
+      return create(routing.engines().get(0), config, http, ticker);
     }
-    return switch (config.engine()) {
-      case OPENAI -> OpenAiCompatibleEngine.create(config.openAi(), http);
-      case GEMINI -> {
-        ServerConfig.Gemini gemini = config.gemini();
-        // ServerConfig refuses BOLO_ENGINE=gemini without a key.
-        yield GeminiEngines.create(
-            GeminiConfig.of(Objects.requireNonNull(gemini.apiKey()), http)
-                .withBaseUrl(gemini.baseUrl())
-                .withModel(gemini.model()));
-      }
-      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
-    };
+    return RoutedEngine.of(
+        routing,
+        spec -> create(spec, config, http, ticker),
+        (name, max) -> perMinute(config, name, max, ticker),
+        ticker);
   }
 
   /**
@@ -58,13 +51,14 @@ final class Engines {
    * (the same token bucket as a device's requests, under the engine's name), else this instance's
    * own.
    */
-  private static CallsPerMinute perMinute(ServerConfig config, String engine, int max) {
+  private static CallsPerMinute perMinute(
+      ServerConfig config, String engine, int max, LongSupplier ticker) {
     if (config.store().kind() != ServerConfig.StoreKind.REDIS) {
       return CallsPerMinute.local(engine, max);
     }
     RateLimiter shared =
         RateLimiter.sharedIn(
-            "engine", config.store().redisEndpoint(), max, Clock.systemUTC(), System::nanoTime);
+            "engine", config.store().redisEndpoint(), max, Clock.systemUTC(), ticker);
     Device bucket = new Device(engine);
     return new CallsPerMinute() {
       @Override
@@ -85,25 +79,31 @@ final class Engines {
     };
   }
 
-  /** One engine of several; the model comes from each target, not from the engine. */
-  private static SpeechEngine create(EngineSpec spec, ServerConfig config, OkHttpClient http) {
+  /**
+   * One engine, alone or of several: its kind's settings (OpenAI's, Gemini's or the offline
+   * engine's variables) under the spec's address and key; a route's targets name their models.
+   */
+  private static SpeechEngine create(
+      EngineSpec spec, ServerConfig config, OkHttpClient http, LongSupplier ticker) {
     return switch (spec.kind()) {
       case OPENAI ->
           OpenAiCompatibleEngine.create(
               new OpenAiConfig(
-                  Objects.requireNonNullElse(spec.baseUrl(), "https://api.openai.com/v1"),
-                  spec.apiKey(),
-                  config.openAi().defaultModel(),
-                  config.openAi().defaultLanguage()),
+                      Objects.requireNonNullElse(spec.baseUrl(), "https://api.openai.com/v1"),
+                      spec.apiKey(),
+                      config.openAi().defaultModel(),
+                      config.openAi().defaultLanguage())
+                  .withLimits(config.openAi().limits()),
               http);
       case AZURE ->
           OpenAiCompatibleEngine.create(
               new OpenAiConfig(
-                  Objects.requireNonNull(spec.baseUrl()),
-                  spec.apiKey(),
-                  config.openAi().defaultModel(),
-                  config.openAi().defaultLanguage(),
-                  OpenAiConfig.AZURE_API_VERSION),
+                      Objects.requireNonNull(spec.baseUrl()),
+                      spec.apiKey(),
+                      config.openAi().defaultModel(),
+                      config.openAi().defaultLanguage(),
+                      OpenAiConfig.AZURE_API_VERSION)
+                  .withLimits(config.openAi().limits()),
               http);
       case DEEPGRAM ->
           new DeepgramEngine(
@@ -111,11 +111,21 @@ final class Engines {
               spec.apiKey(),
               http);
       case GEMINI -> {
-        GeminiConfig gemini = GeminiConfig.of(Objects.requireNonNull(spec.apiKey()), http);
+        // The configuration refuses a gemini engine without a key.
+        GeminiConfig gemini =
+            GeminiConfig.of(Objects.requireNonNull(spec.apiKey()), http)
+                .withModel(config.gemini().model())
+                .withLimits(config.gemini().limits());
         yield GeminiEngines.create(
-            spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()));
+            spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()), ticker);
       }
-      case OFFLINE -> OfflineEngine.create(OfflineConfig.defaults());
+      case OFFLINE -> offline(config);
     };
+  }
+
+  /** The offline engine, alone or a route's target, taking notes up to its configured longest. */
+  private static SpeechEngine offline(ServerConfig config) {
+    return OfflineEngine.create(
+        OfflineConfig.defaults().withLongestNoteSeconds(config.offline().maxSeconds()));
   }
 }

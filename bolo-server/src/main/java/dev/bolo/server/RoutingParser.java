@@ -4,6 +4,9 @@ import static dev.bolo.server.Variable.BOLO_ENGINES;
 import static dev.bolo.server.Variable.BOLO_ROUTES;
 
 import dev.bolo.server.ServerConfig.ConfigException;
+import dev.bolo.server.engine.EngineKind;
+import dev.bolo.server.engine.offline.OfflineEngine;
+import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.engine.route.EngineSpec;
 import dev.bolo.server.engine.route.Route;
 import dev.bolo.server.engine.route.Routing;
@@ -17,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * Reads several engines and their routes: {@code BOLO_ENGINES=primary,backup}, then for each name
  * {@code BOLO_ENGINE_<NAME>_KIND}, {@code _BASE_URL}, {@code _API_KEY} (or {@code _API_KEY_FILE}),
  * {@code _MAX_CONCURRENT}, {@code _MAX_PER_MINUTE}, and {@code BOLO_ROUTES}. Unset {@code
- * BOLO_ENGINES} keeps the single engine of {@code BOLO_ENGINE}. Stateless.
+ * BOLO_ENGINES} keeps the single engine of {@code BOLO_ENGINE}, read as a route of one target per
+ * model ({@link #alone}). Stateless.
  */
 final class RoutingParser {
 
@@ -50,10 +54,43 @@ final class RoutingParser {
               + "whisper-large-v3-turbo");
     }
     try {
-      return new Routing(engines, Route.parse(routes));
+      return Routing.of(engines, Route.parse(routes));
     } catch (IllegalArgumentException e) {
       throw new ConfigException("BOLO_ROUTES: " + e.getMessage());
     }
+  }
+
+  /**
+   * The one engine of {@code BOLO_ENGINE}, as its own variables configure it: a route of one target
+   * for each model it offers ({@code BOLO_OPENAI_MODELS}, {@code BOLO_GEMINI_MODELS}, the offline
+   * engine's one model).
+   */
+  static Routing alone(
+      EngineKind kind,
+      OpenAiConfig openAi,
+      ServerConfig.Gemini gemini,
+      List<String> openAiModels,
+      List<String> geminiModels) {
+    OptionalInt unbounded = OptionalInt.empty();
+    return switch (kind) {
+      case OPENAI ->
+          Routing.alone(
+              new EngineSpec(
+                  kind.wireName(), kind, openAi.baseUrl(), openAi.apiKey(), unbounded, unbounded),
+              openAiModels);
+      case GEMINI ->
+          Routing.alone(
+              new EngineSpec(
+                  kind.wireName(), kind, gemini.baseUrl(), gemini.apiKey(), unbounded, unbounded),
+              geminiModels);
+      case OFFLINE ->
+          Routing.alone(
+              new EngineSpec(kind.wireName(), kind, null, null, unbounded, unbounded),
+              List.of(OfflineEngine.MODEL));
+      // BOLO_ENGINE does not offer them (EngineKind.ALONE): they have no variables of their own.
+      case AZURE, DEEPGRAM ->
+          throw new IllegalArgumentException("BOLO_ENGINE offers no " + kind.wireName());
+    };
   }
 
   private static EngineSpec engine(VariableValues env, String name) {
@@ -63,9 +100,9 @@ final class RoutingParser {
       throw new ConfigException(
           prefix + "KIND is required: openai, azure, deepgram, gemini or offline");
     }
-    EngineSpec.Kind kind;
+    EngineKind kind;
     try {
-      kind = EngineSpec.Kind.valueOf(kindText.toUpperCase(Locale.ROOT));
+      kind = EngineKind.valueOf(kindText.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(
           prefix
@@ -79,13 +116,11 @@ final class RoutingParser {
     }
     // BOLO_ENGINE_<NAME>_API_KEY_FILE was read into the key like every *_FILE (SecretFiles).
     String key = env.named(prefix + "API_KEY");
-    if ((kind == EngineSpec.Kind.GEMINI
-            || kind == EngineSpec.Kind.AZURE
-            || kind == EngineSpec.Kind.DEEPGRAM)
+    if ((kind == EngineKind.GEMINI || kind == EngineKind.AZURE || kind == EngineKind.DEEPGRAM)
         && key == null) {
       throw new ConfigException(prefix + "API_KEY is required for a " + kindText + " engine");
     }
-    if (kind == EngineSpec.Kind.OPENAI && baseUrl == null && key == null) {
+    if (kind == EngineKind.OPENAI && baseUrl == null && key == null) {
       throw new ConfigException(
           prefix + "API_KEY is required for OpenAI's own service (or set " + prefix + "BASE_URL)");
     }
@@ -95,7 +130,7 @@ final class RoutingParser {
               + "API_KEY: a key is printable ASCII without spaces (is the file's text more"
               + " than the key?)");
     }
-    if (kind == EngineSpec.Kind.AZURE && baseUrl == null) {
+    if (kind == EngineKind.AZURE && baseUrl == null) {
       throw new ConfigException(
           prefix + "BASE_URL is required for an azure engine: https://NAME.openai.azure.com");
     }

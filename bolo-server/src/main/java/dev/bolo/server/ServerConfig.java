@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.engine.route.Routing;
@@ -11,7 +12,6 @@ import dev.bolo.server.upload.UploadReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -25,10 +25,10 @@ import org.jspecify.annotations.Nullable;
  * {@link ConfigException} whose one-line message names the variable. Immutable.
  *
  * @param listen where the gateway listens and how it stops
- * @param engine which engine transcribes
- * @param openAi the OpenAI-compatible engine (used when {@code engine} is OPENAI)
- * @param gemini the Gemini engine (used when {@code engine} is GEMINI)
- * @param offline the offline engine (used when {@code engine} is OFFLINE)
+ * @param openAi the OpenAI-compatible engine's settings, for {@code BOLO_ENGINE=openai} and every
+ *     OpenAI-shaped engine of the routes
+ * @param gemini the Gemini engine's settings, likewise
+ * @param offline the offline engine, alone or as a route's target
  * @param allowedModels the models a device may ask the configured engine for, its default model
  *     first; empty for the offline engine, which has its one model
  * @param modelAliases other names clients may send for those models
@@ -37,17 +37,16 @@ import org.jspecify.annotations.Nullable;
  *     own clock and the instance's id)
  * @param limits bounds on what uploads and answers may make the gateway hold
  * @param deadlines how long the engine may take for one note
- * @param pieces how notes beyond the engine's limits are sent in pieces
+ * @param pieces how many pieces of notes beyond the engine's limits are sent at once
  * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
  * @param logFormat one line of text or one JSON object per log event, {@code BOLO_LOG_FORMAT}
  * @param admin the operator dashboard, {@code BOLO_ADMIN_TOKEN}
- * @param routing several engines and their routes ({@code BOLO_ENGINES}); null for the one engine
- *     of {@code engine}
+ * @param routing the engines and their routes: several ({@code BOLO_ENGINES}), or the one engine of
+ *     {@code BOLO_ENGINE} as a route of one target per model
  * @param tls HTTPS on the gateway's port, {@code BOLO_TLS}
  */
 public record ServerConfig(
     Listen listen,
-    EngineKind engine,
     OpenAiConfig openAi,
     Gemini gemini,
     Offline offline,
@@ -61,12 +60,11 @@ public record ServerConfig(
     LogLevel logLevel,
     LogFormat logFormat,
     Admin admin,
-    @Nullable Routing routing,
+    Routing routing,
     TlsConfig tls) {
 
   public ServerConfig {
     Objects.requireNonNull(listen, "listen");
-    Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(openAi, "openAi");
     Objects.requireNonNull(gemini, "gemini");
     Objects.requireNonNull(offline, "offline");
@@ -80,6 +78,7 @@ public record ServerConfig(
     Objects.requireNonNull(logLevel, "logLevel");
     Objects.requireNonNull(logFormat, "logFormat");
     Objects.requireNonNull(admin, "admin");
+    Objects.requireNonNull(routing, "routing");
     Objects.requireNonNull(tls, "tls");
   }
 
@@ -98,18 +97,6 @@ public record ServerConfig(
     INFO,
     WARN,
     ERROR
-  }
-
-  /** The engines a gateway can run; {@code BOLO_ENGINE} names one. */
-  public enum EngineKind {
-    OFFLINE,
-    OPENAI,
-    GEMINI;
-
-    /** The name in {@code BOLO_ENGINE}, settings and responses. */
-    public String wireName() {
-      return name().toLowerCase(Locale.ROOT);
-    }
   }
 
   /** Where work is coordinated; {@code BOLO_STORE} names one. */
@@ -202,11 +189,14 @@ public record ServerConfig(
    * @param baseUrl the API root
    * @param apiKey {@code x-goog-api-key}; required when the engine is Gemini
    * @param model the model used when the client names none
+   * @param limits the operator's replacements for Google's documented request limits
    */
-  public record Gemini(String baseUrl, @Nullable String apiKey, String model) {
+  public record Gemini(
+      String baseUrl, @Nullable String apiKey, String model, EngineLimits.Overrides limits) {
     public Gemini {
       Objects.requireNonNull(baseUrl, "baseUrl");
       Objects.requireNonNull(model, "model");
+      Objects.requireNonNull(limits, "limits");
     }
 
     @Override
@@ -357,14 +347,6 @@ public record ServerConfig(
    */
   public Path spoolRoot() {
     return ledger.dataDir().resolve("spool");
-  }
-
-  /** The longest note the configured engine takes; unbounded but for the upload size otherwise. */
-  public long maxAudioMillis() {
-    return switch (engine) {
-      case OFFLINE -> offline.maxSeconds() * 1000;
-      case OPENAI, GEMINI -> Long.MAX_VALUE;
-    };
   }
 
   /**

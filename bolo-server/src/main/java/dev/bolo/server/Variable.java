@@ -15,6 +15,7 @@ import dev.bolo.server.VariableParser.Choice;
 import dev.bolo.server.VariableParser.Durations;
 import dev.bolo.server.VariableParser.Span;
 import dev.bolo.server.engine.AnswerLimit;
+import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.tls.TlsConfig;
@@ -54,7 +55,7 @@ public enum Variable {
       ConfigTable.TLS_CERT),
   BOLO_TLS_KEY(TEXT, null, "PEM file of that certificate's private key", ConfigTable.TLS_CERT),
   BOLO_ENGINE(
-      choice(ServerConfig.EngineKind.class),
+      choice(EngineKind.class, EngineKind.ALONE),
       "offline",
       "offline, openai or gemini (default offline)",
       ConfigTable.ENGINE),

@@ -43,6 +43,11 @@ sealed interface VariableParser {
     return new Choice<>(type, false);
   }
 
+  /** A choice, in lower case, of only the {@code offered} constants of its type. */
+  static <E extends Enum<E>> Choice<E> choice(Class<E> type, List<E> offered) {
+    return new Choice<>(type, false, offered);
+  }
+
   /** Any text, trimmed. */
   record Text() implements VariableParser {}
 
@@ -149,16 +154,28 @@ sealed interface VariableParser {
    * One of an enum's constants, matched ignoring case.
    *
    * @param upperCase whether the message lists the choices (and echoes the value) in upper case
+   * @param offered the constants that may be chosen, in the order the message lists them
    */
-  record Choice<E extends Enum<E>>(Class<E> type, boolean upperCase) implements VariableParser {
+  record Choice<E extends Enum<E>>(Class<E> type, boolean upperCase, List<E> offered)
+      implements VariableParser {
+
+    /** A choice of every constant of {@code type}. */
+    Choice(Class<E> type, boolean upperCase) {
+      this(type, upperCase, List.copyOf(java.util.EnumSet.allOf(type)));
+    }
+
+    public Choice {
+      offered = List.copyOf(offered);
+    }
+
     E parse(String name, String value) {
-      for (E constant : type.getEnumConstants()) {
+      for (E constant : offered) {
         if (constant.name().equalsIgnoreCase(value)) {
           return constant;
         }
       }
       List<String> names = new ArrayList<>();
-      for (E constant : type.getEnumConstants()) {
+      for (E constant : offered) {
         names.add(upperCase ? constant.name() : constant.name().toLowerCase(Locale.ROOT));
       }
       throw new ServerConfig.ConfigException(

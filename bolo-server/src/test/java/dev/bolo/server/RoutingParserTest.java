@@ -3,12 +3,14 @@ package dev.bolo.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.route.EngineSpec;
 import dev.bolo.server.engine.route.Route;
 import dev.bolo.server.engine.route.Routing;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.junit.jupiter.api.Test;
@@ -57,8 +59,49 @@ class RoutingParserTest {
   }
 
   @Test
-  void withoutEnginesTheOneEngineStaysAsItWas() {
-    assertThat(ServerConfig.fromMap(Map.of("BOLO_ENGINE", "offline")).routing()).isNull();
+  void aRouteWithAnOfflineTargetGetsTheDeadlineCapTheOfflineEngineNeedsForItsLongestNote() {
+    Map<String, String> env = twoEngines();
+    env.put("BOLO_ENGINES", "primary,backup,local");
+    env.put("BOLO_ENGINE_LOCAL_KIND", "offline");
+    env.put("BOLO_ROUTES", "whisper-1=primary/whisper-1,local/sphinx4-en-us");
+
+    // As the offline engine alone: 120 s + BOLO_OFFLINE_MAX_SECONDS (1 h).
+    assertThat(ServerConfig.fromMap(env).deadlines().upstream().cap())
+        .isEqualTo(java.time.Duration.ofMinutes(62));
+    // Providers alone keep their 15 minutes.
+    assertThat(ServerConfig.fromMap(twoEngines()).deadlines().upstream().cap())
+        .isEqualTo(java.time.Duration.ofMinutes(15));
+  }
+
+  @Test
+  void withoutEnginesTheOneEngineIsARouteOfOneTargetPerModelItOffers() {
+    Routing offline = routing(Map.of("BOLO_ENGINE", "offline"));
+    assertThat(offline.alone()).isTrue();
+    assertThat(offline.engines())
+        .containsExactly(
+            new EngineSpec(
+                "offline",
+                EngineKind.OFFLINE,
+                null,
+                null,
+                java.util.OptionalInt.empty(),
+                java.util.OptionalInt.empty()));
+    assertThat(offline.routes())
+        .containsExactly(
+            new Route("sphinx4-en-us", List.of(new Route.Hop("offline", "sphinx4-en-us"))));
+
+    Routing openAi =
+        routing(
+            Map.of(
+                "BOLO_ENGINE", "openai",
+                "BOLO_OPENAI_API_KEY", "sk-test",
+                "BOLO_OPENAI_MODELS", "gpt-4o-transcribe"));
+    assertThat(openAi.engines().get(0).kind()).isEqualTo(EngineKind.OPENAI);
+    assertThat(openAi.engines().get(0).apiKey()).isEqualTo("sk-test");
+    assertThat(openAi.routes())
+        .extracting(route -> route.targets().get(0).label())
+        .containsExactly("openai/whisper-1", "openai/gpt-4o-transcribe");
+    assertThat(routing(twoEngines()).alone()).isFalse();
   }
 
   @Test

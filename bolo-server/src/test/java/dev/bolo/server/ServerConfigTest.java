@@ -3,6 +3,7 @@ package dev.bolo.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.UpstreamTimeout;
 import dev.bolo.server.transcription.NotePieces;
 import java.nio.file.Files;
@@ -24,7 +25,9 @@ class ServerConfigTest {
     assertThat(config.listen().host()).isEqualTo("127.0.0.1");
     assertThat(config.listen().port()).isEqualTo(8080);
     assertThat(config.listen().drainTimeout()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(config.engine()).isEqualTo(ServerConfig.EngineKind.OFFLINE);
+    assertThat(config.routing().engines())
+        .extracting(e -> e.kind())
+        .containsExactly(EngineKind.OFFLINE);
     assertThat(config.store().idempotencyTtl()).isEqualTo(Duration.ofMinutes(10));
     assertThat(config.store().kind()).isEqualTo(ServerConfig.StoreKind.MEMORY);
     assertThat(config.store().redisTimeout()).isEqualTo(Duration.ofSeconds(1));
@@ -159,7 +162,9 @@ class ServerConfigTest {
     assertThat(config.listen().port()).isEqualTo(9100);
     assertThat(config.store().idempotencyTtl()).isEqualTo(Duration.ofMinutes(5));
     assertThat(config.logLevel()).isEqualTo(ServerConfig.LogLevel.WARN);
-    assertThat(config.engine()).isEqualTo(ServerConfig.EngineKind.OPENAI);
+    assertThat(config.routing().engines())
+        .extracting(e -> e.kind())
+        .containsExactly(EngineKind.OPENAI);
     assertThat(config.allowedModels()).containsExactly("whisper-1", "a", "b");
   }
 
@@ -171,14 +176,16 @@ class ServerConfigTest {
             "BOLO_GEMINI_MAX_REQUEST_BYTES", "2097152",
             "BOLO_GEMINI_API_KEY", "AIza-test");
 
-    NotePieces.Config openAi =
-        ServerConfig.fromMap(withEngine(both, "openai", "BOLO_OPENAI_API_KEY")).pieces();
-    NotePieces.Config gemini = ServerConfig.fromMap(withEngine(both, "gemini", null)).pieces();
+    ServerConfig openAi = ServerConfig.fromMap(withEngine(both, "openai", "BOLO_OPENAI_API_KEY"));
+    ServerConfig gemini = ServerConfig.fromMap(withEngine(both, "gemini", null));
 
-    assertThat(openAi.maxSeconds()).hasValue(600);
-    assertThat(openAi.maxRequestBytes()).isEmpty();
-    assertThat(gemini.maxSeconds()).isEmpty();
-    assertThat(gemini.maxRequestBytes()).hasValue(2_097_152);
+    // Each provider's replacements are its own, whichever engine runs.
+    for (ServerConfig config : java.util.List.of(openAi, gemini)) {
+      assertThat(config.openAi().limits().maxSeconds()).hasValue(600);
+      assertThat(config.openAi().limits().maxRequestBytes()).isEmpty();
+      assertThat(config.gemini().limits().maxSeconds()).isEmpty();
+      assertThat(config.gemini().limits().maxRequestBytes()).hasValue(2_097_152);
+    }
     assertThat(ServerConfig.fromMap(Map.of()).pieces()).isEqualTo(NotePieces.Config.defaults());
   }
 

@@ -41,4 +41,28 @@ public record EngineLimits(long maxRequestBytes, long maxSeconds) {
   public EngineLimits overriddenBy(OptionalLong requestBytes, OptionalLong seconds) {
     return new EngineLimits(requestBytes.orElse(maxRequestBytes), seconds.orElse(maxSeconds));
   }
+
+  /** These limits with {@code overrides}, where given. */
+  public EngineLimits overriddenBy(Overrides overrides) {
+    return overriddenBy(overrides.maxRequestBytes(), overrides.maxSeconds());
+  }
+
+  /**
+   * The operator's replacements for an engine's documented limits, for a compatible server that
+   * takes more or less ({@code BOLO_OPENAI_MAX_REQUEST_BYTES} and its twins); each applies to every
+   * engine of its kind.
+   *
+   * @param maxRequestBytes replaces {@link #maxRequestBytes()}, when given
+   * @param maxSeconds replaces {@link #maxSeconds()}, when given
+   */
+  public record Overrides(OptionalLong maxRequestBytes, OptionalLong maxSeconds) {
+
+    /** The engine's own limits. */
+    public static final Overrides NONE = new Overrides(OptionalLong.empty(), OptionalLong.empty());
+
+    public Overrides {
+      java.util.Objects.requireNonNull(maxRequestBytes, "maxRequestBytes");
+      java.util.Objects.requireNonNull(maxSeconds, "maxSeconds");
+    }
+  }
 }

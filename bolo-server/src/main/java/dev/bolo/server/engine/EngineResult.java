@@ -65,9 +65,49 @@ public sealed interface EngineResult {
     }
   }
 
-  /** Every outcome but a transcript; each says whether a resend of the same note may succeed. */
+  /**
+   * Every outcome but a transcript; each says whether a resend of the same note may succeed. What a
+   * failure means beyond its status is read from the few checks below, the one ladder routes,
+   * breakers and pieces all read (as OkHttp's {@code RetryAndFollowUpInterceptor.recover()}).
+   */
   sealed interface Failure extends EngineResult {
     String message();
+
+    /**
+     * Whether the note itself is refused (400, 415, 422): a resend gets the same answer, and
+     * another provider would only be paid to refuse it too.
+     */
+    default boolean isNoteRefusal() {
+      return this instanceof Rejected
+          || this instanceof InvalidAudio
+          || this instanceof UnsupportedAudio;
+    }
+
+    /**
+     * Whether the failure is the provider's: its breaker counts it, and the note may be tried on
+     * the next provider.
+     */
+    default boolean countsAgainstProvider() {
+      // The note's own fault says nothing of the provider's health: it answered as it should.
+      if (isNoteRefusal()) {
+        return false;
+      }
+      // The gateway's own bound (no room for answers, no provider free): every provider would meet
+      // it, and none is to blame.
+      if (this instanceof Saturated) {
+        return false;
+      }
+      // Down, broken, slow or answering nonsense: the provider's.
+      return true;
+    }
+
+    /**
+     * How long the provider asked to be left alone (RFC 9110 {@code Retry-After}), or the gateway
+     * asks the phone to wait; null when no one said.
+     */
+    default @Nullable Duration retryAfter() {
+      return null;
+    }
   }
 
   /** The engine refused this audio or these settings; a resend gets the same answer (422). */

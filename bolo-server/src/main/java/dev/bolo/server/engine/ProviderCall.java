@@ -10,6 +10,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Function;
 import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -26,16 +27,59 @@ import org.slf4j.LoggerFactory;
  * One HTTP call to a transcription provider within the note's deadline, for every engine that calls
  * one: the answer's bytes charged to the gateway's answer budget while it is read, and every way
  * the call can fail without an answer mapped to an {@link EngineResult} (unreachable, timed out,
- * cut off, not HTTP, too large). Stateless.
+ * cut off, not HTTP, too large, no room in the gateway's answer budget) here and nowhere else; an
+ * engine words the sentences a phone reads ({@link Wording}), never the decision. Stateless.
  */
 public final class ProviderCall {
 
   private static final Logger log = LoggerFactory.getLogger(ProviderCall.class);
 
-  /** Reads a provider's HTTP answer, whatever its status, into the engine's result. */
+  /** Reads a provider's HTTP answer, whatever its status, into what the engine makes of it. */
   @FunctionalInterface
-  public interface Reader {
-    EngineResult read(Response response) throws IOException;
+  public interface Reader<T> {
+    T read(Response response) throws IOException;
+  }
+
+  /**
+   * The sentences a phone reads when a call fails before an answer could be read; which failure it
+   * is, and so its status and whether a breaker counts it, is decided here alone.
+   */
+  public interface Wording {
+    /** No connection could be made. */
+    String unreachable();
+
+    /** No answer came within {@code timeout}. */
+    String timedOut(Duration timeout);
+
+    /** The connection broke before the answer was read. */
+    String broken();
+
+    /** What came back was not HTTP. */
+    String notHttp();
+
+    /** The words for a provider a phone knows only as the transcription provider. */
+    Wording ANY_PROVIDER =
+        new Wording() {
+          @Override
+          public String unreachable() {
+            return "the transcription provider cannot be reached";
+          }
+
+          @Override
+          public String timedOut(Duration timeout) {
+            return "the provider did not answer within " + seconds(timeout);
+          }
+
+          @Override
+          public String broken() {
+            return "the connection to the transcription provider failed";
+          }
+
+          @Override
+          public String notHttp() {
+            return "the transcription provider's answer was not HTTP";
+          }
+        };
   }
 
   private ProviderCall() {}
@@ -45,41 +89,81 @@ public final class ProviderCall {
    * reader}; {@code where} names the provider in logs.
    */
   public static EngineResult execute(
-      OkHttpClient http, Request request, Duration timeout, String where, Reader reader) {
-    // The answer's bytes stay charged to the gateway's answer budget until it is parsed.
+      OkHttpClient http,
+      Request request,
+      Duration timeout,
+      String where,
+      Reader<EngineResult> reader) {
+    return exchange(http, request, timeout, where, Wording.ANY_PROVIDER, reader, f -> f);
+  }
+
+  /**
+   * Calls {@code request} on {@code http} within {@code timeout}: what {@code reader} made of the
+   * answer, or what {@code failed} makes of the failure when no answer could be read.
+   *
+   * @param where names the provider in logs
+   * @param wording the sentences a phone reads for each failure
+   */
+  public static <T> T exchange(
+      OkHttpClient http,
+      Request request,
+      Duration timeout,
+      String where,
+      Wording wording,
+      Reader<T> reader,
+      Function<EngineResult.Failure, T> failed) {
+    // The answer's bytes stay charged to the gateway's answer budget until it is read.
     try (AnswerBudget.Hold hold = new AnswerBudget.Hold(timeout)) {
       Call call =
           HttpDeadline.newCall(
               http, request.newBuilder().tag(AnswerBudget.Hold.class, hold).build(), timeout);
       try (Response response = call.execute()) {
         return reader.read(response);
-      } catch (ProtocolException e) {
-        // What the connection held was not an answer: bytes an earlier answer left behind, say.
-        http.connectionPool().evictAll();
-        log.warn("transcription provider answered outside HTTP: {}", e.toString());
-        return new EngineResult.Failed("the transcription provider's answer was not HTTP");
-      } catch (AnswerBudget.Exhausted e) {
-        log.warn("no room for the transcription provider's answer: {}", e.getMessage());
-        // The gateway's own bound, not the provider's trouble: no breaker counts it.
-        return new EngineResult.Saturated(
-            "the gateway is busy reading other large provider answers", AnswerBudget.RETRY_AFTER);
-      } catch (AnswerLimit.AnswerTooLargeException e) {
-        log.warn("the transcription provider's answer was cut off: {}", e.getMessage());
-        return new EngineResult.Failed(
-            Objects.requireNonNullElse(e.getMessage(), "provider answer too large"));
-      } catch (InterruptedIOException e) {
-        if (call.isCanceled() && Thread.currentThread().isInterrupted()) {
-          return new EngineResult.Unavailable("transcription interrupted", null);
-        }
-        return new EngineResult.TimedOut("the provider did not answer within " + seconds(timeout));
-      } catch (UnknownHostException | ConnectException e) {
-        log.warn("cannot reach the transcription provider at {}: {}", where, e.toString());
-        return new EngineResult.Unavailable("the transcription provider cannot be reached", null);
       } catch (IOException e) {
-        log.warn("transcription provider connection failed: {}", e.toString());
-        return new EngineResult.Failed("the connection to the transcription provider failed");
+        return failed.apply(failureFor(e, call, http, timeout, where, wording));
       }
     }
+  }
+
+  /** What a call that ended in {@code e} before its answer was read is. */
+  private static EngineResult.Failure failureFor(
+      IOException e,
+      Call call,
+      OkHttpClient http,
+      Duration timeout,
+      String where,
+      Wording wording) {
+    if (e instanceof ProtocolException) {
+      // What the connection held was not an answer: bytes an earlier answer left behind, say.
+      http.connectionPool().evictAll();
+      log.warn("{} answered outside HTTP: {}", where, e.toString());
+      return new EngineResult.Failed(wording.notHttp());
+    }
+    if (e instanceof AnswerBudget.Exhausted) {
+      // The gateway's own bound, not the provider's trouble: no breaker counts it.
+      log.warn("no room for the answer of {}: {}", where, e.getMessage());
+      return new EngineResult.Saturated(
+          "the gateway is busy reading other large provider answers", AnswerBudget.RETRY_AFTER);
+    }
+    if (e instanceof AnswerLimit.AnswerTooLargeException) {
+      log.warn("the answer of {} was cut off: {}", where, e.getMessage());
+      return new EngineResult.Failed(
+          Objects.requireNonNullElse(e.getMessage(), "provider answer too large"));
+    }
+    if (e instanceof InterruptedIOException) {
+      // The caller is being shut down, not timed out; the flag stays set for it to see.
+      if (call.isCanceled() && Thread.currentThread().isInterrupted()) {
+        return new EngineResult.Unavailable("transcription interrupted", null);
+      }
+      // OkHttp's call timeout and its socket timeouts both end so.
+      return new EngineResult.TimedOut(wording.timedOut(timeout));
+    }
+    if (e instanceof UnknownHostException || e instanceof ConnectException) {
+      log.warn("cannot reach {}: {}", where, e.toString());
+      return new EngineResult.Unavailable(wording.unreachable(), null);
+    }
+    log.warn("the connection to {} failed: {}", where, e.toString());
+    return new EngineResult.Failed(wording.broken());
   }
 
   /** The note as a request body, streamed from memory or its spool file, never copied. */

@@ -37,11 +37,20 @@ public interface SpeechEngine extends AutoCloseable {
 
   /**
    * The most one request to the provider may carry for {@code model}, from the provider's
-   * documentation; a note beyond it is sent in pieces. Engines that take any note whole keep the
-   * default, {@link EngineLimits#NONE}.
+   * documentation or the operator's replacements for it; a note beyond it is sent in pieces.
+   * Engines that take any note whole keep the default, {@link EngineLimits#NONE}.
    */
   default EngineLimits limits(String model) {
     return EngineLimits.NONE;
+  }
+
+  /**
+   * The longest note {@code model} takes at all; a longer one is refused before any work. Engines
+   * that take a note of any length (in pieces when it is beyond {@link #limits}) keep the default,
+   * {@link LongestNote#NONE}.
+   */
+  default LongestNote longestNote(String model) {
+    return LongestNote.NONE;
   }
 
   /**

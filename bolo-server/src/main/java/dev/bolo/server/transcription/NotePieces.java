@@ -11,43 +11,36 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
 import java.util.function.LongSupplier;
 
 /**
  * Sends a note to the engine whole when the provider takes it in one request ({@link
- * SpeechEngine#limits}, with the operator's overrides), and in pieces cut at its pauses when it is
- * longer or larger ({@link PieceRun}, PROTOCOL.md rule 10). Pieces run through the work
- * coordinator, each under its own key, at most {@link Config#perNote()} of one note and {@link
- * Config#atOnce()} of the whole gateway at a time; each waiting piece holds one file of at most the
- * provider's request size in the spool folder, so the disk they hold is bounded by {@code atOnce}
- * of them. Thread safe; one per gateway.
+ * SpeechEngine#limits}), and in pieces cut at its pauses when it is longer or larger ({@link
+ * PieceRun}, PROTOCOL.md rule 10). Pieces run through the work coordinator, each under its own key,
+ * at most {@link Config#perNote()} of one note and {@link Config#atOnce()} of the whole gateway at
+ * a time; each waiting piece holds one file of at most the provider's request size in the spool
+ * folder, so the disk they hold is bounded by {@code atOnce} of them. Thread safe; one per gateway.
  */
 public final class NotePieces {
 
   /**
-   * How notes are sent in pieces.
+   * How notes are sent in pieces; how large a piece may be is the engine's to say.
    *
-   * @param maxRequestBytes replaces the engine's documented request limit, when given
-   * @param maxSeconds replaces the engine's documented longest note, when given
    * @param perNote pieces of one note sent at once ({@code BOLO_MAX_PIECES_PER_NOTE})
    * @param atOnce pieces of all notes sent at once ({@code BOLO_MAX_CONCURRENT_PIECES})
    */
-  public record Config(
-      OptionalLong maxRequestBytes, OptionalLong maxSeconds, int perNote, int atOnce) {
+  public record Config(int perNote, int atOnce) {
     public Config {
-      Objects.requireNonNull(maxRequestBytes, "maxRequestBytes");
-      Objects.requireNonNull(maxSeconds, "maxSeconds");
       if (perNote < 1 || atOnce < perNote) {
         throw new IllegalArgumentException(
             "perNote must be >= 1 and atOnce >= perNote: " + perNote + ", " + atOnce);
       }
     }
 
-    /** The engine's own limits, four pieces of a note and sixteen of the gateway at once. */
+    /** Four pieces of a note and sixteen of the gateway at once. */
     public static Config defaults() {
-      return new Config(OptionalLong.empty(), OptionalLong.empty(), 4, 16);
+      return new Config(4, 16);
     }
   }
 
@@ -97,11 +90,6 @@ public final class NotePieces {
         .increment();
   }
 
-  /** The most one request may carry to the engine for {@code model}. */
-  public EngineLimits limits(String model) {
-    return engine.limits(model).overriddenBy(config.maxRequestBytes(), config.maxSeconds());
-  }
-
   /**
    * Transcribes the note in {@code request}, whole or in pieces; never throws for an expected
    * failure.
@@ -110,7 +98,7 @@ public final class NotePieces {
    * @param noteMillis the note's length as the gateway counts it
    */
   EngineResult transcribe(String device, long noteMillis, EngineRequest request) {
-    EngineLimits limits = limits(request.settings().model());
+    EngineLimits limits = engine.limits(request.settings().model());
     if (limits.admits(request.audio().size(), noteMillis)) {
       return engine.transcribe(request);
     }

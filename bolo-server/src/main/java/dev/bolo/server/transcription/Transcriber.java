@@ -6,6 +6,7 @@ import dev.bolo.server.dedup.IdempotencyCheck;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.LongestNote;
 import dev.bolo.server.engine.ModelAliases;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
@@ -62,7 +63,6 @@ public final class Transcriber {
   private final ChargeOutbox charges;
   private final UpstreamTimeout upstreamTimeout;
   private final List<String> allowedModels;
-  private final long maxAudioMillis;
   private final Clock clock;
   private final TranscriptionMeters meters;
   private final NoteSettings noteSettings;
@@ -84,7 +84,6 @@ public final class Transcriber {
       UpstreamTimeout upstreamTimeout,
       List<String> allowedModels,
       ModelAliases modelAliases,
-      long maxAudioMillis,
       Clock clock,
       MeterRegistry metrics) {
     this.engine = Objects.requireNonNull(engine, "engine");
@@ -94,10 +93,6 @@ public final class Transcriber {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.charges = Objects.requireNonNull(charges, "charges");
     this.upstreamTimeout = Objects.requireNonNull(upstreamTimeout, "upstreamTimeout");
-    if (maxAudioMillis < 1) {
-      throw new IllegalArgumentException("maxAudioMillis must be >= 1: " + maxAudioMillis);
-    }
-    this.maxAudioMillis = maxAudioMillis;
     this.allowedModels =
         allowedModels.isEmpty() ? List.of(engine.defaultModel()) : List.copyOf(allowedModels);
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -248,21 +243,13 @@ public final class Transcriber {
     WorkKey sent = WorkKey.of(note.device().name(), sentSettings, note.audio().sha256());
     // Refused before any work: a note the engine cannot finish in time would only hold it, and an
     // unbounded one exhausts the heap while it is decoded.
-    if (length.millis() > maxAudioMillis) {
+    LongestNote longest = engine.longestNote(note.settings().model());
+    if (!longest.admits(length.millis())) {
       return refuseBeforeWork(
           note,
           key,
           length,
-          new WorkResult.Refused(
-              Problem.AUDIO_TOO_LONG,
-              "this note is "
-                  + length.millis() / 1000
-                  + " s long; the "
-                  + engine.name()
-                  + " engine takes notes up to "
-                  + maxAudioMillis / 1000
-                  + " s (BOLO_OFFLINE_MAX_SECONDS); the openai and gemini engines take longer"
-                  + " ones"));
+          new WorkResult.Refused(Problem.AUDIO_TOO_LONG, longest.refusal(length.millis())));
     }
     if (note.idempotencyKey() != null
         && store.bindIdempotencyKey(note.device().name(), note.idempotencyKey(), sent)

@@ -1,25 +1,17 @@
 package dev.bolo.server.engine.gemini;
 
-import dev.bolo.server.engine.AnswerBudget;
-import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineResult;
-import dev.bolo.server.engine.HttpDeadline;
-import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.UnknownHostException;
+import dev.bolo.server.engine.ProviderCall;
 import java.time.Duration;
-import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
-import okhttp3.Response;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-/** Runs one HTTP exchange within what is left of a deadline and reads the whole answer. */
+/**
+ * Runs one HTTP exchange with Gemini within what is left of a deadline and reads the whole answer.
+ * A failure before an answer is what {@link ProviderCall} decides for every provider, in Gemini's
+ * words; phones never see the exception's text with its host names and addresses.
+ */
 final class Exchanges {
-
-  private static final Logger log = LoggerFactory.getLogger(Exchanges.class);
 
   private Exchanges() {}
 
@@ -30,40 +22,37 @@ final class Exchanges {
       return new Reply.Broken(
           new EngineResult.TimedOut("no time left for the Gemini " + step + " step"));
     }
-    Call call = HttpDeadline.newCall(client, request, budget);
-    try (Response response = call.execute()) {
-      return new Reply.Answer(response.code(), response.headers(), response.body().string());
-    } catch (IOException e) {
-      return new Reply.Broken(failureFor(e, step, budget));
-    }
+    return ProviderCall.exchange(
+        client,
+        request,
+        budget,
+        "Gemini's " + step + " step",
+        new StepWording(step),
+        response -> new Reply.Answer(response.code(), response.headers(), response.body().string()),
+        Reply.Broken::new);
   }
 
-  /** Phones see what went wrong, never the exception's text with its host names and addresses. */
-  private static EngineResult.Failure failureFor(IOException e, String step, Duration budget) {
-    if (e instanceof AnswerBudget.Exhausted) {
-      log.warn("no room for Gemini's answer to the {} step: {}", step, e.getMessage());
-      return new EngineResult.Unavailable(
-          "the gateway is busy reading other large provider answers", AnswerBudget.RETRY_AFTER);
+  /** Gemini's sentences for a step that failed before its answer. */
+  private record StepWording(String step) implements ProviderCall.Wording {
+
+    @Override
+    public String unreachable() {
+      return "cannot reach Gemini";
     }
-    if (e instanceof AnswerLimit.AnswerTooLargeException) {
-      log.warn("Gemini's answer to the {} step was cut off: {}", step, e.getMessage());
-      return new EngineResult.Failed(
-          java.util.Objects.requireNonNullElse(e.getMessage(), "provider answer too large"));
+
+    @Override
+    public String timedOut(Duration timeout) {
+      return "Gemini did not finish the " + step + " step within " + timeout.toMillis() + " ms";
     }
-    // An interrupted caller is being shut down, not timed out; keep the flag for it to see.
-    if (Thread.currentThread().isInterrupted()) {
-      return new EngineResult.Failed("interrupted during the Gemini " + step + " step");
+
+    @Override
+    public String broken() {
+      return "the connection to Gemini failed in the " + step + " step";
     }
-    // OkHttp's call timeout and socket read timeouts both surface as InterruptedIOException.
-    if (e instanceof InterruptedIOException) {
-      return new EngineResult.TimedOut(
-          "Gemini did not finish the " + step + " step within " + budget.toMillis() + " ms");
+
+    @Override
+    public String notHttp() {
+      return "Gemini's answer to the " + step + " step was not HTTP";
     }
-    if (e instanceof ConnectException || e instanceof UnknownHostException) {
-      log.warn("cannot reach Gemini in the {} step: {}", step, e.toString());
-      return new EngineResult.Unavailable("cannot reach Gemini", null);
-    }
-    log.warn("the Gemini {} step failed: {}", step, e.toString());
-    return new EngineResult.Failed("the connection to Gemini failed in the " + step + " step");
   }
 }

@@ -1,5 +1,6 @@
 package dev.bolo.server.engine.gemini;
 
+import dev.bolo.server.engine.EngineLimits;
 import java.util.Objects;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
@@ -13,9 +14,16 @@ import okhttp3.OkHttpClient;
  * @param httpClient shared with the rest of the gateway; per-call timeouts are set on each call
  * @param inlineLimitBytes the largest request body sent with the audio inline; above it the note
  *     goes through the Files API first
+ * @param limits the operator's replacements for Google's documented request limits ({@code
+ *     BOLO_GEMINI_MAX_REQUEST_BYTES}, {@code BOLO_GEMINI_MAX_SECONDS})
  */
 public record GeminiConfig(
-    String baseUrl, String apiKey, String model, OkHttpClient httpClient, long inlineLimitBytes) {
+    String baseUrl,
+    String apiKey,
+    String model,
+    OkHttpClient httpClient,
+    long inlineLimitBytes,
+    EngineLimits.Overrides limits) {
 
   public static final String DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com";
 
@@ -29,6 +37,7 @@ public record GeminiConfig(
 
   public GeminiConfig {
     Objects.requireNonNull(httpClient, "httpClient");
+    Objects.requireNonNull(limits, "limits");
     if (HttpUrl.parse(baseUrl) == null) {
       throw new IllegalArgumentException("baseUrl is not an http(s) URL: " + baseUrl);
     }
@@ -50,19 +59,28 @@ public record GeminiConfig(
   /** Google's endpoint, the default model and the documented inline limit. */
   public static GeminiConfig of(String apiKey, OkHttpClient httpClient) {
     return new GeminiConfig(
-        DEFAULT_BASE_URL, apiKey, DEFAULT_MODEL, httpClient, DEFAULT_INLINE_LIMIT_BYTES);
+        DEFAULT_BASE_URL,
+        apiKey,
+        DEFAULT_MODEL,
+        httpClient,
+        DEFAULT_INLINE_LIMIT_BYTES,
+        EngineLimits.Overrides.NONE);
   }
 
   public GeminiConfig withBaseUrl(String baseUrl) {
-    return new GeminiConfig(baseUrl, apiKey, model, httpClient, inlineLimitBytes);
+    return new GeminiConfig(baseUrl, apiKey, model, httpClient, inlineLimitBytes, limits);
   }
 
   public GeminiConfig withModel(String model) {
-    return new GeminiConfig(baseUrl, apiKey, model, httpClient, inlineLimitBytes);
+    return new GeminiConfig(baseUrl, apiKey, model, httpClient, inlineLimitBytes, limits);
   }
 
   public GeminiConfig withInlineLimitBytes(long inlineLimitBytes) {
-    return new GeminiConfig(baseUrl, apiKey, model, httpClient, inlineLimitBytes);
+    return new GeminiConfig(baseUrl, apiKey, model, httpClient, inlineLimitBytes, limits);
+  }
+
+  public GeminiConfig withLimits(EngineLimits.Overrides limits) {
+    return new GeminiConfig(baseUrl, apiKey, model, httpClient, inlineLimitBytes, limits);
   }
 
   /** The key stays out of logs and exception messages. */

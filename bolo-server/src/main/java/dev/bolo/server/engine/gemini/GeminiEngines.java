@@ -1,6 +1,7 @@
 package dev.bolo.server.engine.gemini;
 
 import dev.bolo.server.engine.SpeechEngine;
+import java.util.function.LongSupplier;
 
 /** Creates the Gemini engine. */
 public final class GeminiEngines {
@@ -13,6 +14,11 @@ public final class GeminiEngines {
    * open.
    */
   public static SpeechEngine create(GeminiConfig config) {
-    return new GenerateContentEngine(config, System::nanoTime, Sleeper.THREAD);
+    return create(config, System::nanoTime);
+  }
+
+  /** The same engine, its calls' deadlines on {@code ticker} (elapsed nanoseconds). */
+  public static SpeechEngine create(GeminiConfig config, LongSupplier ticker) {
+    return new GenerateContentEngine(config, ticker, Sleeper.THREAD);
   }
 }

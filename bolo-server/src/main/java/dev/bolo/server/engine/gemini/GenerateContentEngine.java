@@ -73,7 +73,7 @@ final class GenerateContentEngine implements SpeechEngine {
    */
   @Override
   public EngineLimits limits(String model) {
-    return new EngineLimits(2L * 1024 * 1024 * 1024, 34_200);
+    return new EngineLimits(2L * 1024 * 1024 * 1024, 34_200).overriddenBy(config.limits());
   }
 
   /** Gemini is a general model: asked to, it writes the speech in English (see the instruction). */

@@ -12,9 +12,27 @@ import java.util.Objects;
  *     {@code Unavailable} at once rather than letting waits grow without bound
  * @param retryAfter what busy answers suggest to the client
  * @param tuning the decoder's search settings
+ * @param longestNoteSeconds the longest note taken ({@code BOLO_OFFLINE_MAX_SECONDS}); a longer one
+ *     is refused before any work
  */
 public record OfflineConfig(
-    int recognizers, int queueCapacity, Duration retryAfter, SearchTuning tuning) {
+    int recognizers,
+    int queueCapacity,
+    Duration retryAfter,
+    SearchTuning tuning,
+    long longestNoteSeconds) {
+
+  /**
+   * The longest note by default: an hour, cut at its pauses and recognised an utterance at a time,
+   * so its memory does not grow with its length.
+   */
+  public static final long LONGEST_NOTE_SECONDS = 3600;
+
+  /** An engine taking notes up to {@link #LONGEST_NOTE_SECONDS}. */
+  public OfflineConfig(
+      int recognizers, int queueCapacity, Duration retryAfter, SearchTuning tuning) {
+    this(recognizers, queueCapacity, retryAfter, tuning, LONGEST_NOTE_SECONDS);
+  }
 
   public OfflineConfig {
     Objects.requireNonNull(retryAfter, "retryAfter");
@@ -27,6 +45,9 @@ public record OfflineConfig(
     }
     if (retryAfter.isNegative() || retryAfter.isZero()) {
       throw new IllegalArgumentException("retryAfter must be positive: " + retryAfter);
+    }
+    if (longestNoteSeconds < 1) {
+      throw new IllegalArgumentException("longestNoteSeconds must be >= 1: " + longestNoteSeconds);
     }
   }
 
@@ -41,6 +62,11 @@ public record OfflineConfig(
 
   /** The same configuration with other search settings. */
   public OfflineConfig withTuning(SearchTuning tuning) {
-    return new OfflineConfig(recognizers, queueCapacity, retryAfter, tuning);
+    return new OfflineConfig(recognizers, queueCapacity, retryAfter, tuning, longestNoteSeconds);
+  }
+
+  /** The same configuration taking notes up to {@code seconds}. */
+  public OfflineConfig withLongestNoteSeconds(long seconds) {
+    return new OfflineConfig(recognizers, queueCapacity, retryAfter, tuning, seconds);
   }
 }

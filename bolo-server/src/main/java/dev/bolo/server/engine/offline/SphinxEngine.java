@@ -2,6 +2,7 @@ package dev.bolo.server.engine.offline;
 
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.LongestNote;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
@@ -124,6 +125,12 @@ final class SphinxEngine implements SpeechEngine {
   @Override
   public List<String> languages() {
     return OfflineEngine.LANGUAGES;
+  }
+
+  /** A note beyond it would outlast its deadline while it held a recogniser. */
+  @Override
+  public LongestNote longestNote(String model) {
+    return new LongestNote(config.longestNoteSeconds(), name(), "BOLO_OFFLINE_MAX_SECONDS");
   }
 
   @Override

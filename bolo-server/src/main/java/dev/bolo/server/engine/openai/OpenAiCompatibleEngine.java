@@ -97,7 +97,7 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
 
   @Override
   public EngineLimits limits(String model) {
-    return OpenAiLimits.forModel(model);
+    return OpenAiLimits.forModel(model).overriddenBy(config.limits());
   }
 
   @Override

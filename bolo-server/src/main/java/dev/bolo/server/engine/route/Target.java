@@ -1,5 +1,8 @@
 package dev.bolo.server.engine.route;
 
+import dev.bolo.server.engine.EngineRequest;
+import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -10,6 +13,8 @@ import java.util.OptionalInt;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One {@code engine/model} of a route with what guards it: a circuit breaker (opens at half of the
@@ -19,6 +24,8 @@ import org.jspecify.annotations.Nullable;
  * BOLO_ENGINE_<NAME>_MAX_PER_MINUTE}), shared with the engine's other targets. Thread safe.
  */
 final class Target {
+
+  private static final Logger log = LoggerFactory.getLogger(Target.class);
 
   /** How long a breaker that opened on failures stays open before real notes probe it. */
   static final Duration OPEN_FOR = Duration.ofSeconds(30);
@@ -123,6 +130,59 @@ final class Target {
       }
     }
     return new Admission.Admitted();
+  }
+
+  /**
+   * Calls this target's engine for its model with {@code timeout}, giving back the room in flight
+   * the admission took. An engine's bug fails this call, not the route: it is a failure the breaker
+   * counts.
+   */
+  EngineResult call(EngineRequest request, Duration timeout) {
+    Settings asked = request.settings();
+    Settings settings =
+        new Settings(
+            engine.name(),
+            hop.model(),
+            asked.language(),
+            asked.prompt(),
+            asked.temperature(),
+            asked.responseFormat(),
+            asked.timestampGranularities(),
+            asked.task());
+    try {
+      return engine.transcribe(
+          new EngineRequest(
+              request.audio(),
+              settings,
+              timeout,
+              request.requestId(),
+              request.deltas(),
+              request.progress()));
+    } catch (RuntimeException bug) {
+      log.error("engine {} failed unexpectedly", hop.label(), bug);
+      return new EngineResult.Failed("the " + hop.engine() + " engine failed");
+    } finally {
+      release();
+    }
+  }
+
+  /** Tells the breaker how a call that took {@code tookNanos} ended. */
+  void record(EngineResult result, long tookNanos) {
+    switch (result) {
+      case EngineResult.Transcribed t -> breaker.onSuccess(tookNanos, TimeUnit.NANOSECONDS);
+      case EngineResult.Failure f when f.countsAgainstProvider() -> {
+        breaker.onError(tookNanos, TimeUnit.NANOSECONDS, new TargetFailure(f.message()));
+        Duration wait = f.retryAfter();
+        // The provider said when to come back: nothing is sent to it before.
+        if (wait != null) {
+          openFor(wait);
+        }
+      }
+      // The gateway's own trouble says nothing of the provider: the call is not counted.
+      case EngineResult.Failure f when !f.isNoteRefusal() -> breaker.releasePermission();
+      // The note's own fault: the provider answered as it should.
+      case EngineResult.Failure f -> breaker.onSuccess(tookNanos, TimeUnit.NANOSECONDS);
+    }
   }
 
   /** Gives back the room in flight an admission took. */
