@@ -1,8 +1,11 @@
 package dev.bolo.server.engine.offline;
 
+import dev.bolo.decode.MonoSamples;
+
 /**
- * A piece of a note as the recogniser hears it: 16 kHz mono signed 16-bit samples, converted from
- * the decoded floats a window at a time as they are read. Read once, in order. Not thread safe.
+ * A piece of a note as the recogniser hears it: 16 kHz mono, as the decoded floats ({@link
+ * #floats}) or as signed 16-bit samples converted a window at a time as they are read. Read once,
+ * in order. Not thread safe.
  */
 final class NoteSamples {
 
@@ -39,5 +42,29 @@ final class NoteSamples {
     }
     position += count;
     return count;
+  }
+
+  /** The same samples as floats in [-1, 1], read from where this reading is and moving it on. */
+  MonoSamples floats() {
+    return new MonoSamples() {
+      @Override
+      public int sampleRate() {
+        return RATE;
+      }
+
+      @Override
+      public int read(float[] into, int offset, int length) {
+        if (length == 0) {
+          return 0;
+        }
+        if (position == samples.length) {
+          return -1;
+        }
+        int count = Math.min(length, samples.length - position);
+        System.arraycopy(samples, position, into, offset, count);
+        position += count;
+        return count;
+      }
+    };
   }
 }

@@ -6,19 +6,17 @@ import java.util.Objects;
 /**
  * How the offline engine runs.
  *
- * @param recognizers recognisers, each on its own platform thread; more than the cores only adds
- *     memory (about 100 MB each) without adding speed
+ * @param recognizers pieces of notes recognised at once, each on its own platform thread with one
+ *     ONNX Runtime thread: one per core keeps every core busy without two calls contending for one
+ *     (a piece's model calls are sequential, so more intra-op threads per call only add hand-offs)
  * @param queueCapacity notes that may wait for a free recogniser; beyond that the engine answers
  *     {@code Unavailable} at once rather than letting waits grow without bound
  * @param retryAfter what busy answers suggest to the client
- * @param tuning the decoder's search settings
  */
-public record OfflineConfig(
-    int recognizers, int queueCapacity, Duration retryAfter, SearchTuning tuning) {
+public record OfflineConfig(int recognizers, int queueCapacity, Duration retryAfter) {
 
   public OfflineConfig {
     Objects.requireNonNull(retryAfter, "retryAfter");
-    Objects.requireNonNull(tuning, "tuning");
     if (recognizers < 1) {
       throw new IllegalArgumentException("recognizers must be >= 1: " + recognizers);
     }
@@ -32,15 +30,10 @@ public record OfflineConfig(
 
   /**
    * One recogniser per core, two waiting notes per recogniser (a short queue: a note waits at most
-   * about two notes' worth of work), Retry-After 5 s, {@link SearchTuning#TUNED}.
+   * about two notes' worth of work), Retry-After 5 s.
    */
   public static OfflineConfig defaults() {
     int cores = Runtime.getRuntime().availableProcessors();
-    return new OfflineConfig(cores, 2 * cores, Duration.ofSeconds(5), SearchTuning.TUNED);
-  }
-
-  /** The same configuration with other search settings. */
-  public OfflineConfig withTuning(SearchTuning tuning) {
-    return new OfflineConfig(recognizers, queueCapacity, retryAfter, tuning);
+    return new OfflineConfig(cores, 2 * cores, Duration.ofSeconds(5));
   }
 }
