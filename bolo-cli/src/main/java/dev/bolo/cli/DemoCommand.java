@@ -200,8 +200,6 @@ final class DemoCommand implements Callable<Integer> {
   /** The demo prints its own story; the server's per-request log lines would drown it. */
   static void quietLogs() {
     quietServerLogs();
-    // Sphinx4 logs through java.util.logging.
-    java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
   }
 
   /** Only warnings from the server's own (logback) loggers; returns the level before, if any. */

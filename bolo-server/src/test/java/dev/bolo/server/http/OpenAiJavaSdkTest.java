@@ -424,7 +424,7 @@ class OpenAiJavaSdkTest {
       assertThat(client.models().list().data())
           .extracting(Model::id)
           .containsExactly(
-              "sphinx4-en-us", "whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe");
+              "moonshine-tiny-en", "whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe");
       Gateway.Reply german =
           offline.send(
               offline.nativeUpload(Gateway.TOKEN_A, Files.readAllBytes(m4a), "language", "de"));
