@@ -86,8 +86,7 @@ class OfflineRecognitionTest {
   }
 
   @Test
-  void verboseJsonSegmentsLieInsideTheNoteAndInOrderAndCarryNoInventedWordTimes()
-      throws Exception {
+  void verboseJsonSegmentsLieInsideTheNoteAndInOrderAndCarryNoInventedWordTimes() throws Exception {
     SampleNotes note = SampleNotes.named("dentist");
     EngineResult result =
         engine.transcribe(
