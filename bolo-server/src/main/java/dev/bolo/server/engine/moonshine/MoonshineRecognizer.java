@@ -184,7 +184,8 @@ public final class MoonshineRecognizer implements AutoCloseable {
    */
   public TimedTranscript recognize(float[] samples16kMono) {
     try {
-      return recognize(new ArraySamples(samples16kMono), () -> false, segment -> {});
+      return recognize(
+          MonoSamples.of(samples16kMono, MoonshineDecoder.RATE), () -> false, segment -> {});
     } catch (IOException e) {
       throw new UncheckedIOException("an array cannot fail to be read", e);
     }
@@ -258,32 +259,6 @@ public final class MoonshineRecognizer implements AutoCloseable {
     try (decoder;
         vad) {
       // both closed, the second even when the first fails
-    }
-  }
-
-  /** An array read in order. */
-  private static final class ArraySamples implements MonoSamples {
-    private final float[] samples;
-    private int position;
-
-    ArraySamples(float[] samples) {
-      this.samples = samples;
-    }
-
-    @Override
-    public int sampleRate() {
-      return MoonshineDecoder.RATE;
-    }
-
-    @Override
-    public int read(float[] into, int offset, int length) {
-      if (position == samples.length) {
-        return -1;
-      }
-      int count = Math.min(length, samples.length - position);
-      System.arraycopy(samples, position, into, offset, count);
-      position += count;
-      return count;
     }
   }
 }

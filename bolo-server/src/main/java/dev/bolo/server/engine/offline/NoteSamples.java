@@ -44,27 +44,8 @@ final class NoteSamples {
     return count;
   }
 
-  /** The same samples as floats in [-1, 1], read from where this reading is and moving it on. */
+  /** The piece as floats in [-1, 1], read from its start; apart from {@link #read}. */
   MonoSamples floats() {
-    return new MonoSamples() {
-      @Override
-      public int sampleRate() {
-        return RATE;
-      }
-
-      @Override
-      public int read(float[] into, int offset, int length) {
-        if (length == 0) {
-          return 0;
-        }
-        if (position == samples.length) {
-          return -1;
-        }
-        int count = Math.min(length, samples.length - position);
-        System.arraycopy(samples, position, into, offset, count);
-        position += count;
-        return count;
-      }
-    };
+    return MonoSamples.of(samples, RATE);
   }
 }
