@@ -26,7 +26,7 @@ public final class LongNoteBench {
   public static void main(String[] args) throws Exception {
     Path note = Path.of(args[0]);
     String reference = Files.readString(Path.of(args[1]), StandardCharsets.UTF_8);
-    String config = args.length > 2 ? args[2] : "engine-tuned";
+    String config = args.length > 2 ? args[2] : "engine";
     double seconds = Double.parseDouble(args.length > 3 ? args[3] : "0");
     AtomicLong peakHeap = OfflineBench.watchHeapAfterGc();
     AtomicLong peakLive = OfflineBench.sampleLiveHeap(java.time.Duration.ofSeconds(30));
@@ -34,7 +34,7 @@ public final class LongNoteBench {
     // note's length, and here three times that so that a slow run is measured, not cut off.
     java.time.Duration timeout = java.time.Duration.ofSeconds(3 * (120 + (long) seconds));
     try (ClipRecognizer engine =
-        config.startsWith("custom:") || config.startsWith("engine-")
+        config.equals("engine")
             ? OfflineBench.engine(config, timeout)
             : OfflineBench.transcriber(config)) {
       long started = System.nanoTime();

@@ -21,7 +21,7 @@ import java.util.function.Function;
  * core; {@link OfflineBench} measures speed.
  *
  * <p>Usage: {@code OfflineAccuracy [--set DIR] [CONFIG]}, CONFIG as for {@link OfflineBench}
- * ({@code engine-tuned} by default); DIR defaults to {@code bolo-bench/target/accuracy}.
+ * ({@code engine} by default); DIR defaults to {@code bolo-bench/target/accuracy}.
  */
 public final class OfflineAccuracy {
 
@@ -35,7 +35,7 @@ public final class OfflineAccuracy {
 
   public static void main(String[] args) throws Exception {
     Path set = Path.of("bolo-bench", "target", "accuracy");
-    String config = "engine-tuned";
+    String config = "engine";
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--set")) {
         set = Path.of(args[++i]);

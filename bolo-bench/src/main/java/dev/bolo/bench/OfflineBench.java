@@ -2,7 +2,6 @@ package dev.bolo.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.bolo.server.engine.offline.OfflineConfig;
-import dev.bolo.server.engine.offline.SearchTuning;
 import dev.bolo.server.engine.offline.WordErrorRate;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,23 +24,22 @@ import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
 
 /**
- * Speed, memory and accuracy of the offline engine: Sphinx4 as documented (default configuration, a
- * {@code StreamSpeechRecognizer} started per clip) against Bolo's engine with Sphinx4's stock
- * search settings and with its tuned ones, on Bolo's sample notes and on the LibriVox clips of
- * Debian's pocketsphinx-testdata.
+ * Speed, memory and accuracy of the offline engine (Moonshine tiny with Silero VAD) against Sphinx4
+ * as documented (default configuration, a {@code StreamSpeechRecognizer} started per clip, the
+ * engine the gateway had before), on Bolo's sample notes and on the LibriVox clips of Debian's
+ * pocketsphinx-testdata.
  *
  * <p>Each configuration runs in its own JVM so that heap and resident-set figures are its own.
  * Usage: {@code OfflineBench [--notes DIR] [--librivox DIR] [--jvm-arg ARG]... [CONFIG...]}, where
  * each {@code --jvm-arg} goes to every measured JVM (e.g. {@code -Xmx512m}) and CONFIG is {@code
  * sphinx4-defaults}, {@code pocketsphinx} (Debian's, as a process), {@code moonshine} (npm's, as a
  * process), {@code moonshine-java[:THREADS]} (Bolo's Moonshine recogniser in process, see {@link
- * MoonshineClips}), {@code engine-stock}, {@code engine-tuned} or {@code
- * custom:ABS,REL,WORDABS,WORDREL,LW,WIP}; all three named ones by default.
+ * MoonshineClips}) or {@code engine} (the gateway's offline engine through its contract); {@code
+ * sphinx4-defaults} and {@code engine} by default.
  */
 public final class OfflineBench {
 
-  private static final List<String> DEFAULT_CONFIGS =
-      List.of("sphinx4-defaults", "engine-stock", "engine-tuned");
+  private static final List<String> DEFAULT_CONFIGS = List.of("sphinx4-defaults", "engine");
 
   private OfflineBench() {}
 
@@ -156,28 +154,12 @@ public final class OfflineBench {
 
   /** The recogniser a configuration names, giving each clip {@code timeout}. */
   static ClipRecognizer engine(String config, java.time.Duration timeout) throws Exception {
-    OfflineConfig defaults = OfflineConfig.defaults();
-    if (config.startsWith("custom:")) {
-      String[] v = config.substring("custom:".length()).split(",");
-      SearchTuning tuning =
-          new SearchTuning(
-              Integer.parseInt(v[0]),
-              Double.parseDouble(v[1]),
-              Integer.parseInt(v[2]),
-              Double.parseDouble(v[3]),
-              Double.parseDouble(v[4]),
-              Double.parseDouble(v[5]));
-      return ClipRecognizer.engine(defaults.withTuning(tuning), timeout);
-    }
     return switch (config) {
       case "sphinx4-defaults" -> ClipRecognizer.sphinx4Defaults();
       case "pocketsphinx" -> new PocketSphinxProcess();
       case "moonshine" -> new MoonshineProcess(2);
       case "moonshine-java", "moonshine-java:1", "moonshine-java:2" -> MoonshineClips.named(config);
-      case "engine-stock" ->
-          ClipRecognizer.engine(defaults.withTuning(SearchTuning.STOCK), timeout);
-      case "engine-tuned" ->
-          ClipRecognizer.engine(defaults.withTuning(SearchTuning.TUNED), timeout);
+      case "engine" -> ClipRecognizer.engine(OfflineConfig.defaults(), timeout);
       default -> throw new IllegalArgumentException("unknown configuration: " + config);
     };
   }

@@ -118,7 +118,7 @@ final class DemoCommand implements Callable<Integer> {
     quietLogs();
     out.printf(
         "Bolo demo: engine %s, store %s, a ledger of its own (yours is left alone)%n",
-        config.engine().wireName(),
+        String.join(", ", config.routing().engines().stream().map(e -> e.name()).toList()),
         config.store().kind().name().toLowerCase(java.util.Locale.ROOT));
     try (App app = App.create(config).start()) {
       String base = "http://127.0.0.1:" + app.port();
@@ -200,8 +200,6 @@ final class DemoCommand implements Callable<Integer> {
   /** The demo prints its own story; the server's per-request log lines would drown it. */
   static void quietLogs() {
     quietServerLogs();
-    // Sphinx4 logs through java.util.logging.
-    java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.SEVERE);
   }
 
   /** Only warnings from the server's own (logback) loggers; returns the level before, if any. */

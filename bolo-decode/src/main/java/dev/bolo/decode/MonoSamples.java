@@ -16,4 +16,30 @@ public interface MonoSamples {
    * @throws IOException when its bytes cannot be read
    */
   int read(float[] into, int offset, int length) throws IOException;
+
+  /** Samples held in memory, read from the first; {@code samples} is not copied. */
+  static MonoSamples of(float[] samples, int sampleRate) {
+    return new MonoSamples() {
+      private int position;
+
+      @Override
+      public int sampleRate() {
+        return sampleRate;
+      }
+
+      @Override
+      public int read(float[] into, int offset, int length) {
+        if (length == 0) {
+          return 0;
+        }
+        if (position == samples.length) {
+          return -1;
+        }
+        int count = Math.min(length, samples.length - position);
+        System.arraycopy(samples, position, into, offset, count);
+        position += count;
+        return count;
+      }
+    };
+  }
 }

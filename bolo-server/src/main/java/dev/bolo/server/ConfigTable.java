@@ -274,10 +274,9 @@ public enum ConfigTable {
           + "`mdc`, and a request line's `status` and `duration_ms` under `kvpList`",
       "`text`"),
   JAVA_OPTS(
-      "JVM options `./bolo` adds (heap, GC), e.g. `-Xmx1g`; one with its own `-Xmx` (or "
-          + "`-XX:MaxRAMPercentage`) replaces the default heap, one with its own collector or "
-          + "`-Xmn` the default collector",
-      "`-Xmx1g -XX:+UseParallelGC -Xmn320m` with the offline engine, `-Xmx256m` otherwise");
+      "JVM options `./bolo` adds (heap, GC), e.g. `-Xmx512m`; one with its own `-Xmx` (or "
+          + "`-XX:MaxRAMPercentage`) replaces the default heap",
+      "`-Xmx256m` (every engine: the offline model lives outside the heap)");
 
   /** The header of the table, as docs/configuration.md has it. */
   static final String HEADER = "| variable | meaning | default |\n|---|---|---|\n";

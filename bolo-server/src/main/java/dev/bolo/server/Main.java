@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.engine.moonshine.ModelFilesException;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -79,9 +80,10 @@ public final class Main {
     App app;
     try {
       app = App.create(config);
-    } catch (ServerConfig.ConfigException e) {
-      // Found only once the ledger is open (a static token for an enrolled device): the same
-      // one line and exit code as a configuration error found while reading the variables.
+    } catch (ServerConfig.ConfigException | ModelFilesException e) {
+      // Found only once the ledger is open (a static token for an enrolled device) or the offline
+      // engine's weights are read (a file missing or altered): the same one line and exit code as
+      // a configuration error found while reading the variables; a restart would not help.
       System.err.println("bolo serve: " + e.getMessage());
       return CONFIG_ERROR;
     } catch (RuntimeException e) {

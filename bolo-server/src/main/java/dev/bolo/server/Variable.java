@@ -349,7 +349,7 @@ public enum Variable {
   BOLO_JAVA_OPTS(
       TEXT,
       null,
-      "JVM options for ./bolo, such as -Xmx1g (default heap by engine)",
+      "JVM options for ./bolo, such as -Xmx512m (default heap 256 MB)",
       ConfigTable.JAVA_OPTS);
 
   /** Every variable, in the table's order. */

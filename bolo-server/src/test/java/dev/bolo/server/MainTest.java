@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,5 +100,47 @@ class MainTest {
         .asString()
         .startsWith("bolo serve: cannot listen on 127.0.0.1:")
         .contains("set BOLO_PORT or BOLO_HOST");
+  }
+
+  /**
+   * The offline engine's weights are checked at start: a file altered by one byte (a broken copy, a
+   * tampered image) stops the gateway with one line naming it, exit 2, before anything listens.
+   */
+  @Test
+  void anOfflineWeightsFileAlteredByOneByteStopsTheStartInOneLineWithExitTwo() throws Exception {
+    Path models = dataDir.resolve("models");
+    Path shipped = Path.of(System.getProperty("bolo.models", "../models"));
+    try (java.util.stream.Stream<Path> files = Files.walk(shipped)) {
+      for (Path file : files.toList()) {
+        Path copy = models.resolve(shipped.relativize(file).toString());
+        if (Files.isDirectory(file)) {
+          Files.createDirectories(copy);
+        } else {
+          Files.copy(file, copy);
+        }
+      }
+    }
+    Path decoder = models.resolve("moonshine-tiny/decoder_model_merged.onnx");
+    byte[] bytes = Files.readAllBytes(decoder);
+    bytes[bytes.length / 2] ^= 1;
+    Files.write(decoder, bytes);
+    Path log = dataDir.resolve("serve.log");
+
+    int exit =
+        GatewayProcess.runUntilExit(
+            Map.of(
+                "BOLO_ENGINE", "offline",
+                "BOLO_DATA_DIR", dataDir.resolve("data").toString(),
+                "BOLO_HOST", "127.0.0.1",
+                "BOLO_PORT", "0"),
+            log,
+            List.of("-Dbolo.models=" + models));
+
+    assertThat(exit).isEqualTo(Main.CONFIG_ERROR).isEqualTo(2);
+    assertThat(Files.readAllLines(log))
+        .singleElement()
+        .asString()
+        .startsWith("bolo serve: model file " + decoder + " is altered: its SHA-256 is ")
+        .endsWith("restore models/ from the repository");
   }
 }

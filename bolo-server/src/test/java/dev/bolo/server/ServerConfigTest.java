@@ -38,7 +38,7 @@ class ServerConfigTest {
     assertThat(config.allowedModels()).as("the offline engine has its one model").isEmpty();
     // The offline engine's cap lets it finish its longest note, BOLO_OFFLINE_MAX_SECONDS (1 h).
     assertThat(config.offline().maxSeconds()).isEqualTo(3600);
-    assertThat(config.modelAliases().resolve("whisper-1")).isEqualTo("sphinx4-en-us");
+    assertThat(config.modelAliases().resolve("whisper-1")).isEqualTo("moonshine-tiny-en");
     assertThat(config.deadlines().upstream())
         .isEqualTo(
             new UpstreamTimeout(

@@ -99,7 +99,7 @@ public record ModelAliases(Map<String, String> byAlias) {
 
   /**
    * Every name {@code models} may be asked for by, for a refusal that says what is accepted: each
-   * model followed by its aliases, as {@code sphinx4-en-us (also asked for as whisper-1,
+   * model followed by its aliases, as {@code moonshine-tiny-en (also asked for as whisper-1,
    * gpt-4o-transcribe)}.
    */
   public String namesOf(List<String> models) {

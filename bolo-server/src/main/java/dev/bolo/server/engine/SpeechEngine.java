@@ -27,6 +27,23 @@ public interface SpeechEngine extends AutoCloseable {
   }
 
   /**
+   * Where {@code model}'s weights come from when the gateway runs the model itself (a package and
+   * its version, named in {@code /v1/models}); empty for a provider's model.
+   */
+  default String source(String model) {
+    return "";
+  }
+
+  /**
+   * Whether {@code model} times each word ({@code verbose_json}'s {@code words}); word timestamps
+   * asked of one that cannot are refused before any work, not faked. Providers that time words when
+   * asked keep the default.
+   */
+  default boolean timesWords(String model) {
+    return true;
+  }
+
+  /**
    * The languages the engine recognises, as ISO-639-1 codes, when it recognises only some; empty
    * when it takes whatever its provider takes. A note asked in another language is refused before
    * any work.

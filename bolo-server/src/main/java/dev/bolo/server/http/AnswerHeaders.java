@@ -13,7 +13,7 @@ final class AnswerHeaders {
   /**
    * The model that made the transcript, after an alias was resolved (PROTOCOL.md "Engines and
    * routes": every answer names what did the work): {@code whisper-1} sent to the offline engine
-   * answers {@code sphinx4-en-us}.
+   * answers {@code moonshine-tiny-en}.
    */
   static final String MODEL = "X-Bolo-Model";
 

@@ -60,10 +60,11 @@ final class ModelsHandler {
   }
 
   /**
-   * OpenAI's model object for {@code id}, which is {@code model} or an alias of it. Two fields of
+   * OpenAI's model object for {@code id}, which is {@code model} or an alias of it. Fields of
    * Bolo's own, which OpenAI's SDKs ignore: {@code root}, the model an alias stands for (as
-   * OpenAI's own model objects once named a model's base), and {@code languages}, what the engine
-   * recognises when that is not any language its provider takes.
+   * OpenAI's own model objects once named a model's base), {@code source}, where the weights of a
+   * model the gateway runs itself come from, and {@code languages}, what the engine recognises when
+   * that is not any language its provider takes.
    */
   private ObjectNode model(String id, String model) {
     ObjectNode node = JSON.createObjectNode();
@@ -72,6 +73,10 @@ final class ModelsHandler {
     node.put("created", CREATED_UNKNOWN);
     node.put("owned_by", transcriber.engine().name());
     node.put("root", model);
+    String source = transcriber.engine().source(model);
+    if (!source.isEmpty()) {
+      node.put("source", source);
+    }
     List<String> languages = transcriber.engine().languages();
     if (!languages.isEmpty()) {
       ArrayNode codes = node.putArray("languages");

@@ -1,6 +1,7 @@
 package dev.bolo.server.transcription;
 
 import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
@@ -14,6 +15,8 @@ import java.util.Optional;
  * {@link Transcriber#transcribe} takes, or answers why not. Immutable and thread safe.
  */
 public final class Intake {
+
+  private static final String WORD = "word";
 
   private final Task task;
   private final NoteSettings settings;
@@ -52,11 +55,31 @@ public final class Intake {
    */
   Optional<NoteRefusal> refusalOf(SettingFields fields) {
     try {
-      settings.offered(task, fields);
-      return Optional.empty();
+      return beyondTheEngine(settings.offered(task, fields));
     } catch (InvalidSettingException e) {
       return Optional.of(NoteSettings.refusalOf(e));
     }
+  }
+
+  /**
+   * Why the engine cannot do what well-formed settings ask, before any work: a translation of an
+   * engine that cannot translate, word timestamps of a model that times no words.
+   */
+  private Optional<NoteRefusal> beyondTheEngine(Settings canonical) {
+    if (task == Task.TRANSLATE && !engine.canTranslate()) {
+      return Optional.of(new NoteRefusal.TranslationUnsupported(engine.name()));
+    }
+    if (canonical.responseFormat() == ResponseFormat.VERBOSE_JSON
+        && canonical.timestampGranularities().contains(WORD)
+        && !engine.timesWords(canonical.model())) {
+      return Optional.of(
+          new NoteRefusal.Malformed(
+              "timestamp_granularities[]",
+              "model "
+                  + canonical.model()
+                  + " times segments, not words: ask for timestamp_granularities[]=segment"));
+    }
+    return Optional.empty();
   }
 
   /**
@@ -84,8 +107,9 @@ public final class Intake {
       return new Acceptance.Refused(NoteSettings.refusalOf(e));
     }
     // Refused before any work: no upstream call, no charge.
-    if (task == Task.TRANSLATE && !engine.canTranslate()) {
-      return new Acceptance.Refused(new NoteRefusal.TranslationUnsupported(engine.name()));
+    Optional<NoteRefusal> beyond = beyondTheEngine(canonical);
+    if (beyond.isPresent()) {
+      return new Acceptance.Refused(beyond.get());
     }
     return new Acceptance.Accepted(
         new Transcriber.Note(

@@ -20,7 +20,7 @@ class ModelAliasesTest {
 
   @Test
   void openAisNamesStandForOneModelExceptTheModelItself() {
-    assertThat(ModelAliases.openAiNamesFor("sphinx4-en-us").byAlias())
+    assertThat(ModelAliases.openAiNamesFor("moonshine-tiny-en").byAlias())
         .containsOnlyKeys(ModelAliases.OPENAI_MODEL_NAMES);
     assertThat(ModelAliases.openAiNamesFor("whisper-1").aliasesOf("whisper-1"))
         .isEqualTo(List.of("gpt-4o-transcribe", "gpt-4o-mini-transcribe"));

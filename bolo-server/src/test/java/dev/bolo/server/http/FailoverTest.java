@@ -226,7 +226,7 @@ class FailoverTest {
                 "BOLO_ENGINE_LOCAL_KIND",
                 "offline",
                 "BOLO_ROUTES",
-                "whisper-1=primary/whisper-1,backup/whisper-1;sphinx=local/sphinx4-en-us"));
+                "whisper-1=primary/whisper-1,backup/whisper-1;moonshine=local/moonshine-tiny-en"));
 
     Gateway.Reply reply =
         gateway.send(
@@ -235,7 +235,7 @@ class FailoverTest {
                 Gateway.TOKEN_A,
                 TestAudio.wav(700, 95),
                 "model",
-                "sphinx"));
+                "moonshine"));
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(422);
     assertThat(reply.body()).contains("translates");

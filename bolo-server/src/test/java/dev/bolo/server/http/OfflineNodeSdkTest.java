@@ -49,7 +49,7 @@ class OfflineNodeSdkTest {
     for (String call : new String[] {"json", "text"}) {
       JsonNode answer = results.get(call);
       assertThat(answer.path("status").asInt()).as("%s: %s", call, answer).isEqualTo(200);
-      assertThat(answer.path("model").asText()).as(call).isEqualTo("sphinx4-en-us");
+      assertThat(answer.path("model").asText()).as(call).isEqualTo("moonshine-tiny-en");
       String text = answer.path("text").asText();
       assertThat(WordErrorRate.of(note.reference(), text))
           .as("%s: '%s' for '%s'", call, text, note.reference())
@@ -57,6 +57,6 @@ class OfflineNodeSdkTest {
     }
     assertThat(results.at("/models/ids"))
         .extracting(JsonNode::asText)
-        .contains("sphinx4-en-us", "whisper-1", "gpt-4o-transcribe");
+        .contains("moonshine-tiny-en", "whisper-1", "gpt-4o-transcribe");
   }
 }

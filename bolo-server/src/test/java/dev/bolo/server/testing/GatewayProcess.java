@@ -76,7 +76,15 @@ public final class GatewayProcess implements AutoCloseable {
    */
   public static int runUntilExit(Map<String, String> env, Path log)
       throws IOException, InterruptedException {
-    Process process = builder(env, log, List.of(PRODUCTION_LOGGING)).start();
+    return runUntilExit(env, log, List.of());
+  }
+
+  /** {@link #runUntilExit(Map, Path)} with more JVM options, e.g. another models folder. */
+  public static int runUntilExit(Map<String, String> env, Path log, List<String> jvmOptions)
+      throws IOException, InterruptedException {
+    List<String> options = new java.util.ArrayList<>(List.of(PRODUCTION_LOGGING));
+    options.addAll(jvmOptions);
+    Process process = builder(env, log, options).start();
     if (!process.waitFor(START_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new AssertionError("gateway process still running; its log:\n" + Files.readString(log));
@@ -115,7 +123,12 @@ public final class GatewayProcess implements AutoCloseable {
             "-XX:TieredStopAtLevel=1",
             "-XX:+UseSerialGC",
             "-Xmx256m"));
-    // After the defaults: of two -Xmx, the JVM takes the last.
+    // The offline engine's weights where this JVM finds them (the build names the folder).
+    String models = System.getProperty("bolo.models");
+    if (models != null) {
+      command.add("-Dbolo.models=" + models);
+    }
+    // After the defaults: of two -Xmx, of two -D, the JVM takes the last.
     command.addAll(jvmOptions);
     command.addAll(
         List.of("-cp", System.getProperty("java.class.path"), GatewayProcess.class.getName()));

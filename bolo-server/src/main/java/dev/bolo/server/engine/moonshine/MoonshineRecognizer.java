@@ -6,6 +6,7 @@ import ai.onnxruntime.OrtSession;
 import dev.bolo.decode.MonoSamples;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -78,21 +79,62 @@ public final class MoonshineRecognizer implements AutoCloseable {
    * @throws ModelFilesException when a file is missing or altered, or cannot be loaded
    */
   public static MoonshineRecognizer load(ModelFolder folder, Options options) {
-    byte[] encoderBytes = folder.read(ModelFile.ENCODER);
-    byte[] decoderBytes = folder.read(ModelFile.DECODER);
-    byte[] vadBytes = folder.read(ModelFile.VAD);
-    Vocabulary vocabulary = Vocabulary.parse(folder.read(ModelFile.VOCABULARY));
+    return load(Weights.readFrom(folder), options);
+  }
+
+  /**
+   * The model files' bytes, each checked against its pinned SHA-256: what {@link #load(Weights,
+   * Options)} makes sessions of. Reading and checking them takes tens of milliseconds, so a gateway
+   * checks them before it starts and loads the sessions in the background.
+   */
+  public static final class Weights {
+    private final Path folder;
+    private final byte[] encoder;
+    private final byte[] decoder;
+    private final byte[] vad;
+    private final Vocabulary vocabulary;
+
+    private Weights(
+        Path folder, byte[] encoder, byte[] decoder, byte[] vad, Vocabulary vocabulary) {
+      this.folder = folder;
+      this.encoder = encoder;
+      this.decoder = decoder;
+      this.vad = vad;
+      this.vocabulary = vocabulary;
+    }
+
+    /**
+     * Reads and checks every file of {@code folder}.
+     *
+     * @throws ModelFilesException when a file is missing, unreadable or altered; one line
+     */
+    public static Weights readFrom(ModelFolder folder) {
+      return new Weights(
+          folder.path(),
+          folder.read(ModelFile.ENCODER),
+          folder.read(ModelFile.DECODER),
+          folder.read(ModelFile.VAD),
+          Vocabulary.parse(folder.read(ModelFile.VOCABULARY)));
+    }
+  }
+
+  /**
+   * Makes the sessions of checked weights: about a second.
+   *
+   * @throws ModelFilesException when ONNX Runtime cannot load them
+   */
+  public static MoonshineRecognizer load(Weights weights, Options options) {
     OrtEnvironment environment = OrtEnvironment.getEnvironment();
     List<AutoCloseable> opened = new ArrayList<>();
     try (OrtSession.SessionOptions session = sessionOptions(options.intraOpThreads());
         OrtSession.SessionOptions single = sessionOptions(1)) {
-      OrtSession encoder = open(environment, encoderBytes, session, opened);
-      OrtSession decoder = open(environment, decoderBytes, session, opened);
+      OrtSession encoder = open(environment, weights.encoder, session, opened);
+      OrtSession decoder = open(environment, weights.decoder, session, opened);
       // A window of the detector is tiny work: more threads would only cost their hand-offs.
-      OrtSession vad = open(environment, vadBytes, single, opened);
+      OrtSession vad = open(environment, weights.vad, single, opened);
       return new MoonshineRecognizer(
           options,
-          vocabulary,
+          weights.vocabulary,
           new MoonshineDecoder(environment, encoder, decoder),
           new SileroVad(environment, vad));
     } catch (OrtException e) {
@@ -104,7 +146,7 @@ public final class MoonshineRecognizer implements AutoCloseable {
         }
       }
       throw new ModelFilesException(
-          "ONNX Runtime cannot load the models in " + folder.path() + ": " + e.getMessage(), e);
+          "ONNX Runtime cannot load the models in " + weights.folder + ": " + e.getMessage(), e);
     }
   }
 
@@ -142,7 +184,8 @@ public final class MoonshineRecognizer implements AutoCloseable {
    */
   public TimedTranscript recognize(float[] samples16kMono) {
     try {
-      return recognize(new ArraySamples(samples16kMono), () -> false, segment -> {});
+      return recognize(
+          MonoSamples.of(samples16kMono, MoonshineDecoder.RATE), () -> false, segment -> {});
     } catch (IOException e) {
       throw new UncheckedIOException("an array cannot fail to be read", e);
     }
@@ -216,32 +259,6 @@ public final class MoonshineRecognizer implements AutoCloseable {
     try (decoder;
         vad) {
       // both closed, the second even when the first fails
-    }
-  }
-
-  /** An array read in order. */
-  private static final class ArraySamples implements MonoSamples {
-    private final float[] samples;
-    private int position;
-
-    ArraySamples(float[] samples) {
-      this.samples = samples;
-    }
-
-    @Override
-    public int sampleRate() {
-      return MoonshineDecoder.RATE;
-    }
-
-    @Override
-    public int read(float[] into, int offset, int length) {
-      if (position == samples.length) {
-        return -1;
-      }
-      int count = Math.min(length, samples.length - position);
-      System.arraycopy(samples, position, into, offset, count);
-      position += count;
-      return count;
     }
   }
 }

@@ -17,11 +17,18 @@ interface NoteRecognizer {
    */
   List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop);
 
-  /** Frees the recogniser's search structures. */
+  /** Frees what this recogniser holds of its own. */
   void close();
 
-  /** Makes recognisers over one loaded model. Not thread safe. */
-  interface Factory {
+  /**
+   * Makes recognisers over one loaded model, and frees the model when the engine closes. Not thread
+   * safe.
+   */
+  interface Factory extends AutoCloseable {
     NoteRecognizer newRecognizer();
+
+    /** Frees the model; no recogniser it made is used after this. */
+    @Override
+    default void close() throws Exception {}
   }
 }

@@ -1,8 +1,11 @@
 package dev.bolo.server.engine.offline;
 
+import dev.bolo.decode.MonoSamples;
+
 /**
- * A piece of a note as the recogniser hears it: 16 kHz mono signed 16-bit samples, converted from
- * the decoded floats a window at a time as they are read. Read once, in order. Not thread safe.
+ * A piece of a note as the recogniser hears it: 16 kHz mono, as the decoded floats ({@link
+ * #floats}) or as signed 16-bit samples converted a window at a time as they are read. Read once,
+ * in order. Not thread safe.
  */
 final class NoteSamples {
 
@@ -39,5 +42,10 @@ final class NoteSamples {
     }
     position += count;
     return count;
+  }
+
+  /** The piece as floats in [-1, 1], read from its start; apart from {@link #read}. */
+  MonoSamples floats() {
+    return MonoSamples.of(samples, RATE);
   }
 }

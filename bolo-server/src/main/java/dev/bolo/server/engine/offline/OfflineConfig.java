@@ -6,37 +6,31 @@ import java.util.Objects;
 /**
  * How the offline engine runs.
  *
- * @param recognizers recognisers, each on its own platform thread; more than the cores only adds
- *     memory (about 100 MB each) without adding speed
+ * @param recognizers pieces of notes recognised at once, each on its own platform thread with one
+ *     ONNX Runtime thread: one per core keeps every core busy without two calls contending for one
+ *     (a piece's model calls are sequential, so more intra-op threads per call only add hand-offs)
  * @param queueCapacity notes that may wait for a free recogniser; beyond that the engine answers
  *     {@code Unavailable} at once rather than letting waits grow without bound
  * @param retryAfter what busy answers suggest to the client
- * @param tuning the decoder's search settings
  * @param longestNoteSeconds the longest note taken ({@code BOLO_OFFLINE_MAX_SECONDS}); a longer one
  *     is refused before any work
  */
 public record OfflineConfig(
-    int recognizers,
-    int queueCapacity,
-    Duration retryAfter,
-    SearchTuning tuning,
-    long longestNoteSeconds) {
+    int recognizers, int queueCapacity, Duration retryAfter, long longestNoteSeconds) {
 
   /**
-   * The longest note by default: an hour, cut at its pauses and recognised an utterance at a time,
-   * so its memory does not grow with its length.
+   * The longest note by default: an hour, cut at its pauses and recognised a piece at a time, so
+   * its memory does not grow with its length.
    */
   public static final long LONGEST_NOTE_SECONDS = 3600;
 
   /** An engine taking notes up to {@link #LONGEST_NOTE_SECONDS}. */
-  public OfflineConfig(
-      int recognizers, int queueCapacity, Duration retryAfter, SearchTuning tuning) {
-    this(recognizers, queueCapacity, retryAfter, tuning, LONGEST_NOTE_SECONDS);
+  public OfflineConfig(int recognizers, int queueCapacity, Duration retryAfter) {
+    this(recognizers, queueCapacity, retryAfter, LONGEST_NOTE_SECONDS);
   }
 
   public OfflineConfig {
     Objects.requireNonNull(retryAfter, "retryAfter");
-    Objects.requireNonNull(tuning, "tuning");
     if (recognizers < 1) {
       throw new IllegalArgumentException("recognizers must be >= 1: " + recognizers);
     }
@@ -53,20 +47,15 @@ public record OfflineConfig(
 
   /**
    * One recogniser per core, two waiting notes per recogniser (a short queue: a note waits at most
-   * about two notes' worth of work), Retry-After 5 s, {@link SearchTuning#TUNED}.
+   * about two notes' worth of work), Retry-After 5 s.
    */
   public static OfflineConfig defaults() {
     int cores = Runtime.getRuntime().availableProcessors();
-    return new OfflineConfig(cores, 2 * cores, Duration.ofSeconds(5), SearchTuning.TUNED);
-  }
-
-  /** The same configuration with other search settings. */
-  public OfflineConfig withTuning(SearchTuning tuning) {
-    return new OfflineConfig(recognizers, queueCapacity, retryAfter, tuning, longestNoteSeconds);
+    return new OfflineConfig(cores, 2 * cores, Duration.ofSeconds(5));
   }
 
   /** The same configuration taking notes up to {@code seconds}. */
   public OfflineConfig withLongestNoteSeconds(long seconds) {
-    return new OfflineConfig(recognizers, queueCapacity, retryAfter, tuning, seconds);
+    return new OfflineConfig(recognizers, queueCapacity, retryAfter, seconds);
   }
 }

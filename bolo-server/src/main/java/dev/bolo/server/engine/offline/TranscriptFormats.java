@@ -13,8 +13,8 @@ import java.util.stream.Collectors;
 
 /**
  * Shapes recognised utterances into OpenAI's transcription response formats. Each utterance (speech
- * between pauses) is one segment or subtitle cue; times come from Sphinx4's word alignment.
- * Stateless and thread safe.
+ * between pauses) is one segment or subtitle cue, timed by the voice-activity detector. Stateless
+ * and thread safe.
  */
 final class TranscriptFormats {
 
@@ -43,7 +43,7 @@ final class TranscriptFormats {
   }
 
   /**
-   * OpenAI's {@code verbose_json}. Fields Sphinx4 has no value for ({@code tokens}, {@code
+   * OpenAI's {@code verbose_json}. Fields the recogniser has no value for ({@code tokens}, {@code
    * avg_logprob}, {@code compression_ratio}, {@code no_speech_prob}) carry neutral values so that
    * typed SDKs can still parse the answer.
    */

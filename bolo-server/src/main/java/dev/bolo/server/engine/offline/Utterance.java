@@ -1,38 +1,52 @@
 package dev.bolo.server.engine.offline;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * One stretch of speech between pauses, as the recogniser heard it.
+ * One stretch of speech between pauses, as the recogniser heard it: its text and where it lies in
+ * the note, and its words' own times when the recogniser gives them.
  *
- * @param words the recognised words in order, without silences and noises
+ * @param text what was said, words joined by single spaces
+ * @param startMs where it starts in the note
+ * @param endMs where it ends
+ * @param words each word with its own times, in order; empty when the recogniser times only the
+ *     utterance (Moonshine), which is why such an engine refuses word timestamps
  */
-record Utterance(List<TimedWord> words) {
+record Utterance(String text, long startMs, long endMs, List<TimedWord> words) {
 
   Utterance {
+    Objects.requireNonNull(text, "text");
     words = List.copyOf(words);
+    if (startMs < 0 || endMs < startMs) {
+      throw new IllegalArgumentException("need 0 <= startMs <= endMs: " + startMs + ", " + endMs);
+    }
   }
 
-  /** The words joined by spaces. */
-  String text() {
-    return words.stream().map(TimedWord::word).collect(Collectors.joining(" "));
+  /** An utterance of timed words: its text, start and end are theirs. */
+  Utterance(List<TimedWord> words) {
+    this(
+        words.stream().map(TimedWord::word).collect(Collectors.joining(" ")),
+        words.isEmpty() ? 0 : words.getFirst().startMs(),
+        words.isEmpty() ? 0 : words.getLast().endMs(),
+        words);
   }
 
-  /** The same words, {@code millis} later: a piece's utterance timed against the whole note. */
+  /** An utterance timed as a whole, its words without times of their own. */
+  static Utterance untimed(String text, long startMs, long endMs) {
+    return new Utterance(text, startMs, endMs, List.of());
+  }
+
+  /** The same utterance, {@code millis} later: a piece's utterance timed against the whole note. */
   Utterance shiftedBy(long millis) {
     return new Utterance(
+        text,
+        startMs + millis,
+        endMs + millis,
         words.stream()
             .map(w -> new TimedWord(w.word(), w.startMs() + millis, w.endMs() + millis))
             .toList());
-  }
-
-  long startMs() {
-    return words.isEmpty() ? 0 : words.getFirst().startMs();
-  }
-
-  long endMs() {
-    return words.isEmpty() ? 0 : words.getLast().endMs();
   }
 
   /**

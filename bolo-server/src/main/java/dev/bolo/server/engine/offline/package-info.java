@@ -1,6 +1,7 @@
 /**
- * The bundled offline engine: CMU Sphinx4 with its US-English model, run in process on a bounded
- * pool of recognisers. Reached through {@link dev.bolo.server.engine.offline.OfflineEngine}.
+ * The bundled offline engine: Moonshine tiny (English) and Silero VAD on ONNX Runtime, run in
+ * process on a bounded pool of recognisers. Reached through {@link
+ * dev.bolo.server.engine.offline.OfflineEngine}.
  */
 @NullMarked
 package dev.bolo.server.engine.offline;

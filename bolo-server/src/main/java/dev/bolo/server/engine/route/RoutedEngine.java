@@ -90,6 +90,12 @@ public final class RoutedEngine implements SpeechEngine {
         : ResponseFormat.JSON;
   }
 
+  /** Word times only when every target of the route gives them: any may serve the note. */
+  @Override
+  public boolean timesWords(String model) {
+    return route(model).stream().allMatch(t -> t.engine().timesWords(t.hop().model()));
+  }
+
   /** What every target of the route takes, so that a piece fits whichever serves it. */
   @Override
   public EngineLimits limits(String model) {

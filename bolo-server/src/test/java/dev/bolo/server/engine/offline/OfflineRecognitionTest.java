@@ -17,21 +17,21 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The real Sphinx4 recogniser with Bolo's tuned search, on the committed sample notes. */
+/** The real offline engine (Moonshine tiny, Silero VAD) on the committed sample notes. */
 class OfflineRecognitionTest {
 
   /**
-   * Measured with {@link SearchTuning#TUNED}: 3 word errors in 55 words (5.5 %; Sphinx4's defaults
-   * make 2, see bolo-bench/README.md). The bound allows 3 more before failing: 6 / 55.
+   * Measured: 7 word errors in 55 words (12.7 %) on these synthetic voices, where Sphinx4 made 3;
+   * on real people Moonshine is the far better one (docs/engines.md, and MoonshineRecognizerTest's
+   * LibriVox clips). The bound allows 3 more before failing: 10 / 55.
    */
-  private static final double MAX_WORD_ERROR_RATE = 0.11;
+  private static final double MAX_WORD_ERROR_RATE = 0.19;
 
-  private static SphinxEngine engine;
+  private static LocalEngine engine;
 
   @BeforeAll
   static void loadModel() throws InterruptedException {
-    OfflineConfig config = new OfflineConfig(2, 4, Duration.ofSeconds(5), SearchTuning.TUNED);
-    engine = new SphinxEngine(config, () -> SphinxModel.load(config.tuning()));
+    engine = (LocalEngine) OfflineEngine.create(new OfflineConfig(2, 4, Duration.ofSeconds(5)));
     assertThat(engine.awaitLoaded(Duration.ofMinutes(5))).as("model loaded").isTrue();
   }
 
@@ -68,7 +68,8 @@ class OfflineRecognitionTest {
 
     String text = transcribe(stereo);
 
-    assertThat(WordErrorRate.of(note.reference(), text)).as(text).isLessThanOrEqualTo(0.1);
+    // Measured 2 errors in 11 words, as the 16 kHz mono original: the conversion loses nothing.
+    assertThat(WordErrorRate.of(note.reference(), text)).as(text).isLessThanOrEqualTo(0.28);
   }
 
   @Test
@@ -85,28 +86,31 @@ class OfflineRecognitionTest {
   }
 
   @Test
-  void verboseJsonWordTimingsLieInsideTheNoteAndInOrder() throws Exception {
+  void verboseJsonSegmentsLieInsideTheNoteAndInOrderAndCarryNoInventedWordTimes() throws Exception {
     SampleNotes note = SampleNotes.named("dentist");
     EngineResult result =
         engine.transcribe(
             OfflineNote.of(note.bytes())
                 .request(
-                    OfflineNote.settings("en", "verbose_json", List.of("word")),
+                    OfflineNote.settings("en", "verbose_json", List.of("segment")),
                     Duration.ofMinutes(5)));
 
     assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
     JsonNode body = new ObjectMapper().readTree(((EngineResult.Transcribed) result).body());
     double duration = body.get("duration").asDouble();
     assertThat(duration).isBetween(3.0, 4.0);
+    assertThat(body.get("segments")).isNotEmpty();
     double previousEnd = 0;
-    for (JsonNode word : body.get("words")) {
-      double start = word.get("start").asDouble();
-      double end = word.get("end").asDouble();
-      assertThat(start).isGreaterThanOrEqualTo(previousEnd - 0.011).isLessThan(end);
-      assertThat(end).isLessThanOrEqualTo(duration + 0.1);
+    for (JsonNode segment : body.get("segments")) {
+      double start = segment.get("start").asDouble();
+      double end = segment.get("end").asDouble();
+      assertThat(start).isGreaterThanOrEqualTo(previousEnd).isLessThan(end);
+      assertThat(end).isLessThanOrEqualTo(duration + 0.01);
+      assertThat(segment.get("text").asText()).isNotBlank();
       previousEnd = end;
     }
-    assertThat(body.get("words")).hasSizeGreaterThanOrEqualTo(7);
+    assertThat(body.has("words")).as("Moonshine gives no word times").isFalse();
+    assertThat(engine.timesWords(OfflineEngine.MODEL)).isFalse();
   }
 
   @Test

@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * NoteRun}) and its pieces recognised on a {@link RecognizerPool} whose model loads in the
  * background. See {@link OfflineEngine} for the contract. Thread safe.
  */
-final class SphinxEngine implements SpeechEngine {
+final class LocalEngine implements SpeechEngine {
 
-  private static final Logger log = LoggerFactory.getLogger(SphinxEngine.class);
+  private static final Logger log = LoggerFactory.getLogger(LocalEngine.class);
 
   /** The cause is in the log (see {@link #load}); a client is told no more than this. */
   private static final String LOAD_FAILED = "offline model failed to load; see the server log";
@@ -47,11 +47,11 @@ final class SphinxEngine implements SpeechEngine {
 
   private final CompletableFuture<NoteRecognizer.Factory> model = new CompletableFuture<>();
 
-  SphinxEngine(OfflineConfig config, Supplier<NoteRecognizer.Factory> loader) {
+  LocalEngine(OfflineConfig config, Supplier<NoteRecognizer.Factory> loader) {
     this(config, loader, System::nanoTime);
   }
 
-  SphinxEngine(OfflineConfig config, Supplier<NoteRecognizer.Factory> loader, LongSupplier ticker) {
+  LocalEngine(OfflineConfig config, Supplier<NoteRecognizer.Factory> loader, LongSupplier ticker) {
     this.config = config;
     this.ticker = ticker;
     this.admission = new Semaphore(config.recognizers() + config.queueCapacity());
@@ -200,7 +200,25 @@ final class SphinxEngine implements SpeechEngine {
   }
 
   @Override
+  public String source(String model) {
+    return OfflineEngine.SOURCE;
+  }
+
+  /** Utterances are timed as a whole: Moonshine gives no word times. */
+  @Override
+  public boolean timesWords(String model) {
+    return false;
+  }
+
+  @Override
   public void close() {
     pool.close();
+    if (model.isDone() && !model.isCompletedExceptionally()) {
+      try {
+        model.join().close();
+      } catch (Exception e) {
+        log.warn("the offline model did not close cleanly", e);
+      }
+    }
   }
 }

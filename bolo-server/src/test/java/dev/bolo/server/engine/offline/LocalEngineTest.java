@@ -32,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The engine's pool, admission and formats, with hand-written recognisers instead of Sphinx4. */
-class SphinxEngineTest {
+/** The engine's pool, admission and formats, with hand-written recognisers instead of a model's. */
+class LocalEngineTest {
 
   private static final Duration WAIT = Duration.ofSeconds(10);
   private static final byte[] NOTE = Wavs.pcm(16_000, 16, Wavs.tone(16_000, 1, 440, 0.5, 2.0));
@@ -41,7 +41,7 @@ class SphinxEngineTest {
   /** The note's length as the engine decodes it, which it reports with every transcript. */
   private static final OptionalLong NOTE_DECODED_MS = OptionalLong.of(2_000);
 
-  private final List<SphinxEngine> engines = new ArrayList<>();
+  private final List<LocalEngine> engines = new ArrayList<>();
 
   @org.junit.jupiter.api.BeforeAll
   static void loadTheDecoderOnce() throws Exception {
@@ -54,7 +54,7 @@ class SphinxEngineTest {
 
   @AfterEach
   void closeEngines() {
-    engines.forEach(SphinxEngine::close);
+    engines.forEach(LocalEngine::close);
   }
 
   @ParameterizedTest
@@ -73,7 +73,7 @@ class SphinxEngineTest {
       })
   void everyContainerAPhoneRecordsIsDecodedForTheRecognizer(String file) throws Exception {
     List<Integer> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
-    SphinxEngine engine =
+    LocalEngine engine =
         loaded(
             1,
             0,
@@ -96,7 +96,7 @@ class SphinxEngineTest {
 
   @Test
   void bytesThatAreNotAudioAreInvalidAudioNotAnEngineFailure() throws Exception {
-    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+    LocalEngine engine = loaded(1, 0, FakeRecognizer::new);
     byte[] mp3 = "ID3\u0004 not really an mp3".getBytes(StandardCharsets.ISO_8859_1);
 
     EngineResult result = engine.transcribe(OfflineNote.of(mp3).request());
@@ -108,7 +108,7 @@ class SphinxEngineTest {
 
   @Test
   void aLanguageOtherThanEnglishIsRejected() throws Exception {
-    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+    LocalEngine engine = loaded(1, 0, FakeRecognizer::new);
 
     EngineResult french =
         engine.transcribe(
@@ -126,7 +126,7 @@ class SphinxEngineTest {
 
   @Test
   void aWavOfAnUnknownEncodingIsInvalidAudio() throws Exception {
-    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+    LocalEngine engine = loaded(1, 0, FakeRecognizer::new);
     byte[] wav = NOTE.clone();
     wav[20] = 0x55;
     wav[21] = 0x55;
@@ -141,7 +141,7 @@ class SphinxEngineTest {
   void whenEveryRecognizerIsBusyAndNothingMayQueueTheEngineAnswersUnavailable() throws Exception {
     CountDownLatch started = new CountDownLatch(2);
     CountDownLatch release = new CountDownLatch(1);
-    SphinxEngine engine = loaded(2, 0, () -> new FakeRecognizer(started, release));
+    LocalEngine engine = loaded(2, 0, () -> new FakeRecognizer(started, release));
     List<CompletableFuture<EngineResult>> running =
         List.of(inBackground(engine), inBackground(engine));
     assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
@@ -166,7 +166,7 @@ class SphinxEngineTest {
   void notesWaitInTheShortQueueAndOnlyBeyondItAreTurnedAway() throws Exception {
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    SphinxEngine engine = loaded(1, 1, () -> new FakeRecognizer(started, release));
+    LocalEngine engine = loaded(1, 1, () -> new FakeRecognizer(started, release));
     CompletableFuture<EngineResult> first = inBackground(engine);
     assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     CompletableFuture<EngineResult> queued = inBackground(engine);
@@ -187,7 +187,7 @@ class SphinxEngineTest {
     CountDownLatch spinning = new CountDownLatch(1);
     byte[] slowNote = Wavs.pcm(16_000, 16, Wavs.tone(16_000, 1, 440, 0.5, 3.0));
     // One queue slot: the next note waits there until the abandoned one has let go.
-    SphinxEngine engine =
+    LocalEngine engine =
         loaded(
             1,
             1,
@@ -220,7 +220,7 @@ class SphinxEngineTest {
   @Test
   void aRecognizerThatThrowsFailsOnlyItsNoteWhichSaysSoAndIsReplaced() throws Exception {
     AtomicInteger made = new AtomicInteger();
-    SphinxEngine engine =
+    LocalEngine engine =
         loaded(
             1,
             0,
@@ -243,7 +243,7 @@ class SphinxEngineTest {
   void anOutOfMemoryErrorFailsOnlyItsNoteWithAnAnswerThatSaysSoAndTheNextNoteIsTranscribed()
       throws Exception {
     AtomicInteger made = new AtomicInteger();
-    SphinxEngine engine =
+    LocalEngine engine =
         loaded(
             1,
             0,
@@ -264,7 +264,7 @@ class SphinxEngineTest {
   @Test
   void aRecognizerThatCannotBeReplacedAtOnceIsBuiltForTheNextNoteInstead() throws Exception {
     AtomicInteger made = new AtomicInteger();
-    SphinxEngine engine =
+    LocalEngine engine =
         loaded(
             1,
             0,
@@ -295,7 +295,7 @@ class SphinxEngineTest {
     Files.write(file, NOTE);
     CountDownLatch timedOut = new CountDownLatch(1);
     CompletableFuture<String> seen = new CompletableFuture<>();
-    SphinxEngine engine =
+    LocalEngine engine =
         loaded(
             1,
             0,
@@ -330,7 +330,7 @@ class SphinxEngineTest {
   @Test
   void whileTheModelLoadsTheEngineIsNotReadyAndAnswersUnavailable() throws Exception {
     CountDownLatch loading = new CountDownLatch(1);
-    SphinxEngine engine =
+    LocalEngine engine =
         engine(
             1,
             0,
@@ -355,7 +355,7 @@ class SphinxEngineTest {
 
   @Test
   void aModelThatFailsToLoadIsReportedByReadinessAndEveryNote() throws Exception {
-    SphinxEngine engine =
+    LocalEngine engine =
         engine(
             1,
             0,
@@ -380,7 +380,7 @@ class SphinxEngineTest {
 
   @Test
   void textAndJsonFormatsGiveTheWordsOfEveryUtteranceAndTheDecodedLength() throws Exception {
-    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+    LocalEngine engine = loaded(1, 0, FakeRecognizer::new);
 
     EngineResult result =
         engine.transcribe(
@@ -392,7 +392,7 @@ class SphinxEngineTest {
 
   @Test
   void srtAndVttCuesFollowTheUtterances() throws Exception {
-    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+    LocalEngine engine = loaded(1, 0, FakeRecognizer::new);
 
     EngineResult srt =
         engine.transcribe(
@@ -415,7 +415,7 @@ class SphinxEngineTest {
 
   @Test
   void verboseJsonHasSegmentsAndWordsAsAsked() throws Exception {
-    SphinxEngine engine = loaded(1, 0, FakeRecognizer::new);
+    LocalEngine engine = loaded(1, 0, FakeRecognizer::new);
 
     EngineResult result =
         engine.transcribe(
@@ -437,29 +437,28 @@ class SphinxEngineTest {
     assertThat(body.get("words").get(2).get("end").asDouble()).isEqualTo(1.02);
   }
 
-  private SphinxEngine loaded(int recognizers, int queue, NoteRecognizer.Factory factory)
+  private LocalEngine loaded(int recognizers, int queue, NoteRecognizer.Factory factory)
       throws InterruptedException {
-    SphinxEngine engine = engine(recognizers, queue, () -> factory);
+    LocalEngine engine = engine(recognizers, queue, () -> factory);
     assertThat(engine.awaitLoaded(WAIT)).isTrue();
     return engine;
   }
 
-  private SphinxEngine engine(int recognizers, int queue, Supplier<NoteRecognizer.Factory> loader) {
-    OfflineConfig config =
-        new OfflineConfig(recognizers, queue, Duration.ofSeconds(5), SearchTuning.TUNED);
-    SphinxEngine engine = new SphinxEngine(config, loader);
+  private LocalEngine engine(int recognizers, int queue, Supplier<NoteRecognizer.Factory> loader) {
+    OfflineConfig config = new OfflineConfig(recognizers, queue, Duration.ofSeconds(5));
+    LocalEngine engine = new LocalEngine(config, loader);
     engines.add(engine);
     return engine;
   }
 
-  private static CompletableFuture<EngineResult> inBackground(SphinxEngine engine) {
+  private static CompletableFuture<EngineResult> inBackground(LocalEngine engine) {
     CompletableFuture<EngineResult> result = new CompletableFuture<>();
     Thread.ofVirtual()
         .start(() -> result.complete(engine.transcribe(OfflineNote.of(NOTE).request())));
     return result;
   }
 
-  private static void awaitQueued(SphinxEngine engine, int count) throws InterruptedException {
+  private static void awaitQueued(LocalEngine engine, int count) throws InterruptedException {
     Await.until(
         WAIT,
         () -> engine.queuedPieces() >= count,
