@@ -190,7 +190,8 @@ public final class AppBuilder {
         });
     GatewayThreads threads = new GatewayThreads();
     built.push(threads);
-    AnswerBudget answers = new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT);
+    AnswerBudget answers =
+        new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT, wireTicker);
     GatewayGauges.bindAnswers(metrics, answers);
     SpeechEngine engine = createEngine(http, answers);
     built.push(engine);

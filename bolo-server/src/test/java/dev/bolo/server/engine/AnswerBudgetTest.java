@@ -105,6 +105,7 @@ class AnswerBudgetTest {
     try (AnswerBudget.Hold first = new AnswerBudget.Hold();
         AnswerBudget.Hold second = new AnswerBudget.Hold(Duration.ofMillis(300))) {
       first.charge(budget, 800_000);
+      second.begin(budget);
 
       assertThatThrownBy(() -> second.charge(budget, 800_000))
           .isInstanceOf(AnswerBudget.Exhausted.class);
