@@ -293,7 +293,8 @@ public final class AppBuilder {
                 config.listen().idleTimeout(), limits.uploads().rateWindow(), answerTimeout()),
             resumable,
             phones,
-            WrongTokens.perMinute(limits.wrongTokensPerMinute(), ticker));
+            WrongTokens.perMinute(limits.wrongTokensPerMinute(), ticker),
+            wireTicker);
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     Javalin javalin =
