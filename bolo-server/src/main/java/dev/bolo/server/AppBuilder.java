@@ -264,6 +264,7 @@ public final class AppBuilder {
             slot.spoolDir().resolve(RESUMABLE_FOLDER),
             slot.id(),
             clock,
+            wireTicker,
             limits.uploadTtl(),
             limits.maxOpenUploadsPerDevice(),
             limits.uploads().rateWindow().plus(APPEND_LOCK_MARGIN),
