@@ -109,8 +109,10 @@ public final class AppBuilder {
   }
 
   /**
-   * Elapsed nanoseconds for what a peer does on the wire in real time: the header deadline, an
-   * upload's body rate, a readiness check's timeout. The system's unless a test replaces it.
+   * Elapsed nanoseconds for what passes in real time whatever a test does with {@link #ticker}:
+   * what a peer does on the wire (the header deadline, an upload's body rate, a readiness check's
+   * timeout, a wait for Redis), waits that park a thread (for answer room, for an upload's
+   * transcription) and the durations logged and measured. The system's unless a test replaces it.
    */
   public AppBuilder wireTicker(LongSupplier wireTicker) {
     this.wireTicker = Objects.requireNonNull(wireTicker, "wireTicker");
@@ -352,7 +354,9 @@ public final class AppBuilder {
               store.redisEndpoint(),
               store.redisTimeout(),
               store.idempotencyTtl(),
-              store.dedupMaxBytes());
+              store.dedupMaxBytes(),
+              ticker,
+              wireTicker);
       case MEMORY -> DedupStore.inMemory(ticker, store.idempotencyTtl(), store.dedupMaxBytes());
     };
   }
