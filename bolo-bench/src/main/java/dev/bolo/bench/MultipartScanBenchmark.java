@@ -41,7 +41,7 @@ public class MultipartScanBenchmark extends OneCoreBenchmark {
   private byte[] body = new byte[0];
   private List<ByteBuffer> chunks = List.of();
   private Path spool = Path.of(".");
-  private UploadReader reader = new UploadReader(1, 0, Path.of("."));
+  private UploadReader reader = new UploadReader(1, 0, Path.of("."), System::nanoTime);
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -49,7 +49,7 @@ public class MultipartScanBenchmark extends OneCoreBenchmark {
     chunks = BenchBodies.chunks(body, chunkKiB * 1024);
     spool = Files.createTempDirectory("bolo-bench-spool");
     // The whole note stays in memory: this measures CPU, not the disk.
-    reader = new UploadReader(32L * 1024 * 1024, 32 * 1024 * 1024, spool);
+    reader = new UploadReader(32L * 1024 * 1024, 32 * 1024 * 1024, spool, System::nanoTime);
   }
 
   @TearDown(Level.Trial)

@@ -111,8 +111,10 @@ public final class AppBuilder {
   }
 
   /**
-   * Elapsed nanoseconds for what a peer does on the wire in real time: the header deadline, an
-   * upload's body rate, a readiness check's timeout. The system's unless a test replaces it.
+   * Elapsed nanoseconds for what passes in real time whatever a test does with {@link #ticker}:
+   * what a peer does on the wire (the header deadline, an upload's body rate, a readiness check's
+   * timeout, a wait for Redis), waits that park a thread (for answer room, for an upload's
+   * transcription) and the durations logged and measured. The system's unless a test replaces it.
    */
   public AppBuilder wireTicker(LongSupplier wireTicker) {
     this.wireTicker = Objects.requireNonNull(wireTicker, "wireTicker");
@@ -192,7 +194,8 @@ public final class AppBuilder {
         });
     GatewayThreads threads = new GatewayThreads();
     built.push(threads);
-    AnswerBudget answers = new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT);
+    AnswerBudget answers =
+        new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT, wireTicker);
     GatewayGauges.bindAnswers(metrics, answers);
     SpeechEngine engine = createEngine(http, answers);
     built.push(engine);
@@ -264,6 +267,7 @@ public final class AppBuilder {
             slot.spoolDir().resolve(RESUMABLE_FOLDER),
             slot.id(),
             clock,
+            wireTicker,
             limits.uploadTtl(),
             limits.maxOpenUploadsPerDevice(),
             limits.uploads().rateWindow().plus(APPEND_LOCK_MARGIN),
@@ -293,7 +297,8 @@ public final class AppBuilder {
                 config.listen().idleTimeout(), limits.uploads().rateWindow(), answerTimeout()),
             resumable,
             phones,
-            WrongTokens.perMinute(limits.wrongTokensPerMinute(), ticker));
+            WrongTokens.perMinute(limits.wrongTokensPerMinute(), ticker),
+            wireTicker);
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     Javalin javalin =
@@ -352,7 +357,9 @@ public final class AppBuilder {
               store.redisEndpoint(),
               store.redisTimeout(),
               store.idempotencyTtl(),
-              store.dedupMaxBytes());
+              store.dedupMaxBytes(),
+              ticker,
+              wireTicker);
       case MEMORY -> DedupStore.inMemory(ticker, store.idempotencyTtl(), store.dedupMaxBytes());
     };
   }

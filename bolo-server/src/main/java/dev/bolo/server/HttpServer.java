@@ -95,10 +95,10 @@ final class HttpServer {
               });
           javalinConfig.jetty.modifyServer(
               server -> {
-                server.setErrorHandler(new JsonErrorHandler());
                 // Outermost, so that every answer is counted, a turned-away upload too; then the
                 // upload line; Javalin nests its own inside the innermost wrapper.
-                RequestMetrics counted = new RequestMetrics(metrics);
+                RequestMetrics counted = new RequestMetrics(metrics, services.wireTicker());
+                server.setErrorHandler(new JsonErrorHandler(counted));
                 counted.setHandler(admission);
                 // With TLS, plain HTTP from elsewhere is sent to HTTPS before anything else.
                 server.setHandler(tls == null ? counted : new HttpsOnly(counted));

@@ -39,13 +39,23 @@ public interface DedupStore extends AutoCloseable {
    * @param commandTimeout how long one Redis command may take before Redis counts as unreachable
    * @param ttl how long a finished transcript is replayed
    * @param localMaxBytes bound on the heap held by the local fallback's finished transcripts
+   * @param ticker monotonic nanoseconds for the local fallback's leases and TTL; tests pass a fake
+   * @param waits monotonic nanoseconds for what passes in real time: a wait for Redis's message,
+   *     the pace of the probe that finds Redis back
    */
   static DedupStore redis(
-      RedisEndpoint endpoint, Duration commandTimeout, Duration ttl, long localMaxBytes) {
+      RedisEndpoint endpoint,
+      Duration commandTimeout,
+      Duration ttl,
+      long localMaxBytes,
+      LongSupplier ticker,
+      LongSupplier waits) {
     return FailOpenDedupStore.overRedis(
         RedisDedupStore.Options.of(endpoint, ttl, commandTimeout),
         localMaxBytes,
-        FailOpenDedupStore.PROBE_EVERY);
+        FailOpenDedupStore.PROBE_EVERY,
+        ticker,
+        waits);
   }
 
   /**

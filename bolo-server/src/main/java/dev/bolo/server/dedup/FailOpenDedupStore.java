@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,13 +61,15 @@ final class FailOpenDedupStore implements DedupStore {
    * @param local serves while the shared store is unreachable
    * @param writeBehind holds results waiting for the shared store
    * @param probeEvery how often to ping the shared store while it is healthy
+   * @param probeTicker elapsed nanoseconds for the probe's pace, passing in real time
    */
   FailOpenDedupStore(
       Function<Runnable, DedupStore> connector,
       String sharedName,
       DedupStore local,
       WriteBehind writeBehind,
-      Duration probeEvery) {
+      Duration probeEvery,
+      LongSupplier probeTicker) {
     this.link =
         new SharedStoreLink(
             Objects.requireNonNull(connector, "connector"),
@@ -80,17 +83,29 @@ final class FailOpenDedupStore implements DedupStore {
     } catch (RedisException e) {
       link.degrade(e);
     }
-    this.probe = new SharedStoreProbe(link, writeBehind, probeEvery);
+    this.probe = new SharedStoreProbe(link, writeBehind, probeEvery, probeTicker);
   }
 
+  /**
+   * The store over Redis.
+   *
+   * @param ticker elapsed nanoseconds for the local store's leases and TTL and the kept results
+   * @param waits elapsed nanoseconds for what passes in real time: a wait for Redis's message, the
+   *     probe's pace
+   */
   static FailOpenDedupStore overRedis(
-      RedisDedupStore.Options options, long localMaxBytes, Duration probeEvery) {
+      RedisDedupStore.Options options,
+      long localMaxBytes,
+      Duration probeEvery,
+      LongSupplier ticker,
+      LongSupplier waits) {
     return new FailOpenDedupStore(
-        onDisconnect -> RedisDedupStore.connect(options, onDisconnect),
+        onDisconnect -> RedisDedupStore.connect(options, waits, onDisconnect),
         "redis " + options.endpoint().describe(),
-        DedupStore.inMemory(System::nanoTime, options.ttl(), localMaxBytes),
-        new WriteBehind(WriteBehind.MAX_ENTRIES, localMaxBytes, options.ttl(), System::nanoTime),
-        probeEvery);
+        DedupStore.inMemory(ticker, options.ttl(), localMaxBytes),
+        new WriteBehind(WriteBehind.MAX_ENTRIES, localMaxBytes, options.ttl(), ticker),
+        probeEvery,
+        waits);
   }
 
   @Override

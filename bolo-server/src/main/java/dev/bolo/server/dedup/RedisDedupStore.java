@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -93,16 +94,19 @@ final class RedisDedupStore implements DedupStore {
   private final RedisClusterCommands<String, String> redis;
   private final RedisSubscriptions subscriptions;
   private final Options options;
+  private final LongSupplier waits;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** The Redis epoch this instance last saw ('' before the first), see {@link RedisScripts}. */
   private volatile String knownEpoch = "";
 
-  private RedisDedupStore(RedisEndpoint.Connections connections, Options options) {
+  private RedisDedupStore(
+      RedisEndpoint.Connections connections, Options options, LongSupplier waits) {
     this.connections = connections;
     this.redis = connections.commands();
     this.subscriptions = new RedisSubscriptions(connections.pubSub(), options.commandTimeout());
     this.options = options;
+    this.waits = waits;
     // Known from the start, so that a Redis that loses its data before this instance's first
     // claim is still recognised as having lost it.
     if (!connections.clustered()) {
@@ -119,11 +123,13 @@ final class RedisDedupStore implements DedupStore {
   /**
    * Connects to Redis.
    *
+   * @param waits elapsed nanoseconds for a waiter's deadline: it waits for Redis's message in real
+   *     time, so it is not a ticker a test holds still
    * @throws RedisException if Redis is unreachable
    */
-  static RedisDedupStore connect(Options options, Runnable onDisconnect) {
+  static RedisDedupStore connect(Options options, LongSupplier waits, Runnable onDisconnect) {
     return new RedisDedupStore(
-        options.endpoint().connect(options.commandTimeout(), onDisconnect), options);
+        options.endpoint().connect(options.commandTimeout(), onDisconnect), options, waits);
   }
 
   /** The Redis entry names of one work key; the hash tag keeps them in one cluster slot. */
@@ -265,7 +271,7 @@ final class RedisDedupStore implements DedupStore {
   @Override
   public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
     Entries e = Entries.of(key);
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = waits.getAsLong() + timeout.toNanos();
     CompletableFuture<String> ended = new CompletableFuture<>();
     subscriptions.listen(e.channel(), ended);
     CompletableFuture<String> listening = ended;
@@ -277,7 +283,7 @@ final class RedisDedupStore implements DedupStore {
       }
       String owner = Objects.requireNonNull(withoutTentativeMark(first.claim()));
       while (true) {
-        long remaining = deadline - System.nanoTime();
+        long remaining = deadline - waits.getAsLong();
         if (remaining <= 0) {
           return new Resolution.Pending();
         }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,14 +30,20 @@ final class SharedStoreProbe implements AutoCloseable {
   /** How often a healthy shared store is pinged, in nanoseconds. */
   private final long probeEvery;
 
+  /** Elapsed nanoseconds, passing in real time as the probe's own schedule does. */
+  private final LongSupplier ticker;
+
   /** When a healthy shared store was last pinged (the probe's thread only). */
-  private long probedAt = System.nanoTime();
+  private long probedAt;
 
   /** Starts probing. */
-  SharedStoreProbe(SharedStoreLink link, WriteBehind writeBehind, Duration probeEvery) {
+  SharedStoreProbe(
+      SharedStoreLink link, WriteBehind writeBehind, Duration probeEvery, LongSupplier ticker) {
     this.link = link;
     this.writeBehind = writeBehind;
     this.probeEvery = probeEvery.toNanos();
+    this.ticker = ticker;
+    this.probedAt = ticker.getAsLong();
     this.prober =
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("bolo-store-probe").daemon().factory());
@@ -46,7 +53,7 @@ final class SharedStoreProbe implements AutoCloseable {
 
   private void probe() {
     // Healthy: ping at the slower pace. Unreachable: try at every tick.
-    long now = System.nanoTime();
+    long now = ticker.getAsLong();
     if (!link.isDegraded() && link.shared() != null && now - probedAt < probeEvery) {
       return;
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  *       {@code Retry-After}, a server condition the phone resends after.
  * </ul>
  *
- * <p>Thread safe; waiting parks on a condition, which does not pin a virtual thread's carrier.
+ * <p>Thread safe; waiting parks on a condition, which does not pin a virtual thread's carrier, and
+ * its deadlines are read on the budget's ticker, which must pass in real time as the parking does.
  */
 public final class AnswerBudget {
 
@@ -34,18 +36,31 @@ public final class AnswerBudget {
 
   private final long capacityBytes;
   private final Duration wait;
+  private final LongSupplier ticker;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
   private long inUseBytes;
   private int waiting;
 
-  public AnswerBudget(long capacityBytes, Duration wait) {
+  /**
+   * @param wait how long an answer waits for room
+   * @param ticker elapsed nanoseconds for that wait and the exchanges' deadlines
+   */
+  public AnswerBudget(long capacityBytes, Duration wait, LongSupplier ticker) {
     if (capacityBytes < 1 || wait.isNegative()) {
       throw new IllegalArgumentException(
           "capacityBytes must be positive and wait not negative: " + capacityBytes + ", " + wait);
     }
     this.capacityBytes = capacityBytes;
     this.wait = wait;
+    this.ticker = ticker;
+  }
+
+  /**
+   * A budget on the system's ticker, for the engines' own tests that build their client by hand.
+   */
+  public AnswerBudget(long capacityBytes, Duration wait) {
+    this(capacityBytes, wait, System::nanoTime);
   }
 
   /** How long an answer waits for room before it is refused. */
@@ -90,9 +105,9 @@ public final class AnswerBudget {
         throw new IllegalStateException("a hold charges one budget");
       }
       hold.budget = this;
-      long deadline = Math.min(System.nanoTime() + wait.toNanos(), hold.deadline);
+      long deadline = Math.min(ticker.getAsLong() + wait.toNanos(), hold.deadline);
       while (inUseBytes + bytes > capacityBytes && inUseBytes - hold.held > 0) {
-        long left = deadline - System.nanoTime();
+        long left = deadline - ticker.getAsLong();
         if (hold.held > 0 || left <= 0) {
           throw new Exhausted(capacityBytes);
         }
@@ -134,19 +149,33 @@ public final class AnswerBudget {
     // Guarded by the budget's lock.
     private long held;
 
-    /** When the exchange's own deadline passes (System.nanoTime()): no wait outlasts it. */
-    private final long deadline;
+    /** How long the exchange may take, or null when only the budget's wait bounds a wait. */
+    private final @Nullable Duration timeout;
+
+    /**
+     * When the exchange's own deadline passes, on the budget's ticker, once {@link #begin} has
+     * stamped it; no wait outlasts it.
+     */
+    private volatile long deadline = Long.MAX_VALUE;
 
     /** A hold whose waits are bounded by the budget's wait only. */
     public Hold() {
-      this.deadline = Long.MAX_VALUE;
+      this.timeout = null;
     }
 
     /**
-     * A hold for an exchange that must end within {@code timeout}: no wait for room outlasts it.
+     * A hold for an exchange that must end within {@code timeout}: no wait for room outlasts it,
+     * counted from when the exchange begins ({@link AnswerLimit} marks it).
      */
     public Hold(Duration timeout) {
-      this.deadline = System.nanoTime() + timeout.toNanos();
+      this.timeout = timeout;
+    }
+
+    /** Marks the start of the exchange on {@code budget}'s ticker: its deadline counts from now. */
+    void begin(AnswerBudget budget) {
+      if (timeout != null) {
+        deadline = budget.ticker.getAsLong() + timeout.toNanos();
+      }
     }
 
     /** Charges {@code bytes} of the answer to {@code budget}; may wait for room. */

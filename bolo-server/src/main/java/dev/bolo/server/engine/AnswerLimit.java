@@ -1,6 +1,8 @@
 package dev.bolo.server.engine;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Response;
@@ -50,8 +52,9 @@ public final class AnswerLimit implements Interceptor {
 
   /**
    * OkHttp's own follow-up logic parses a 503's {@code Retry-After} with {@code Integer.valueOf}
-   * and throws on a larger number; the header is replaced by its capped value (or dropped when
-   * malformed) before OkHttp sees it.
+   * and throws on a larger number; the header is replaced by its capped value in delay-seconds (or
+   * dropped when malformed) before OkHttp sees it. An HTTP-date is measured from when the answer
+   * arrived, as OkHttp stamped it.
    */
   private static Response saneRetryAfter(Chain chain) throws IOException {
     Response response = chain.proceed(chain.request());
@@ -59,7 +62,8 @@ public final class AnswerLimit implements Interceptor {
     if (given == null) {
       return response;
     }
-    java.time.Duration wait = ProviderRetryAfter.parse(given);
+    Duration wait =
+        ProviderRetryAfter.parse(given, Instant.ofEpochMilli(response.receivedResponseAtMillis()));
     Response.Builder sane = response.newBuilder().removeHeader("Retry-After");
     if (wait != null) {
       sane.header("Retry-After", Long.toString(wait.toSeconds()));
@@ -69,6 +73,11 @@ public final class AnswerLimit implements Interceptor {
 
   @Override
   public Response intercept(Chain chain) throws IOException {
+    AnswerBudget.Hold tagged = chain.request().tag(AnswerBudget.Hold.class);
+    if (tagged != null) {
+      // The exchange starts now: its deadline counts from here, on the budget's ticker.
+      tagged.begin(budget);
+    }
     Response response = chain.proceed(chain.request());
     ResponseBody body = response.body();
     long declared = body.contentLength();
@@ -76,7 +85,6 @@ public final class AnswerLimit implements Interceptor {
       response.close();
       throw new AnswerTooLargeException(maxBytes);
     }
-    AnswerBudget.Hold tagged = chain.request().tag(AnswerBudget.Hold.class);
     AnswerBudget.Hold hold = tagged != null ? tagged : new AnswerBudget.Hold();
     if (declared > 0) {
       try {

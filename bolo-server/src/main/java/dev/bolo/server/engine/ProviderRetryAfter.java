@@ -29,6 +29,19 @@ public final class ProviderRetryAfter {
     return parse(value, Instant.now());
   }
 
+  /**
+   * The wait a header that passed {@link AnswerLimit} asks for: by then an HTTP-date has been
+   * measured from the moment its answer arrived and the header is delay-seconds, at most {@link
+   * #MAX}. Null when absent or malformed.
+   */
+  public static @Nullable Duration parseSafe(@Nullable String value) {
+    if (value == null) {
+      return null;
+    }
+    String text = value.trim();
+    return text.length() <= MAX_CHARS && DIGITS.matcher(text).matches() ? delaySeconds(text) : null;
+  }
+
   /** As {@link #parse(String)}, measuring an HTTP-date from {@code now}. */
   public static @Nullable Duration parse(@Nullable String value, Instant now) {
     if (value == null || value.isBlank()) {
@@ -39,8 +52,7 @@ public final class ProviderRetryAfter {
       return null;
     }
     if (DIGITS.matcher(text).matches()) {
-      // Delay-seconds of any length: more digits than an hour has are simply the cap.
-      return text.length() > 9 ? MAX : capped(Duration.ofSeconds(Long.parseLong(text)));
+      return delaySeconds(text);
     }
     try {
       Instant at = ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
@@ -49,6 +61,11 @@ public final class ProviderRetryAfter {
     } catch (DateTimeParseException | ArithmeticException e) {
       return null;
     }
+  }
+
+  /** Delay-seconds of any length: more digits than an hour has are simply the cap. */
+  private static Duration delaySeconds(String digits) {
+    return digits.length() > 9 ? MAX : capped(Duration.ofSeconds(Long.parseLong(digits)));
   }
 
   /** {@code wait}, or {@link #MAX} when it is longer. */

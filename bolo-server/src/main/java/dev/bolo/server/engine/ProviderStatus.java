@@ -17,7 +17,8 @@ public final class ProviderStatus {
    * The failure that status {@code status} stands for.
    *
    * @param message the provider's own message, sanitised for a phone
-   * @param retryAfter the provider's {@code Retry-After} header, when it sent one
+   * @param retryAfter the provider's {@code Retry-After} header, when it sent one, as {@link
+   *     AnswerLimit} made it safe (delay-seconds)
    */
   public static EngineResult.Failure failure(
       int status, String message, @Nullable String retryAfter) {
@@ -28,7 +29,7 @@ public final class ProviderStatus {
       case 401, 403 -> new EngineResult.Failed("the gateway's provider credentials were refused");
       case 408, 504 -> new EngineResult.TimedOut("the provider timed out: " + message);
       case 429, 503, 529 ->
-          new EngineResult.Unavailable(message, ProviderRetryAfter.parse(retryAfter));
+          new EngineResult.Unavailable(message, ProviderRetryAfter.parseSafe(retryAfter));
       default -> new EngineResult.Failed("the provider failed with " + status + ": " + message);
     };
   }

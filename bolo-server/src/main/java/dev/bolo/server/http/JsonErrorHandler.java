@@ -3,12 +3,14 @@ package dev.bolo.server.http;
 import dev.bolo.server.ledger.Device;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Objects;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.NanoTime;
 
 /**
  * Renders the errors Jetty raises itself (a malformed request line, headers over the limit, an
@@ -22,6 +24,13 @@ public final class JsonErrorHandler extends ErrorHandler {
   private static final String JSON_TYPE = "application/json";
 
   private static final Duration STOPPING_RETRY_AFTER = Duration.ofSeconds(2);
+
+  private final RequestMetrics metrics;
+
+  /** Times an access line as {@code metrics} times the answer, on the same ticker. */
+  public JsonErrorHandler(RequestMetrics metrics) {
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+  }
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
@@ -65,9 +74,19 @@ public final class JsonErrorHandler extends ErrorHandler {
         request.getAttribute(DeviceGate.DEVICE_ATTRIBUTE) instanceof Device device
             ? device.name()
             : null,
-        (System.nanoTime() - request.getBeginNanoTime()) / 1_000_000);
+        durationMillis(request));
     response.write(true, ByteBuffer.wrap(body), callback);
     return true;
+  }
+
+  /**
+   * How long the request took: on the gateway's ticker from when the outermost wrapper saw it; a
+   * request Jetty refused while parsing reached no wrapper and has only Jetty's own stamp, on
+   * Jetty's clock.
+   */
+  private long durationMillis(Request request) {
+    Long since = metrics.millisSinceStart(request);
+    return since != null ? since : NanoTime.millisSince(request.getBeginNanoTime());
   }
 
   /** Errors found before a request exists (no path known): the native shape. */

@@ -3,6 +3,7 @@ package dev.bolo.server.http;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,25 +25,30 @@ final class RequestLog implements Handler {
   /** Where the request's id is kept, so every part of the request names it alike. */
   static final String ID_ATTRIBUTE = "bolo.request_id";
 
-  /** When a device route began the request (nanoTime), for a failure's access line. */
+  /** When a device route began the request (the ticker's nanoseconds), for a failure's line. */
   private static final String STARTED_ATTRIBUTE = "bolo.started";
 
   private final Handler handler;
+  private final LongSupplier ticker;
 
-  private RequestLog(Handler handler) {
+  private RequestLog(Handler handler, LongSupplier ticker) {
     this.handler = Objects.requireNonNull(handler, "handler");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
   }
 
-  /** {@code handler} with the request's id, its MDC and its access line around it. */
-  static Handler around(Handler handler) {
-    return new RequestLog(handler);
+  /**
+   * {@code handler} with the request's id, its MDC and its access line around it; the line's
+   * duration is measured on {@code ticker} (elapsed nanoseconds).
+   */
+  static Handler around(Handler handler, LongSupplier ticker) {
+    return new RequestLog(handler, ticker);
   }
 
   @Override
   public void handle(Context ctx) throws Exception {
     String requestId = requestIdOf(ctx);
     MDC.put("request_id", requestId);
-    long started = System.nanoTime();
+    long started = ticker.getAsLong();
     ctx.attribute(STARTED_ATTRIBUTE, started);
     try {
       ctx.res().setHeader(REQUEST_ID, requestId);
@@ -55,7 +61,7 @@ final class RequestLog implements Handler {
                   ctx.method().name(),
                   ctx.path(),
                   ctx.statusCode(),
-                  (System.nanoTime() - started) / 1_000_000));
+                  (ticker.getAsLong() - started) / 1_000_000));
     } finally {
       MDC.remove("device");
       MDC.remove("request_id");
@@ -78,9 +84,9 @@ final class RequestLog implements Handler {
   /**
    * Answers a failure that escaped a handler ({@code answer} logs it and writes the error) under
    * the request's id, then writes the access line the handler's exit skipped, when a device route
-   * began the request.
+   * began the request; {@code ticker} is the one that route measures on.
    */
-  static void failed(Context ctx, Runnable answer) {
+  static void failed(Context ctx, Runnable answer, LongSupplier ticker) {
     withMdc(
         "request_id",
         requestIdOf(ctx),
@@ -92,7 +98,7 @@ final class RequestLog implements Handler {
                 ctx.method().name(),
                 ctx.path(),
                 ctx.statusCode(),
-                (System.nanoTime() - started) / 1_000_000);
+                (ticker.getAsLong() - started) / 1_000_000);
           }
         });
   }

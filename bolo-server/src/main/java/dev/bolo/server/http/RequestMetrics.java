@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -63,10 +64,13 @@ public final class RequestMetrics extends Handler.Wrapper {
   };
 
   private final MeterRegistry registry;
+  private final LongSupplier ticker;
   private final AtomicInteger open = new AtomicInteger();
 
-  public RequestMetrics(MeterRegistry registry) {
+  /** Counts into {@code registry}, timing each answer on {@code ticker} (elapsed nanoseconds). */
+  public RequestMetrics(MeterRegistry registry, LongSupplier ticker) {
     this.registry = registry;
+    this.ticker = ticker;
     Gauge.builder("bolo_http_requests_active", open, AtomicInteger::get)
         .description("HTTP requests being served now, of every endpoint")
         .register(registry);
@@ -92,7 +96,7 @@ public final class RequestMetrics extends Handler.Wrapper {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
-    Answer answer = new Answer(endpointOf(Request.getPathInContext(request)), System.nanoTime());
+    Answer answer = new Answer(endpointOf(Request.getPathInContext(request)), ticker.getAsLong());
     request.setAttribute(ANSWER, answer);
     open.incrementAndGet();
     Callback counted =
@@ -142,7 +146,17 @@ public final class RequestMetrics extends Handler.Wrapper {
         .tags("endpoint", answer.endpoint)
         .serviceLevelObjectives(DURATION_BUCKETS)
         .register(registry)
-        .record(System.nanoTime() - answer.started, TimeUnit.NANOSECONDS);
+        .record(ticker.getAsLong() - answer.started, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Milliseconds since this wrapper began {@code request}, on its ticker; null when it never saw
+   * the request (Jetty refused it while parsing).
+   */
+  @Nullable Long millisSinceStart(Request request) {
+    return request.getAttribute(ANSWER) instanceof Answer answer
+        ? (ticker.getAsLong() - answer.started) / 1_000_000
+        : null;
   }
 
   private static String outcomeOf(@Nullable String noted, int status, boolean broken) {

@@ -12,6 +12,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +41,8 @@ public final class Routes {
       ConnectionTimeouts timeouts,
       ResumableUploads resumable,
       PhoneAccess phones,
-      WrongTokens wrongTokens) {}
+      WrongTokens wrongTokens,
+      LongSupplier wireTicker) {}
 
   public static void register(RoutesConfig routes, Services services) {
     DeviceGate gate =
@@ -48,7 +50,9 @@ public final class Routes {
     UploadExchange exchange = new UploadExchange(services.resumable(), services.timeouts());
     ResumableDraftHandler draft = new ResumableDraftHandler(exchange);
     // A POST that speaks the IETF resumable-upload draft is a resumable upload of the same note.
-    // Every device route is named, logged and timed alike by RequestLog, then let in by the gate.
+    // Every device route is named, logged and timed alike by RequestLog, then let in by the gate;
+    // its access line says how long the request took in real time.
+    LongSupplier ticker = services.wireTicker();
     routes.post(
         "/v1/transcriptions",
         RequestLog.around(
@@ -60,15 +64,17 @@ public final class Routes {
                         services.transcriber().transcriptions(),
                         services.reader(),
                         services.transcriber(),
-                        services.timeouts())))));
-    registerResumable(routes, gate, exchange, draft);
+                        services.timeouts()))),
+            ticker));
+    registerResumable(routes, gate, exchange, draft, ticker);
     // Draining for shutdown, too: a lookup may wait up to a minute, which a drain does not grant.
     routes.get(
         LookupHandler.PATH,
         RequestLog.around(
             gate.around(
                 ASK_AGAIN,
-                new LookupHandler(services.transcriber().lookups(), services.timeouts()))));
+                new LookupHandler(services.transcriber().lookups(), services.timeouts())),
+            ticker));
     Map<String, Intake> openAi =
         Map.of(
             "/v1/audio/transcriptions", services.transcriber().transcriptions(),
@@ -84,12 +90,14 @@ public final class Routes {
                             intake,
                             services.reader(),
                             services.transcriber(),
-                            services.timeouts())))));
+                            services.timeouts())),
+                    ticker)));
     // Behind the gate like every device route: a device over its rate and a draining gateway are
     // answered here as on the others.
     ModelsHandler models = new ModelsHandler(services.transcriber());
-    routes.get("/v1/models", RequestLog.around(gate.around(ASK_AGAIN, models::list)));
-    routes.get("/v1/models/{model}", RequestLog.around(gate.around(ASK_AGAIN, models::one)));
+    routes.get("/v1/models", RequestLog.around(gate.around(ASK_AGAIN, models::list), ticker));
+    routes.get(
+        "/v1/models/{model}", RequestLog.around(gate.around(ASK_AGAIN, models::one), ticker));
     // 404, 405 and Javalin's other HTTP errors; an unwanted upload closes like a refused one.
     UnroutedRequests unrouted = new UnroutedRequests();
     routes.exception(HttpResponseException.class, unrouted::handle);
@@ -115,7 +123,8 @@ public final class Routes {
                       Dialect.of(ctx.path()),
                       Errors.serverUnavailable(
                           "the device ledger is unavailable; retry shortly", null));
-                }));
+                },
+                ticker));
     routes.exception(
         Exception.class,
         (e, ctx) ->
@@ -124,26 +133,34 @@ public final class Routes {
                 () -> {
                   log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
                   ErrorWriter.write(ctx, Dialect.of(ctx.path()), Errors.internal());
-                }));
+                },
+                ticker));
   }
 
   /** tus at /v1/uploads; the IETF draft's upload resource is the same path, told by its header. */
   private static void registerResumable(
-      RoutesConfig routes, DeviceGate gate, UploadExchange exchange, ResumableDraftHandler draft) {
+      RoutesConfig routes,
+      DeviceGate gate,
+      UploadExchange exchange,
+      ResumableDraftHandler draft,
+      LongSupplier ticker) {
     TusHandler tus = new TusHandler(exchange);
     routes.options(TusHandler.COLLECTION, tus::options);
-    routes.post(TusHandler.COLLECTION, RequestLog.around(gate.around(RESUME, tus::create)));
+    routes.post(TusHandler.COLLECTION, RequestLog.around(gate.around(RESUME, tus::create), ticker));
     routes.head(
         UploadExchange.UPLOAD_PATH,
-        RequestLog.around(gate.around(RESUME, ResumableDraftHandler.or(draft::head, tus::head))));
+        RequestLog.around(
+            gate.around(RESUME, ResumableDraftHandler.or(draft::head, tus::head)), ticker));
     routes.patch(
         UploadExchange.UPLOAD_PATH,
-        RequestLog.around(gate.around(RESUME, ResumableDraftHandler.or(draft::patch, tus::patch))));
+        RequestLog.around(
+            gate.around(RESUME, ResumableDraftHandler.or(draft::patch, tus::patch)), ticker));
     routes.delete(
         UploadExchange.UPLOAD_PATH,
         RequestLog.around(
-            gate.around(RESUME, ResumableDraftHandler.or(draft::delete, tus::delete))));
+            gate.around(RESUME, ResumableDraftHandler.or(draft::delete, tus::delete)), ticker));
     routes.get(
-        TusHandler.TRANSCRIPTION, RequestLog.around(gate.around(RESUME, tus::transcription)));
+        TusHandler.TRANSCRIPTION,
+        RequestLog.around(gate.around(RESUME, tus::transcription), ticker));
   }
 }

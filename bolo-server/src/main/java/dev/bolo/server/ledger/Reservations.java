@@ -126,7 +126,7 @@ final class Reservations {
           if (!charged && limit > 0 && (spent + held >= limit || spent + held + needed > limit)) {
             return new Reservation.Held(untilEarliestHoldEnds(c, device.name(), now));
           }
-          String id = RowIds.next();
+          String id = RowIds.next(now);
           jdbc.update(
               c,
               "INSERT INTO quota_holds"
@@ -205,7 +205,7 @@ final class Reservations {
               "INSERT INTO work_charges (id, device_name, work_key, audio_ms, charged_at)"
                   + " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM work_charges"
                   + " WHERE device_name = ? AND work_key = ? AND charged_at > ?)",
-              RowIds.next(),
+              RowIds.next(now),
               reservation.device(),
               reservation.workKey(),
               audioMillis,

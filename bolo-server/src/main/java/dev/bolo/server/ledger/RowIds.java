@@ -13,11 +13,10 @@ final class RowIds {
 
   private RowIds() {}
 
-  /** A new id, ordered after the ids of earlier milliseconds. */
-  static String next() {
-    return next(System.currentTimeMillis());
-  }
-
+  /**
+   * A new id, ordered after the ids of earlier milliseconds: {@code epochMillis} is the row's own
+   * time, read from the ledger's clock.
+   */
   static String next(long epochMillis) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     long high = (epochMillis << 16) | 0x7000L | (random.nextLong() & 0x0FFFL);

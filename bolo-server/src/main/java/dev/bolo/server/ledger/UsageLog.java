@@ -49,7 +49,8 @@ final class UsageLog {
         "INSERT INTO usage_log (id, device_name, work_key, audio_sha256, audio_ms,"
             + " duration_measured, engine, outcome, replayed, joined, request_id, answered_at)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        RowIds.next(),
+        // Ordered by when the note was answered, on the clock that stamped it.
+        RowIds.next(usage.at().toEpochMilli()),
         usage.device(),
         usage.workKey(),
         usage.audioSha256(),

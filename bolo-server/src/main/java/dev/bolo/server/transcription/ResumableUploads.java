@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +63,7 @@ public final class ResumableUploads {
       Path spoolDir,
       String instanceId,
       Clock clock,
+      LongSupplier waits,
       Duration ttl,
       int maxUnfinishedPerDevice,
       Duration lockWait,
@@ -73,6 +75,7 @@ public final class ResumableUploads {
         UploadTranscriber.of(transcriber),
         work,
         clock,
+        waits,
         ttl,
         maxUnfinishedPerDevice,
         lockWait);
@@ -91,13 +94,14 @@ public final class ResumableUploads {
       UploadTranscriber transcriber,
       Executor work,
       Clock clock,
+      LongSupplier waits,
       Duration ttl,
       int maxUnfinishedPerDevice,
       Duration lockWait) {
     this.store = Objects.requireNonNull(store, "store");
     this.reader = Objects.requireNonNull(reader, "reader");
     this.intake = Objects.requireNonNull(intake, "intake");
-    this.completion = new UploadCompletion(store, intake, transcriber, work);
+    this.completion = new UploadCompletion(store, intake, transcriber, work, waits);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.ttl = Objects.requireNonNull(ttl, "ttl");
     if (maxUnfinishedPerDevice < 1) {

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,7 @@ final class UploadCompletion {
   private final Intake intake;
   private final UploadTranscriber transcriber;
   private final Executor work;
+  private final LongSupplier waits;
   private final ConcurrentHashMap<String, CompletableFuture<UploadEnding>> running =
       new ConcurrentHashMap<>();
 
@@ -54,12 +56,19 @@ final class UploadCompletion {
   /**
    * @param intake where transcriptions come in, as a POST's do
    * @param work runs transcriptions that outlive the request that completed the upload
+   * @param waits elapsed nanoseconds for a wait for work run elsewhere, which passes in real time
    */
-  UploadCompletion(UploadStore store, Intake intake, UploadTranscriber transcriber, Executor work) {
+  UploadCompletion(
+      UploadStore store,
+      Intake intake,
+      UploadTranscriber transcriber,
+      Executor work,
+      LongSupplier waits) {
     this.store = Objects.requireNonNull(store, "store");
     this.intake = Objects.requireNonNull(intake, "intake");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
     this.work = Objects.requireNonNull(work, "work");
+    this.waits = Objects.requireNonNull(waits, "waits");
   }
 
   /**
@@ -103,7 +112,7 @@ final class UploadCompletion {
       // given back, and the upload ends unavailable instead of staying open at its length.
       log.warn("could not start transcribing upload {}: {}", upload.id(), e.toString());
       audio.close();
-      end(upload.id(), ending, notStarted());
+      end(upload.id(), ending, UploadEnding.notStarted());
       return ending;
     }
     running.put(upload.id(), ending);
@@ -113,17 +122,9 @@ final class UploadCompletion {
       // Nothing will run it (the gateway is stopping): it ends now, not transcribing until expiry.
       log.warn("could not start transcribing upload {}: {}", upload.id(), rejected.toString());
       audio.close();
-      end(upload.id(), ending, notStarted());
+      end(upload.id(), ending, UploadEnding.notStarted());
     }
     return ending;
-  }
-
-  /** How an upload ends whose work could not start: the phone sends the note again. */
-  private static UploadEnding notStarted() {
-    return new UploadEnding.Failed(
-        new WorkResult.Refused(
-            Problem.SERVER_UNAVAILABLE,
-            "the gateway could not start transcribing this note; send it again"));
   }
 
   /**
@@ -277,20 +278,20 @@ final class UploadCompletion {
     // it) is vacant there, so the record is read again until the wait is over.
     Settings settings = settingsOf(upload);
     String sha = Objects.requireNonNull(upload.audioSha256(), "hash of a transcribing upload");
-    long deadline = System.nanoTime() + wait.toNanos();
+    long deadline = waits.getAsLong() + wait.toNanos();
     while (true) {
       Optional<StoredUpload> now = store.find(device, upload.id());
       if (now.isPresent() && now.get().state() != StoredUpload.State.TRANSCRIBING) {
         return progress(device, now.get(), Duration.ZERO, requestId);
       }
-      long left = Math.max(0, deadline - System.nanoTime());
+      long left = Math.max(0, deadline - waits.getAsLong());
       Optional<KeptTranscript> stored =
           transcriber.stored(device, settings, sha, Duration.ofNanos(left));
       if (stored.isPresent()) {
         return new UploadProgress.Ended(
             new UploadEnding.Transcribed(stored.get(), false, settings.model()));
       }
-      left = deadline - System.nanoTime();
+      left = deadline - waits.getAsLong();
       if (left <= 0) {
         return running(device, upload);
       }
@@ -319,7 +320,7 @@ final class UploadCompletion {
       store.holdAgain(transcribing);
       orphans.add(transcribing.id());
     } else {
-      store.record(transcribing.id(), lost());
+      store.record(transcribing.id(), UploadEnding.lost());
     }
   }
 
@@ -359,13 +360,13 @@ final class UploadCompletion {
     } catch (IOException | RuntimeException e) {
       log.warn("cannot transcribe upload {} again from the spool: {}", id, e.toString());
       store.dropFile(id);
-      end(id, ending, lost());
+      end(id, ending, UploadEnding.lost());
       return;
     }
     if (!audio.sha256().equals(upload.audioSha256())) {
       log.warn("the spool file of upload {} changed across the restart; not transcribed", id);
       audio.close();
-      end(id, ending, lost());
+      end(id, ending, UploadEnding.lost());
       return;
     }
     log.info("transcribing upload {} again: an earlier run stopped while transcribing it", id);
@@ -381,15 +382,7 @@ final class UploadCompletion {
       work.execute(() -> transcribe(id, call, ending));
     } catch (RuntimeException rejected) {
       audio.close();
-      end(id, ending, lost());
+      end(id, ending, UploadEnding.lost());
     }
-  }
-
-  private static UploadEnding lost() {
-    return new UploadEnding.Failed(
-        new WorkResult.Refused(
-            Problem.SERVER_UNAVAILABLE,
-            "the gateway restarted while transcribing this note and lost its bytes; send it"
-                + " again"));
   }
 }

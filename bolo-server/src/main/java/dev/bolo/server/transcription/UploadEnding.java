@@ -2,6 +2,7 @@ package dev.bolo.server.transcription;
 
 import dev.bolo.server.upload.UploadResult;
 import dev.bolo.server.work.KeptTranscript;
+import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkResult;
 
 /** How a resumable upload ended once its last byte arrived. */
@@ -23,4 +24,21 @@ public sealed interface UploadEnding {
 
   /** The server's hash contradicts the {@code sha256} the client declared. */
   record HashMismatch(String declared, String computed) implements UploadEnding {}
+
+  /** How an upload ends whose work could not start: the phone sends the note again. */
+  static UploadEnding notStarted() {
+    return new Failed(
+        new WorkResult.Refused(
+            Problem.SERVER_UNAVAILABLE,
+            "the gateway could not start transcribing this note; send it again"));
+  }
+
+  /** How an upload ends whose note a restart lost mid-work: the phone sends it again. */
+  static UploadEnding lost() {
+    return new Failed(
+        new WorkResult.Refused(
+            Problem.SERVER_UNAVAILABLE,
+            "the gateway restarted while transcribing this note and lost its bytes; send it"
+                + " again"));
+  }
 }

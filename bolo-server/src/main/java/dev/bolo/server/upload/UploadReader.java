@@ -47,14 +47,15 @@ public final class UploadReader {
    * @param maxAudioBytes the largest accepted note ({@code BOLO_MAX_UPLOAD_BYTES})
    * @param inMemoryBytes notes up to this size stay in memory; larger ones spool to disk
    * @param spoolDir where temp files go; created if missing
+   * @param nanoTime monotonic nanoseconds for the body rate
    */
-  public UploadReader(long maxAudioBytes, int inMemoryBytes, Path spoolDir) {
+  public UploadReader(long maxAudioBytes, int inMemoryBytes, Path spoolDir, LongSupplier nanoTime) {
     this(
         maxAudioBytes,
         inMemoryBytes,
         spoolDir,
         new Bounds(Integer.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE, 1, Duration.ofDays(1)),
-        System::nanoTime);
+        nanoTime);
   }
 
   /**

@@ -64,7 +64,11 @@ class FailOpenDedupStoreTest {
   private DedupStore instance(Duration probeEvery) {
     DedupStore store =
         FailOpenDedupStore.overRedis(
-            RedisDedupStoreTest.options(redis.url(), LONG_TTL), 1_000_000, probeEvery);
+            RedisDedupStoreTest.options(redis.url(), LONG_TTL),
+            1_000_000,
+            probeEvery,
+            System::nanoTime,
+            System::nanoTime);
     instances.add(store);
     return store;
   }
@@ -91,11 +95,14 @@ class FailOpenDedupStoreTest {
     RedisDedupStore.Options options = RedisDedupStoreTest.options(redis.url(), LONG_TTL);
     DedupStore store =
         new FailOpenDedupStore(
-            onDrop -> countingReadiness(RedisDedupStore.connect(options, onDrop), tries),
+            onDrop ->
+                countingReadiness(
+                    RedisDedupStore.connect(options, System::nanoTime, onDrop), tries),
             "redis under test",
             DedupStore.inMemory(System::nanoTime, LONG_TTL, 1_000_000),
             new WriteBehind(WriteBehind.MAX_ENTRIES, 1_000_000, LONG_TTL, System::nanoTime),
-            Duration.ofMillis(100));
+            Duration.ofMillis(100),
+            System::nanoTime);
     instances.add(store);
     long healthy = store.generation();
     redis.stop();
@@ -142,7 +149,8 @@ class FailOpenDedupStoreTest {
             "fake redis",
             DedupStore.inMemory(System::nanoTime, LONG_TTL, 1_000_000),
             new WriteBehind(WriteBehind.MAX_ENTRIES, 1_000_000, LONG_TTL, System::nanoTime),
-            Duration.ofMinutes(1));
+            Duration.ofMinutes(1),
+            System::nanoTime);
     instances.add(store);
 
     // A drop while healthy: waiters must look again.

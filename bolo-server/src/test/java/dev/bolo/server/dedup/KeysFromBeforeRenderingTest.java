@@ -49,7 +49,9 @@ class KeysFromBeforeRenderingTest {
             + "\"text\":\" kept as verbose\"}]}";
     try (RedisDedupStore before =
         RedisDedupStore.connect(
-            RedisDedupStoreTest.options(redis.url(), Duration.ofHours(1)), () -> {})) {
+            RedisDedupStoreTest.options(redis.url(), Duration.ofHours(1)),
+            System::nanoTime,
+            () -> {})) {
       keep(before, asked(ResponseFormat.SRT, List.of()), subtitled, oldSrt, oldSrt);
       keep(
           before,

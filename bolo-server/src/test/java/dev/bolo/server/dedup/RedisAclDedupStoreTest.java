@@ -41,7 +41,9 @@ class RedisAclDedupStoreTest extends RedisStoreContract {
     assertThatThrownBy(
             () ->
                 RedisDedupStore.connect(
-                    RedisDedupStoreTest.options(url("wrong"), Duration.ofMinutes(1)), () -> {}))
+                    RedisDedupStoreTest.options(url("wrong"), Duration.ofMinutes(1)),
+                    System::nanoTime,
+                    () -> {}))
         .hasStackTraceContaining("WRONGPASS");
   }
 

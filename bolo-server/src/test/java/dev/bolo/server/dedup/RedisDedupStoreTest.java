@@ -118,7 +118,8 @@ class RedisDedupStoreTest extends RedisStoreContract {
             Duration.ofSeconds(2),
             Duration.ofHours(1),
             InMemoryDedupStore.FAILURE_MEMORY);
-    DedupStore waiting = closeAfterTest(RedisDedupStore.connect(slowPoll, () -> {}));
+    DedupStore waiting =
+        closeAfterTest(RedisDedupStore.connect(slowPoll, System::nanoTime, () -> {}));
     RedisClient observer = RedisClient.create(redis.url());
     int rounds = 200;
     long[] wakeUpNanos = new long[rounds];

@@ -20,7 +20,8 @@ abstract class RedisStoreContract extends DedupStoreContract {
 
   @Override
   protected DedupStore newStore(Duration ttl) {
-    return RedisDedupStore.connect(RedisDedupStoreTest.options(endpoint(), ttl), () -> {});
+    return RedisDedupStore.connect(
+        RedisDedupStoreTest.options(endpoint(), ttl), System::nanoTime, () -> {});
   }
 
   @Override

@@ -162,7 +162,9 @@ class RedisTlsDedupStoreTest extends RedisStoreContract {
   private static void connect(RedisEndpoint endpoint) {
     RedisDedupStore store =
         RedisDedupStore.connect(
-            RedisDedupStoreTest.options(endpoint, Duration.ofMinutes(1)), () -> {});
+            RedisDedupStoreTest.options(endpoint, Duration.ofMinutes(1)),
+            System::nanoTime,
+            () -> {});
     store.close();
   }
 

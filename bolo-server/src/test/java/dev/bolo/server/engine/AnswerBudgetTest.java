@@ -7,10 +7,14 @@ import dev.bolo.server.engine.openai.OpenAiCompatibleEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;
 import dev.bolo.server.testing.BytesAudio;
 import dev.bolo.testkit.Await;
+import dev.bolo.testkit.FakeTicker;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.junit5.StartStop;
@@ -80,18 +84,35 @@ class AnswerBudgetTest {
 
   @Test
   void aWaitThatOutlastsItsBoundIsRefused() throws Exception {
-    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofMillis(200));
+    FakeTicker ticker = FakeTicker.atOneSecond();
+    AtomicInteger looks = new AtomicInteger();
+    LongSupplier looked =
+        () -> {
+          looks.incrementAndGet();
+          return ticker.getAsLong();
+        };
+    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofMillis(200), looked);
     try (AnswerBudget.Hold first = new AnswerBudget.Hold();
         AnswerBudget.Hold second = new AnswerBudget.Hold()) {
       first.charge(budget, 800_000);
-      long started = System.nanoTime();
+      CompletableFuture<Void> waiting =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  second.charge(budget, 800_000);
+                } catch (AnswerBudget.Exhausted e) {
+                  throw new CompletionException(e);
+                }
+              });
 
-      assertThatThrownBy(() -> second.charge(budget, 800_000))
-          .isInstanceOf(AnswerBudget.Exhausted.class);
+      // A park of the bound ended and the ticker, held still, says the bound has not passed.
+      Await.until(() -> looks.get() >= 3, () -> "the waiter never looked at the ticker again");
+      assertThat(waiting).as("still waiting within its bound").isNotDone();
 
-      // It waited its bound first: a lower bound, which a busy machine only lengthens.
-      assertThat(Duration.ofNanos(System.nanoTime() - started))
-          .isGreaterThanOrEqualTo(Duration.ofMillis(200));
+      ticker.advance(Duration.ofMillis(200));
+
+      assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(AnswerBudget.Exhausted.class);
       assertThat(budget.inUseBytes()).isEqualTo(800_000);
       assertThat(budget.waitingAnswers()).isZero();
     }
@@ -105,6 +126,7 @@ class AnswerBudgetTest {
     try (AnswerBudget.Hold first = new AnswerBudget.Hold();
         AnswerBudget.Hold second = new AnswerBudget.Hold(Duration.ofMillis(300))) {
       first.charge(budget, 800_000);
+      second.begin(budget);
 
       assertThatThrownBy(() -> second.charge(budget, 800_000))
           .isInstanceOf(AnswerBudget.Exhausted.class);

@@ -47,4 +47,16 @@ class RetryAfterTest {
                 "Mon, 30 Nov 2026 12:01:30 GMT" + " ".repeat(10) + "x".repeat(40), NOW))
         .isNull();
   }
+
+  @Test
+  void aHeaderTheAnswerLimitMadeSafeIsReadAsDelaySecondsOnly() {
+    assertThat(ProviderRetryAfter.parseSafe("17")).isEqualTo(Duration.ofSeconds(17));
+    assertThat(ProviderRetryAfter.parseSafe(" 0 ")).isEqualTo(Duration.ZERO);
+    assertThat(ProviderRetryAfter.parseSafe("9".repeat(60))).isEqualTo(ProviderRetryAfter.MAX);
+    // A date never gets this far: the answer limit measured it already; no clock reads it here.
+    assertThat(ProviderRetryAfter.parseSafe("Mon, 30 Nov 2026 12:01:30 GMT")).isNull();
+    assertThat(ProviderRetryAfter.parseSafe("soon")).isNull();
+    assertThat(ProviderRetryAfter.parseSafe(null)).isNull();
+    assertThat(ProviderRetryAfter.parseSafe("9".repeat(65))).isNull();
+  }
 }

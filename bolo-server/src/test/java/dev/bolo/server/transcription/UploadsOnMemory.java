@@ -97,6 +97,7 @@ final class UploadsOnMemory {
             new CountingTranscriber(),
             work != null ? work : queued::add,
             clock,
+            System::nanoTime,
             TTL,
             2,
             lockWait);

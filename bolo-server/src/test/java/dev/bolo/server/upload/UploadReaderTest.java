@@ -46,7 +46,7 @@ class UploadReaderTest {
     byte[] body = body(note, "language", "de", "prompt", "Grüße, Zürich");
     // Small enough to spool the note, to cover both the memory and the file path.
     for (int inMemory : new int[] {1 << 20, 1000}) {
-      UploadReader reader = new UploadReader(10 << 20, inMemory, spool);
+      UploadReader reader = new UploadReader(10 << 20, inMemory, spool, System::nanoTime);
       UploadResult result = reader.read(TYPE, body.length, chopped(body, largestRead, 7));
 
       assertThat(result).isInstanceOf(UploadResult.Received.class);
@@ -82,7 +82,7 @@ class UploadReaderTest {
     byte[] shortNote = TestAudio.wav(3_000, 12);
     assertThat(longNote.length).isGreaterThan(7 * SpoolBuffers.SIZE);
     assertThat(shortNote.length).isLessThan(SpoolBuffers.SIZE);
-    UploadReader reader = new UploadReader(10 << 20, 64 * 1024, spool);
+    UploadReader reader = new UploadReader(10 << 20, 64 * 1024, spool, System::nanoTime);
     for (byte[] note : List.of(longNote, shortNote, longNote)) {
       assertSpooledWhole(reader, note);
     }
@@ -91,7 +91,7 @@ class UploadReaderTest {
 
   @Test
   void uploadsSpoolingAtOnceNeverShareABuffer() throws Exception {
-    UploadReader reader = new UploadReader(10 << 20, 64 * 1024, spool);
+    UploadReader reader = new UploadReader(10 << 20, 64 * 1024, spool, System::nanoTime);
     List<Callable<Void>> uploads = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       // Each note unlike every other, some shorter than a buffer, some several buffers long.
@@ -129,7 +129,7 @@ class UploadReaderTest {
   void aBodyCutOffBeforeItsClosingBoundaryIsMalformedAndLeavesNoSpoolFile() throws Exception {
     byte[] body = body(TestAudio.wav(500, 1), "language", "en");
     byte[] cut = java.util.Arrays.copyOf(body, body.length - 20);
-    UploadReader reader = new UploadReader(10 << 20, 100, spool);
+    UploadReader reader = new UploadReader(10 << 20, 100, spool, System::nanoTime);
 
     UploadResult result = reader.read(TYPE, cut.length, chopped(cut, 4096, 3));
 
@@ -148,7 +148,7 @@ class UploadReaderTest {
     ByteBuffer.wrap(fourteenSamples, 40, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(28);
     byte[] list = concat("LIST".getBytes(StandardCharsets.US_ASCII), new byte[] {64, 0, 0, 0});
     byte[] note = concat(fourteenSamples, list, new byte[64]);
-    UploadReader reader = new UploadReader(10 << 20, 1 << 20, spool);
+    UploadReader reader = new UploadReader(10 << 20, 1 << 20, spool, System::nanoTime);
 
     UploadResult result = reader.read(TYPE, -1, new ByteArrayInputStream(body(note)));
 
@@ -159,7 +159,7 @@ class UploadReaderTest {
   @Test
   void anOversizedNoteIsRefusedBeforeItIsAllReadAndLeavesNoSpoolFile() throws Exception {
     byte[] body = body(TestAudio.wav(5_000, 1), "language", "en");
-    UploadReader reader = new UploadReader(50_000, 1_000, spool);
+    UploadReader reader = new UploadReader(50_000, 1_000, spool, System::nanoTime);
     CountingStream counted = new CountingStream(chopped(body, 8192, 11));
 
     UploadResult result = reader.read(TYPE, body.length, counted);
@@ -174,7 +174,7 @@ class UploadReaderTest {
 
   @Test
   void partsBeyondTheLimitsAreRefusedAsBadFields() throws Exception {
-    UploadReader reader = new UploadReader(10 << 20, 1 << 20, spool);
+    UploadReader reader = new UploadReader(10 << 20, 1 << 20, spool, System::nanoTime);
     byte[] longField = body(TestAudio.wav(100, 1), "prompt", "x".repeat(16 * 1024 + 1));
     byte[] twoNotes =
         concat(
@@ -191,7 +191,7 @@ class UploadReaderTest {
 
   @Test
   void aMissingOrAbsurdBoundaryIsMalformedAndNoAudioIsMissingAudio() throws Exception {
-    UploadReader reader = new UploadReader(10 << 20, 1 << 20, spool);
+    UploadReader reader = new UploadReader(10 << 20, 1 << 20, spool, System::nanoTime);
     byte[] fieldsOnly =
         concat(
             ("--"
