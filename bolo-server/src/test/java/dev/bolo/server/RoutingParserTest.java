@@ -63,7 +63,7 @@ class RoutingParserTest {
     Map<String, String> env = twoEngines();
     env.put("BOLO_ENGINES", "primary,backup,local");
     env.put("BOLO_ENGINE_LOCAL_KIND", "offline");
-    env.put("BOLO_ROUTES", "whisper-1=primary/whisper-1,local/sphinx4-en-us");
+    env.put("BOLO_ROUTES", "whisper-1=primary/whisper-1,local/moonshine-tiny-en");
 
     // As the offline engine alone: 120 s + BOLO_OFFLINE_MAX_SECONDS (1 h).
     assertThat(ServerConfig.fromMap(env).deadlines().upstream().cap())
@@ -88,7 +88,7 @@ class RoutingParserTest {
                 java.util.OptionalInt.empty()));
     assertThat(offline.routes())
         .containsExactly(
-            new Route("sphinx4-en-us", List.of(new Route.Hop("offline", "sphinx4-en-us"))));
+            new Route("moonshine-tiny-en", List.of(new Route.Hop("offline", "moonshine-tiny-en"))));
 
     Routing openAi =
         routing(

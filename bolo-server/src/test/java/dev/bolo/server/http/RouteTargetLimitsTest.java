@@ -58,7 +58,7 @@ class RouteTargetLimitsTest {
             Map.of(
                 "BOLO_ENGINES", "local",
                 "BOLO_ENGINE_LOCAL_KIND", "offline",
-                "BOLO_ROUTES", "whisper-1=local/sphinx4-en-us",
+                "BOLO_ROUTES", "whisper-1=local/moonshine-tiny-en",
                 "BOLO_OFFLINE_MAX_SECONDS", "60"))) {
       // 200 s at 1 kHz: small to send, long to recognise.
       byte[] note = TestAudio.wav(200_000, 3, 1_000, 1);
