@@ -8,6 +8,7 @@ import dev.bolo.client.BoloClient;
 import dev.bolo.client.Outcome;
 import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
+import dev.bolo.server.engine.offline.WordErrorRate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -22,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -121,11 +121,11 @@ class ContainerImageIT {
       assertThat(check.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
       assertThat(check.process().exitValue()).as("health check: " + check.err()).isZero();
       assertThat(heapMaxBytes(get(base + "/metrics").body()))
-          .as("the default heap, JDK_JAVA_OPTIONS=-Xmx1g")
-          .isBetween(512L << 20, 1024L << 20);
+          .as("the default heap, JDK_JAVA_OPTIONS=-Xmx256m")
+          .isBetween(128L << 20, 256L << 20);
 
-      Path note = Path.of(System.getProperty("bolo.samples", "../samples/notes"), "dinner.wav");
-      String reference = Files.readString(note.resolveSibling("dinner.txt")).strip();
+      Path note = Path.of(System.getProperty("bolo.samples", "../samples/notes"), "plants.wav");
+      String reference = Files.readString(note.resolveSibling("plants.txt")).strip();
       Outcome outcome =
           BoloClient.builder()
               .baseUrl(base)
@@ -135,17 +135,16 @@ class ContainerImageIT {
       assertThat(outcome)
           .isInstanceOfSatisfying(
               Outcome.Transcribed.class,
-              t -> {
-                List<String> heard = Arrays.asList(t.transcript().text().split("\\s+"));
-                long recognised =
-                    Arrays.stream(reference.split("\\s+")).filter(heard::contains).count();
-                assertThat(recognised).as(t.transcript().text()).isGreaterThanOrEqualTo(6);
-              });
+              t ->
+                  // Measured: every word heard; three of ten wrong would fail.
+                  assertThat(WordErrorRate.of(reference, t.transcript().text()))
+                      .as(t.transcript().text())
+                      .isLessThan(0.3));
 
       // The command line in the image as a person uses it: the OpenAI SDKs' habit of /v1, one
       // JSON answer per file, and a note longer than the offline engine takes (its 413, why).
       Path notes = Files.createDirectories(rootfs.resolve("tmp/notes"));
-      Files.copy(note, notes.resolve("dinner.wav"));
+      Files.copy(note, notes.resolve("plants.wav"));
       // Over the hour the offline engine takes by default (BOLO_OFFLINE_MAX_SECONDS).
       Files.write(notes.resolve("long.wav"), eightBitWav(3_700_000, 1_000)); // 3700 s
       UnpackedImage.Run cli =
@@ -162,7 +161,7 @@ class ContainerImageIT {
                   "--server=" + base + "/v1",
                   "--token=" + token,
                   "--json",
-                  "/tmp/notes/dinner.wav",
+                  "/tmp/notes/plants.wav",
                   "/tmp/notes/long.wav"));
       assertThat(cli.process().waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
       assertThat(cli.process().exitValue())
