@@ -213,6 +213,11 @@ final class LocalEngine implements SpeechEngine {
   @Override
   public void close() {
     pool.close();
+    if (!pool.terminated()) {
+      // Freeing the sessions under a running call would crash the process; leave them to it.
+      log.warn("offline recognizers still running at close; the model is left loaded");
+      return;
+    }
     if (model.isDone() && !model.isCompletedExceptionally()) {
       try {
         model.join().close();

@@ -28,6 +28,9 @@ final class RecognizerPool implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RecognizerPool.class);
 
+  /** How long {@link #close} waits for the pieces it stopped. */
+  private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(10);
+
   private final int size;
   private final ThreadPoolExecutor threads;
   private final BlockingQueue<NoteRecognizer> idle = new LinkedBlockingQueue<>();
@@ -91,7 +94,18 @@ final class RecognizerPool implements AutoCloseable {
    * @throws java.util.concurrent.RejectedExecutionException once the pool is closed
    */
   Future<List<Utterance>> submit(Piece piece, BooleanSupplier stop) {
-    return threads.submit(() -> stop.getAsBoolean() ? List.of() : recognize(piece, stop));
+    // A closing pool interrupts its threads: a piece then stops at its next poll, as it does when
+    // its note is abandoned (a model's native call does not see an interrupt by itself).
+    BooleanSupplier stopped = () -> stop.getAsBoolean() || Thread.currentThread().isInterrupted();
+    return threads.submit(
+        () -> {
+          List<Utterance> heard = stopped.getAsBoolean() ? List.of() : recognize(piece, stopped);
+          if (Thread.currentThread().isInterrupted()) {
+            // Stopped by the close, not finished: never a transcript of what was heard so far.
+            throw new InterruptedException("the offline engine is closing");
+          }
+          return heard;
+        });
   }
 
   private List<Utterance> recognize(Piece piece, BooleanSupplier stop) throws InterruptedException {
@@ -134,10 +148,25 @@ final class RecognizerPool implements AutoCloseable {
   @Override
   public void close() {
     threads.shutdownNow();
+    try {
+      // A piece stops within a token or a frame of its poll; past this bound it is left running.
+      threads.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     NoteRecognizer recognizer;
     while ((recognizer = idle.poll()) != null) {
       recognizer.close();
     }
+  }
+
+  /**
+   * Whether no piece runs any more: only then may the model the recognisers share be freed (a
+   * session freed under a running call would crash the process). True once {@link #close} waited
+   * for them all.
+   */
+  boolean terminated() {
+    return threads.isTerminated();
   }
 
   /** A recogniser failed on a piece; the cause is the recogniser's own exception or error. */

@@ -437,6 +437,46 @@ class LocalEngineTest {
     assertThat(body.get("words").get(2).get("end").asDouble()).isEqualTo(1.02);
   }
 
+  @Test
+  void closingStopsThePiecesRunningAndFreesTheModelOnlyOnceNoneRuns() throws Exception {
+    CountDownLatch started = new CountDownLatch(1);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger runningWhenFreed = new AtomicInteger(-1);
+    NoteRecognizer.Factory model =
+        new NoteRecognizer.Factory() {
+          @Override
+          public NoteRecognizer newRecognizer() {
+            return new FakeRecognizer(new CountDownLatch(0), new CountDownLatch(0)) {
+              @Override
+              public List<Utterance> recognize(NoteSamples samples, BooleanSupplier stop) {
+                running.incrementAndGet();
+                started.countDown();
+                // A model's call, which only its stop poll can end, never an interrupt.
+                while (!stop.getAsBoolean()) {
+                  Thread.onSpinWait();
+                }
+                running.decrementAndGet();
+                return List.of();
+              }
+            };
+          }
+
+          @Override
+          public void close() {
+            runningWhenFreed.set(running.get());
+          }
+        };
+    LocalEngine engine = loaded(1, 0, model);
+    CompletableFuture<EngineResult> note = inBackground(engine);
+    assertThat(started.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+
+    engine.close();
+
+    assertThat(runningWhenFreed.get()).as("pieces running when the model was freed").isZero();
+    assertThat(note.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .isInstanceOf(EngineResult.Failure.class);
+  }
+
   private LocalEngine loaded(int recognizers, int queue, NoteRecognizer.Factory factory)
       throws InterruptedException {
     LocalEngine engine = engine(recognizers, queue, () -> factory);
