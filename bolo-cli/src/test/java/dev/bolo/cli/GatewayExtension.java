@@ -5,7 +5,7 @@ import dev.bolo.client.ResendPolicy;
 import dev.bolo.client.Scheduler;
 import dev.bolo.client.Timing;
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.testkit.Directories;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,19 +1,19 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
-import static dev.bolo.server.VariableParser.FOREVER;
-import static dev.bolo.server.VariableParser.MODELS;
-import static dev.bolo.server.VariableParser.POSITIVE;
-import static dev.bolo.server.VariableParser.SECRET;
-import static dev.bolo.server.VariableParser.TEXT;
-import static dev.bolo.server.VariableParser.UP_TO_A_DAY;
-import static dev.bolo.server.VariableParser.UP_TO_A_MINUTE;
-import static dev.bolo.server.VariableParser.URL;
-import static dev.bolo.server.VariableParser.choice;
-import static dev.bolo.server.VariableParser.whole;
+import static dev.bolo.server.config.VariableParser.FOREVER;
+import static dev.bolo.server.config.VariableParser.MODELS;
+import static dev.bolo.server.config.VariableParser.POSITIVE;
+import static dev.bolo.server.config.VariableParser.SECRET;
+import static dev.bolo.server.config.VariableParser.TEXT;
+import static dev.bolo.server.config.VariableParser.UP_TO_A_DAY;
+import static dev.bolo.server.config.VariableParser.UP_TO_A_MINUTE;
+import static dev.bolo.server.config.VariableParser.URL;
+import static dev.bolo.server.config.VariableParser.choice;
+import static dev.bolo.server.config.VariableParser.whole;
 
-import dev.bolo.server.VariableParser.Choice;
-import dev.bolo.server.VariableParser.Durations;
-import dev.bolo.server.VariableParser.Span;
+import dev.bolo.server.config.VariableParser.Choice;
+import dev.bolo.server.config.VariableParser.Durations;
+import dev.bolo.server.config.VariableParser.Span;
 import dev.bolo.server.engine.AnswerLimit;
 import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.gemini.GeminiConfig;

@@ -1,4 +1,4 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
 import java.util.List;
 import java.util.stream.Collectors;

@@ -1,13 +1,13 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
-import static dev.bolo.server.Variable.*;
+import static dev.bolo.server.config.Variable.*;
 
-import dev.bolo.server.ServerConfig.ConfigException;
-import dev.bolo.server.ServerConfig.Gemini;
-import dev.bolo.server.ServerConfig.Limits;
-import dev.bolo.server.ServerConfig.Listen;
-import dev.bolo.server.ServerConfig.Store;
-import dev.bolo.server.ServerConfig.StoreKind;
+import dev.bolo.server.config.ServerConfig.ConfigException;
+import dev.bolo.server.config.ServerConfig.Gemini;
+import dev.bolo.server.config.ServerConfig.Limits;
+import dev.bolo.server.config.ServerConfig.Listen;
+import dev.bolo.server.config.ServerConfig.Store;
+import dev.bolo.server.config.ServerConfig.StoreKind;
 import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.EngineLimits;
