@@ -24,8 +24,7 @@ final class VariableValues {
 
   /** The trimmed value as set, or null when unset or blank; no default applies. */
   @Nullable String optional(Variable variable) {
-    String value = values.get(variable.name());
-    return value == null || value.isBlank() ? null : value.trim();
+    return named(variable.name());
   }
 
   /**

@@ -2,9 +2,13 @@ package dev.bolo.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -15,11 +19,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The one list of variables is complete, every variable in it is documented, and the table in
- * docs/configuration.md is the one {@link ConfigTable} writes, so neither can drift from the other.
- * After changing a variable, {@code ./mvnw -pl bolo-server -am test -Dtest=VariableTest
- * -Dsurefire.failIfNoSpecifiedTests=false -Dbolo.writeConfigTable=true} writes the table into the
- * file.
+ * The one list of variables is complete, and the table in docs/configuration.md follows it: every
+ * variable in one row, in the list's order, with the default the parser applies. The table's words
+ * live in the doc alone; its names and defaults cannot drift from {@link Variable}.
  */
 class VariableTest {
 
@@ -46,45 +48,103 @@ class VariableTest {
     assertThat(listed()).containsAll(named);
   }
 
-  @Test
-  void theDocumentedConfigurationTableIsTheOneTheVariablesWrite() throws Exception {
-    Path doc = Path.of("..", "docs", "configuration.md");
-    String text = Files.readString(doc);
-    int start = text.indexOf(ConfigTable.HEADER);
+  /** The rows of docs/configuration.md's table: each row's variables, then its defaults. */
+  private static List<Row> documentedRows() throws IOException {
+    String text = Files.readString(Path.of("..", "docs", "configuration.md"));
+    int start = text.indexOf(HEADER);
     assertThat(start).as("docs/configuration.md has the table's header").isNotNegative();
-    int end = text.indexOf("\n\n", start);
-    String table = text.substring(start, end + 1);
-    if (Boolean.getBoolean("bolo.writeConfigTable")) {
-      Files.writeString(
-          doc, text.substring(0, start) + ConfigTable.markdown() + text.substring(end + 1));
-      return;
+    List<Row> rows = new ArrayList<>();
+    for (String line : text.substring(start + HEADER.length()).split("\n")) {
+      if (!line.startsWith("| `BOLO_")) {
+        break;
+      }
+      String[] cells = line.split(" \\| ");
+      List<String> names = new ArrayList<>();
+      Matcher m = NAMED.matcher(cells[0]);
+      while (m.find()) {
+        names.add(m.group());
+      }
+      rows.add(new Row(names, cells[cells.length - 1]));
     }
+    return rows;
+  }
 
-    assertThat(table)
-        .as(
-            "docs/configuration.md's table; run VariableTest with -Dbolo.writeConfigTable=true"
-                + " to write it")
-        .isEqualTo(ConfigTable.markdown());
+  private record Row(List<String> variables, String defaults) {}
+
+  private static final String HEADER = "| variable | meaning | default |\n|---|---|---|\n";
+
+  @Test
+  void theDocumentedTableNamesEveryVariableOnceInTheListsOrder() throws IOException {
+    List<String> documented =
+        documentedRows().stream().flatMap(row -> row.variables().stream()).toList();
+
+    assertThat(documented)
+        .as("the first column of docs/configuration.md's table, row after row")
+        .containsExactlyElementsOf(Variable.ALL.stream().map(Variable::name).toList());
   }
 
   @Test
-  void everyVariableHasAHelpLineAndARowAndEveryRowAVariable() {
-    assertThat(Variable.ALL).allSatisfy(v -> assertThat(v.help()).hasSizeGreaterThan(10));
-    assertThat(ConfigTable.values()).allSatisfy(row -> assertThat(row.variables()).isNotEmpty());
-    assertThat(ConfigTable.markdown()).contains("`BOLO_CONFIG`", "`BOLO_PORT`", "`BOLO_JAVA_OPTS`");
-  }
-
-  @Test
-  void everyDefaultTheParserAppliesIsTheOneTheHelpOrTheReadmeStates() {
+  void everyDefaultTheParserAppliesIsTheOneTheTableStates() throws IOException {
+    Map<String, String> defaultsColumn = new HashMap<>();
+    for (Row row : documentedRows()) {
+      row.variables().forEach(name -> defaultsColumn.put(name, row.defaults()));
+    }
     assertThat(Variable.ALL)
         .filteredOn(v -> v.defaultValue() != null && !v.defaultValue().isEmpty())
         // The table calls Google's long endpoint "Google's".
         .filteredOn(v -> v != Variable.BOLO_GEMINI_BASE_URL)
         .allSatisfy(
             v ->
-                assertThat(v.help() + " " + v.row().defaults())
-                    .as(v.name())
+                assertThat(defaultsColumn.get(v.name()))
+                    .as(v.name() + "'s row of docs/configuration.md")
                     .contains(v.defaultValue()));
+  }
+
+  /**
+   * docs/PROTOCOL.md's shorter table of the variables states the same defaults: it once said the
+   * upload slots were "sized to the machine" while the default was a fixed 256.
+   */
+  @Test
+  void theProtocolsTableNamesOnlyVariablesThatExistWithTheDefaultsTheParserApplies()
+      throws IOException {
+    String text = Files.readString(Path.of("..", "docs", "PROTOCOL.md"));
+    int start = text.indexOf(HEADER);
+    assertThat(start).as("docs/PROTOCOL.md has the table's header").isNotNegative();
+    Map<String, Variable> byName = new HashMap<>();
+    Variable.ALL.forEach(v -> byName.put(v.name(), v));
+    List<String> wrong = new ArrayList<>();
+    int rows = 0;
+    for (String line : text.substring(start + HEADER.length()).split("\n")) {
+      if (!line.startsWith("| `BOLO_")) {
+        break;
+      }
+      rows++;
+      String[] cells = line.split(" \\| ");
+      // An engine's own variables (BOLO_ENGINE_<NAME>_KIND) are named by the operator.
+      Matcher m = NAMED.matcher(cells[0].replaceAll("BOLO_ENGINE_<NAME>_\\w+", ""));
+      while (m.find()) {
+        Variable variable = byName.get(m.group());
+        String fallback = variable == null ? null : variable.defaultValue();
+        if (variable == null) {
+          wrong.add(m.group() + " is no variable");
+        } else if (fallback != null
+            && !fallback.isEmpty()
+            // Google's endpoint and model are "Google's" and "a current flash model" there.
+            && variable != Variable.BOLO_GEMINI_BASE_URL
+            && variable != Variable.BOLO_GEMINI_MODEL
+            && !cells[cells.length - 1].contains(fallback)) {
+          wrong.add(m.group() + "'s default " + fallback + " is not in: " + cells[cells.length - 1]);
+        }
+      }
+    }
+    assertThat(rows).isGreaterThan(20);
+
+    assertThat(wrong).isEmpty();
+  }
+
+  @Test
+  void everyVariableHasAHelpLine() {
+    assertThat(Variable.ALL).allSatisfy(v -> assertThat(v.help()).hasSizeGreaterThan(10));
   }
 
   @Test
