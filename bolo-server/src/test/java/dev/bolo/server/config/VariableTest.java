@@ -133,7 +133,8 @@ class VariableTest {
             && variable != Variable.BOLO_GEMINI_BASE_URL
             && variable != Variable.BOLO_GEMINI_MODEL
             && !cells[cells.length - 1].contains(fallback)) {
-          wrong.add(m.group() + "'s default " + fallback + " is not in: " + cells[cells.length - 1]);
+          wrong.add(
+              m.group() + "'s default " + fallback + " is not in: " + cells[cells.length - 1]);
         }
       }
     }
