@@ -1,7 +1,7 @@
 package dev.bolo.bench;
 
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.testkit.Directories;
 import io.javalin.Javalin;
 import java.io.IOException;

@@ -6,7 +6,7 @@ import dev.bolo.client.Outcome;
 import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -7,7 +7,7 @@ import dev.bolo.client.TranscriptionHandle;
 import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.offline.WordErrorRate;
 import dev.bolo.server.ledger.Tokens;
 import io.micrometer.core.instrument.Counter;

@@ -1,7 +1,7 @@
 package dev.bolo.cli;
 
-import dev.bolo.server.ServerConfig;
-import dev.bolo.server.Variable;
+import dev.bolo.server.config.ServerConfig;
+import dev.bolo.server.config.Variable;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfig;

@@ -1,8 +1,8 @@
 package dev.bolo.cli;
 
 import dev.bolo.server.Main;
-import dev.bolo.server.ServerConfig;
-import dev.bolo.server.Variable;
+import dev.bolo.server.config.ServerConfig;
+import dev.bolo.server.config.Variable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,7 +2,7 @@ package dev.bolo.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DurableLedger;

@@ -2,7 +2,7 @@ package dev.bolo.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.bolo.server.Variable;
+import dev.bolo.server.config.Variable;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -9,7 +9,7 @@ import dev.bolo.client.Timing;
 import dev.bolo.client.TranscriptionOptions;
 import dev.bolo.client.VoiceNote;
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.http.ClosingConnections;

@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.AnswerBudget;

@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.config.ServerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;

@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.http.AdminRoutes;
 import dev.bolo.server.http.HttpsOnly;

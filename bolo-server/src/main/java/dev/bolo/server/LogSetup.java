@@ -6,6 +6,7 @@ import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.ConsoleAppender;
+import dev.bolo.server.config.ServerConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.moonshine.ModelFilesException;
 import java.io.IOException;
 import java.net.BindException;

@@ -1,4 +1,4 @@
-/** The Bolo gateway: configuration and the composition root. */
+/** The Bolo gateway's composition root and lifecycle: Main, AppBuilder, App. */
 @NullMarked
 package dev.bolo.server;
 

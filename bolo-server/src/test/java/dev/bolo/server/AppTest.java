@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;

@@ -2,6 +2,7 @@ package dev.bolo.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;

@@ -3,7 +3,7 @@ package dev.bolo.server.dedup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.redis.RedisEndpoint;
 import dev.bolo.server.testing.TestCertificates;
 import dev.bolo.testkit.Directories;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;

@@ -3,7 +3,7 @@ package dev.bolo.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.testing.AnsweringEngine;
 import dev.bolo.server.testing.FakeProvider;

@@ -3,7 +3,7 @@ package dev.bolo.server.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

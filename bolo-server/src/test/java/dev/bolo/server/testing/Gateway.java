@@ -3,7 +3,7 @@ package dev.bolo.server.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.tls.AuthorityCertificate;
 import dev.bolo.testkit.CleanText;

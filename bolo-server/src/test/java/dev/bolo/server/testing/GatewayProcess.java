@@ -1,7 +1,7 @@
 package dev.bolo.server.testing;
 
 import dev.bolo.server.Main;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,7 +1,7 @@
 package dev.bolo.server.testing;
 
 import dev.bolo.server.App;
-import dev.bolo.server.ServerConfig;
+import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.EngineResult;
 import java.nio.file.Path;
 import java.util.Map;

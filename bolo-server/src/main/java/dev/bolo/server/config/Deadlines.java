@@ -1,4 +1,4 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
 import dev.bolo.server.engine.UpstreamTimeout;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

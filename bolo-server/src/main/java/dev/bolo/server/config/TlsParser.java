@@ -1,11 +1,11 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
-import static dev.bolo.server.Variable.BOLO_TLS;
-import static dev.bolo.server.Variable.BOLO_TLS_CERT;
-import static dev.bolo.server.Variable.BOLO_TLS_KEY;
-import static dev.bolo.server.Variable.BOLO_TLS_NAMES;
+import static dev.bolo.server.config.Variable.BOLO_TLS;
+import static dev.bolo.server.config.Variable.BOLO_TLS_CERT;
+import static dev.bolo.server.config.Variable.BOLO_TLS_KEY;
+import static dev.bolo.server.config.Variable.BOLO_TLS_NAMES;
 
-import dev.bolo.server.ServerConfig.ConfigException;
+import dev.bolo.server.config.ServerConfig.ConfigException;
 import dev.bolo.server.tls.TlsConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
-import static dev.bolo.server.Variable.*;
+import static dev.bolo.server.config.Variable.*;
 
-import dev.bolo.server.ServerConfig.ConfigException;
-import dev.bolo.server.ServerConfig.Gemini;
-import dev.bolo.server.ServerConfig.Limits;
-import dev.bolo.server.ServerConfig.Listen;
-import dev.bolo.server.ServerConfig.Store;
-import dev.bolo.server.ServerConfig.StoreKind;
+import dev.bolo.server.config.ServerConfig.ConfigException;
+import dev.bolo.server.config.ServerConfig.Gemini;
+import dev.bolo.server.config.ServerConfig.Limits;
+import dev.bolo.server.config.ServerConfig.Listen;
+import dev.bolo.server.config.ServerConfig.Store;
+import dev.bolo.server.config.ServerConfig.StoreKind;
 import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.EngineLimits;
@@ -312,6 +312,9 @@ final class ConfigParser {
         .withChargeWindow(chargeWindow);
   }
 
+  /** The default cap on a provider's deadline for one note (PROTOCOL rule 7). */
+  static final Duration PROVIDER_CAP = Duration.ofMinutes(15);
+
   /**
    * The engine deadline must outlast the client's read timeout plus its resend pauses for every
    * note length, so that a resend after a client timeout joins the running work (PROTOCOL.md rule
@@ -319,21 +322,15 @@ final class ConfigParser {
    * caps covers every length: the engine's slope (1 s per audio second) is steeper than the
    * client's (0.5 s).
    */
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
-  }
-
-  /** The default cap on a provider's deadline for one note (PROTOCOL rule 7). */
-  static final Duration PROVIDER_CAP = Duration.ofMinutes(15);
-
   private static Deadlines deadlines(VariableValues env, boolean offline, long offlineMaxSeconds) {
     Duration base = env.duration(BOLO_UPSTREAM_TIMEOUT);
     // The offline engine recognises a note at about half its length on two cores: the cap must
     // let it finish the longest note it takes (rule 7), which 15 minutes would not for an hour.
+    Duration offlineCap = base.plusSeconds(offlineMaxSeconds);
     Duration max =
         env.duration(
             BOLO_UPSTREAM_TIMEOUT_MAX,
-            offline ? max(PROVIDER_CAP, base.plusSeconds(offlineMaxSeconds)) : PROVIDER_CAP);
+            offline && offlineCap.compareTo(PROVIDER_CAP) > 0 ? offlineCap : PROVIDER_CAP);
     requireAtLeast(BOLO_UPSTREAM_TIMEOUT_MAX, max, BOLO_UPSTREAM_TIMEOUT, base);
     Duration clientBase = env.duration(BOLO_CLIENT_READ_TIMEOUT);
     Duration clientMax = env.duration(BOLO_CLIENT_READ_TIMEOUT_MAX);

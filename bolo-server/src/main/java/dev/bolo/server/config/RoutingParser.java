@@ -1,9 +1,9 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
-import static dev.bolo.server.Variable.BOLO_ENGINES;
-import static dev.bolo.server.Variable.BOLO_ROUTES;
+import static dev.bolo.server.config.Variable.BOLO_ENGINES;
+import static dev.bolo.server.config.Variable.BOLO_ROUTES;
 
-import dev.bolo.server.ServerConfig.ConfigException;
+import dev.bolo.server.config.ServerConfig.ConfigException;
 import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.offline.OfflineEngine;
 import dev.bolo.server.engine.openai.OpenAiConfig;

@@ -1,6 +1,6 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
-import dev.bolo.server.ServerConfig.ConfigException;
+import dev.bolo.server.config.ServerConfig.ConfigException;
 import dev.bolo.server.redis.RedisEndpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +24,7 @@ final class VariableValues {
 
   /** The trimmed value as set, or null when unset or blank; no default applies. */
   @Nullable String optional(Variable variable) {
-    String value = values.get(variable.name());
-    return value == null || value.isBlank() ? null : value.trim();
+    return named(variable.name());
   }
 
   /**

@@ -1,4 +1,4 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;

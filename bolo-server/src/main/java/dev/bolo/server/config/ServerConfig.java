@@ -1,4 +1,4 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
 import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.ModelAliases;
@@ -13,37 +13,29 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the gateway is configured with, read once from the variables {@link Variable} lists
- * (the README's table is written from them) and optionally a properties file named by {@code
- * BOLO_CONFIG}; a variable wins over the file. Each part that has a configuration record of its own
- * gets it from here as built: {@link OpenAiConfig}, {@link LedgerConfig}, {@link
- * UploadReader.Bounds}. A value that is malformed, out of range or inconsistent with another is a
- * {@link ConfigException} whose one-line message names the variable. Immutable.
+ * and optionally a properties file named by {@code BOLO_CONFIG}; a variable wins over the file.
+ * Each part that has a configuration record of its own gets it from here as built: {@link
+ * OpenAiConfig}, {@link LedgerConfig}, {@link UploadReader.Bounds}, {@link TlsConfig}. A value that
+ * is malformed, out of range or inconsistent with another is a {@link ConfigException} whose
+ * one-line message names the variable. Which variable sets which part is {@link ConfigParser}'s
+ * business; the parts say what they mean. Immutable; its parts are non-null (NullAway checks the
+ * callers).
  *
- * @param listen where the gateway listens and how it stops
- * @param openAi the OpenAI-compatible engine's settings, for {@code BOLO_ENGINE=openai} and every
+ * @param openAi the OpenAI-compatible engine, for {@code BOLO_ENGINE=openai} and every
  *     OpenAI-shaped engine of the routes
- * @param gemini the Gemini engine's settings, likewise
+ * @param gemini the Gemini engine, likewise
  * @param offline the offline engine, alone or as a route's target
  * @param allowedModels the models a device may ask the configured engine for, its default model
  *     first; empty for the offline engine, which has its one model
- * @param modelAliases other names clients may send for those models
- * @param store where in-flight and finished work is coordinated
  * @param ledger devices, quota and usage, with the system clock (the composition root gives it its
  *     own clock and the instance's id)
  * @param limits bounds on what uploads and answers may make the gateway hold
- * @param deadlines how long the engine may take for one note
- * @param pieces how many pieces of notes beyond the engine's limits are sent at once
- * @param logLevel the root log level, {@code BOLO_LOG_LEVEL}
- * @param logFormat one line of text or one JSON object per log event, {@code BOLO_LOG_FORMAT}
- * @param admin the operator dashboard, {@code BOLO_ADMIN_TOKEN}
- * @param routing the engines and their routes: several ({@code BOLO_ENGINES}), or the one engine of
- *     {@code BOLO_ENGINE} as a route of one target per model
- * @param tls HTTPS on the gateway's port, {@code BOLO_TLS}
+ * @param routing the engines and their routes: several, or the one engine of {@code BOLO_ENGINE} as
+ *     a route of one target per model
  */
 public record ServerConfig(
     Listen listen,
@@ -64,22 +56,7 @@ public record ServerConfig(
     TlsConfig tls) {
 
   public ServerConfig {
-    Objects.requireNonNull(listen, "listen");
-    Objects.requireNonNull(openAi, "openAi");
-    Objects.requireNonNull(gemini, "gemini");
-    Objects.requireNonNull(offline, "offline");
     allowedModels = List.copyOf(allowedModels);
-    Objects.requireNonNull(modelAliases, "modelAliases");
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(ledger, "ledger");
-    Objects.requireNonNull(limits, "limits");
-    Objects.requireNonNull(deadlines, "deadlines");
-    Objects.requireNonNull(pieces, "pieces");
-    Objects.requireNonNull(logLevel, "logLevel");
-    Objects.requireNonNull(logFormat, "logFormat");
-    Objects.requireNonNull(admin, "admin");
-    Objects.requireNonNull(routing, "routing");
-    Objects.requireNonNull(tls, "tls");
   }
 
   /** How log events are written to stderr; {@code BOLO_LOG_FORMAT} names one. */
@@ -106,13 +83,11 @@ public record ServerConfig(
   }
 
   /**
-   * @param host {@code BOLO_HOST}
-   * @param port {@code BOLO_PORT}; 0 picks a free port
-   * @param drainTimeout {@code BOLO_DRAIN_TIMEOUT}: on SIGTERM, how long running requests and their
-   *     engine calls may finish
-   * @param headerTimeout {@code BOLO_HEADER_TIMEOUT}: a request's headers must arrive within this
-   * @param idleTimeout {@code BOLO_IDLE_TIMEOUT}: an idle keep-alive connection is closed after
-   *     this
+   * @param host the address to listen on
+   * @param port 0 picks a free port
+   * @param drainTimeout on SIGTERM, how long running requests and their engine calls may finish
+   * @param headerTimeout a request's headers must arrive within this
+   * @param idleTimeout an idle keep-alive connection is closed after this
    */
   public record Listen(
       String host,
@@ -123,7 +98,6 @@ public record ServerConfig(
       Duration warmup) {
 
     public Listen {
-      Objects.requireNonNull(host, "host");
       if (port < 0 || port > 65_535) {
         throw new IllegalArgumentException("port must be in 0..65535: " + port);
       }
@@ -139,8 +113,8 @@ public record ServerConfig(
   /**
    * The operator dashboard at {@code /admin} and its API.
    *
-   * @param token {@code BOLO_ADMIN_TOKEN}, the bearer token the dashboard's API requires; null when
-   *     unset, and then neither the dashboard nor its API exists
+   * @param token the bearer token the dashboard's API requires; null when unset, and then neither
+   *     the dashboard nor its API exists
    */
   public record Admin(@Nullable String token) {
 
@@ -193,11 +167,7 @@ public record ServerConfig(
    */
   public record Gemini(
       String baseUrl, @Nullable String apiKey, String model, EngineLimits.Overrides limits) {
-    public Gemini {
-      Objects.requireNonNull(baseUrl, "baseUrl");
-      Objects.requireNonNull(model, "model");
-      Objects.requireNonNull(limits, "limits");
-    }
+    public Gemini {}
 
     @Override
     public String toString() {
@@ -206,11 +176,11 @@ public record ServerConfig(
   }
 
   /**
-   * @param maxSeconds {@code BOLO_OFFLINE_MAX_SECONDS}: the longest note the offline engine takes.
-   *     Its measured real-time factor on two cores is up to 1.2 on human speech, so a note of L
-   *     seconds needs up to 1.2 L s; within the default engine deadline (120 s + L) that holds up
-   *     to L = 120 / 0.2 = 600 s. Longer notes would time out after holding a recogniser, and
-   *     unbounded ones exhaust the heap while being decoded.
+   * @param maxSeconds the longest note the offline engine takes. Its measured real-time factor on
+   *     two cores is up to 1.2 on human speech, so a note of L seconds needs up to 1.2 L s; within
+   *     the default engine deadline (120 s + L) that holds up to L = 120 / 0.2 = 600 s. Longer
+   *     notes would time out after holding a recogniser, and unbounded ones exhaust the heap while
+   *     being decoded.
    */
   public record Offline(long maxSeconds) {
     public Offline {
@@ -238,7 +208,6 @@ public record ServerConfig(
       long dedupMaxBytes,
       Duration lease) {
     public Store {
-      Objects.requireNonNull(kind, "kind");
       if (kind == StoreKind.REDIS && redisUrl == null) {
         throw new ConfigException("BOLO_STORE=redis needs BOLO_REDIS_URL");
       }
@@ -278,23 +247,21 @@ public record ServerConfig(
   }
 
   /**
-   * @param maxUploadBytes {@code BOLO_MAX_UPLOAD_BYTES}: the largest accepted note
-   * @param inMemoryUploadBytes {@code BOLO_UPLOAD_MEMORY_BYTES}: notes up to this size stay in
-   *     memory; larger ones spool to disk
+   * @param maxUploadBytes the largest accepted note
+   * @param inMemoryUploadBytes notes up to this size stay in memory; larger ones spool to disk
    * @param uploads the upload reader's bounds: what bodies being read hold, how slow they may be
-   * @param uploadTtl {@code BOLO_UPLOAD_TTL}: how long a resumable upload lives after its creation
-   * @param maxOpenUploadsPerDevice {@code BOLO_MAX_OPEN_UPLOADS_PER_DEVICE}: resumable, unfinished
-   * @param formerDeviceLimitName whether the deprecated {@code BOLO_MAX_UPLOADS_PER_DEVICE} is set
-   * @param maxTranscriptBytes {@code BOLO_MAX_TRANSCRIPT_BYTES}: the most of a provider's answer
-   *     the gateway reads; a longer answer is 502 {@code upstream_error}
-   * @param answerBudgetBytes {@code BOLO_ANSWER_BUDGET_BYTES}: provider answer bytes held at once
-   *     across all notes (an answer larger than it is read alone)
-   * @param maxActiveRequests {@code BOLO_MAX_CONCURRENT_REQUESTS}: upload requests served at once;
-   *     more wait their turn without a thread, their bodies unread
-   * @param requestQueueWait {@code BOLO_REQUEST_QUEUE_WAIT}: how long such a request waits for its
-   *     turn before 503 with {@code Retry-After}
-   * @param wrongTokensPerMinute {@code BOLO_WRONG_TOKENS_PER_MINUTE}: wrong bearer tokens one
-   *     client address may send a minute before 429
+   * @param uploadTtl how long a resumable upload lives after its creation
+   * @param maxOpenUploadsPerDevice resumable, unfinished
+   * @param formerDeviceLimitName whether the deprecated former name of the per-device limits is set
+   * @param maxTranscriptBytes the most of a provider's answer the gateway reads; a longer answer is
+   *     502 {@code upstream_error}
+   * @param answerBudgetBytes provider answer bytes held at once across all notes (an answer larger
+   *     than it is read alone)
+   * @param maxActiveRequests upload requests served at once; more wait their turn without a thread,
+   *     their bodies unread
+   * @param requestQueueWait how long such a request waits for its turn before 503 with {@code
+   *     Retry-After}
+   * @param wrongTokensPerMinute wrong bearer tokens one client address may send a minute before 429
    */
   public record Limits(
       long maxUploadBytes,
@@ -315,7 +282,6 @@ public record ServerConfig(
         throw new IllegalArgumentException(
             "inMemoryUploadBytes must be >= 0: " + inMemoryUploadBytes);
       }
-      Objects.requireNonNull(uploads, "uploads");
       requirePositive("uploadTtl", uploadTtl);
       requireAtLeastOne("maxTranscriptBytes", maxTranscriptBytes);
       requireAtLeastOne("answerBudgetBytes", answerBudgetBytes);

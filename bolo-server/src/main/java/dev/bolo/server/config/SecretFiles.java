@@ -1,6 +1,6 @@
-package dev.bolo.server;
+package dev.bolo.server.config;
 
-import dev.bolo.server.ServerConfig.ConfigException;
+import dev.bolo.server.config.ServerConfig.ConfigException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
