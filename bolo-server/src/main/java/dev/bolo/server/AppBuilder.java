@@ -224,10 +224,11 @@ public final class AppBuilder {
     SpeechEngine working = engineView.apply(engine);
     Transcriber transcriber =
         new Transcriber(
-            working,
-            coordinator,
-            // Pieces wait as files of the slot's spool, which a start empties.
+            // A note longer than the engine takes goes in pieces, which wait as files of the
+            // slot's spool (a start empties it); the engine itself is closed and metered above.
             new NotePieces(working, coordinator, config.pieces(), slot.spoolDir(), ticker, metrics),
+            coordinator,
+            ticker,
             store,
             served,
             charges,

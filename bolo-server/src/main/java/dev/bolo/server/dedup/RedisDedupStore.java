@@ -238,7 +238,7 @@ final class RedisDedupStore implements DedupStore {
   @Override
   public boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
     Entries e = Entries.of(key);
-    RedisValues.StoredTranscript stored = RedisValues.StoredTranscript.of(transcript);
+    StoredTranscript stored = StoredTranscript.of(transcript);
     String message = RedisValues.write(new RedisValues.Ended(owner.token(), stored, null));
     Long completed =
         redis.eval(
@@ -386,7 +386,7 @@ final class RedisDedupStore implements DedupStore {
   }
 
   private static KeptTranscript transcript(String json) {
-    return RedisValues.read(json, RedisValues.StoredTranscript.class).transcript();
+    return RedisValues.read(json, StoredTranscript.class).transcript();
   }
 
   private static String millis(Duration d) {

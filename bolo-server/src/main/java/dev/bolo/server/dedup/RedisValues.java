@@ -5,7 +5,6 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkResult;
 import java.time.Duration;
@@ -27,45 +26,6 @@ final class RedisValues {
           .setSerializationInclusion(JsonInclude.Include.NON_NULL);
 
   private RedisValues() {}
-
-  /** A finished transcript as stored under the work key's result entry. */
-  record StoredTranscript(
-      @JsonProperty("text") String text,
-      @JsonProperty("body") @Nullable String body,
-      @JsonProperty("engine") String engine,
-      @JsonProperty("duration_ms") long durationMs,
-      @JsonProperty("duration_measured") boolean durationMeasured,
-      @JsonProperty("audio_sha256") String audioSha256,
-      @JsonProperty("settings_fingerprint") String settingsFingerprint,
-      @JsonProperty("usage") @Nullable String usage,
-      @JsonProperty("model") @Nullable String model) {
-
-    static StoredTranscript of(KeptTranscript t) {
-      return new StoredTranscript(
-          t.text(),
-          t.body(),
-          t.engine(),
-          t.durationMs(),
-          t.durationMeasured(),
-          t.audioSha256(),
-          t.settingsFingerprint(),
-          t.usage(),
-          t.model());
-    }
-
-    KeptTranscript transcript() {
-      return new KeptTranscript(
-          text,
-          body,
-          engine,
-          durationMs,
-          durationMeasured,
-          audioSha256,
-          settingsFingerprint,
-          usage,
-          model);
-    }
-  }
 
   /** A refusal as published to waiters and remembered briefly after a failure. */
   record StoredRefusal(

@@ -14,13 +14,8 @@ public sealed interface EngineResult {
   /**
    * The engine transcribed the note.
    *
-   * @param text the transcript text; for {@code srt} and {@code vtt} the subtitle document
-   * @param body the engine's formatted answer for {@code verbose_json}, {@code srt} and {@code
-   *     vtt}; null for {@code json} and {@code text}
-   * @param reportedDurationMs the note's length as the engine found it, when it did: the duration
-   *     the provider reported, or the length of the samples the gateway decoded (the offline
-   *     engine, a note sent in pieces); the note is charged this when it is longer than the
-   *     container's header said, and this whenever the header said nothing (PROTOCOL.md rule 8)
+   * @param transcript what it heard: the text, its times where the engine gives them, and the
+   *     note's length as the engine found it ({@link Transcript#durationMs()})
    * @param usage the provider's {@code usage} object as compact JSON, when it gave one (OpenAI's
    *     tokens or duration); passed on to OpenAI clients with the transcript
    * @param engine the engine that did the work, when another than the one called (a route's
@@ -28,40 +23,43 @@ public sealed interface EngineResult {
    * @param model the model that did the work, likewise
    */
   record Transcribed(
-      String text,
-      @Nullable String body,
-      OptionalLong reportedDurationMs,
+      Transcript transcript,
       @Nullable String usage,
       @Nullable String engine,
       @Nullable String model)
       implements EngineResult {
     public Transcribed {
-      Objects.requireNonNull(text, "text");
-      Objects.requireNonNull(reportedDurationMs, "reportedDurationMs");
+      Objects.requireNonNull(transcript, "transcript");
     }
 
     /** A transcript as its engine made it. */
-    public Transcribed(
-        String text,
-        @Nullable String body,
-        OptionalLong reportedDurationMs,
-        @Nullable String usage) {
-      this(text, body, reportedDurationMs, usage, null, null);
+    public Transcribed(Transcript transcript, @Nullable String usage) {
+      this(transcript, usage, null, null);
+    }
+
+    /** A transcript whose provider reported no usage. */
+    public Transcribed(Transcript transcript) {
+      this(transcript, null);
     }
 
     /** This transcript, made by {@code engine}'s {@code model}. */
     public Transcribed servedBy(String engine, String model) {
-      return new Transcribed(text, body, reportedDurationMs, usage, engine, model);
+      return new Transcribed(transcript, usage, engine, model);
     }
 
-    /** A transcript whose provider reported its length but no usage. */
-    public Transcribed(String text, @Nullable String body, OptionalLong reportedDurationMs) {
-      this(text, body, reportedDurationMs, null);
+    /** The transcript's plain text. */
+    public String text() {
+      return transcript.text();
     }
 
-    /** A transcript whose provider reported no length. */
-    public Transcribed(String text, @Nullable String body) {
-      this(text, body, OptionalLong.empty(), null);
+    /**
+     * The note's length as the engine found it, when it did: the duration the provider reported, or
+     * the length of the samples the gateway decoded (the offline engine, a note sent in pieces);
+     * the note is charged this when it is longer than the container's header said, and this
+     * whenever the header said nothing (PROTOCOL.md rule 8).
+     */
+    public OptionalLong reportedDurationMs() {
+      return transcript.durationMs();
     }
   }
 

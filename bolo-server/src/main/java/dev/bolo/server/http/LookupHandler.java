@@ -1,6 +1,7 @@
 package dev.bolo.server.http;
 
 import dev.bolo.server.engine.ClientText;
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.transcription.NoteLookup;
 import dev.bolo.server.transcription.SettingFields;
@@ -79,7 +80,8 @@ final class LookupHandler implements Handler {
     }
     switch (found) {
       case NoteLookup.Found.Finished finished ->
-          sendTranscript(ctx, requestId, finished.transcript(), finished.model());
+          sendTranscript(
+              ctx, requestId, finished.transcript(), finished.model(), finished.format());
       case NoteLookup.Found.Running running -> RunningAnswer.send(ctx, running.progress());
       case NoteLookup.Found.Refused refused ->
           ErrorWriter.write(ctx, Dialect.NATIVE, Errors.of(refused.refusal()));
@@ -108,10 +110,11 @@ final class LookupHandler implements Handler {
 
   /** The native upload's 200 body for a replay, with this request's id. */
   private static void sendTranscript(
-      Context ctx, String requestId, KeptTranscript transcript, String model) throws IOException {
+      Context ctx, String requestId, KeptTranscript transcript, String model, ResponseFormat format)
+      throws IOException {
     ctx.header("Idempotent-Replayed", "true");
     AnswerHeaders.nameWork(ctx, transcript, model);
-    write(ctx, 200, NativeAnswer.body(transcript, true, requestId, model));
+    write(ctx, 200, NativeAnswer.body(transcript, format, true, requestId, model));
   }
 
   private static void write(Context ctx, int status, byte[] body) {

@@ -2,6 +2,8 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.engine.Renditions;
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.work.KeptTranscript;
 import java.io.IOException;
 
@@ -17,12 +19,17 @@ final class NativeAnswer {
 
   /**
    * The JSON body for {@code transcript}, answered to the request {@code requestId}; {@code model}
-   * is the model the work asked for.
+   * is the model the work asked for, {@code format} the format its text was asked in.
    */
-  static byte[] body(KeptTranscript transcript, boolean replayed, String requestId, String model)
+  static byte[] body(
+      KeptTranscript transcript,
+      ResponseFormat format,
+      boolean replayed,
+      String requestId,
+      String model)
       throws IOException {
     ObjectNode body = JSON.createObjectNode();
-    body.put("text", transcript.text());
+    body.put("text", Renditions.text(transcript.transcript(), format, transcript.durationMs()));
     body.put("deduplicated", replayed);
     body.put("audio_sha256", transcript.audioSha256());
     body.put("duration_ms", transcript.durationMs());

@@ -2,7 +2,10 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.engine.Renditions;
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkResult;
 import io.javalin.http.Context;
 import jakarta.servlet.http.HttpServletResponse;
@@ -45,14 +48,16 @@ final class TranscriptStream {
   private final Context ctx;
   private final String requestId;
   private final String model;
+  private final ResponseFormat format;
   private boolean started;
   private boolean anyDelta;
   private boolean clientGone;
 
-  private TranscriptStream(Context ctx, String requestId, String model) {
+  private TranscriptStream(Context ctx, String requestId, String model, ResponseFormat format) {
     this.ctx = ctx;
     this.requestId = requestId;
     this.model = model;
+    this.format = format;
   }
 
   /**
@@ -84,7 +89,8 @@ final class TranscriptStream {
                     MDC.clear();
                   }
                 });
-    TranscriptStream stream = new TranscriptStream(ctx, requestId, call.settings().model());
+    TranscriptStream stream =
+        new TranscriptStream(ctx, requestId, call.settings().model(), call.responseFormat());
     boolean joined = false;
     while (true) {
       Event event;
@@ -123,7 +129,8 @@ final class TranscriptStream {
   private void finish(Transcriber.Answer answer) throws IOException {
     switch (answer.outcome()) {
       case WorkResult.Success success -> {
-        String text = success.transcript().text();
+        KeptTranscript kept = success.transcript();
+        String text = Renditions.text(kept.transcript(), format, kept.durationMs());
         start(answer.replayed());
         if (!anyDelta && !text.isEmpty()) {
           delta(text, answer.replayed());

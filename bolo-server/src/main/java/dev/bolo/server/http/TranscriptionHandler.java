@@ -2,6 +2,7 @@ package dev.bolo.server.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.bolo.server.engine.Renditions;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.transcription.Intake;
@@ -190,24 +191,18 @@ final class TranscriptionHandler implements Handler {
           ctx,
           200,
           "application/json",
-          NativeAnswer.body(transcript, answer.replayed(), requestId, settings.model()));
+          NativeAnswer.body(
+              transcript,
+              settings.responseFormat(),
+              answer.replayed(),
+              requestId,
+              settings.model()));
       return;
     }
-    switch (settings.responseFormat()) {
-      case JSON -> {
-        ObjectNode body = JSON.createObjectNode().put("text", transcript.text());
-        putUsage(body, transcript);
-        write(ctx, 200, "application/json", JSON.writeValueAsBytes(body));
-      }
-      case TEXT -> write(ctx, 200, "text/plain; charset=utf-8", utf8(transcript.text()));
-      case VERBOSE_JSON ->
-          write(ctx, 200, "application/json", utf8(bodyOr(transcript, transcript.text())));
-      // SubRip as OpenAI sends it; WebVTT as a browser's <track> needs it.
-      case SRT ->
-          write(ctx, 200, "text/plain; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
-      case VTT ->
-          write(ctx, 200, "text/vtt; charset=utf-8", utf8(bodyOr(transcript, transcript.text())));
-    }
+    Renditions.Rendition rendition =
+        Renditions.openAi(
+            transcript.transcript(), settings, transcript.usage(), transcript.durationMs());
+    write(ctx, 200, rendition.contentType(), utf8(rendition.body()));
   }
 
   /**
@@ -219,11 +214,6 @@ final class TranscriptionHandler implements Handler {
     if (usage != null) {
       answer.set("usage", JSON.readTree(usage));
     }
-  }
-
-  private static String bodyOr(KeptTranscript transcript, String fallback) {
-    String body = transcript.body();
-    return body == null ? fallback : body;
   }
 
   private static void write(Context ctx, int status, String contentType, byte[] body)

@@ -1,5 +1,6 @@
 package dev.bolo.server.http;
 
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.transcription.ResumableUploads;
@@ -89,7 +90,7 @@ final class UploadExchange {
   static void sendEnding(Context ctx, UploadEnding ending) throws IOException {
     switch (ending) {
       case UploadEnding.Transcribed t ->
-          sendTranscript(ctx, t.transcript(), t.replayed(), t.model());
+          sendTranscript(ctx, t.transcript(), t.format(), t.replayed(), t.model());
       case UploadEnding.Failed r -> refuse(ctx, Errors.of(r.refused()));
       case UploadEnding.Unusable u -> refuse(ctx, Errors.of(u.why(), Dialect.NATIVE.audioField()));
       case UploadEnding.HashMismatch h ->
@@ -174,7 +175,8 @@ final class UploadExchange {
   }
 
   /** The native upload's 200 body. */
-  static void sendTranscript(Context ctx, KeptTranscript transcript, boolean replayed, String model)
+  static void sendTranscript(
+      Context ctx, KeptTranscript transcript, ResponseFormat format, boolean replayed, String model)
       throws IOException {
     if (replayed) {
       ctx.header("Idempotent-Replayed", "true");
@@ -182,7 +184,8 @@ final class UploadExchange {
     AnswerHeaders.nameWork(ctx, transcript, model);
     ctx.status(200)
         .contentType("application/json")
-        .result(NativeAnswer.body(transcript, replayed, RequestLog.requestIdOf(ctx), model));
+        .result(
+            NativeAnswer.body(transcript, format, replayed, RequestLog.requestIdOf(ctx), model));
   }
 
   /** A native JSON error; on HEAD the body is left out, as HTTP wants. */

@@ -3,6 +3,7 @@ package dev.bolo.server.transcription;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.Resolution;
 import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.Task;
 import dev.bolo.server.ledger.Device;
@@ -64,11 +65,14 @@ public final class NoteLookup {
      * The work is finished and replayable: answer its transcript as a replay.
      *
      * @param model the model the work ran with, its alias resolved
+     * @param format the format the lookup asked its text in
      */
-    record Finished(KeptTranscript transcript, String model) implements Found {
+    record Finished(KeptTranscript transcript, String model, ResponseFormat format)
+        implements Found {
       public Finished {
         Objects.requireNonNull(transcript, "transcript");
         Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(format, "format");
       }
     }
 
@@ -112,12 +116,7 @@ public final class NoteLookup {
     Found found =
         switch (resolution) {
           case Resolution.Completed done ->
-              replay(
-                  device,
-                  key,
-                  Renditions.asAsked(done.transcript(), settings.responseFormat()),
-                  settings.model(),
-                  requestId);
+              replay(device, key, done.transcript(), settings, requestId);
           case Resolution.Pending pending -> new Found.Running(progress.of(key).orElse(null));
           // A failure is not kept (rule 4): the next copy runs afresh, so the phone uploads it.
           case Resolution.Failed failed -> new Found.Absent();
@@ -138,7 +137,7 @@ public final class NoteLookup {
     WorkKey key = noteSettings.keyOf(device.name(), settings, audioSha256);
     if (store.await(key, wait) instanceof Resolution.Completed done
         && done.transcript().answers(key)) {
-      return Optional.of(Renditions.asAsked(done.transcript(), settings.responseFormat()));
+      return Optional.of(done.transcript());
     }
     return Optional.empty();
   }
@@ -158,7 +157,7 @@ public final class NoteLookup {
   }
 
   private Found replay(
-      Device device, WorkKey key, KeptTranscript transcript, String model, String requestId) {
+      Device device, WorkKey key, KeptTranscript transcript, Settings settings, String requestId) {
     // The same bug guard as an upload's replay; here the safe answer is "upload it".
     if (!transcript.answers(key)) {
       log.error("stored transcript does not answer its key {}", key.asString());
@@ -183,6 +182,6 @@ public final class NoteLookup {
       // The transcript is worth more to the user than the usage row: answer anyway.
       log.error("could not record usage: {}", e.getMessage());
     }
-    return new Found.Finished(transcript, model);
+    return new Found.Finished(transcript, settings.model(), settings.responseFormat());
   }
 }

@@ -4,25 +4,31 @@ import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.LongestNote;
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.health.Readiness;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Semaphore;
 import java.util.function.LongSupplier;
 
 /**
- * Sends a note to the engine whole when the provider takes it in one request ({@link
- * SpeechEngine#limits}), and in pieces cut at its pauses when it is longer or larger ({@link
- * PieceRun}, PROTOCOL.md rule 10). Pieces run through the work coordinator, each under its own key,
- * at most {@link Config#perNote()} of one note and {@link Config#atOnce()} of the whole gateway at
- * a time; each waiting piece holds one file of at most the provider's request size in the spool
- * folder, so the disk they hold is bounded by {@code atOnce} of them. Thread safe; one per gateway.
+ * A {@link SpeechEngine} that sends a note longer or larger than its engine takes in one request
+ * ({@link SpeechEngine#limits}) in pieces cut at its pauses ({@link PieceRun}, PROTOCOL.md rule
+ * 11), and any other note to its engine whole: a decorator the composition wraps around the engine,
+ * as an OkHttp interceptor wraps a call. Pieces run through the work coordinator, each under its
+ * own key, at most {@link Config#perNote()} of one note and {@link Config#atOnce()} of the whole
+ * gateway at a time; each waiting piece holds one file of at most the provider's request size in
+ * the spool folder, so the disk they hold is bounded by {@code atOnce} of them. Everything else it
+ * asks of, and answers as, the engine it wraps. Thread safe; one per gateway.
  */
-public final class NotePieces {
+public final class NotePieces implements SpeechEngine {
 
   /**
    * How notes are sent in pieces; how large a piece may be is the engine's to say.
@@ -53,6 +59,7 @@ public final class NotePieces {
   private final MeterRegistry metrics;
 
   /**
+   * @param engine the engine the pieces (and the notes it takes whole) are sent to
    * @param folder where pieces wait for their provider call, in the instance's spool so that a
    *     restart deletes what a crash left
    * @param metrics where the pieces at work and their provider calls are counted
@@ -77,8 +84,28 @@ public final class NotePieces {
         .register(metrics);
   }
 
+  /**
+   * Transcribes the note in {@code request}, whole or in pieces; never throws for an expected
+   * failure. A call that is no device's work ({@link EngineRequest#device()} empty) goes whole.
+   */
+  @Override
+  public EngineResult transcribe(EngineRequest request) {
+    EngineLimits limits = engine.limits(request.settings().model());
+    if (request.device().isEmpty() || limits.admits(request.audio().size(), request.noteMillis())) {
+      return engine.transcribe(request);
+    }
+    return new PieceRun(
+            engine,
+            coordinator,
+            new PieceRun.Room(config.perNote(), gatewayPieces, folder, ticker),
+            this::called,
+            limits,
+            request)
+        .transcribe();
+  }
+
   /** Counts one provider call made for a piece, by its result. */
-  void called(EngineResult result) {
+  private void called(EngineResult result) {
     Counter.builder("bolo_piece_calls_total")
         .description("Provider calls made for pieces of long notes, by result (transcribed, …)")
         .tags(
@@ -90,42 +117,63 @@ public final class NotePieces {
         .increment();
   }
 
-  /**
-   * Transcribes the note in {@code request}, whole or in pieces; never throws for an expected
-   * failure.
-   *
-   * @param device the device whose work the pieces are
-   * @param noteMillis the note's length as the gateway counts it
-   */
-  EngineResult transcribe(String device, long noteMillis, EngineRequest request) {
-    EngineLimits limits = engine.limits(request.settings().model());
-    if (limits.admits(request.audio().size(), noteMillis)) {
-      return engine.transcribe(request);
-    }
-    return new PieceRun(this, device, limits, request, noteMillis).transcribe();
+  @Override
+  public String name() {
+    return engine.name();
   }
 
-  SpeechEngine engine() {
-    return engine;
+  @Override
+  public String defaultModel() {
+    return engine.defaultModel();
   }
 
-  WorkCoordinator coordinator() {
-    return coordinator;
+  @Override
+  public boolean canTranslate() {
+    return engine.canTranslate();
   }
 
-  int perNote() {
-    return config.perNote();
+  @Override
+  public String source(String model) {
+    return engine.source(model);
   }
 
-  Semaphore gatewayPieces() {
-    return gatewayPieces;
+  @Override
+  public boolean timesWords(String model) {
+    return engine.timesWords(model);
   }
 
-  Path folder() {
-    return folder;
+  @Override
+  public List<String> languages() {
+    return engine.languages();
   }
 
-  LongSupplier ticker() {
-    return ticker;
+  @Override
+  public EngineLimits limits(String model) {
+    return engine.limits(model);
+  }
+
+  @Override
+  public LongestNote longestNote(String model) {
+    return engine.longestNote(model);
+  }
+
+  @Override
+  public ResponseFormat richestFormat(String model) {
+    return engine.richestFormat(model);
+  }
+
+  @Override
+  public Readiness readiness() {
+    return engine.readiness();
+  }
+
+  @Override
+  public void bindMetrics(MeterRegistry registry) {
+    engine.bindMetrics(registry);
+  }
+
+  @Override
+  public void close() {
+    engine.close();
   }
 }

@@ -2,6 +2,7 @@ package dev.bolo.server.transcription;
 
 import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.engine.ModelAliases;
+import dev.bolo.server.engine.Renditions;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;

@@ -9,12 +9,14 @@ import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.upload.SeekableNote;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,8 +25,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +65,10 @@ final class PieceRun {
   private static final Executor PIECE_THREADS =
       task -> Thread.ofVirtual().name("bolo-piece").start(task);
 
-  private final NotePieces pieces;
-  private final String device;
+  private final SpeechEngine engine;
+  private final WorkCoordinator coordinator;
+  private final Room room;
+  private final Consumer<EngineResult> called;
   private final EngineRequest request;
   private final Settings pieceSettings;
   private final long maxSamples;
@@ -76,15 +83,36 @@ final class PieceRun {
    */
   static final long SHORTEST_SHARED_PIECE_SAMPLES = 120L * RATE;
 
+  /**
+   * What the pieces of every note share: how many of one note run at once, the gateway's room for
+   * pieces, the folder they wait in, and the ticker their deadline runs on.
+   *
+   * @param perNote pieces of one note sent at once
+   * @param gatewayPieces one permit per piece of any note at work
+   * @param folder where pieces wait for their call, in the spool
+   */
+  record Room(int perNote, Semaphore gatewayPieces, Path folder, LongSupplier ticker) {}
+
+  /**
+   * @param engine where each piece is sent
+   * @param coordinator runs each piece once under its own key
+   * @param called told of each provider call made for a piece
+   * @param limits the most one request to the engine may carry
+   * @param request the note, its device and its length as the gateway counted it
+   */
   PieceRun(
-      NotePieces pieces,
-      String device,
+      SpeechEngine engine,
+      WorkCoordinator coordinator,
+      Room room,
+      Consumer<EngineResult> called,
       EngineLimits limits,
-      EngineRequest request,
-      long noteMillis) {
-    this.pieces = pieces;
-    this.device = device;
+      EngineRequest request) {
+    this.engine = engine;
+    this.coordinator = coordinator;
+    this.room = room;
+    this.called = called;
     this.request = request;
+    long noteMillis = request.noteMillis();
     this.pieceSettings = PieceStitch.pieceSettings(request.settings());
     // As many samples as fit the request as 16-bit WAV, less 2 %: FLAC's frame headers on audio
     // it cannot compress add under 1 %, and speech takes about half.
@@ -95,9 +123,9 @@ final class PieceRun {
     // the last piece to come back is then short, which is what the note waits for.
     long shared =
         Math.max(
-            SHORTEST_SHARED_PIECE_SAMPLES, noteMillis * RATE / 1000 / (2L * pieces.perNote()) + 1);
+            SHORTEST_SHARED_PIECE_SAMPLES, noteMillis * RATE / 1000 / (2L * room.perNote()) + 1);
     this.maxSamples = Math.min(shared, Math.min(byBytes, bySeconds));
-    this.deadline = pieces.ticker().getAsLong() + request.timeout().toNanos();
+    this.deadline = room.ticker().getAsLong() + request.timeout().toNanos();
   }
 
   EngineResult transcribe() {
@@ -162,7 +190,7 @@ final class PieceRun {
     } finally {
       if (building != null) {
         closeQuietly(building);
-        pieces.gatewayPieces().release();
+        room.gatewayPieces().release();
       }
     }
   }
@@ -170,9 +198,9 @@ final class PieceRun {
   /** A new piece starting at {@code startSample}; gives its permit back if none can be made. */
   private PieceFile newPiece(long startSample) throws IOException {
     try {
-      return PieceFile.create(pieces.folder(), RATE, startSample * 1000 / RATE);
+      return PieceFile.create(room.folder(), RATE, startSample * 1000 / RATE);
     } catch (IOException | RuntimeException e) {
-      pieces.gatewayPieces().release();
+      room.gatewayPieces().release();
       throw e;
     }
   }
@@ -188,13 +216,13 @@ final class PieceRun {
    * from the front on the way is collected in order. Holds one of the gateway's permits on success.
    */
   private EngineResult.@Nullable Failure makeRoom() throws InterruptedException {
-    if (running.size() >= pieces.perNote()) {
+    if (running.size() >= room.perNote()) {
       EngineResult.Failure failed = collect(running.removeFirst());
       if (failed != null) {
         return failed;
       }
     }
-    if (!pieces.gatewayPieces().tryAcquire(remainingNanos(), TimeUnit.NANOSECONDS)) {
+    if (!room.gatewayPieces().tryAcquire(remainingNanos(), TimeUnit.NANOSECONDS)) {
       return new EngineResult.TimedOut(
           "the note's pieces waited for the gateway's other pieces past its deadline");
     }
@@ -207,7 +235,7 @@ final class PieceRun {
       piece.finish();
     } catch (IOException | RuntimeException e) {
       closeQuietly(piece);
-      pieces.gatewayPieces().release();
+      room.gatewayPieces().release();
       log.error("cannot write a piece of a note to the spool", e);
       return new EngineResult.Unavailable(
           "the gateway cannot write this note's pieces now", Duration.ofSeconds(5));
@@ -215,10 +243,10 @@ final class PieceRun {
     int index = heard.size() + running.size();
     // One piece at a time: each follows the text of the one before it, as the model's prompt.
     Settings settings =
-        pieces.perNote() == 1 && !heard.isEmpty()
+        room.perNote() == 1 && !heard.isEmpty()
             ? PieceStitch.following(pieceSettings, heard.getLast().transcript().text())
             : pieceSettings;
-    WorkKey key = WorkKey.ofPiece(device, settings, piece.sha256());
+    WorkKey key = WorkKey.ofPiece(request.device(), settings, piece.sha256());
     CompletableFuture<WorkResult> outcome =
         CompletableFuture.supplyAsync(() -> serve(key, settings, piece, index), PIECE_THREADS);
     running.add(new Running(outcome, piece));
@@ -234,19 +262,17 @@ final class PieceRun {
       }
       Duration timeout = Duration.ofNanos(remaining);
       WorkCoordinator.Served served =
-          pieces
-              .coordinator()
-              .serve(
-                  key,
-                  timeout.plus(Transcriber.WAIT_MARGIN),
-                  () -> call(key, settings, piece, index, timeout));
+          coordinator.serve(
+              key,
+              timeout.plus(Transcriber.WAIT_MARGIN),
+              () -> call(key, settings, piece, index, timeout));
       return served.outcome();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new WorkResult.Refused(Problem.SERVER_UNAVAILABLE, "the gateway is shutting down");
     } finally {
       closeQuietly(piece);
-      pieces.gatewayPieces().release();
+      room.gatewayPieces().release();
     }
   }
 
@@ -254,19 +280,16 @@ final class PieceRun {
   private WorkResult call(
       WorkKey key, Settings settings, PieceFile piece, int index, Duration timeout) {
     EngineResult result =
-        pieces
-            .engine()
-            .transcribe(
-                new EngineRequest(
-                    piece, settings, timeout, request.requestId() + "/piece-" + (index + 1)));
-    pieces.called(result);
+        engine.transcribe(
+            new EngineRequest(
+                piece, settings, timeout, request.requestId() + "/piece-" + (index + 1)));
+    called.accept(result);
     return switch (result) {
       case EngineResult.Transcribed t ->
           new WorkResult.Success(
               new KeptTranscript(
-                  t.text(),
-                  t.body(),
-                  t.engine() != null ? t.engine() : pieces.engine().name(),
+                  t.transcript(),
+                  t.engine() != null ? t.engine() : engine.name(),
                   piece.millis(),
                   true,
                   key.audioSha256(),
@@ -297,7 +320,7 @@ final class PieceRun {
         KeptTranscript transcript = success.transcript();
         heard.add(
             new PieceStitch.Heard(
-                piece.file().startMillis(), piece.file().endMillis(), transcript));
+                piece.file().startMillis(), piece.file().endMillis(), transcript.transcript()));
         String text = transcript.text().strip();
         if (!text.isEmpty()) {
           request.deltas().accept(spoke ? " " + text : text);
@@ -310,7 +333,7 @@ final class PieceRun {
   }
 
   private long remainingNanos() {
-    return deadline - pieces.ticker().getAsLong();
+    return deadline - room.ticker().getAsLong();
   }
 
   private static void closeQuietly(PieceFile piece) {

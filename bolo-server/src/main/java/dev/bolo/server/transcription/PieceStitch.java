@@ -1,28 +1,22 @@
 package dev.bolo.server.transcription;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
-import dev.bolo.server.engine.Subtitles;
-import dev.bolo.server.work.KeptTranscript;
-import java.io.IOException;
+import dev.bolo.server.engine.Transcript;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 
 /**
- * Joins the pieces of a note into the answer the client asked for, as if the note had been sent
- * whole: the texts joined with single spaces; for {@code verbose_json}, {@code srt} and {@code vtt}
- * the pieces are asked in {@code verbose_json} and their segments (and words) moved to the note's
- * time and numbered anew, the duration the note's. Stateless.
+ * Joins the timed transcripts of a note's pieces into the note's, as if the note had been sent
+ * whole: the texts joined with single spaces, the segments and words moved to the note's time, the
+ * length the note's; every format is then rendered from it by {@link
+ * dev.bolo.server.engine.Renditions}. For {@code srt} and {@code vtt} of a model that answers them
+ * only as documents, the pieces are asked in {@code verbose_json}. Stateless.
  */
 final class PieceStitch {
-
-  private static final ObjectMapper JSON = Renditions.JSON;
 
   /**
    * How much of the text before a piece goes into its prompt: about 150 tokens, within the 224 that
@@ -36,7 +30,7 @@ final class PieceStitch {
    * @param startMillis where the piece starts in the note
    * @param endMillis where it ends
    */
-  record Heard(long startMillis, long endMillis, KeptTranscript transcript) {}
+  record Heard(long startMillis, long endMillis, Transcript transcript) {}
 
   private PieceStitch() {}
 
@@ -92,80 +86,40 @@ final class PieceStitch {
         piece.task());
   }
 
-  /** The note's answer from its pieces, in order; a piece's answer that lacks its body fails it. */
+  /**
+   * The note's transcript from its pieces, in order: their texts joined, their segments and words
+   * moved to the note's time; a piece without segments is one segment over the piece when the note
+   * asked for timings.
+   */
   static EngineResult stitch(List<Heard> pieces, long noteMillis, Settings settings) {
     String text =
         pieces.stream()
             .map(piece -> piece.transcript().text().strip())
             .filter(piece -> !piece.isEmpty())
             .collect(Collectors.joining(" "));
-    OptionalLong duration = OptionalLong.of(noteMillis);
-    ResponseFormat format = settings.responseFormat();
-    if (format == ResponseFormat.JSON || format == ResponseFormat.TEXT) {
-      return new EngineResult.Transcribed(text, null, duration);
-    }
-    ObjectNode note = JSON.createObjectNode();
-    ArrayNode segments = JSON.createArrayNode();
-    ArrayNode words = JSON.createArrayNode();
+    boolean timed =
+        switch (settings.responseFormat()) {
+          case JSON, TEXT -> false;
+          case VERBOSE_JSON, SRT, VTT -> true;
+        };
+    List<Transcript.Segment> segments = new ArrayList<>();
+    List<Transcript.Word> words = new ArrayList<>();
+    String language = null;
     for (Heard piece : pieces) {
-      JsonNode answer;
-      try {
-        String body = piece.transcript().body();
-        answer = body == null ? JSON.createObjectNode() : JSON.readTree(body);
-      } catch (IOException e) {
-        return new EngineResult.Failed("the provider's answer to a piece is not verbose_json");
+      Transcript heard = piece.transcript();
+      if (language == null) {
+        language = heard.language();
       }
-      note.putIfAbsent("task", answer.get("task"));
-      note.putIfAbsent("language", answer.get("language"));
-      double offset = piece.startMillis() / 1000.0;
-      JsonNode pieceSegments = answer.path("segments");
-      if (pieceSegments.isArray() && !pieceSegments.isEmpty()) {
-        for (JsonNode segment : pieceSegments) {
-          ObjectNode moved = retimed(segment, offset);
-          moved.put("id", segments.size());
-          segments.add(moved);
-        }
-      } else if (!piece.transcript().text().isBlank()) {
+      long offset = piece.startMillis();
+      if (heard.isTimed()) {
+        heard.segments().forEach(segment -> segments.add(segment.shiftedBy(offset)));
+      } else if (timed && !heard.text().isBlank()) {
         // A provider that gives no segments: the piece is one segment, timed by the gateway.
-        ObjectNode whole = segments.addObject();
-        whole.put("id", segments.size() - 1);
-        whole.put("start", offset);
-        whole.put("end", piece.endMillis() / 1000.0);
-        whole.put("text", piece.transcript().text().strip());
+        segments.add(new Transcript.Segment(offset, piece.endMillis(), heard.text().strip()));
       }
-      for (JsonNode word : answer.path("words")) {
-        words.add(retimed(word, offset));
-      }
+      heard.words().forEach(word -> words.add(word.shiftedBy(offset)));
     }
-    return switch (format) {
-      case JSON, TEXT -> throw new AssertionError(format);
-      case VERBOSE_JSON -> {
-        note.put("duration", noteMillis / 1000.0);
-        note.put("text", text);
-        if (settings.timestampGranularities().contains("segment") || !segments.isEmpty()) {
-          note.set("segments", segments);
-        }
-        if (!words.isEmpty()) {
-          note.set("words", words);
-        }
-        yield new EngineResult.Transcribed(text, note.toString(), duration);
-      }
-      case SRT, VTT -> {
-        String document =
-            Subtitles.write(
-                Renditions.cues(
-                    JSON.createObjectNode().set("segments", segments), text, noteMillis),
-                format);
-        yield new EngineResult.Transcribed(document, document, duration);
-      }
-    };
-  }
-
-  /** A copy of a timed node ({@code start}, {@code end} in seconds) moved by {@code offset}. */
-  private static ObjectNode retimed(JsonNode timed, double offset) {
-    ObjectNode moved = timed.isObject() ? ((ObjectNode) timed).deepCopy() : JSON.createObjectNode();
-    moved.put("start", offset + timed.path("start").asDouble());
-    moved.put("end", offset + timed.path("end").asDouble());
-    return moved;
+    return new EngineResult.Transcribed(
+        new Transcript(text, segments, words, language, OptionalLong.of(noteMillis), null));
   }
 }

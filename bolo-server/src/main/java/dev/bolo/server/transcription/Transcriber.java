@@ -33,6 +33,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,7 +58,7 @@ public final class Transcriber {
 
   private final SpeechEngine engine;
   private final WorkCoordinator coordinator;
-  private final NotePieces pieces;
+  private final LongSupplier ticker;
   private final DedupStore store;
   private final Ledger ledger;
   private final ChargeOutbox charges;
@@ -74,10 +75,14 @@ public final class Transcriber {
   /** Passes the text of running work to every copy streaming it on this instance. */
   private final DeltaFanOut live = new DeltaFanOut();
 
+  /**
+   * @param engine the engine notes go to, with long notes' pieces around it ({@link NotePieces})
+   * @param ticker elapsed nanoseconds, for the engine's call times
+   */
   public Transcriber(
       SpeechEngine engine,
       WorkCoordinator coordinator,
-      NotePieces pieces,
+      LongSupplier ticker,
       DedupStore store,
       Ledger ledger,
       ChargeOutbox charges,
@@ -88,7 +93,7 @@ public final class Transcriber {
       MeterRegistry metrics) {
     this.engine = Objects.requireNonNull(engine, "engine");
     this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
-    this.pieces = Objects.requireNonNull(pieces, "pieces");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.store = Objects.requireNonNull(store, "store");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.charges = Objects.requireNonNull(charges, "charges");
@@ -168,17 +173,12 @@ public final class Transcriber {
   /**
    * How a note was answered.
    *
-   * @param outcome the transcript or the refusal
+   * @param outcome the transcript, as kept (rendered in the format asked by {@link
+   *     dev.bolo.server.engine.Renditions} when it is written), or the refusal
    * @param replayed true when the answer came from earlier or in-flight work
    * @param durationMs the note's length used for quota and timeouts
    */
-  public record Answer(WorkResult outcome, boolean replayed, long durationMs) {
-
-    /** This answer's transcript rendered in {@code format}. */
-    Answer as(ResponseFormat format) {
-      return new Answer(Renditions.asAsked(outcome, format), replayed, durationMs);
-    }
-  }
+  public record Answer(WorkResult outcome, boolean replayed, long durationMs) {}
 
   /**
    * Transcribes or replays; never throws for an expected failure.
@@ -197,8 +197,7 @@ public final class Transcriber {
    */
   public CompletableFuture<Answer> transcribeLater(Note note) {
     Note work = note.asking(noteSettings.work(note.settings()));
-    return answer(work, CountedLength.of(note), note.settings())
-        .thenApply(answer -> answer.as(note.responseFormat()));
+    return answer(work, CountedLength.of(note), note.settings());
   }
 
   /**
@@ -217,12 +216,12 @@ public final class Transcriber {
     // The engine is asked, and the work keyed, by what it is asked; the answer is then rendered.
     Note work = note.asking(noteSettings.work(note.settings()));
     if (deltas instanceof TranscriptDeltas.Ignored) {
-      return awaited(answer(work, length, note.settings())).as(note.responseFormat());
+      return awaited(answer(work, length, note.settings()));
     }
     WorkKey key = WorkKey.of(note.device().name(), work.settings(), note.audio().sha256());
     try (DeltaFanOut.Subscription subscription = live.subscribe(key, deltas)) {
       joining.accept(subscription.joinedRunningWork());
-      return awaited(answer(work, length, note.settings())).as(note.responseFormat());
+      return awaited(answer(work, length, note.settings()));
     }
   }
 
@@ -325,21 +324,21 @@ public final class Transcriber {
         case Reservation.Granted g -> granted = g;
       }
       // On the gateway's ticker, as every other elapsed time of the work.
-      long callStarted = pieces.ticker().getAsLong();
+      long callStarted = ticker.getAsLong();
       EngineResult result;
       try {
-        // Whole when the provider takes it in one request, else in pieces (PROTOCOL.md rule 10).
+        // Whole when the provider takes it in one request, else in pieces (PROTOCOL.md rule 11).
         result =
-            pieces.transcribe(
-                note.device().name(),
-                length.millis(),
+            engine.transcribe(
                 new EngineRequest(
                     held,
                     note.settings(),
                     timeout,
                     note.requestId(),
                     deltas,
-                    progress.track(key, length.millis())));
+                    progress.track(key, length.millis()),
+                    note.device().name(),
+                    length.millis()));
       } catch (RuntimeException | Error bug) {
         // An engine bug must not keep the device's seconds held until the hold expires.
         releaseQuietly(granted);
@@ -347,7 +346,7 @@ public final class Transcriber {
       } finally {
         progress.forget(key);
       }
-      meters.upstreamCall(engine.name(), result, pieces.ticker().getAsLong() - callStarted);
+      meters.upstreamCall(engine.name(), result, ticker.getAsLong() - callStarted);
       return switch (result) {
         case EngineResult.Transcribed t -> {
           CountedLength charged = length.chargedFor(t.reportedDurationMs());
@@ -355,8 +354,7 @@ public final class Transcriber {
           charges.charge(granted, charged.millis());
           yield new WorkResult.Success(
               new KeptTranscript(
-                  t.text(),
-                  t.body(),
+                  t.transcript(),
                   t.engine() != null ? t.engine() : engine.name(),
                   charged.millis(),
                   charged.measured(),

@@ -182,7 +182,10 @@ final class UploadCompletion {
           switch (answer.outcome()) {
             case WorkResult.Success success ->
                 new UploadEnding.Transcribed(
-                    success.transcript(), answer.replayed(), call.settings().model());
+                    success.transcript(),
+                    answer.replayed(),
+                    call.settings().model(),
+                    call.responseFormat());
             case WorkResult.Refused refused -> new UploadEnding.Failed(refused);
           };
     } catch (InterruptedException e) {
@@ -245,7 +248,8 @@ final class UploadCompletion {
             .<UploadProgress>map(
                 t ->
                     new UploadProgress.Ended(
-                        new UploadEnding.Transcribed(t, replayed, settings.model())))
+                        new UploadEnding.Transcribed(
+                            t, replayed, settings.model(), settings.responseFormat())))
             .orElseGet(UploadProgress.Gone::new);
       }
       case FAILED -> new UploadProgress.Ended(EndingCodec.failure(upload));
@@ -289,7 +293,8 @@ final class UploadCompletion {
           transcriber.stored(device, settings, sha, Duration.ofNanos(left));
       if (stored.isPresent()) {
         return new UploadProgress.Ended(
-            new UploadEnding.Transcribed(stored.get(), false, settings.model()));
+            new UploadEnding.Transcribed(
+                stored.get(), false, settings.model(), settings.responseFormat()));
       }
       left = deadline - waits.getAsLong();
       if (left <= 0) {

@@ -1,5 +1,6 @@
 package dev.bolo.server.transcription;
 
+import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.upload.UploadResult;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
@@ -12,8 +13,10 @@ public sealed interface UploadEnding {
    * Transcribed, or replayed from earlier work.
    *
    * @param model the model the work ran with, its alias resolved
+   * @param format the format the upload asked its text in
    */
-  record Transcribed(KeptTranscript transcript, boolean replayed, String model)
+  record Transcribed(
+      KeptTranscript transcript, boolean replayed, String model, ResponseFormat format)
       implements UploadEnding {}
 
   /** The work was refused (quota, engine, ...), exactly as a POST would be. */

@@ -1,15 +1,16 @@
 package dev.bolo.server.work;
 
+import dev.bolo.server.engine.Transcript;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A finished transcription as kept for replay.
+ * A finished transcription as kept for replay: the engine's timed transcript, never a rendered
+ * document; every response format is written from it when it is answered.
  *
- * @param text the transcript text (for srt/vtt, the subtitle document)
- * @param body the engine's formatted answer for verbose_json/srt/vtt, else null
+ * @param transcript what the engine heard (text, segments, words, a provider's own document)
  * @param engine the engine that made it
- * @param durationMs the note's length in milliseconds, 0 when unknown
+ * @param durationMs the note's length in milliseconds as charged, 0 when unknown
  * @param durationMeasured true when the server measured the length, false when the client claimed
  *     it
  * @param audioSha256 the audio hash of the work it answers, checked on replay as a bug guard
@@ -19,8 +20,7 @@ import org.jspecify.annotations.Nullable;
  *     null when it was the model the work asked for
  */
 public record KeptTranscript(
-    String text,
-    @Nullable String body,
+    Transcript transcript,
     String engine,
     long durationMs,
     boolean durationMeasured,
@@ -30,7 +30,7 @@ public record KeptTranscript(
     @Nullable String model) {
 
   public KeptTranscript {
-    Objects.requireNonNull(text, "text");
+    Objects.requireNonNull(transcript, "transcript");
     Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(audioSha256, "audioSha256");
     Objects.requireNonNull(settingsFingerprint, "settingsFingerprint");
@@ -39,38 +39,28 @@ public record KeptTranscript(
     }
   }
 
-  /** A transcript made by the model its work asked for. */
+  /** A transcript without the provider's usage, made by the model its work asked for. */
   public KeptTranscript(
-      String text,
-      @Nullable String body,
-      String engine,
-      long durationMs,
-      boolean durationMeasured,
-      String audioSha256,
-      String settingsFingerprint,
-      @Nullable String usage) {
-    this(
-        text,
-        body,
-        engine,
-        durationMs,
-        durationMeasured,
-        audioSha256,
-        settingsFingerprint,
-        usage,
-        null);
-  }
-
-  /** A transcript without the provider's usage. */
-  public KeptTranscript(
-      String text,
-      @Nullable String body,
+      Transcript transcript,
       String engine,
       long durationMs,
       boolean durationMeasured,
       String audioSha256,
       String settingsFingerprint) {
-    this(text, body, engine, durationMs, durationMeasured, audioSha256, settingsFingerprint, null);
+    this(
+        transcript,
+        engine,
+        durationMs,
+        durationMeasured,
+        audioSha256,
+        settingsFingerprint,
+        null,
+        null);
+  }
+
+  /** The transcript's plain text. */
+  public String text() {
+    return transcript.text();
   }
 
   /** True when this transcript was made for {@code key}'s audio and settings. */
@@ -81,8 +71,7 @@ public record KeptTranscript(
 
   /** Approximate heap bytes, for bounding the replay cache. */
   public int weight() {
-    int chars =
-        text.length() + (body == null ? 0 : body.length()) + (usage == null ? 0 : usage.length());
+    int chars = transcript.chars() + (usage == null ? 0 : usage.length());
     return 256 + 2 * chars;
   }
 }

@@ -2,6 +2,8 @@ package dev.bolo.server.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.engine.ResponseFormat;
+import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.Replay;
@@ -12,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -351,8 +354,7 @@ abstract class DedupStoreContract {
     WorkKey formatted = newKey();
     KeptTranscript withoutBody =
         new KeptTranscript(
-            "Grüße, \"quoted\" — ünïcödé ✓\nline two",
-            null,
+            Transcript.plain("Grüße, \"quoted\" — ünïcödé ✓\nline two"),
             "openai",
             0,
             false,
@@ -360,14 +362,22 @@ abstract class DedupStoreContract {
             plain.settingsFingerprint());
     KeptTranscript withBody =
         new KeptTranscript(
-            "one\ntwo",
-            "WEBVTT\n\n00:00.000 --> 00:01.000\none\n",
+            new Transcript(
+                "one\ntwo",
+                List.of(
+                    new Transcript.Segment(0, 1_000, " one"),
+                    new Transcript.Segment(1_000, 61_234, "two")),
+                List.of(new Transcript.Word("one", 0, 900)),
+                "english",
+                OptionalLong.of(61_200),
+                new Transcript.Answered(ResponseFormat.VERBOSE_JSON, "{\"text\":\"one\\ntwo\"}")),
             "gemini",
             61_234,
             true,
             formatted.audioSha256(),
             formatted.settingsFingerprint(),
-            "{\"type\":\"tokens\",\"input_tokens\":14,\"total_tokens\":19}");
+            "{\"type\":\"tokens\",\"input_tokens\":14,\"total_tokens\":19}",
+            "gemini-2.5-flash");
 
     assertThat(store.complete(plain, owned(store.claim(plain, LONG_LEASE)), withoutBody)).isTrue();
     Claim.Owned owner = owned(store.claim(formatted, LONG_LEASE));
@@ -585,7 +595,12 @@ abstract class DedupStoreContract {
 
   static KeptTranscript transcriptFor(WorkKey key, String text) {
     return new KeptTranscript(
-        text, null, "offline", 1_500, true, key.audioSha256(), key.settingsFingerprint());
+        Transcript.plain(text),
+        "offline",
+        1_500,
+        true,
+        key.audioSha256(),
+        key.settingsFingerprint());
   }
 
   static Claim.Owned owned(Claim claim) {

@@ -146,7 +146,7 @@ class GeminiRouteSaturationTest {
     @Override
     public EngineResult transcribe(EngineRequest request) {
       calls.incrementAndGet();
-      return new EngineResult.Transcribed("from the backup", null);
+      return new EngineResult.Transcribed(Transcript.plain("from the backup"));
     }
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
 import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.testing.AnsweringEngine;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.TestAudio;
@@ -120,7 +121,7 @@ class OperationsDocsTest {
             .engineView(
                 real ->
                     new AnsweringEngine(
-                        real, request -> new EngineResult.Transcribed("a note", null)))
+                        real, request -> new EngineResult.Transcribed(Transcript.plain("a note"))))
             .build()
             .start()) {
       String base = "http://127.0.0.1:" + app.port();

@@ -3,6 +3,7 @@ package dev.bolo.server.testing;
 import dev.bolo.server.App;
 import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Transcript;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -38,7 +39,7 @@ public final class HeldNoteGateway implements AutoCloseable {
                           request.progress().doneUpTo(doneMillis);
                           reported.countDown();
                           awaitQuietly(release);
-                          return new EngineResult.Transcribed(text, null);
+                          return new EngineResult.Transcribed(Transcript.plain(text));
                         }))
             .build()
             .start();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.engine.ResponseFormat;
+import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.upload.UploadResult;
 import dev.bolo.server.work.KeptTranscript;
@@ -21,7 +23,10 @@ class EndingCodecTest {
   void eachEndingIsKeptInTheShapeEarlierVersionsWrote() throws Exception {
     assertStored(
         new UploadEnding.Transcribed(
-            new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true, "whisper-1"),
+            new KeptTranscript(Transcript.plain("hi"), "openai", 1000, true, "ab", "cd"),
+            true,
+            "whisper-1",
+            ResponseFormat.JSON),
         "{\"kind\":\"transcribed\",\"replayed\":true}");
     assertStored(
         new UploadEnding.Failed(
@@ -59,7 +64,10 @@ class EndingCodecTest {
   void aTranscribedUploadKeepsWhetherItWasReplayed() {
     UploadEnding replayed =
         new UploadEnding.Transcribed(
-            new KeptTranscript("hi", null, "openai", 1000, true, "ab", "cd"), true, "whisper-1");
+            new KeptTranscript(Transcript.plain("hi"), "openai", 1000, true, "ab", "cd"),
+            true,
+            "whisper-1",
+            ResponseFormat.JSON);
 
     StoredUpload done = stored(StoredUpload.State.DONE, EndingCodec.encode(replayed));
 

@@ -5,26 +5,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Renditions;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
-import dev.bolo.server.work.KeptTranscript;
+import dev.bolo.server.engine.Transcript;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 class PieceStitchTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static final String SHA = "a".repeat(64);
-
   private static Settings asked(ResponseFormat format, String... granularities) {
     return new Settings("openai", "whisper-1", "", "", "0", format, List.of(granularities));
   }
 
-  private static PieceStitch.Heard piece(long start, long end, String text, @Nullable String body) {
-    return new PieceStitch.Heard(
-        start, end, new KeptTranscript(text, body, "openai", end - start, true, SHA, SHA));
+  private static PieceStitch.Heard piece(long start, long end, String text) {
+    return new PieceStitch.Heard(start, end, Transcript.plain(text));
+  }
+
+  private static PieceStitch.Heard piece(long start, long end, Transcript transcript) {
+    return new PieceStitch.Heard(start, end, transcript);
+  }
+
+  private static Transcript stitched(EngineResult result) {
+    assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
+    return ((EngineResult.Transcribed) result).transcript();
   }
 
   @Test
@@ -39,40 +46,48 @@ class PieceStitchTest {
 
   @Test
   void textsAreJoinedWithSingleSpacesLeavingOutSilentPieces() {
-    EngineResult.Transcribed note =
-        (EngineResult.Transcribed)
+    Transcript note =
+        stitched(
             PieceStitch.stitch(
                 List.of(
-                    piece(0, 10_000, " one ", null),
-                    piece(12_000, 20_000, "", null),
-                    piece(21_000, 30_000, "two", null)),
+                    piece(0, 10_000, " one "),
+                    piece(12_000, 20_000, ""),
+                    piece(21_000, 30_000, "two")),
                 31_000,
-                asked(ResponseFormat.JSON));
+                asked(ResponseFormat.JSON)));
 
     assertThat(note.text()).isEqualTo("one two");
-    assertThat(note.body()).isNull();
-    assertThat(note.reportedDurationMs()).hasValue(31_000);
+    assertThat(note.segments()).isEmpty();
+    assertThat(note.durationMs()).hasValue(31_000);
   }
 
   @Test
   void wordsAndSegmentsMoveToTheNotesTimeAndSegmentsAreNumberedAnew() throws Exception {
-    String first =
-        "{\"task\":\"transcribe\",\"language\":\"english\",\"text\":\"a b\","
-            + "\"segments\":[{\"id\":0,\"start\":0.5,\"end\":1.0,\"text\":\"a\"},"
-            + "{\"id\":1,\"start\":1.5,\"end\":2.0,\"text\":\"b\"}],"
-            + "\"words\":[{\"word\":\"a\",\"start\":0.5,\"end\":1.0}]}";
-    String second =
-        "{\"text\":\"c\",\"segments\":[{\"id\":0,\"start\":0.25,\"end\":1.0,\"text\":\"c\"}],"
-            + "\"words\":[{\"word\":\"c\",\"start\":0.25,\"end\":1.0}]}";
+    Transcript first =
+        new Transcript(
+            "a b",
+            List.of(
+                new Transcript.Segment(500, 1_000, "a"), new Transcript.Segment(1_500, 2_000, "b")),
+            List.of(new Transcript.Word("a", 500, 1_000)),
+            "english",
+            OptionalLong.of(3_000),
+            null);
+    Transcript second =
+        new Transcript(
+            "c",
+            List.of(new Transcript.Segment(250, 1_000, "c")),
+            List.of(new Transcript.Word("c", 250, 1_000)),
+            null,
+            OptionalLong.of(2_000),
+            null);
+    Settings settings = asked(ResponseFormat.VERBOSE_JSON, "segment", "word");
 
-    EngineResult.Transcribed note =
-        (EngineResult.Transcribed)
+    Transcript note =
+        stitched(
             PieceStitch.stitch(
-                List.of(piece(0, 3_000, "a b", first), piece(60_000, 62_000, "c", second)),
-                62_500,
-                asked(ResponseFormat.VERBOSE_JSON, "segment", "word"));
+                List.of(piece(0, 3_000, first), piece(60_000, 62_000, second)), 62_500, settings));
 
-    JsonNode verbose = JSON.readTree(note.body());
+    JsonNode verbose = JSON.readTree(Renditions.verboseJson(note, settings));
     assertThat(verbose.path("duration").asDouble()).isEqualTo(62.5);
     assertThat(verbose.path("language").asText()).isEqualTo("english");
     assertThat(verbose.path("text").asText()).isEqualTo("a b c");
@@ -86,29 +101,19 @@ class PieceStitchTest {
 
   @Test
   void aPieceWithoutSegmentsIsOneCueOverThePiece() {
-    EngineResult.Transcribed note =
-        (EngineResult.Transcribed)
-            PieceStitch.stitch(
-                List.of(
-                    piece(1_000, 4_000, "first", "{\"text\":\"first\"}"),
-                    piece(3_723_000, 3_724_500, "second", "{\"text\":\"second\"}")),
-                3_725_000,
-                asked(ResponseFormat.SRT));
+    Settings settings = asked(ResponseFormat.SRT);
 
-    assertThat(note.text())
+    Transcript note =
+        stitched(
+            PieceStitch.stitch(
+                List.of(piece(1_000, 4_000, "first"), piece(3_723_000, 3_724_500, "second")),
+                3_725_000,
+                settings));
+
+    assertThat(Renditions.openAi(note, settings, null, 3_725_000).body())
         .isEqualTo(
             "1\n00:00:01,000 --> 00:00:04,000\nfirst\n\n"
                 + "2\n01:02:03,000 --> 01:02:04,500\nsecond\n\n");
-    assertThat(note.body()).isEqualTo(note.text());
-  }
-
-  @Test
-  void aPieceAnsweredOutsideJsonFailsTheNoteAsTheProvidersFault() {
-    EngineResult result =
-        PieceStitch.stitch(
-            List.of(piece(0, 1_000, "x", "not json")), 1_000, asked(ResponseFormat.VERBOSE_JSON));
-
-    assertThat(result).isInstanceOf(EngineResult.Failed.class);
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.upload.UploadReader;
 import dev.bolo.server.work.KeptTranscript;
@@ -126,7 +127,8 @@ final class UploadsOnMemory {
       String fingerprint =
           WorkKey.of(note.device().name(), note.settings(), sha).settingsFingerprint();
       KeptTranscript transcript =
-          new KeptTranscript(textOf(sha), null, "stand-in", 1000, true, sha, fingerprint);
+          new KeptTranscript(
+              Transcript.plain(textOf(sha)), "stand-in", 1000, true, sha, fingerprint);
       stored.put(sha, transcript);
       return new Transcriber.Answer(new WorkResult.Success(transcript), false, 1000);
     }

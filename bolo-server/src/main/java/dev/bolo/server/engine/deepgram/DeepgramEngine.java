@@ -2,8 +2,6 @@ package dev.bolo.server.engine.deepgram;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
@@ -13,7 +11,10 @@ import dev.bolo.server.engine.ProviderStatus;
 import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.Transcript;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import okhttp3.HttpUrl;
@@ -28,9 +29,9 @@ import org.slf4j.LoggerFactory;
  * Deepgram's pre-recorded API as its documentation gives it: {@code POST {base}/v1/listen} with the
  * raw audio, {@code Authorization: Token …}, the model and language in the query, {@code
  * smart_format} and {@code utterances} on. Deepgram times every utterance and word, so its answer
- * is written as OpenAI's {@code verbose_json} (an utterance a segment) and every response format is
- * rendered from it. Its errors ({@code err_code}/{@code err_msg}, or {@code category}/{@code
- * message}) go through the gateway's one status table. Thread safe.
+ * is a timed {@link Transcript} (an utterance a segment) and every response format is rendered from
+ * it. Its errors ({@code err_code}/{@code err_msg}, or {@code category}/{@code message}) go through
+ * the gateway's one status table. Thread safe.
  */
 public final class DeepgramEngine implements SpeechEngine {
 
@@ -134,42 +135,42 @@ public final class DeepgramEngine implements SpeechEngine {
     String text = transcript.asText().strip();
     double duration = answer.path("metadata").path("duration").asDouble(0);
     return new EngineResult.Transcribed(
-        text,
-        verboseJson(answer, alternative, text, duration),
-        duration > 0 && duration <= 86_400
-            ? OptionalLong.of(Math.round(duration * 1000))
-            : OptionalLong.empty(),
-        null);
+        timed(
+            answer,
+            alternative,
+            text,
+            duration > 0 && duration <= 86_400
+                ? OptionalLong.of(Math.round(duration * 1000))
+                : OptionalLong.empty()));
   }
 
-  /** OpenAI's {@code verbose_json} of a Deepgram answer: its utterances as segments, its words. */
-  private static String verboseJson(
-      JsonNode answer, JsonNode alternative, String text, double duration) {
-    ObjectNode verbose = JSON.createObjectNode();
-    verbose.put("task", "transcribe");
+  /** The timed transcript of a Deepgram answer: its utterances as segments, its words. */
+  private static Transcript timed(
+      JsonNode answer, JsonNode alternative, String text, OptionalLong durationMs) {
     String language =
         answer.path("results").path("channels").path(0).path("detected_language").asText("");
-    if (!language.isEmpty()) {
-      verbose.put("language", language);
-    }
-    verbose.put("duration", duration);
-    verbose.put("text", text);
-    ArrayNode segments = verbose.putArray("segments");
+    List<Transcript.Segment> segments = new ArrayList<>();
     for (JsonNode utterance : answer.path("results").path("utterances")) {
-      ObjectNode segment = segments.addObject();
-      segment.put("id", segments.size() - 1);
-      segment.put("start", utterance.path("start").asDouble());
-      segment.put("end", utterance.path("end").asDouble());
-      segment.put("text", utterance.path("transcript").asText(""));
+      segments.add(
+          new Transcript.Segment(
+              millis(utterance.path("start")),
+              millis(utterance.path("end")),
+              utterance.path("transcript").asText("")));
     }
-    ArrayNode words = verbose.putArray("words");
+    List<Transcript.Word> words = new ArrayList<>();
     for (JsonNode word : alternative.path("words")) {
-      ObjectNode node = words.addObject();
-      node.put("word", word.path("punctuated_word").asText(word.path("word").asText("")));
-      node.put("start", word.path("start").asDouble());
-      node.put("end", word.path("end").asDouble());
+      words.add(
+          new Transcript.Word(
+              word.path("punctuated_word").asText(word.path("word").asText("")),
+              millis(word.path("start")),
+              millis(word.path("end"))));
     }
-    return verbose.toString();
+    return new Transcript(
+        text, segments, words, language.isEmpty() ? null : language, durationMs, null);
+  }
+
+  private static long millis(JsonNode seconds) {
+    return Math.round(seconds.asDouble() * 1000);
   }
 
   /** Deepgram's own message, sanitised: {@code err_msg} or {@code message}. */

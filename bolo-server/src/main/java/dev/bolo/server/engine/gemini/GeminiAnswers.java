@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Transcript;
 
 /**
  * Reads a successful {@code generateContent} answer: {@code {"candidates": [{"content": {"parts":
@@ -41,7 +42,7 @@ final class GeminiAnswers {
     String finishReason = candidate.path("finishReason").asText("");
     return switch (finishReason) {
       // STOP with no text is a recording without speech, which the instruction allows.
-      case "", "STOP" -> new EngineResult.Transcribed(text.strip(), null);
+      case "", "STOP" -> new EngineResult.Transcribed(Transcript.plain(text.strip()));
       // A truncated transcript would be replayed as if complete; a resend may do better.
       case "MAX_TOKENS" ->
           new EngineResult.Failed("Gemini cut the transcript short (finishReason MAX_TOKENS)");

@@ -177,8 +177,7 @@ final class LocalEngine implements SpeechEngine {
           config.retryAfter());
     }
     try (SeekableNote note = request.audio().openSeekable()) {
-      return new NoteRun(
-              pool, settings, request.timeout(), request.deltas(), request.progress(), ticker)
+      return new NoteRun(pool, request.timeout(), request.deltas(), request.progress(), ticker)
           .transcribe(note);
     } catch (IOException e) {
       log.error("cannot read an uploaded note", e);

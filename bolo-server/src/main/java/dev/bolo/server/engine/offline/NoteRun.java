@@ -7,7 +7,6 @@ import dev.bolo.decode.Piece;
 import dev.bolo.decode.UndecodableAudioException;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.NoteProgress;
-import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.TranscriptDeltas;
 import dev.bolo.server.upload.SeekableNote;
 import java.io.IOException;
@@ -42,7 +41,6 @@ final class NoteRun {
   private static final Logger log = LoggerFactory.getLogger(NoteRun.class);
 
   private final RecognizerPool pool;
-  private final Settings settings;
   private final TranscriptDeltas deltas;
   private final NoteProgress progress;
   private final LongSupplier ticker;
@@ -55,13 +53,11 @@ final class NoteRun {
 
   NoteRun(
       RecognizerPool pool,
-      Settings settings,
       Duration timeout,
       TranscriptDeltas deltas,
       NoteProgress progress,
       LongSupplier ticker) {
     this.pool = pool;
-    this.settings = settings;
     this.deltas = deltas;
     this.progress = progress;
     this.ticker = ticker;
@@ -86,7 +82,7 @@ final class NoteRun {
         collect(running.removeFirst());
       }
       long durationMs = splitter.samplesRead() * 1000 / NoteSamples.RATE;
-      return TranscriptFormats.format(heard, durationMs, settings.responseFormat(), settings);
+      return new EngineResult.Transcribed(Utterance.transcript(heard, durationMs));
     } catch (UndecodableAudioException e) {
       // The client hears Bolo's sentence; FFmpeg's own words are for the operator.
       log.info("a note cannot be decoded: {} [{}]", e.sentence(), e.detail());

@@ -1,7 +1,9 @@
 package dev.bolo.server.engine.offline;
 
+import dev.bolo.server.engine.Transcript;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.stream.Collectors;
 
 /**
@@ -31,6 +33,27 @@ record Utterance(String text, long startMs, long endMs, List<TimedWord> words) {
         words.isEmpty() ? 0 : words.getFirst().startMs(),
         words.isEmpty() ? 0 : words.getLast().endMs(),
         words);
+  }
+
+  /**
+   * The transcript of a note whose decoded samples last {@code durationMs}: an utterance a segment,
+   * timed by the voice-activity detector, and the words the recogniser timed. That length is what
+   * the engine reports as the note's, whatever its container's header said, and is what it is
+   * charged when longer (PROTOCOL.md rule 8).
+   */
+  static Transcript transcript(List<Utterance> utterances, long durationMs) {
+    return new Transcript(
+        utterances.stream().map(Utterance::text).collect(Collectors.joining(" ")),
+        utterances.stream()
+            .map(u -> new Transcript.Segment(u.startMs(), u.endMs(), u.text()))
+            .toList(),
+        utterances.stream()
+            .flatMap(u -> u.words().stream())
+            .map(w -> new Transcript.Word(w.word(), w.startMs(), w.endMs()))
+            .toList(),
+        "english",
+        OptionalLong.of(durationMs),
+        null);
   }
 
   /** An utterance timed as a whole, its words without times of their own. */

@@ -14,7 +14,10 @@ import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.engine.Transcript;
+import dev.bolo.server.engine.VerboseJson;
 import java.io.IOException;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import okhttp3.HttpUrl;
@@ -244,10 +247,19 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
 
   private static EngineResult parseSuccess(String body, ResponseFormat format) {
     switch (format) {
-      case TEXT, SRT, VTT -> {
+      case TEXT -> {
+        return new EngineResult.Transcribed(Transcript.plain(body.strip()));
+      }
+      // A model without timings asked for subtitles: its document is the answer, passed on.
+      case SRT, VTT -> {
         return new EngineResult.Transcribed(
-            format == ResponseFormat.TEXT ? body.strip() : body,
-            format == ResponseFormat.TEXT ? null : body);
+            new Transcript(
+                body,
+                List.of(),
+                List.of(),
+                null,
+                OptionalLong.empty(),
+                new Transcript.Answered(format, body)));
       }
       case JSON, VERBOSE_JSON -> {
         JsonNode answer;
@@ -260,11 +272,13 @@ public final class OpenAiCompatibleEngine implements SpeechEngine {
         if (!text.isTextual()) {
           return new EngineResult.Failed("the provider's answer has no text");
         }
-        return new EngineResult.Transcribed(
-            text.asText().strip(),
-            format == ResponseFormat.VERBOSE_JSON ? body : null,
-            reportedDurationMs(answer),
-            usageOf(answer));
+        String plain = text.asText().strip();
+        OptionalLong duration = reportedDurationMs(answer);
+        Transcript transcript =
+            format == ResponseFormat.VERBOSE_JSON
+                ? VerboseJson.read(answer, plain, duration, body)
+                : Transcript.plain(plain, duration);
+        return new EngineResult.Transcribed(transcript, usageOf(answer));
       }
     }
     throw new AssertionError(format);

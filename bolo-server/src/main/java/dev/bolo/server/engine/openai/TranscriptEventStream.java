@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.ProviderMessage;
+import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.engine.TranscriptDeltas;
 import java.io.IOException;
 import okio.BufferedSource;
@@ -89,9 +90,8 @@ final class TranscriptEventStream {
           return new EngineResult.Failed("the provider's done event has no text");
         }
         return new EngineResult.Transcribed(
-            text.asText().strip(),
-            null,
-            OpenAiCompatibleEngine.reportedDurationMs(event),
+            Transcript.plain(
+                text.asText().strip(), OpenAiCompatibleEngine.reportedDurationMs(event)),
             OpenAiCompatibleEngine.usageOf(event));
       }
       default -> {

@@ -150,14 +150,7 @@ final class Target {
             asked.timestampGranularities(),
             asked.task());
     try {
-      return engine.transcribe(
-          new EngineRequest(
-              request.audio(),
-              settings,
-              timeout,
-              request.requestId(),
-              request.deltas(),
-              request.progress()));
+      return engine.transcribe(request.asking(settings, timeout));
     } catch (RuntimeException bug) {
       log.error("engine {} failed unexpectedly", hop.label(), bug);
       return new EngineResult.Failed("the " + hop.engine() + " engine failed");

@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.testing.BytesAudio;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,7 +81,7 @@ class GeminiFilesApiTest {
 
     EngineResult result = largeNoteEngine().transcribe(request(audio));
 
-    assertThat(result).isEqualTo(new EngineResult.Transcribed("a long note", null));
+    assertThat(result).isEqualTo(new EngineResult.Transcribed(Transcript.plain("a long note")));
 
     RecordedRequest start = take(server);
     assertThat(start.getMethod()).isEqualTo("POST");
@@ -140,7 +141,7 @@ class GeminiFilesApiTest {
 
     EngineResult result = largeNoteEngine().transcribe(request(BytesAudio.wav(3_000, 9)));
 
-    assertThat(result).isEqualTo(new EngineResult.Transcribed("done", null));
+    assertThat(result).isEqualTo(new EngineResult.Transcribed(Transcript.plain("done")));
     take(server);
     take(server);
     RecordedRequest poll = take(server);
@@ -199,7 +200,7 @@ class GeminiFilesApiTest {
 
       EngineResult result = largeNoteEngine().transcribe(request(BytesAudio.wav(3_000, 9)));
 
-      assertThat(result).isEqualTo(new EngineResult.Transcribed("ok", null));
+      assertThat(result).isEqualTo(new EngineResult.Transcribed(Transcript.plain("ok")));
       RecordedRequest upload = take(elsewhere);
       assertThat(upload.getUrl().queryParameter("upload_id")).isEqualTo("XYZ");
       assertThat(upload.getHeaders().get("x-goog-api-key")).isNull();

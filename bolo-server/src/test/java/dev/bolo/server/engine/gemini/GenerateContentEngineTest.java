@@ -16,6 +16,7 @@ import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.testing.BytesAudio;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,7 +51,8 @@ class GenerateContentEngineTest {
                     settings(null, "DE", "Namen: Jürgen, Bolo", "text"),
                     Duration.ofSeconds(10)));
 
-    assertThat(result).isEqualTo(new EngineResult.Transcribed("Hallo Welt, wie geht's?", null));
+    assertThat(result)
+        .isEqualTo(new EngineResult.Transcribed(Transcript.plain("Hallo Welt, wie geht's?")));
     RecordedRequest sent = take(server);
     assertThat(sent.getMethod()).isEqualTo("POST");
     assertThat(sent.getUrl().encodedPath())
@@ -187,7 +189,7 @@ class GenerateContentEngineTest {
             """));
 
     assertThat(engine(server).transcribe(request(BytesAudio.wav(100, 1))))
-        .isEqualTo(new EngineResult.Transcribed("first half, second half", null));
+        .isEqualTo(new EngineResult.Transcribed(Transcript.plain("first half, second half")));
   }
 
   @Test
@@ -200,7 +202,7 @@ class GenerateContentEngineTest {
             """));
 
     assertThat(engine(server).transcribe(request(BytesAudio.wav(100, 1))))
-        .isEqualTo(new EngineResult.Transcribed("", null));
+        .isEqualTo(new EngineResult.Transcribed(Transcript.plain("")));
   }
 
   @Test

@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.audio.AudioContainer;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Renditions;
+import dev.bolo.server.engine.Settings;
+import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.upload.AudioContent;
 import dev.bolo.testkit.Await;
@@ -386,48 +389,62 @@ class LocalEngineTest {
         engine.transcribe(
             OfflineNote.of(NOTE).request(OfflineNote.settings("", "text", List.of()), WAIT));
 
-    assertThat(result)
-        .isEqualTo(new EngineResult.Transcribed("call the dentist at four", null, NOTE_DECODED_MS));
+    assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
+    EngineResult.Transcribed transcribed = (EngineResult.Transcribed) result;
+    assertThat(transcribed.text()).isEqualTo("call the dentist at four");
+    assertThat(transcribed.reportedDurationMs()).isEqualTo(NOTE_DECODED_MS);
   }
 
   @Test
   void srtAndVttCuesFollowTheUtterances() throws Exception {
     LocalEngine engine = loaded(1, 0, FakeRecognizer::new);
+    Settings srtAsked = OfflineNote.settings("", "srt", List.of());
+    Settings vttAsked = OfflineNote.settings("", "vtt", List.of());
 
-    EngineResult srt =
-        engine.transcribe(
-            OfflineNote.of(NOTE).request(OfflineNote.settings("", "srt", List.of()), WAIT));
-    EngineResult vtt =
-        engine.transcribe(
-            OfflineNote.of(NOTE).request(OfflineNote.settings("", "vtt", List.of()), WAIT));
+    // The engine answers its timed transcript; the documents are rendered from it.
+    String srt =
+        Renditions.openAi(
+                transcriptOf(engine.transcribe(OfflineNote.of(NOTE).request(srtAsked, WAIT))),
+                srtAsked,
+                null,
+                0)
+            .body();
+    String vtt =
+        Renditions.openAi(
+                transcriptOf(engine.transcribe(OfflineNote.of(NOTE).request(vttAsked, WAIT))),
+                vttAsked,
+                null,
+                0)
+            .body();
 
     String expectedSrt =
         "1\n00:00:00,120 --> 00:00:01,020\ncall the dentist\n\n"
             + "2\n00:00:01,500 --> 00:00:01,980\nat four\n\n";
-    assertThat(srt)
-        .isEqualTo(new EngineResult.Transcribed(expectedSrt, expectedSrt, NOTE_DECODED_MS));
+    assertThat(srt).isEqualTo(expectedSrt);
     String expectedVtt =
         "WEBVTT\n\n00:00:00.120 --> 00:00:01.020\ncall the dentist\n\n"
             + "00:00:01.500 --> 00:00:01.980\nat four\n\n";
-    assertThat(vtt)
-        .isEqualTo(new EngineResult.Transcribed(expectedVtt, expectedVtt, NOTE_DECODED_MS));
+    assertThat(vtt).isEqualTo(expectedVtt);
+  }
+
+  private static Transcript transcriptOf(EngineResult result) {
+    assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
+    return ((EngineResult.Transcribed) result).transcript();
   }
 
   @Test
   void verboseJsonHasSegmentsAndWordsAsAsked() throws Exception {
     LocalEngine engine = loaded(1, 0, FakeRecognizer::new);
+    Settings asked = OfflineNote.settings("", "verbose_json", List.of("word", "segment"));
 
-    EngineResult result =
-        engine.transcribe(
-            OfflineNote.of(NOTE)
-                .request(
-                    OfflineNote.settings("", "verbose_json", List.of("word", "segment")), WAIT));
+    EngineResult result = engine.transcribe(OfflineNote.of(NOTE).request(asked, WAIT));
 
     assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
     EngineResult.Transcribed transcribed = (EngineResult.Transcribed) result;
     assertThat(transcribed.text()).isEqualTo("call the dentist at four");
     assertThat(transcribed.reportedDurationMs()).isEqualTo(NOTE_DECODED_MS);
-    JsonNode body = new ObjectMapper().readTree(transcribed.body());
+    JsonNode body =
+        new ObjectMapper().readTree(Renditions.verboseJson(transcribed.transcript(), asked));
     assertThat(body.get("duration").asDouble()).isEqualTo(2.0);
     assertThat(body.get("segments")).hasSize(2);
     assertThat(body.get("segments").get(1).get("start").asDouble()).isEqualTo(1.5);

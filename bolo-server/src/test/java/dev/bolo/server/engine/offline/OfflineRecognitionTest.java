@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Renditions;
+import dev.bolo.server.engine.Settings;
 import dev.bolo.server.testing.SampleNotes;
 import java.time.Duration;
 import java.util.List;
@@ -88,15 +90,15 @@ class OfflineRecognitionTest {
   @Test
   void verboseJsonSegmentsLieInsideTheNoteAndInOrderAndCarryNoInventedWordTimes() throws Exception {
     SampleNotes note = SampleNotes.named("dentist");
+    Settings asked = OfflineNote.settings("en", "verbose_json", List.of("segment"));
     EngineResult result =
-        engine.transcribe(
-            OfflineNote.of(note.bytes())
-                .request(
-                    OfflineNote.settings("en", "verbose_json", List.of("segment")),
-                    Duration.ofMinutes(5)));
+        engine.transcribe(OfflineNote.of(note.bytes()).request(asked, Duration.ofMinutes(5)));
 
     assertThat(result).isInstanceOf(EngineResult.Transcribed.class);
-    JsonNode body = new ObjectMapper().readTree(((EngineResult.Transcribed) result).body());
+    JsonNode body =
+        new ObjectMapper()
+            .readTree(
+                Renditions.verboseJson(((EngineResult.Transcribed) result).transcript(), asked));
     double duration = body.get("duration").asDouble();
     assertThat(duration).isBetween(3.0, 4.0);
     assertThat(body.get("segments")).isNotEmpty();

@@ -3,6 +3,7 @@ package dev.bolo.server.engine.openai;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.Transcript;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,9 +33,7 @@ class TranscriptEventStreamTest {
     assertThat(result)
         .isEqualTo(
             new EngineResult.Transcribed(
-                "Hi you",
-                null,
-                java.util.OptionalLong.of(2500),
+                Transcript.plain("Hi you", java.util.OptionalLong.of(2500)),
                 "{\"type\":\"duration\",\"seconds\":2.5}"));
   }
 
