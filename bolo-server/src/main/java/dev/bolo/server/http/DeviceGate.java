@@ -114,47 +114,44 @@ final class DeviceGate {
                 "the gateway is shutting down; " + again, DRAINING_RETRY_AFTER));
         return;
       }
-      try {
-        String token = bearerToken(ctx);
-        // Checked before anything else, so an unknown token learns nothing about uploads or hashes.
-        if (token == null) {
-          refuse(ctx, Errors.unauthorized());
-          return;
-        }
-        InetAddress client = WrongTokens.clientOf(ctx);
-        Duration untilNextGuess = wrongTokens.waitBefore(client, token);
-        // This address has sent too many wrong tokens: another guess learns nothing, costs nothing.
-        if (!untilNextGuess.isZero()) {
-          refuse(ctx, Errors.tooManyWrongTokens(untilNextGuess));
-          return;
-        }
-        Optional<Device> device;
-        try {
-          device = ledger.authenticate(token);
-        } catch (LedgerException e) {
-          // The gateway's own fault: the client must try again, not give up on the note.
-          log.warn("cannot authenticate: {}", e.getMessage());
-          refuse(ctx, Errors.serverUnavailable("the device ledger is unavailable; " + again, null));
-          return;
-        }
-        if (device.isEmpty()) {
-          wrongTokens.count(client);
-          refuse(ctx, Errors.unauthorized());
-          return;
-        }
-        wrongTokens.right(client, token);
-        RequestLog.nameDevice(device.get().name());
-        // Every request counts, lookups and appends as much as uploads.
-        if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
-          refuse(ctx, Errors.rateLimited(limited.retryAfter()));
-          return;
-        }
-        ctx.attribute(DEVICE_ATTRIBUTE, device.get());
-        route.handle(ctx);
-      } finally {
-        // A request answered later is in flight until then: a drain waits for it.
-        LaterAnswer.then(ctx, inFlight::exit);
+      // A request answered later is in flight until then: a drain waits for it.
+      RequestEnd.of(ctx).release(inFlight::exit);
+      String token = bearerToken(ctx);
+      // Checked before anything else, so an unknown token learns nothing about uploads or hashes.
+      if (token == null) {
+        refuse(ctx, Errors.unauthorized());
+        return;
       }
+      InetAddress client = WrongTokens.clientOf(ctx);
+      Duration untilNextGuess = wrongTokens.waitBefore(client, token);
+      // This address has sent too many wrong tokens: another guess learns nothing, costs nothing.
+      if (!untilNextGuess.isZero()) {
+        refuse(ctx, Errors.tooManyWrongTokens(untilNextGuess));
+        return;
+      }
+      Optional<Device> device;
+      try {
+        device = ledger.authenticate(token);
+      } catch (LedgerException e) {
+        // The gateway's own fault: the client must try again, not give up on the note.
+        log.warn("cannot authenticate: {}", e.getMessage());
+        refuse(ctx, Errors.serverUnavailable("the device ledger is unavailable; " + again, null));
+        return;
+      }
+      if (device.isEmpty()) {
+        wrongTokens.count(client);
+        refuse(ctx, Errors.unauthorized());
+        return;
+      }
+      wrongTokens.right(client, token);
+      RequestLog.nameDevice(device.get().name());
+      // Every request counts, lookups and appends as much as uploads.
+      if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
+        refuse(ctx, Errors.rateLimited(limited.retryAfter()));
+        return;
+      }
+      ctx.attribute(DEVICE_ATTRIBUTE, device.get());
+      route.handle(ctx);
     }
 
     private void refuse(Context ctx, ApiError error) {

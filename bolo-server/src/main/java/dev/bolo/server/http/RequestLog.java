@@ -10,11 +10,12 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * What every device route does before and after its handler, in one place: it names the request
- * (the client's {@code X-Bolo-Request-Id} when usable, else a fresh id), echoes that id, keeps it
- * and the device in the MDC for every line the request logs, and writes the request's one access
- * line with the status the response carries and the time it took. The handlers inside only answer.
- * Thread safe.
+ * The outermost wrapper of every device route: what it does before and after its handler, in one
+ * place. It names the request (the client's {@code X-Bolo-Request-Id} when usable, else a fresh
+ * id), echoes that id, keeps it and the device in the MDC for every line the request logs, begins
+ * the request's {@link RequestEnd} and finishes it once the handler returned, its one access line
+ * (the status the response carries and the time it took) the last step. The handlers inside only
+ * answer and register what they let go of. Thread safe.
  */
 final class RequestLog implements Handler {
 
@@ -50,12 +51,17 @@ final class RequestLog implements Handler {
     MDC.put("request_id", requestId);
     long started = ticker.getAsLong();
     ctx.attribute(STARTED_ATTRIBUTE, started);
+    RequestEnd end = RequestEnd.begin(ctx);
     try {
       ctx.res().setHeader(REQUEST_ID, requestId);
-      handler.handle(ctx);
+      try {
+        handler.handle(ctx);
+      } catch (Exception | Error e) {
+        end.finishFailed();
+        throw e;
+      }
       // A later answer writes its line when written, on its thread with the request's MDC.
-      LaterAnswer.thenIfAnswered(
-          ctx,
+      end.finish(
           () ->
               accessLine(
                   ctx.method().name(),

@@ -88,12 +88,10 @@ final class TranscriptionHandler implements Handler {
         // deadline, then goes back to the keep-alive idle timeout once answered.
         timeouts.setIdleTimeout(ctx, timeouts.answer());
         Upload upload = received.upload();
-        try {
-          transcribe(ctx, RequestLog.requestIdOf(ctx), device, upload);
-        } finally {
-          LaterAnswer.then(ctx, upload::close);
-          LaterAnswer.thenOnExchange(ctx, () -> timeouts.setIdleTimeout(ctx, timeouts.idle()));
-        }
+        RequestEnd end = RequestEnd.of(ctx);
+        end.release(upload::close);
+        end.onExchange(() -> timeouts.setIdleTimeout(ctx, timeouts.idle()));
+        transcribe(ctx, RequestLog.requestIdOf(ctx), device, upload);
       }
     }
   }
@@ -133,10 +131,11 @@ final class TranscriptionHandler implements Handler {
       return;
     }
     // The request's thread is let go while the work runs; the answer is written on its own.
-    LaterAnswer.answerWhen(
-        ctx,
-        transcriber.transcribeLater(note),
-        answer -> send(ctx, requestId, answer, note.settings()));
+    RequestEnd.of(ctx)
+        .answerWhen(
+            ctx,
+            transcriber.transcribeLater(note),
+            answer -> send(ctx, requestId, answer, note.settings()));
   }
 
   private void send(Context ctx, String requestId, Transcriber.Answer answer, Settings settings) {

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ends, and everything the request does after its handler (the drain's count, the access line,
  * letting go of the upload) waits for that answer.
  */
-class LaterAnswerTest {
+class RequestLaterAnswerTest {
 
   private static final int NOTES = 20;
 
