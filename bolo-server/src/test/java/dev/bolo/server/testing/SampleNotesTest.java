@@ -15,6 +15,8 @@ class SampleNotesTest {
     assertThat("Remind me to buy milk and eggs on the way home.").is(groceries.heard());
     // Seen in CI: a capture that dropped a block of samples, and the engine heard "a kiss".
     assertThat("remind me to buy milk and a kiss on the way home").is(groceries.heard());
+    // Seen beside a load of 13 on 2 cores: four words misheard of eleven.
+    assertThat("Remind me to buy a mill-candy son the way home.").is(groceries.heard());
     assertThat(
             "remind me to buy milk and eggs on the way home remind me to buy milk and eggs on the"
                 + " way home")
