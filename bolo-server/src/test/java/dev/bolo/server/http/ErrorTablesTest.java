@@ -65,6 +65,7 @@ class ErrorTablesTest {
       Map.ofEntries(
           Map.entry("402 quota_exhausted", "QuotaTest"),
           Map.entry("408 request_timeout", "HostileClientsTest"),
+          Map.entry("414, 431, 505 invalid_parameter", "HostileClientsTest, the HTTP layer's own"),
           Map.entry("409 idempotency_conflict", "a bug guard: no request can provoke it"),
           Map.entry("422 upstream_rejected", "GatewayErrorsTest, a provider's refusal"),
           Map.entry("429 rate_limited", "RateLimitTest"),
