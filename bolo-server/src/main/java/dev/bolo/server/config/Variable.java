@@ -166,7 +166,9 @@ public enum Variable {
       "declared bytes of bodies read at once; larger ones wait their turn (default 64 MiB "
           + "per core)"),
   BOLO_UPLOAD_QUEUE_WAIT(
-      UP_TO_A_MINUTE, "4s", "how long a body waits for room in the budget before 503 (default 4s)"),
+      UP_TO_A_MINUTE,
+      "4s",
+      "how long a body waits its turn (room in the budget, a slot) before 503 (default 4s)"),
   BOLO_MAX_CONCURRENT_REQUESTS(
       whole(1, 1_000_000),
       null,

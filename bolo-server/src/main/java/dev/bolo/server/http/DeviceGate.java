@@ -15,19 +15,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one way into every device route, as a decorator around its handler: a request passes while
- * the gateway is not draining, with a known bearer token, within its device's rate limit, and the
- * handler finds its {@link Device} on the request ({@link #device}); otherwise the gate answers in
- * the path's {@link Dialect} (503 while draining or while the ledger cannot say, 401 without a
- * known token, 429 over the limit or from an address out of wrong tokens, {@link WrongTokens}).
- * Thread safe.
+ * The one way into every device route, as a decorator around its handler: the device rungs of the
+ * {@link AdmissionLadder}, in its order. A request passes while the gateway is not draining, with a
+ * known bearer token, from an address not out of wrong tokens ({@link WrongTokens}), within its
+ * device's rate limit, and the handler finds its {@link Device} on the request ({@link #device});
+ * otherwise the gate answers the rung's refusal in the path's {@link Dialect}. Thread safe.
  */
 final class DeviceGate {
 
   private static final Logger log = LoggerFactory.getLogger(DeviceGate.class);
-
-  /** A draining instance is gone within seconds; another one (or this one restarted) takes it. */
-  private static final Duration DRAINING_RETRY_AFTER = Duration.ofSeconds(2);
 
   /** Where the gate puts the device it let in, for the handler inside. */
   static final String DEVICE_ATTRIBUTE = "bolo.device";
@@ -106,12 +102,10 @@ final class DeviceGate {
 
     @Override
     public void handle(Context ctx) throws Exception {
-      // Draining for shutdown: this instance takes nothing new.
+      // Draining for shutdown: this instance takes nothing new; it is gone within seconds, and
+      // another one (or this one restarted) takes the resend.
       if (!inFlight.tryEnter()) {
-        refuse(
-            ctx,
-            Errors.serverUnavailable(
-                "the gateway is shutting down; " + again, DRAINING_RETRY_AFTER));
+        refuse(ctx, AdmissionLadder.DRAINING.refusal("the gateway is shutting down; " + again));
         return;
       }
       // A request answered later is in flight until then: a drain waits for it.
@@ -135,7 +129,7 @@ final class DeviceGate {
       } catch (LedgerException e) {
         // The gateway's own fault: the client must try again, not give up on the note.
         log.warn("cannot authenticate: {}", e.getMessage());
-        refuse(ctx, Errors.serverUnavailable("the device ledger is unavailable; " + again, null));
+        refuse(ctx, AdmissionLadder.LEDGER.refusal("the device ledger is unavailable; " + again));
         return;
       }
       if (device.isEmpty()) {
@@ -147,7 +141,10 @@ final class DeviceGate {
       RequestLog.nameDevice(device.get().name());
       // Every request counts, lookups and appends as much as uploads.
       if (ledger.admit(device.get()) instanceof RateDecision.Limited limited) {
-        refuse(ctx, Errors.rateLimited(limited.retryAfter()));
+        refuse(
+            ctx,
+            AdmissionLadder.DEVICE_RATE.refusal(
+                "too many requests from this device; retry later", limited.retryAfter()));
         return;
       }
       ctx.attribute(DEVICE_ATTRIBUTE, device.get());

@@ -7,11 +7,11 @@ import dev.bolo.server.upload.UploadResult;
 import dev.bolo.server.work.WorkResult;
 import org.jspecify.annotations.Nullable;
 
-/** The single place that maps Bolo's outcomes to HTTP statuses and codes (PROTOCOL.md's table). */
+/**
+ * The single place that maps Bolo's outcomes to HTTP statuses and codes (PROTOCOL.md's table); the
+ * refusals of the admission ladder take theirs from their rung ({@link AdmissionLadder}).
+ */
 final class Errors {
-
-  /** A device sending too many notes at once may resend when one of them has arrived. */
-  private static final java.time.Duration DEVICE_BUSY_RETRY_AFTER = java.time.Duration.ofSeconds(2);
 
   private Errors() {}
 
@@ -45,15 +45,20 @@ final class Errors {
       case INVALID_AUDIO -> new ApiError(400, "invalid_audio", invalid.message(), audioField, null);
       case MALFORMED, BAD_FIELD -> new ApiError(400, "invalid_parameter", invalid.message());
       case TOO_SLOW -> requestTimeout(invalid.message());
-      case SERVER_BUSY -> serverUnavailable(invalid.message(), invalid.retryAfter());
-      case DEVICE_BUSY ->
-          new ApiError(429, "rate_limited", invalid.message(), null, DEVICE_BUSY_RETRY_AFTER);
+      case DEVICE_BUSY -> AdmissionLadder.DEVICE_BODIES.refusal(invalid.message());
+      case BUDGET_FULL ->
+          AdmissionLadder.BYTES_IN_FLIGHT.refusal(
+              invalid.message(),
+              java.util.Objects.requireNonNull(invalid.retryAfter(), "the budget says when"));
+      case NO_SLOT -> AdmissionLadder.UPLOAD_SLOTS.refusal(invalid.message());
+      case SPOOL_FULL -> AdmissionLadder.SPOOL.refusal(invalid.message());
+      case SPOOL_FAILED -> serverUnavailable(invalid.message(), null);
     };
   }
 
   static ApiError unauthorized() {
-    return new ApiError(
-        401, "unauthorized", "missing or unknown device token; send Authorization: Bearer TOKEN");
+    return AdmissionLadder.TOKEN.refusal(
+        "missing or unknown device token; send Authorization: Bearer TOKEN");
   }
 
   /** 401 for the operator API: the admin token, not a device's, is what is missing. */
@@ -138,19 +143,10 @@ final class Errors {
         null);
   }
 
-  static ApiError rateLimited(java.time.Duration retryAfter) {
-    return new ApiError(
-        429, "rate_limited", "too many requests from this device; retry later", null, retryAfter);
-  }
-
   /** 429 {@code rate_limited} for a client address that sent too many tokens nobody owns. */
   static ApiError tooManyWrongTokens(java.time.Duration retryAfter) {
-    return new ApiError(
-        429,
-        "rate_limited",
-        "too many wrong tokens from this address; retry later",
-        null,
-        retryAfter);
+    return AdmissionLadder.WRONG_TOKENS.refusal(
+        "too many wrong tokens from this address; retry later", retryAfter);
   }
 
   /** 503 {@code server_unavailable}: the gateway's own fault, and a resend may succeed. */
@@ -181,8 +177,10 @@ final class Errors {
           new ApiError(
               431, "invalid_parameter", "the request headers are too large (8 KiB at most)");
       case 505 -> new ApiError(505, "invalid_parameter", "unsupported HTTP version; use HTTP/1.1");
+      // Jetty's own 503 is RequestAdmission turning an upload away from its line.
       case 503 ->
-          serverUnavailable("the gateway cannot take the request now; resend shortly", null);
+          AdmissionLadder.REQUESTS_SERVED.refusal(
+              "the gateway cannot take the request now; resend shortly");
       default ->
           status >= 500
               ? new ApiError(status, "internal_error", "internal error; the request was not served")
@@ -279,32 +277,24 @@ final class Errors {
   }
 
   /**
-   * 429 {@code rate_limited}: the device has {@code max} unfinished uploads, all still receiving
-   * bytes; one of them ends within seconds or is swept.
-   */
-  /**
    * 429 {@code rate_limited}: the device's unfinished uploads hold its whole share of the spool.
    */
   static ApiError deviceSpoolShareHeld(long maxBytes) {
-    return new ApiError(
-        429,
-        "rate_limited",
+    return AdmissionLadder.DEVICE_SPOOL_SHARE.refusal(
         "this device's unfinished uploads, all still receiving bytes, would hold more than "
             + NoteSizes.describe(maxBytes)
-            + " together; retry when one has ended",
-        null,
-        java.time.Duration.ofSeconds(5));
+            + " together; retry when one has ended");
   }
 
+  /**
+   * 429 {@code rate_limited}: the device has {@code max} unfinished uploads, all still receiving
+   * bytes; one of them ends within seconds or is swept.
+   */
   static ApiError tooManyUnfinishedUploads(int max) {
-    return new ApiError(
-        429,
-        "rate_limited",
+    return AdmissionLadder.OPEN_UPLOADS.refusal(
         "this device has "
             + max
-            + " unfinished uploads, all still receiving bytes; retry when one has ended",
-        null,
-        java.time.Duration.ofSeconds(5));
+            + " unfinished uploads, all still receiving bytes; retry when one has ended");
   }
 
   /** 409 {@code upload_offset_mismatch}: appends continue where the stored bytes end. */

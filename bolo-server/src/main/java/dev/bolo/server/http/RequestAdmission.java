@@ -11,7 +11,8 @@ import org.eclipse.jetty.server.handler.QoSHandler;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Admission of upload requests by count, with Jetty's {@link QoSHandler}: at most {@code maxActive}
+ * The first rung of the {@link AdmissionLadder} ({@link AdmissionLadder#REQUESTS_SERVED}):
+ * admission of upload requests by count, with Jetty's {@link QoSHandler}: at most {@code maxActive}
  * are served at once, and the rest wait their turn in arrival order without a thread, their bodies
  * unread in the socket. A request that has waited {@code maxWait}, or that finds the waiting line
  * full, is answered 503 {@code server_unavailable} with {@code Retry-After} by {@link

@@ -166,8 +166,8 @@ final class UploadExchange {
       case UploadCreation.SpoolFull full ->
           refuseBody(
               ctx,
-              Errors.serverUnavailable(
-                  "the gateway is holding too many uploads; retry shortly", null));
+              AdmissionLadder.SPOOL.refusal(
+                  "the gateway is holding too many uploads; retry shortly"));
       case UploadCreation.Refused refused -> refuseBody(ctx, Errors.of(refused.refusal()));
       case UploadCreation.Created created ->
           throw new IllegalArgumentException("an upload was created: nothing to refuse");

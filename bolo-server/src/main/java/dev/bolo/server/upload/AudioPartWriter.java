@@ -64,7 +64,7 @@ public final class AudioPartWriter implements AutoCloseable {
     } catch (AudioSink.SpoolFull e) {
       // Not reached under an unbounded budget; answered as the reader answers it.
       return new UploadResult.Invalid(
-          UploadResult.Reason.SERVER_BUSY, "the gateway is holding too many uploads");
+          UploadResult.Reason.SPOOL_FULL, "the gateway is holding too many uploads");
     }
   }
 

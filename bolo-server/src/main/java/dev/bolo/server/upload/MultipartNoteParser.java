@@ -264,7 +264,7 @@ final class MultipartNoteParser {
         log.warn("spool full: {}", sinks.spool());
         refuse(
             new UploadResult.Invalid(
-                UploadResult.Reason.SERVER_BUSY,
+                UploadResult.Reason.SPOOL_FULL,
                 "the gateway is holding too many uploads; resend shortly"));
       }
       // Not released here: the parser releases the chunks it makes itself, and none of them
@@ -276,7 +276,7 @@ final class MultipartNoteParser {
       log.error("cannot spool an upload: {}", e.getMessage(), e.getCause());
       refuse(
           new UploadResult.Invalid(
-              UploadResult.Reason.SERVER_BUSY,
+              UploadResult.Reason.SPOOL_FAILED,
               "the gateway cannot store uploads right now; resend shortly"));
     }
 

@@ -1,24 +1,33 @@
 package dev.bolo.server.upload;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether a body may be read now, decided before any of it is read, in three steps, each a reason
- * to turn it away:
+ * Whether a body may be read now, decided before any of it is read: the body rungs of the gateway's
+ * admission ladder ({@code http.AdmissionLadder} lists every rung, with its refusal), in order,
+ * each a reason to turn it away:
  *
  * <ol>
- *   <li>its device's bodies at once ({@code maxBodiesPerDevice}): one more is turned away at once,
- *       so one token (perhaps stolen) can never hold every slot;
- *   <li>the byte budget ({@link UploadBudget}): its declared bytes wait their turn, at most {@code
- *       budgetWait};
- *   <li>an upload slot ({@code maxConcurrentUploads}): it waits at most {@link #SLOT_WAIT}.
+ *   <li>its device's bodies at once ({@code BOLO_MAX_BODIES_PER_DEVICE}): one more is turned away
+ *       at once ({@link UploadResult.Reason#DEVICE_BUSY}), so one token (perhaps stolen) can never
+ *       hold every slot;
+ *   <li>the byte budget ({@link UploadBudget}, {@code BOLO_UPLOAD_BUDGET_BYTES}): its declared
+ *       bytes wait their turn ({@link UploadResult.Reason#BUDGET_FULL});
+ *   <li>an upload slot ({@code BOLO_MAX_CONCURRENT_UPLOADS}): it waits for one ({@link
+ *       UploadResult.Reason#NO_SLOT}).
  * </ol>
+ *
+ * <p>The two waits share one deadline, {@code queueWait} ({@code BOLO_UPLOAD_QUEUE_WAIT}) from the
+ * moment the body asks, read on the injected ticker: a body waits its turn to be read at most that
+ * long in all, however the wait falls between the budget and the slots.
  *
  * <p>The same steps for a whole note and for an append to a resumable one. What was taken is held
  * by a {@link Ticket} and given back, in reverse order, when it is closed.
@@ -28,9 +37,6 @@ import org.slf4j.LoggerFactory;
 final class UploadAdmission {
 
   private static final Logger log = LoggerFactory.getLogger(UploadAdmission.class);
-
-  /** How long a body waits for one of the {@code maxConcurrentUploads} slots. */
-  static final Duration SLOT_WAIT = Duration.ofSeconds(1);
 
   /** What a body is, for the words of its refusal: a whole note is resent, an append resumed. */
   enum Body {
@@ -59,16 +65,22 @@ final class UploadAdmission {
   private final int maxBodiesPerDevice;
   private final ConcurrentHashMap<String, Integer> uploadsByDevice = new ConcurrentHashMap<>();
   private final UploadBudget budget;
-  private final Duration budgetWait;
+  private final Duration queueWait;
+  private final LongSupplier ticker;
 
   /**
    * @param maxConcurrentUploads bodies read at once
    * @param maxBodiesPerDevice bodies one device sends at once
    * @param budget the byte budget bodies are charged their declared length against
-   * @param budgetWait how long a body waits for room in the budget
+   * @param queueWait how long a body waits its turn in all: for room in the budget, then a slot
+   * @param ticker monotonic nanoseconds the wait's deadline is read on
    */
   UploadAdmission(
-      int maxConcurrentUploads, int maxBodiesPerDevice, UploadBudget budget, Duration budgetWait) {
+      int maxConcurrentUploads,
+      int maxBodiesPerDevice,
+      UploadBudget budget,
+      Duration queueWait,
+      LongSupplier ticker) {
     if (maxConcurrentUploads <= 0 || maxBodiesPerDevice <= 0) {
       throw new IllegalArgumentException(
           "maxConcurrentUploads and maxBodiesPerDevice must be positive: "
@@ -79,7 +91,8 @@ final class UploadAdmission {
     this.slots = new Semaphore(maxConcurrentUploads);
     this.maxBodiesPerDevice = maxBodiesPerDevice;
     this.budget = budget;
-    this.budgetWait = budgetWait;
+    this.queueWait = queueWait;
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
   }
 
   /** Declared bytes of the bodies being read now (the byte budget in use). */
@@ -92,8 +105,14 @@ final class UploadAdmission {
     return budget.waiting();
   }
 
+  /** Bodies waiting for an upload slot now. */
+  int waitingForSlot() {
+    return slots.getQueueLength();
+  }
+
   /**
-   * Admits a body of {@code declaredBytes}, waiting for its turn in the budget and for a slot.
+   * Admits a body of {@code declaredBytes}, waiting for its turn in the budget and for a slot, at
+   * most {@code queueWait} in all.
    *
    * @param device the device sending it, or null for a body no device limit applies to
    */
@@ -110,13 +129,14 @@ final class UploadAdmission {
               + " when one of them has arrived",
           null);
     }
-    UploadBudget.Admission share = budget.admit(declaredBytes, budgetWait);
+    long asked = ticker.getAsLong();
+    UploadBudget.Admission share = budget.admit(declaredBytes, queueWait);
     if (share == null) {
       endUpload(device);
       // Answered before any of the body is read. Resending after about as long as this one waited
       // (in whole seconds, as RFC 9110's Retry-After counts, at least one) gives the bodies ahead
       // of it time to finish.
-      Duration retryAfter = Duration.ofSeconds(Math.max(1, (budgetWait.toMillis() + 999) / 1000));
+      Duration retryAfter = Duration.ofSeconds(Math.max(1, (queueWait.toMillis() + 999) / 1000));
       log.info(
           "body of {} bytes not admitted: {} bytes of {} in flight, {} waiting",
           declaredBytes,
@@ -124,7 +144,7 @@ final class UploadAdmission {
           budget.capacityBytes(),
           budget.waiting());
       return turnedAway(
-          UploadResult.Reason.SERVER_BUSY,
+          UploadResult.Reason.BUDGET_FULL,
           "the gateway is reading as many large uploads as it can take; "
               + body.again
               + " in "
@@ -132,11 +152,11 @@ final class UploadAdmission {
               + " s",
           retryAfter);
     }
-    if (!acquireSlot()) {
+    if (!acquireSlot(queueWait.toNanos() - (ticker.getAsLong() - asked))) {
       share.close();
       endUpload(device);
       return turnedAway(
-          UploadResult.Reason.SERVER_BUSY,
+          UploadResult.Reason.NO_SLOT,
           "too many uploads at once; " + body.again + " shortly",
           null);
     }
@@ -169,9 +189,10 @@ final class UploadAdmission {
     }
   }
 
-  private boolean acquireSlot() {
+  /** Takes a slot, waiting at most {@code leftNanos} (none when nothing is left of the wait). */
+  private boolean acquireSlot(long leftNanos) {
     try {
-      return slots.tryAcquire(SLOT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      return slots.tryAcquire(Math.max(0, leftNanos), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;

@@ -61,7 +61,8 @@ public final class UploadReader {
   /**
    * What one gateway lets its uploads hold and how slow they may be.
    *
-   * @param maxConcurrentUploads bodies read at once; a further one waits a second, then is refused
+   * @param maxConcurrentUploads bodies read at once; a further one waits for a slot what is left of
+   *     {@code queueWait}, then is refused
    * @param maxBodiesPerDevice bodies one device sends at once; a further one is refused at once, so
    *     one token (perhaps stolen) can never hold every slot
    * @param spoolMaxBytes spool bytes in use at once
@@ -69,7 +70,8 @@ public final class UploadReader {
    * @param rateWindow the averaging window
    * @param budgetBytes declared bytes of bodies read at once (see {@link UploadBudget}); bodies
    *     that stay in memory are admitted at once, larger ones wait for room
-   * @param budgetWait how long a larger body waits for room before it is refused
+   * @param queueWait how long a body waits its turn to be read, for room in the budget and for a
+   *     slot together, before it is refused
    */
   public record Bounds(
       int maxConcurrentUploads,
@@ -78,14 +80,14 @@ public final class UploadReader {
       long minBytesPerSecond,
       Duration rateWindow,
       long budgetBytes,
-      Duration budgetWait) {
+      Duration queueWait) {
     public Bounds {
-      if (budgetBytes <= 0 || budgetWait.isNegative()) {
+      if (budgetBytes <= 0 || queueWait.isNegative()) {
         throw new IllegalArgumentException(
-            "budgetBytes must be positive and budgetWait not negative: "
+            "budgetBytes must be positive and queueWait not negative: "
                 + budgetBytes
                 + ", "
-                + budgetWait);
+                + queueWait);
       }
     }
 
@@ -98,10 +100,13 @@ public final class UploadReader {
           minBytesPerSecond,
           rateWindow,
           budgetBytes,
-          budgetWait);
+          queueWait);
     }
 
-    /** Bounds without a byte budget: every body is admitted at once. */
+    /**
+     * Bounds without a byte budget and without a wait: every body is admitted at once while a slot
+     * is free, and turned away at once when none is.
+     */
     public Bounds(
         int maxConcurrentUploads,
         int maxBodiesPerDevice,
@@ -163,7 +168,8 @@ public final class UploadReader {
             bounds.maxConcurrentUploads(),
             bounds.maxBodiesPerDevice(),
             new UploadBudget(bounds.budgetBytes(), inMemoryBytes),
-            bounds.budgetWait());
+            bounds.queueWait(),
+            nanoTime);
     this.minBytesPerSecond = bounds.minBytesPerSecond();
     this.rateWindow = bounds.rateWindow();
     this.nanoTime = nanoTime;

@@ -42,9 +42,15 @@ public sealed interface UploadResult {
     BAD_FIELD,
     /** The body arrived slower than the minimum rate, or stopped arriving. */
     TOO_SLOW,
-    /** The gateway could not take the body: too many uploads at once, spool full or failing. */
-    SERVER_BUSY,
     /** This device is already sending as many bodies at once as one device may. */
-    DEVICE_BUSY
+    DEVICE_BUSY,
+    /** The byte budget had no room for the body within the wait; carries when to resend. */
+    BUDGET_FULL,
+    /** No upload slot came free within the wait. */
+    NO_SLOT,
+    /** Spooling the body would pass the spool's byte budget. */
+    SPOOL_FULL,
+    /** The spool cannot be written: the gateway's disk, not the client. */
+    SPOOL_FAILED
   }
 }

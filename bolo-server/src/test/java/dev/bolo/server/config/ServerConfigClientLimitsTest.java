@@ -24,7 +24,7 @@ class ServerConfigClientLimitsTest {
     assertThat(config.limits().uploads().budgetBytes())
         .isEqualTo(
             ConfigParser.defaultUploadBudgetBytes(Runtime.getRuntime().availableProcessors()));
-    assertThat(config.limits().uploads().budgetWait()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(config.limits().uploads().queueWait()).isEqualTo(Duration.ofSeconds(4));
     assertThat(config.limits().maxActiveRequests())
         .isEqualTo(ConfigParser.defaultMaxActiveRequests(Runtime.getRuntime().maxMemory()));
     assertThat(config.limits().requestQueueWait()).isEqualTo(Duration.ofSeconds(10));
@@ -74,7 +74,7 @@ class ServerConfigClientLimitsTest {
     assertThat(config.limits().uploads().maxConcurrentUploads()).isEqualTo(8);
     assertThat(config.limits().uploads().spoolMaxBytes()).isEqualTo(1_000_000);
     assertThat(config.limits().uploads().budgetBytes()).isEqualTo(50_000_000);
-    assertThat(config.limits().uploads().budgetWait()).isZero();
+    assertThat(config.limits().uploads().queueWait()).isZero();
     assertThat(config.limits().maxActiveRequests()).isEqualTo(12);
     assertThat(config.limits().requestQueueWait()).isEqualTo(Duration.ofMillis(1500));
   }

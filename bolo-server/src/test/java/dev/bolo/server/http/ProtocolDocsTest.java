@@ -34,7 +34,10 @@ class ProtocolDocsTest {
   private static final List<String> ERROR_TABLES =
       List.of("PROTOCOL.md", "http-api.md", "admin-api.md");
 
-  /** Every error answer is an {@link ApiError} built in this package with its status and code. */
+  /**
+   * Every error answer is an {@link ApiError} built in this package with its status and code, or
+   * the refusal of a rung of the {@link AdmissionLadder}, which holds its own.
+   */
   private static final Pattern ANSWERED =
       Pattern.compile("new ApiError\\(\\s*(\\d{3}),\\s*\"([a-z_]+)\"");
 
@@ -57,6 +60,9 @@ class ProtocolDocsTest {
           answers.add(m.group(1) + " " + m.group(2));
         }
       }
+    }
+    for (AdmissionLadder rung : AdmissionLadder.values()) {
+      answers.add(rung.status() + " " + rung.code());
     }
     assertThat(answers).hasSizeGreaterThan(20).contains("413 audio_too_large");
     return answers;

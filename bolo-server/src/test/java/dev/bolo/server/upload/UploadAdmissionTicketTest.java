@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.upload.UploadAdmission.Body;
 import dev.bolo.server.upload.UploadAdmission.Decision;
+import dev.bolo.testkit.Await;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,7 +23,7 @@ class UploadAdmissionTicketTest {
 
   private static UploadAdmission admission(int slots, int perDevice, long budgetBytes) {
     return new UploadAdmission(
-        slots, perDevice, new UploadBudget(budgetBytes, SMALL_BYTES), Duration.ZERO);
+        slots, perDevice, new UploadBudget(budgetBytes, SMALL_BYTES), Duration.ZERO, () -> 0);
   }
 
   @Test
@@ -55,7 +59,7 @@ class UploadAdmissionTicketTest {
     UploadResult.Invalid refused =
         turnedAway(
             admission.admit("tablet", 80, Body.APPEND),
-            UploadResult.Reason.SERVER_BUSY,
+            UploadResult.Reason.BUDGET_FULL,
             "the gateway is reading as many large uploads as it can take; resume in 1 s");
 
     assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(1));
@@ -71,12 +75,53 @@ class UploadAdmissionTicketTest {
     try (UploadAdmission.Ticket holder = admitted(admission.admit("phone", 30, Body.NOTE))) {
       turnedAway(
           admission.admit("tablet", 30, Body.APPEND),
-          UploadResult.Reason.SERVER_BUSY,
+          UploadResult.Reason.NO_SLOT,
           "too many uploads at once; resume shortly");
       assertThat(admission.admittedBytes()).isEqualTo(30);
     }
     admitted(admission.admit("tablet", 30, Body.APPEND)).close();
     assertThat(admission.admittedBytes()).isZero();
+  }
+
+  @Test
+  void aBodyWaitsForASlotOnlyWhatItsTurnInTheBudgetLeftOfTheQueueWait() {
+    // The queue wait's deadline is read on the ticker: by its second reading (after the budget
+    // let the body in) the whole wait has passed, so no wait for a slot is left.
+    long[] readings = {0, Duration.ofMinutes(10).toNanos()};
+    int[] read = {0};
+    UploadAdmission admission =
+        new UploadAdmission(
+            1,
+            4,
+            new UploadBudget(100, SMALL_BYTES),
+            Duration.ofMinutes(10),
+            () -> readings[Math.min(read[0]++, readings.length - 1)]);
+
+    try (UploadAdmission.Ticket holder = admitted(admission.admit("phone", 5, Body.NOTE))) {
+      read[0] = 0;
+      turnedAway(
+          admission.admit("tablet", 5, Body.NOTE),
+          UploadResult.Reason.NO_SLOT,
+          "too many uploads at once; resend shortly");
+    }
+  }
+
+  @Test
+  void aBodyWaitingForASlotWithinTheQueueWaitIsAdmittedWhenOneComesFree() throws Exception {
+    UploadAdmission admission =
+        new UploadAdmission(
+            1, 4, new UploadBudget(100, SMALL_BYTES), Duration.ofMinutes(10), () -> 0);
+    UploadAdmission.Ticket holder = admitted(admission.admit("phone", 5, Body.NOTE));
+
+    try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<Decision> waiter = threads.submit(() -> admission.admit("tablet", 5, Body.NOTE));
+      Await.until(
+          () -> admission.waitingForSlot() == 1, () -> admission.waitingForSlot() + " waiting");
+      assertThat(waiter).isNotDone();
+
+      holder.close();
+      admitted(waiter.get(60, TimeUnit.SECONDS)).close();
+    }
   }
 
   @Test
