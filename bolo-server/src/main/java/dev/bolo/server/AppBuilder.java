@@ -348,7 +348,10 @@ public final class AppBuilder {
 
   private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {
     return Engines.create(
-        config, AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers), ticker);
+        config,
+        AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers),
+        clock,
+        ticker);
   }
 
   private DedupStore createStore() {

@@ -34,7 +34,8 @@ final class Engines {
    * The engine of {@code config}, its providers called through {@code http}; routes keep their
    * deadlines and breakers on {@code ticker}.
    */
-  static SpeechEngine create(ServerConfig config, OkHttpClient http, LongSupplier ticker) {
+  static SpeechEngine create(
+      ServerConfig config, OkHttpClient http, Clock clock, LongSupplier ticker) {
     Routing routing = config.routing();
     if (routing.alone()) {
       // The one engine of BOLO_ENGINE is served as itself: its name in work keys, as always.
@@ -43,7 +44,7 @@ final class Engines {
     return RoutedEngine.of(
         routing,
         spec -> create(spec, config, http, ticker),
-        (name, max) -> perMinute(config, name, max, ticker),
+        (name, max) -> perMinute(config, name, max, clock, ticker),
         ticker);
   }
 
@@ -53,13 +54,12 @@ final class Engines {
    * own.
    */
   private static CallsPerMinute perMinute(
-      ServerConfig config, String engine, int max, LongSupplier ticker) {
+      ServerConfig config, String engine, int max, Clock clock, LongSupplier ticker) {
     if (config.store().kind() != ServerConfig.StoreKind.REDIS) {
-      return CallsPerMinute.local(engine, max);
+      return CallsPerMinute.local(engine, max, ticker);
     }
     RateLimiter shared =
-        RateLimiter.sharedIn(
-            "engine", config.store().redisEndpoint(), max, Clock.systemUTC(), ticker);
+        RateLimiter.sharedIn("engine", config.store().redisEndpoint(), max, clock, ticker);
     Device bucket = new Device(engine);
     return new CallsPerMinute() {
       @Override
@@ -120,13 +120,13 @@ final class Engines {
         yield GeminiEngines.create(
             spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()), ticker);
       }
-      case OFFLINE -> offline(config);
+      case OFFLINE -> offline(config, ticker);
     };
   }
 
   /** The offline engine, alone or a route's target, taking notes up to its configured longest. */
-  private static SpeechEngine offline(ServerConfig config) {
+  private static SpeechEngine offline(ServerConfig config, LongSupplier ticker) {
     return OfflineEngine.create(
-        OfflineConfig.defaults().withLongestNoteSeconds(config.offline().maxSeconds()));
+        OfflineConfig.defaults().withLongestNoteSeconds(config.offline().maxSeconds()), ticker);
   }
 }

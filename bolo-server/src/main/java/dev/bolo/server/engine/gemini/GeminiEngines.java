@@ -9,15 +9,10 @@ public final class GeminiEngines {
   private GeminiEngines() {}
 
   /**
-   * An engine named {@code gemini} that transcribes through {@code generateContent}. It is safe for
-   * concurrent use and holds no resources of its own: closing it leaves the shared HTTP client
-   * open.
+   * An engine named {@code gemini} that transcribes through {@code generateContent}, its calls'
+   * deadlines on {@code ticker} (elapsed nanoseconds). It is safe for concurrent use and holds no
+   * resources of its own: closing it leaves the shared HTTP client open.
    */
-  public static SpeechEngine create(GeminiConfig config) {
-    return create(config, System::nanoTime);
-  }
-
-  /** The same engine, its calls' deadlines on {@code ticker} (elapsed nanoseconds). */
   public static SpeechEngine create(GeminiConfig config, LongSupplier ticker) {
     return new GenerateContentEngine(config, ticker, Sleeper.THREAD);
   }
