@@ -19,6 +19,7 @@ import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfigException;
+import dev.bolo.server.ledger.LedgerTime;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.tls.GatewayTls;
 import dev.bolo.server.tls.PhoneAccess;
@@ -115,7 +116,8 @@ public final class AppBuilder {
    * Elapsed nanoseconds for what passes in real time whatever a test does with {@link #ticker}:
    * what a peer does on the wire (the header deadline, an upload's body rate, a readiness check's
    * timeout, a wait for Redis), waits that park a thread (for answer room, for an upload's
-   * transcription) and the durations logged and measured. The system's unless a test replaces it.
+   * transcription, the ledger's linger for company) and the durations logged and measured. The
+   * system's unless a test replaces it.
    */
   public AppBuilder wireTicker(LongSupplier wireTicker) {
     this.wireTicker = Objects.requireNonNull(wireTicker, "wireTicker");
@@ -207,7 +209,9 @@ public final class AppBuilder {
     built.push(rateLimiter);
     DurableLedger ledger =
         Ledger.jdbc(
-            config.ledger().withClock(clock, ticker).withInstanceId(slot.id()), rateLimiter);
+            config.ledger().withInstanceId(slot.id()),
+            new LedgerTime(clock, ticker, wireTicker),
+            rateLimiter);
     built.push(ledger::close);
     Ledger served = ledgerView.apply(ledger);
     ChargeOutbox charges =
