@@ -21,6 +21,7 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfigException;
 import dev.bolo.server.ledger.LedgerTime;
 import dev.bolo.server.ledger.RateLimiter;
+import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.GatewayTls;
 import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.NotePieces;
@@ -90,6 +91,7 @@ public final class AppBuilder {
   private Clock clock = Clock.systemUTC();
   private LongSupplier ticker = System::nanoTime;
   private LongSupplier wireTicker = System::nanoTime;
+  private Sleeper sleeper = Thread::sleep;
   private UnaryOperator<Ledger> ledgerView = UnaryOperator.identity();
   private UnaryOperator<SpeechEngine> engineView = UnaryOperator.identity();
 
@@ -121,6 +123,16 @@ public final class AppBuilder {
    */
   public AppBuilder wireTicker(LongSupplier wireTicker) {
     this.wireTicker = Objects.requireNonNull(wireTicker, "wireTicker");
+    return this;
+  }
+
+  /**
+   * The pauses of the polls and retries that wait for time to pass: the drain's looks at what still
+   * runs, the charges' retries at shutdown, a waiter's looks for a claim the store lost sight of,
+   * Gemini's looks at an uploaded file. The thread's own sleep unless a test replaces it.
+   */
+  public AppBuilder sleeper(Sleeper sleeper) {
+    this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     return this;
   }
 
@@ -216,13 +228,23 @@ public final class AppBuilder {
     Ledger served = ledgerView.apply(ledger);
     ChargeOutbox charges =
         new ChargeOutbox(
-            served, threads.ledgerRetries(), ticker, OUTBOX_CAPACITY, slot.chargeJournal());
+            served,
+            threads.ledgerRetries(),
+            ticker,
+            sleeper,
+            OUTBOX_CAPACITY,
+            slot.chargeJournal());
     charges.replay();
     InFlightRequests inFlight = new InFlightRequests();
     GatewayGauges.bindWork(metrics, charges, threads.runningCounter(), inFlight);
     WorkCoordinator coordinator =
         new WorkCoordinator(
-            store, threads.countedWork(), threads.renewals(), ticker, config.store().lease());
+            store,
+            threads.countedWork(),
+            threads.renewals(),
+            ticker,
+            sleeper,
+            config.store().lease());
     GatewayGauges.bindCoordinator(metrics, coordinator);
     engine.bindMetrics(metrics);
     SpeechEngine working = engineView.apply(engine);
@@ -314,6 +336,7 @@ public final class AppBuilder {
             config,
             ticker,
             wireTicker,
+            sleeper,
             slot,
             threads,
             metrics,
@@ -355,7 +378,8 @@ public final class AppBuilder {
         config,
         AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers),
         clock,
-        ticker);
+        ticker,
+        sleeper);
   }
 
   private DedupStore createStore() {

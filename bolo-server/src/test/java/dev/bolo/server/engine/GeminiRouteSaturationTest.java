@@ -81,7 +81,9 @@ class GeminiRouteSaturationTest {
         spec ->
             spec.name().equals("google")
                 ? GeminiEngines.create(
-                    GeminiConfig.of("key", http).withBaseUrl(gemini.url("/").toString()), () -> 0L)
+                    GeminiConfig.of("key", http).withBaseUrl(gemini.url("/").toString()),
+                    () -> 0L,
+                    pause -> {})
                 : new Backup(backupCalls),
         (name, max) -> CallsPerMinute.local(name, max, () -> 0L),
         () -> 0L);
