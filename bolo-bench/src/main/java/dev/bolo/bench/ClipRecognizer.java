@@ -54,7 +54,7 @@ interface ClipRecognizer extends AutoCloseable {
 
   /** The engine, giving each clip {@code timeout}. */
   static ClipRecognizer engine(OfflineConfig config, Duration timeout) throws InterruptedException {
-    SpeechEngine engine = OfflineEngine.create(config);
+    SpeechEngine engine = OfflineEngine.create(config, System::nanoTime);
     while (!engine.readiness().isReady()) {
       if (engine.readiness().detail().contains("failed")) {
         throw new IllegalStateException(engine.readiness().detail());

@@ -6,9 +6,11 @@ import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.ledger.LedgerTime;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -24,6 +26,10 @@ import org.jspecify.annotations.Nullable;
  * Stateless.
  */
 final class LedgerEnvironment {
+
+  /** An operator command is its own composition root: it reads the machine's own time. */
+  private static final LedgerTime SYSTEM_TIME =
+      new LedgerTime(Clock.systemUTC(), System::nanoTime, System::nanoTime);
 
   /** Whether a command may make the ledger when there is none yet. */
   enum Access {
@@ -80,7 +86,7 @@ final class LedgerEnvironment {
     }
     err.println("ledger: " + where + (exists ? "" : " (new)"));
     err.flush();
-    try (DurableLedger ledger = Ledger.jdbc(config)) {
+    try (DurableLedger ledger = Ledger.jdbc(config, SYSTEM_TIME)) {
       return work.apply(ledger);
     } catch (LedgerException e) {
       err.println("bolo: ledger unavailable: " + e.getMessage());

@@ -7,6 +7,7 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.testing.SystemTime;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -23,7 +24,8 @@ class DemoCommandTest {
   @Test
   void theDemoRunsBesideARevokedDeviceNamedDemoAndAddsNothingToTheOperatorsLedger() {
     Map<String, String> env = Map.of("BOLO_DATA_DIR", dataDir.toString());
-    try (DurableLedger ledger = Ledger.jdbc(ServerConfig.fromMap(env).ledger())) {
+    try (DurableLedger ledger =
+        Ledger.jdbc(ServerConfig.fromMap(env).ledger(), SystemTime.ofLedger())) {
       ledger.add(new Device("demo"));
       ledger.revoke("demo");
     }
@@ -37,7 +39,8 @@ class DemoCommandTest {
 
     assertThat(exit).as(out + "\n" + err).isZero();
     assertThat(out.toString()).contains("a ledger of its own").contains("cost 1 engine call");
-    try (DurableLedger ledger = Ledger.jdbc(ServerConfig.fromMap(env).ledger())) {
+    try (DurableLedger ledger =
+        Ledger.jdbc(ServerConfig.fromMap(env).ledger(), SystemTime.ofLedger())) {
       assertThat(ledger.devices()).extracting(DeviceInfo::name).containsExactly("demo");
       assertThat(ledger.devices().getFirst().revoked()).isNotNull();
     }

@@ -7,6 +7,7 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.testing.SystemTime;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +30,7 @@ class DevicesCommandTest {
   }
 
   private DurableLedger ledger() {
-    return Ledger.jdbc(ServerConfig.fromMap(env).ledger());
+    return Ledger.jdbc(ServerConfig.fromMap(env).ledger(), SystemTime.ofLedger());
   }
 
   @Test

@@ -6,6 +6,7 @@ import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.testing.SystemTime;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -289,7 +290,8 @@ class SystemdInstallTest {
   private DurableLedger serviceLedger() {
     return Ledger.jdbc(
         ServerConfig.fromMap(Map.of("BOLO_DATA_DIR", root.resolve("var/lib/bolo").toString()))
-            .ledger());
+            .ledger(),
+        SystemTime.ofLedger());
   }
 
   private record Run(int exitCode, String out, String err) {}

@@ -8,6 +8,7 @@ import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
+import dev.bolo.server.ledger.LedgerTime;
 import dev.bolo.server.ledger.Reservation;
 import dev.bolo.server.ledger.UsageRecord;
 import java.nio.file.Path;
@@ -67,9 +68,8 @@ class UsageCommandTest {
 
   private DurableLedger ledgerAt(Instant now) {
     return Ledger.jdbc(
-        ServerConfig.fromMap(env)
-            .ledger()
-            .withClock(Clock.fixed(now, ZoneOffset.UTC), System::nanoTime));
+        ServerConfig.fromMap(env).ledger(),
+        new LedgerTime(Clock.fixed(now, ZoneOffset.UTC), System::nanoTime, System::nanoTime));
   }
 
   private static void charge(DurableLedger ledger, String device, String note, long millis) {

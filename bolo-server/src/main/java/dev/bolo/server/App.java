@@ -11,6 +11,7 @@ import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.ledger.RolledUp;
+import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.ResumableUploads;
 import io.javalin.Javalin;
@@ -79,11 +80,13 @@ public final class App implements AutoCloseable {
    * @param ticker elapsed nanoseconds for the drain (and the leases and replay TTL it was built
    *     with)
    * @param wireTicker elapsed nanoseconds of what happens on the wire: the header deadline
+   * @param sleeper the drain's pauses between its looks at what still runs
    */
   record Parts(
       ServerConfig config,
       LongSupplier ticker,
       LongSupplier wireTicker,
+      Sleeper sleeper,
       InstanceSlot slot,
       GatewayThreads threads,
       PrometheusMeterRegistry metrics,
@@ -211,7 +214,7 @@ public final class App implements AutoCloseable {
    * @return true when everything finished in time
    */
   public boolean drain(Duration timeout) throws InterruptedException {
-    DrainDeadline deadline = new DrainDeadline(parts.ticker(), timeout);
+    DrainDeadline deadline = new DrainDeadline(parts.ticker(), parts.sleeper(), timeout);
     InFlightRequests inFlight = parts.inFlight();
     inFlight.close();
     for (Connector connector : parts.javalin().jettyServer().server().getConnectors()) {

@@ -19,7 +19,9 @@ import dev.bolo.server.ledger.ChargeOutbox;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfigException;
+import dev.bolo.server.ledger.LedgerTime;
 import dev.bolo.server.ledger.RateLimiter;
+import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.GatewayTls;
 import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.NotePieces;
@@ -89,6 +91,7 @@ public final class AppBuilder {
   private Clock clock = Clock.systemUTC();
   private LongSupplier ticker = System::nanoTime;
   private LongSupplier wireTicker = System::nanoTime;
+  private Sleeper sleeper = Thread::sleep;
   private UnaryOperator<Ledger> ledgerView = UnaryOperator.identity();
   private UnaryOperator<SpeechEngine> engineView = UnaryOperator.identity();
 
@@ -115,10 +118,21 @@ public final class AppBuilder {
    * Elapsed nanoseconds for what passes in real time whatever a test does with {@link #ticker}:
    * what a peer does on the wire (the header deadline, an upload's body rate, a readiness check's
    * timeout, a wait for Redis), waits that park a thread (for answer room, for an upload's
-   * transcription) and the durations logged and measured. The system's unless a test replaces it.
+   * transcription, the ledger's linger for company) and the durations logged and measured. The
+   * system's unless a test replaces it.
    */
   public AppBuilder wireTicker(LongSupplier wireTicker) {
     this.wireTicker = Objects.requireNonNull(wireTicker, "wireTicker");
+    return this;
+  }
+
+  /**
+   * The pauses of the polls and retries that wait for time to pass: the drain's looks at what still
+   * runs, the charges' retries at shutdown, a waiter's looks for a claim the store lost sight of,
+   * Gemini's looks at an uploaded file. The thread's own sleep unless a test replaces it.
+   */
+  public AppBuilder sleeper(Sleeper sleeper) {
+    this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     return this;
   }
 
@@ -207,18 +221,30 @@ public final class AppBuilder {
     built.push(rateLimiter);
     DurableLedger ledger =
         Ledger.jdbc(
-            config.ledger().withClock(clock, ticker).withInstanceId(slot.id()), rateLimiter);
+            config.ledger().withInstanceId(slot.id()),
+            new LedgerTime(clock, ticker, wireTicker),
+            rateLimiter);
     built.push(ledger::close);
     Ledger served = ledgerView.apply(ledger);
     ChargeOutbox charges =
         new ChargeOutbox(
-            served, threads.ledgerRetries(), ticker, OUTBOX_CAPACITY, slot.chargeJournal());
+            served,
+            threads.ledgerRetries(),
+            ticker,
+            sleeper,
+            OUTBOX_CAPACITY,
+            slot.chargeJournal());
     charges.replay();
     InFlightRequests inFlight = new InFlightRequests();
     GatewayGauges.bindWork(metrics, charges, threads.runningCounter(), inFlight);
     WorkCoordinator coordinator =
         new WorkCoordinator(
-            store, threads.countedWork(), threads.renewals(), ticker, config.store().lease());
+            store,
+            threads.countedWork(),
+            threads.renewals(),
+            ticker,
+            sleeper,
+            config.store().lease());
     GatewayGauges.bindCoordinator(metrics, coordinator);
     engine.bindMetrics(metrics);
     SpeechEngine working = engineView.apply(engine);
@@ -310,6 +336,7 @@ public final class AppBuilder {
             config,
             ticker,
             wireTicker,
+            sleeper,
             slot,
             threads,
             metrics,
@@ -348,7 +375,11 @@ public final class AppBuilder {
 
   private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {
     return Engines.create(
-        config, AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers), ticker);
+        config,
+        AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers),
+        clock,
+        ticker,
+        sleeper);
   }
 
   private DedupStore createStore() {

@@ -1,5 +1,6 @@
 package dev.bolo.server;
 
+import dev.bolo.server.time.Sleeper;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -11,15 +12,18 @@ import java.util.function.LongSupplier;
 final class DrainDeadline {
 
   private final LongSupplier ticker;
+  private final Sleeper sleeper;
   private final long started;
   private final long timeoutNanos;
   private long waitedNanos;
 
-  DrainDeadline(LongSupplier ticker, Duration timeout) {
+  /** A deadline {@code timeout} from now on {@code ticker}, whose pauses {@code sleeper} makes. */
+  DrainDeadline(LongSupplier ticker, Sleeper sleeper, Duration timeout) {
     if (timeout.isNegative()) {
       throw new IllegalArgumentException("timeout must be >= 0: " + timeout);
     }
     this.ticker = ticker;
+    this.sleeper = sleeper;
     this.started = ticker.getAsLong();
     this.timeoutNanos = timeout.toNanos();
   }
@@ -47,7 +51,7 @@ final class DrainDeadline {
 
   /** Sleeps {@code pause} and counts it as time passed. */
   void pause(Duration pause) throws InterruptedException {
-    Thread.sleep(pause);
+    sleeper.sleep(pause);
     waited(pause);
   }
 }

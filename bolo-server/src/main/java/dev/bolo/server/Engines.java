@@ -16,6 +16,7 @@ import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.ledger.RateLimiter;
+import dev.bolo.server.time.Sleeper;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -32,18 +33,20 @@ final class Engines {
 
   /**
    * The engine of {@code config}, its providers called through {@code http}; routes keep their
-   * deadlines and breakers on {@code ticker}.
+   * deadlines and breakers on {@code ticker}, a shared limit of calls per minute on {@code clock};
+   * an engine that polls pauses through {@code sleeper}.
    */
-  static SpeechEngine create(ServerConfig config, OkHttpClient http, LongSupplier ticker) {
+  static SpeechEngine create(
+      ServerConfig config, OkHttpClient http, Clock clock, LongSupplier ticker, Sleeper sleeper) {
     Routing routing = config.routing();
     if (routing.alone()) {
       // The one engine of BOLO_ENGINE is served as itself: its name in work keys, as always.
-      return create(routing.engines().get(0), config, http, ticker);
+      return create(routing.engines().get(0), config, http, ticker, sleeper);
     }
     return RoutedEngine.of(
         routing,
-        spec -> create(spec, config, http, ticker),
-        (name, max) -> perMinute(config, name, max, ticker),
+        spec -> create(spec, config, http, ticker, sleeper),
+        (name, max) -> perMinute(config, name, max, clock, ticker),
         ticker);
   }
 
@@ -53,13 +56,12 @@ final class Engines {
    * own.
    */
   private static CallsPerMinute perMinute(
-      ServerConfig config, String engine, int max, LongSupplier ticker) {
+      ServerConfig config, String engine, int max, Clock clock, LongSupplier ticker) {
     if (config.store().kind() != ServerConfig.StoreKind.REDIS) {
-      return CallsPerMinute.local(engine, max);
+      return CallsPerMinute.local(engine, max, ticker);
     }
     RateLimiter shared =
-        RateLimiter.sharedIn(
-            "engine", config.store().redisEndpoint(), max, Clock.systemUTC(), ticker);
+        RateLimiter.sharedIn("engine", config.store().redisEndpoint(), max, clock, ticker);
     Device bucket = new Device(engine);
     return new CallsPerMinute() {
       @Override
@@ -85,7 +87,11 @@ final class Engines {
    * engine's variables) under the spec's address and key; a route's targets name their models.
    */
   private static SpeechEngine create(
-      EngineSpec spec, ServerConfig config, OkHttpClient http, LongSupplier ticker) {
+      EngineSpec spec,
+      ServerConfig config,
+      OkHttpClient http,
+      LongSupplier ticker,
+      Sleeper sleeper) {
     return switch (spec.kind()) {
       case OPENAI ->
           OpenAiCompatibleEngine.create(
@@ -118,15 +124,15 @@ final class Engines {
                 .withModel(config.gemini().model())
                 .withLimits(config.gemini().limits());
         yield GeminiEngines.create(
-            spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()), ticker);
+            spec.baseUrl() == null ? gemini : gemini.withBaseUrl(spec.baseUrl()), ticker, sleeper);
       }
-      case OFFLINE -> offline(config);
+      case OFFLINE -> offline(config, ticker);
     };
   }
 
   /** The offline engine, alone or a route's target, taking notes up to its configured longest. */
-  private static SpeechEngine offline(ServerConfig config) {
+  private static SpeechEngine offline(ServerConfig config, LongSupplier ticker) {
     return OfflineEngine.create(
-        OfflineConfig.defaults().withLongestNoteSeconds(config.offline().maxSeconds()));
+        OfflineConfig.defaults().withLongestNoteSeconds(config.offline().maxSeconds()), ticker);
   }
 }

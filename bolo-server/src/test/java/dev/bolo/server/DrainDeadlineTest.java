@@ -3,6 +3,8 @@ package dev.bolo.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -10,9 +12,12 @@ class DrainDeadlineTest {
 
   private final AtomicLong nanos = new AtomicLong(5_000);
 
+  /** Pauses pass at once; each is recorded. */
+  private final List<Duration> pauses = new ArrayList<>();
+
   @Test
   void theTickerDecidesWhenItMoves() {
-    DrainDeadline deadline = new DrainDeadline(nanos::get, Duration.ofSeconds(30));
+    DrainDeadline deadline = new DrainDeadline(nanos::get, pauses::add, Duration.ofSeconds(30));
 
     nanos.addAndGet(Duration.ofSeconds(20).toNanos());
 
@@ -23,7 +28,7 @@ class DrainDeadlineTest {
 
   @Test
   void aTickerThatStandsStillStillRunsOutThroughTheDrainsOwnWaits() {
-    DrainDeadline deadline = new DrainDeadline(nanos::get, Duration.ofSeconds(1));
+    DrainDeadline deadline = new DrainDeadline(nanos::get, pauses::add, Duration.ofSeconds(1));
 
     deadline.waited(Duration.ofMillis(600));
     assertThat(deadline.remaining(Duration.ZERO)).isEqualTo(Duration.ofMillis(400));
@@ -31,5 +36,16 @@ class DrainDeadlineTest {
 
     assertThat(deadline.isPast(Duration.ZERO)).isTrue();
     assertThat(deadline.elapsed()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aPauseIsTheSleepersAndCountsAsTimePassedWhileTheTickerStandsStill() throws Exception {
+    DrainDeadline deadline = new DrainDeadline(nanos::get, pauses::add, Duration.ofSeconds(1));
+
+    deadline.pause(Duration.ofMillis(700));
+    deadline.pause(Duration.ofMillis(300));
+
+    assertThat(pauses).containsExactly(Duration.ofMillis(700), Duration.ofMillis(300));
+    assertThat(deadline.isPast(Duration.ZERO)).isTrue();
   }
 }

@@ -10,6 +10,7 @@ import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;
+import dev.bolo.server.testing.SystemTime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -30,7 +31,7 @@ class MainTest {
 
   @Test
   void aStaticTokenForAnEnrolledDeviceIsAConfigurationErrorInOneLineWithExitTwo() throws Exception {
-    try (DurableLedger cli = Ledger.jdbc(LedgerConfig.embedded(dataDir))) {
+    try (DurableLedger cli = Ledger.jdbc(LedgerConfig.embedded(dataDir), SystemTime.ofLedger())) {
       cli.add(new Device("alpha"));
     }
     ByteArrayOutputStream err = new ByteArrayOutputStream();

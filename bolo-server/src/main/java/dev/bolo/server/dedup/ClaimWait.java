@@ -1,5 +1,6 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.work.WorkKey;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +32,7 @@ final class ClaimWait {
 
   private final DedupStore store;
   private final LongSupplier ticker;
+  private final Sleeper sleeper;
   private final Duration lease;
 
   /** The resolutions on this instance that wait for another instance's work now. */
@@ -50,9 +52,15 @@ final class ClaimWait {
   /** When it first did. */
   private long lostAt;
 
-  ClaimWait(DedupStore store, LongSupplier ticker, Duration lease, AtomicInteger waitingElsewhere) {
+  ClaimWait(
+      DedupStore store,
+      LongSupplier ticker,
+      Sleeper sleeper,
+      Duration lease,
+      AtomicInteger waitingElsewhere) {
     this.store = store;
     this.ticker = ticker;
+    this.sleeper = sleeper;
     this.lease = lease;
     this.waitingElsewhere = waitingElsewhere;
   }
@@ -109,7 +117,7 @@ final class ClaimWait {
         return new Resolution.Vacant();
       }
       // The store lost sight of a claim that may still be running elsewhere: look again soon.
-      Thread.sleep(HOLD_OFF_POLL);
+      sleeper.sleep(HOLD_OFF_POLL);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.dedup.WorkCoordinator.Served;
+import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.Replay;
@@ -26,15 +27,22 @@ final class KeyResolver {
 
   private final DedupStore store;
   private final LongSupplier ticker;
+  private final Sleeper sleeper;
   private final Duration lease;
   private final LeaseRenewals renewals;
 
   /** The resolutions on this instance that wait for another instance's work now. */
   private final AtomicInteger waitingElsewhere = new AtomicInteger();
 
-  KeyResolver(DedupStore store, LongSupplier ticker, Duration lease, LeaseRenewals renewals) {
+  KeyResolver(
+      DedupStore store,
+      LongSupplier ticker,
+      Sleeper sleeper,
+      Duration lease,
+      LeaseRenewals renewals) {
     this.store = store;
     this.ticker = ticker;
+    this.sleeper = sleeper;
     this.lease = lease;
     this.renewals = renewals;
   }
@@ -51,7 +59,7 @@ final class KeyResolver {
    */
   Served resolve(WorkKey key, long deadline, Supplier<WorkResult> work)
       throws InterruptedException {
-    ClaimWait elsewhere = new ClaimWait(store, ticker, lease, waitingElsewhere);
+    ClaimWait elsewhere = new ClaimWait(store, ticker, sleeper, lease, waitingElsewhere);
     try {
       while (true) {
         long generation = store.generation();

@@ -1,5 +1,6 @@
 package dev.bolo.server.dedup;
 
+import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
@@ -71,6 +72,7 @@ public final class WorkCoordinator {
    * @param renewals only times the renewals; never blocks
    * @param ticker monotonic nanoseconds, for the waiters' deadline and the lease a lost claim is
    *     trusted for
+   * @param sleeper the pause between looks for a claim the store lost sight of
    * @param lease how long a claim lives without renewal; renewed every third of it
    */
   public WorkCoordinator(
@@ -78,6 +80,7 @@ public final class WorkCoordinator {
       Executor detached,
       ScheduledExecutorService renewals,
       LongSupplier ticker,
+      Sleeper sleeper,
       Duration lease) {
     Objects.requireNonNull(store, "store");
     this.detached = Objects.requireNonNull(detached, "detached");
@@ -91,6 +94,7 @@ public final class WorkCoordinator {
         new KeyResolver(
             store,
             ticker,
+            Objects.requireNonNull(sleeper, "sleeper"),
             lease,
             new LeaseRenewals(store, detached, renewals, ticker, lease, watch));
   }

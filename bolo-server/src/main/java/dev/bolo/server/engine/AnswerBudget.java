@@ -56,13 +56,6 @@ public final class AnswerBudget {
     this.ticker = ticker;
   }
 
-  /**
-   * A budget on the system's ticker, for the engines' own tests that build their client by hand.
-   */
-  public AnswerBudget(long capacityBytes, Duration wait) {
-    this(capacityBytes, wait, System::nanoTime);
-  }
-
   /** How long an answer waits for room before it is refused. */
   public static final Duration WAIT = Duration.ofSeconds(10);
 

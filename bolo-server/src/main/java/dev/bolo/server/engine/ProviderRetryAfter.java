@@ -24,11 +24,6 @@ public final class ProviderRetryAfter {
 
   private ProviderRetryAfter() {}
 
-  /** The wait the header asks for, at most {@link #MAX}, or null when absent or malformed. */
-  public static @Nullable Duration parse(@Nullable String value) {
-    return parse(value, Instant.now());
-  }
-
   /**
    * The wait a header that passed {@link AnswerLimit} asks for: by then an HTTP-date has been
    * measured from the moment its answer arrived and the header is delay-seconds, at most {@link
@@ -42,7 +37,10 @@ public final class ProviderRetryAfter {
     return text.length() <= MAX_CHARS && DIGITS.matcher(text).matches() ? delaySeconds(text) : null;
   }
 
-  /** As {@link #parse(String)}, measuring an HTTP-date from {@code now}. */
+  /**
+   * The wait the header asks for, an HTTP-date measured from {@code now}, at most {@link #MAX}, or
+   * null when absent or malformed.
+   */
   public static @Nullable Duration parse(@Nullable String value, Instant now) {
     if (value == null || value.isBlank()) {
       return null;

@@ -1,5 +1,6 @@
 package dev.bolo.server.ledger;
 
+import dev.bolo.server.time.Sleeper;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -78,6 +79,7 @@ public final class ChargeOutbox {
   private final Ledger ledger;
   private final ScheduledExecutorService scheduler;
   private final LongSupplier ticker;
+  private final Sleeper sleeper;
   private final int capacity;
   private final @Nullable Path journal;
   private final Deque<Pending> pending = new ArrayDeque<>();
@@ -90,6 +92,7 @@ public final class ChargeOutbox {
    * @param ledger where charges go
    * @param scheduler runs the retries
    * @param ticker monotonic nanoseconds, for {@link #drain}'s deadline
+   * @param sleeper the pause between {@link #drain}'s attempts
    * @param capacity charges kept while the ledger is away; beyond it the oldest is dropped (logged)
    * @param journal where waiting charges are kept across a crash; null keeps them in memory only
    */
@@ -97,11 +100,13 @@ public final class ChargeOutbox {
       Ledger ledger,
       ScheduledExecutorService scheduler,
       LongSupplier ticker,
+      Sleeper sleeper,
       int capacity,
       @Nullable Path journal) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
     }
@@ -208,7 +213,7 @@ public final class ChargeOutbox {
             "{} charges could not be written before shutdown; kept for the next start", pending());
         return false;
       }
-      TimeUnit.NANOSECONDS.sleep(Math.min(left, FIRST_RETRY.toNanos()));
+      sleeper.sleep(Duration.ofNanos(Math.min(left, FIRST_RETRY.toNanos())));
     }
   }
 

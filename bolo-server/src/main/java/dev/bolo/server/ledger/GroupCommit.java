@@ -105,14 +105,10 @@ final class GroupCommit implements AutoCloseable {
   private final LongSupplier ticker;
 
   /**
-   * A writer whose linger passes in real time: every request's usage row waits on it, so it is not
-   * the gateway's ticker, which a test may hold still.
+   * A writer whose linger passes on {@code ticker}: the gateway's wire ticker, which passes in real
+   * time, since every request's usage row waits on the linger ({@link LedgerTime#wireTicker}); a
+   * test may move one by hand.
    */
-  GroupCommit(Jdbc jdbc) {
-    this(jdbc, System::nanoTime);
-  }
-
-  /** A writer whose linger passes on {@code ticker}, for tests that move it by hand. */
   GroupCommit(Jdbc jdbc, LongSupplier ticker) {
     this.jdbc = jdbc;
     this.ticker = ticker;

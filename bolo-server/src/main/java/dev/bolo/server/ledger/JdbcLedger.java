@@ -39,28 +39,29 @@ final class JdbcLedger implements DurableLedger {
       HikariDataSource dataSource,
       HikariDataSource readers,
       LedgerConfig config,
+      LedgerTime time,
       RateLimiter rateLimiter) {
     Jdbc jdbc = new Jdbc(dataSource, readers);
     this.dataSource = dataSource;
     this.readers = readers;
     this.rateLimiter = rateLimiter;
-    this.writes = new GroupCommit(jdbc);
-    this.remembered = new RememberedDevices(jdbc, config);
-    this.reservations = new Reservations(jdbc, writes, remembered, config);
+    this.writes = new GroupCommit(jdbc, time.wireTicker());
+    this.remembered = new RememberedDevices(jdbc, config, time.ticker());
+    this.reservations = new Reservations(jdbc, writes, remembered, config, time.clock());
     this.usageLog = new UsageLog(writes, jdbc);
-    this.admin = new JdbcDeviceAdmin(jdbc, config.clock(), config.trialMillis());
+    this.admin = new JdbcDeviceAdmin(jdbc, time.clock(), config.trialMillis());
     this.report = new JdbcUsageReport(jdbc);
-    this.rollUp = new UsageRollUp(jdbc, config.clock(), config.usageRetention());
+    this.rollUp = new UsageRollUp(jdbc, time.clock(), config.usageRetention());
     this.uploads = new JdbcUploadRegistry(jdbc);
     this.database = String.valueOf(LedgerConfig.redactedUrl(config.effectiveJdbcUrl()));
   }
 
-  static JdbcLedger open(LedgerConfig config, RateLimiter rateLimiter) {
+  static JdbcLedger open(LedgerConfig config, LedgerTime time, RateLimiter rateLimiter) {
     HikariDataSource dataSource = LedgerDatabase.open(config);
     HikariDataSource readers = null;
     try {
       readers = LedgerDatabase.openReaders(config, dataSource);
-      JdbcLedger ledger = new JdbcLedger(dataSource, readers, config, rateLimiter);
+      JdbcLedger ledger = new JdbcLedger(dataSource, readers, config, time, rateLimiter);
       ledger.admin.refuseEnrolled(config.staticTokens().keySet());
       config.staticTokens().keySet().forEach(ledger.admin::addConfigured);
       ledger.reservations.dropHoldsOfEarlierRun();

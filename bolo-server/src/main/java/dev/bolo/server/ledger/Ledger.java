@@ -16,20 +16,22 @@ public interface Ledger extends AutoCloseable {
 
   /**
    * A ledger in the database {@code config} names (PostgreSQL, or an SQLite file), its schema
-   * migrated on open. Devices of {@code config.staticTokens()} are added to it if missing.
+   * migrated on open, reading the time {@code time} gives. Devices of {@code config.staticTokens()}
+   * are added to it if missing.
    *
    * @throws LedgerException when the database cannot be reached or migrated
    */
-  static DurableLedger jdbc(LedgerConfig config) {
-    return jdbc(config, RateLimiter.perMinute(config.requestsPerMinute(), config.ticker()));
+  static DurableLedger jdbc(LedgerConfig config, LedgerTime time) {
+    return jdbc(config, time, RateLimiter.perMinute(config.requestsPerMinute(), time.ticker()));
   }
 
   /**
-   * As {@link #jdbc(LedgerConfig)}, counting requests with {@code rateLimiter} (e.g. one shared by
-   * every instance through Redis) instead of a per-instance count; the caller closes it.
+   * As {@link #jdbc(LedgerConfig, LedgerTime)}, counting requests with {@code rateLimiter} (e.g.
+   * one shared by every instance through Redis) instead of a per-instance count; the caller closes
+   * it.
    */
-  static DurableLedger jdbc(LedgerConfig config, RateLimiter rateLimiter) {
-    return JdbcLedger.open(config, rateLimiter);
+  static DurableLedger jdbc(LedgerConfig config, LedgerTime time, RateLimiter rateLimiter) {
+    return JdbcLedger.open(config, time, rateLimiter);
   }
 
   /** The device owning {@code token}; looked up by the token's hash, in constant time. */

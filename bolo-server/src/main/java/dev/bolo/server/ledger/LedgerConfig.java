@@ -1,13 +1,11 @@
 package dev.bolo.server.ledger;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,8 +28,6 @@ import org.jspecify.annotations.Nullable;
  *     a day and at least the charge window, whose charges must stay in the charge log
  * @param instanceId the gateway instance that holds quota through this ledger, so that its holds
  *     can be dropped when it restarts after a crash; null for operator commands, which hold none
- * @param clock wall time for created, revoked and hold-expiry times
- * @param ticker elapsed nanoseconds for the rate limiter
  * @param migrationUrl where the schema is migrated when not {@code jdbcUrl}: the database server
  *     itself when {@code jdbcUrl} is a pooler's ({@code BOLO_DATABASE_MIGRATION_URL}); null for
  *     {@code jdbcUrl}
@@ -45,8 +41,6 @@ public record LedgerConfig(
     Duration chargeWindow,
     Duration usageRetention,
     @Nullable String instanceId,
-    Clock clock,
-    LongSupplier ticker,
     @Nullable String migrationUrl) {
 
   /** The default {@code BOLO_USAGE_RETENTION}. */
@@ -66,8 +60,6 @@ public record LedgerConfig(
 
   public LedgerConfig {
     Objects.requireNonNull(dataDir, "dataDir");
-    Objects.requireNonNull(clock, "clock");
-    Objects.requireNonNull(ticker, "ticker");
     staticTokens.forEach(
         (name, token) -> {
           if (!Device.isValidName(name) || token.isBlank()) {
@@ -103,17 +95,7 @@ public record LedgerConfig(
   /** The embedded database under {@code dataDir}: no static devices, no quota, no rate limit. */
   public static LedgerConfig embedded(Path dataDir) {
     return new LedgerConfig(
-        null,
-        dataDir,
-        Map.of(),
-        0,
-        0,
-        DEFAULT_CHARGE_WINDOW,
-        DEFAULT_USAGE_RETENTION,
-        null,
-        Clock.systemUTC(),
-        System::nanoTime,
-        null);
+        null, dataDir, Map.of(), 0, 0, DEFAULT_CHARGE_WINDOW, DEFAULT_USAGE_RETENTION, null, null);
   }
 
   /**
@@ -196,14 +178,6 @@ public record LedgerConfig(
     return with(copy -> copy.instanceId = id);
   }
 
-  public LedgerConfig withClock(Clock newClock, LongSupplier newTicker) {
-    return with(
-        copy -> {
-          copy.clock = newClock;
-          copy.ticker = newTicker;
-        });
-  }
-
   /** {@link #trialSeconds} in milliseconds, as the ledger counts quota. */
   long trialMillis() {
     return Math.multiplyExact(trialSeconds, 1000L);
@@ -226,8 +200,6 @@ public record LedgerConfig(
     Duration chargeWindow;
     Duration usageRetention;
     @Nullable String instanceId;
-    Clock clock;
-    LongSupplier ticker;
     @Nullable String migrationUrl;
 
     Copy(LedgerConfig from) {
@@ -239,8 +211,6 @@ public record LedgerConfig(
       chargeWindow = from.chargeWindow;
       usageRetention = from.usageRetention;
       instanceId = from.instanceId;
-      clock = from.clock;
-      ticker = from.ticker;
       migrationUrl = from.migrationUrl;
     }
 
@@ -254,8 +224,6 @@ public record LedgerConfig(
           chargeWindow,
           usageRetention,
           instanceId,
-          clock,
-          ticker,
           migrationUrl);
     }
   }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,20 +48,21 @@ final class RememberedDevices {
   private final Cache<String, Boolean> unknownTokenHashes;
   private final LoadingCache<String, Long> limitsByDevice;
 
-  RememberedDevices(Jdbc jdbc, LedgerConfig config) {
+  /** Remembers for {@link #REMEMBERED} on {@code ticker} (elapsed nanoseconds). */
+  RememberedDevices(Jdbc jdbc, LedgerConfig config, LongSupplier ticker) {
     this.jdbc = jdbc;
     this.trialMillis = config.trialMillis();
     Map<String, String> byHash = new HashMap<>();
     config.staticTokens().forEach((name, token) -> byHash.put(Tokens.hash(token), name));
     this.staticDevicesByTokenHash = Map.copyOf(byHash);
-    this.devicesByTokenHash = remembered(config, MAX_DEVICES, this::lookUpToken);
+    this.devicesByTokenHash = remembered(ticker, MAX_DEVICES, this::lookUpToken);
     this.unknownTokenHashes =
         Caffeine.newBuilder()
             .maximumSize(MAX_UNKNOWN_TOKENS)
             .expireAfterWrite(REMEMBERED)
-            .ticker(config.ticker()::getAsLong)
+            .ticker(ticker::getAsLong)
             .build();
-    this.limitsByDevice = remembered(config, MAX_DEVICES, this::lookUpLimit);
+    this.limitsByDevice = remembered(ticker, MAX_DEVICES, this::lookUpLimit);
   }
 
   /** The device owning {@code token}, if it is not revoked. */
@@ -142,7 +144,7 @@ final class RememberedDevices {
    * half of it so requests seldom wait for the database.
    */
   private static <V extends @Nullable Object> LoadingCache<String, V> remembered(
-      LedgerConfig config, int maximumSize, CacheLoader<String, V> lookUp) {
+      LongSupplier ticker, int maximumSize, CacheLoader<String, V> lookUp) {
     return Caffeine.newBuilder()
         .maximumSize(maximumSize)
         .expireAfterWrite(REMEMBERED)
@@ -151,7 +153,7 @@ final class RememberedDevices {
         // common pool, a reload could outlast the entry, and then every request waiting for the
         // same token would wait for the database together.
         .executor(Runnable::run)
-        .ticker(config.ticker()::getAsLong)
+        .ticker(ticker::getAsLong)
         .build(lookUp);
   }
 

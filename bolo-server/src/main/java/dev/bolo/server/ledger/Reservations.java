@@ -46,11 +46,12 @@ final class Reservations {
   private final @Nullable String instanceId;
   private final boolean groupCharges;
 
-  Reservations(Jdbc jdbc, GroupCommit writes, RememberedDevices devices, LedgerConfig config) {
+  Reservations(
+      Jdbc jdbc, GroupCommit writes, RememberedDevices devices, LedgerConfig config, Clock clock) {
     this.jdbc = jdbc;
     this.writes = writes;
     this.devices = devices;
-    this.clock = config.clock();
+    this.clock = clock;
     this.trialMillis = config.trialMillis();
     this.chargeWindowMillis = config.chargeWindow().toMillis();
     this.instanceId = config.instanceId();

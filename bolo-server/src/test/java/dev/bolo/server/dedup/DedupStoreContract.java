@@ -480,7 +480,8 @@ abstract class DedupStoreContract {
   }
 
   private WorkCoordinator coordinator(DedupStore store) {
-    return new WorkCoordinator(store, threads, renewals(), System::nanoTime, Duration.ofSeconds(3));
+    return new WorkCoordinator(
+        store, threads, renewals(), System::nanoTime, Thread::sleep, Duration.ofSeconds(3));
   }
 
   private ScheduledExecutorService renewals() {

@@ -320,7 +320,8 @@ class FailOpenDedupStoreTest {
     DedupStore ownerStore = instance();
     // A lease renewed every 20 minutes: only the restart can explain a renewal within the test.
     WorkCoordinator owner =
-        new WorkCoordinator(ownerStore, threads, renewals, System::nanoTime, Duration.ofHours(1));
+        new WorkCoordinator(
+            ownerStore, threads, renewals, System::nanoTime, Thread::sleep, Duration.ofHours(1));
     WorkKey key = newKey();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
@@ -348,9 +349,11 @@ class FailOpenDedupStoreTest {
     // the owner's result take to reach Redis on a busy machine (with 3 s, beside two CPU hogs the
     // waiter sometimes gave up first and ran the note itself).
     WorkCoordinator owner =
-        new WorkCoordinator(ownerStore, threads, renewals, System::nanoTime, LONG_LEASE);
+        new WorkCoordinator(
+            ownerStore, threads, renewals, System::nanoTime, Thread::sleep, LONG_LEASE);
     WorkCoordinator waiter =
-        new WorkCoordinator(waiterStore, threads, renewals, System::nanoTime, LONG_LEASE);
+        new WorkCoordinator(
+            waiterStore, threads, renewals, System::nanoTime, Thread::sleep, LONG_LEASE);
     WorkKey key = newKey();
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
@@ -492,6 +495,7 @@ class FailOpenDedupStoreTest {
             (proxy, method, args) -> {
               boolean held = method.getName().equals("renew") && busy.get();
               if (held) {
+                // A slow store's renewal is the fault under test, not a wait for something.
                 Thread.sleep(delay);
               }
               try {
@@ -554,7 +558,8 @@ class FailOpenDedupStoreTest {
   }
 
   private WorkCoordinator coordinator(DedupStore store) {
-    return new WorkCoordinator(store, threads, renewals, System::nanoTime, Duration.ofSeconds(3));
+    return new WorkCoordinator(
+        store, threads, renewals, System::nanoTime, Thread::sleep, Duration.ofSeconds(3));
   }
 
   private static WorkKey newKey() {

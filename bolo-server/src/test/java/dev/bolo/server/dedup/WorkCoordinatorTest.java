@@ -613,7 +613,7 @@ class WorkCoordinatorTest {
 
   private WorkCoordinator coordinator(
       DedupStore store, java.util.function.LongSupplier ticker, Duration lease) {
-    return new WorkCoordinator(store, threads, renewals, ticker, lease);
+    return new WorkCoordinator(store, threads, renewals, ticker, Thread::sleep, lease);
   }
 
   private static List<WorkKey> concat(WorkKey first, List<WorkKey> rest) {

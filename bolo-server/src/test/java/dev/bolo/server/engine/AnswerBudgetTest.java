@@ -31,7 +31,7 @@ class AnswerBudgetTest {
 
   @Test
   void chargesThatFitAreGrantedAndClosingAHoldGivesItsBytesBack() throws Exception {
-    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofSeconds(5));
+    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofSeconds(5), System::nanoTime);
     try (AnswerBudget.Hold first = new AnswerBudget.Hold();
         AnswerBudget.Hold second = new AnswerBudget.Hold()) {
       first.charge(budget, 600_000);
@@ -49,7 +49,7 @@ class AnswerBudgetTest {
 
   @Test
   void anAnswerLargerThanTheWholeBudgetIsReadAlone() throws Exception {
-    AnswerBudget budget = new AnswerBudget(MIB, Duration.ZERO);
+    AnswerBudget budget = new AnswerBudget(MIB, Duration.ZERO, System::nanoTime);
     try (AnswerBudget.Hold large = new AnswerBudget.Hold()) {
       large.charge(budget, 3 * MIB);
       large.charge(budget, MIB);
@@ -59,7 +59,7 @@ class AnswerBudgetTest {
 
   @Test
   void anAnswerThatDoesNotFitWaitsUntilAnotherIsReleased() throws Exception {
-    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofSeconds(30));
+    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofSeconds(30), System::nanoTime);
     AnswerBudget.Hold first = new AnswerBudget.Hold();
     first.charge(budget, 800_000);
     try (AnswerBudget.Hold second = new AnswerBudget.Hold()) {
@@ -122,7 +122,7 @@ class AnswerBudgetTest {
   // A bound on a hang: a wait that ignored the exchange's 300 ms would last the budget's hour.
   @Timeout(60)
   void noWaitOutlastsTheExchangesOwnDeadline() throws Exception {
-    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofHours(1));
+    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofHours(1), System::nanoTime);
     try (AnswerBudget.Hold first = new AnswerBudget.Hold();
         AnswerBudget.Hold second = new AnswerBudget.Hold(Duration.ofMillis(300))) {
       first.charge(budget, 800_000);
@@ -137,7 +137,7 @@ class AnswerBudgetTest {
   // A bound on a hang: an answer that waited would wait the budget's hour.
   @Timeout(60)
   void anAnswerThatHoldsBytesAndNeedsMoreThanIsLeftFailsWithoutWaiting() throws Exception {
-    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofHours(1));
+    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofHours(1), System::nanoTime);
     try (AnswerBudget.Hold first = new AnswerBudget.Hold();
         AnswerBudget.Hold second = new AnswerBudget.Hold()) {
       first.charge(budget, 500_000);
@@ -154,7 +154,7 @@ class AnswerBudgetTest {
   @Test
   void theEngineAnswersUnavailableWithRetryAfterWhenNoRoomComesAndTranscribesOnceThereIs()
       throws Exception {
-    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofMillis(300));
+    AnswerBudget budget = new AnswerBudget(MIB, Duration.ofMillis(300), System::nanoTime);
     OkHttpClient http = AnswerLimit.applyTo(new OkHttpClient(), 32 * MIB, budget);
     OpenAiCompatibleEngine engine =
         OpenAiCompatibleEngine.create(

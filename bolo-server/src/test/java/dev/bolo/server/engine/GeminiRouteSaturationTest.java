@@ -36,7 +36,7 @@ class GeminiRouteSaturationTest {
   @StartStop final MockWebServer gemini = new MockWebServer();
 
   /** No wait for room: an answer that does not fit is refused at once. */
-  private final AnswerBudget budget = new AnswerBudget(MIB, Duration.ZERO);
+  private final AnswerBudget budget = new AnswerBudget(MIB, Duration.ZERO, System::nanoTime);
 
   private final AtomicInteger backupCalls = new AtomicInteger();
   private RoutedEngine engine;
@@ -81,9 +81,11 @@ class GeminiRouteSaturationTest {
         spec ->
             spec.name().equals("google")
                 ? GeminiEngines.create(
-                    GeminiConfig.of("key", http).withBaseUrl(gemini.url("/").toString()))
+                    GeminiConfig.of("key", http).withBaseUrl(gemini.url("/").toString()),
+                    () -> 0L,
+                    pause -> {})
                 : new Backup(backupCalls),
-        (name, max) -> CallsPerMinute.local(name, max),
+        (name, max) -> CallsPerMinute.local(name, max, () -> 0L),
         () -> 0L);
   }
 

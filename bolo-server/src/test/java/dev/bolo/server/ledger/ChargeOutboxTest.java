@@ -33,7 +33,8 @@ class ChargeOutboxTest {
     Path journal = dir.resolve("slot-0.charges");
     RecordingLedger away = new RecordingLedger();
     away.down = true;
-    ChargeOutbox dying = new ChargeOutbox(away, scheduler, System::nanoTime, 100, journal);
+    ChargeOutbox dying =
+        new ChargeOutbox(away, scheduler, System::nanoTime, Thread::sleep, 100, journal);
 
     dying.charge(hold("h1", "work-1"), 1_500);
     dying.charge(hold("h2", "work-2"), 2_500);
@@ -42,7 +43,8 @@ class ChargeOutboxTest {
     assertThat(Files.readAllLines(journal)).hasSize(2);
 
     RecordingLedger back = new RecordingLedger();
-    ChargeOutbox next = new ChargeOutbox(back, scheduler, System::nanoTime, 100, journal);
+    ChargeOutbox next =
+        new ChargeOutbox(back, scheduler, System::nanoTime, Thread::sleep, 100, journal);
 
     assertThat(next.replay()).isEqualTo(2);
     assertThat(next.drain(Duration.ofSeconds(5))).isTrue();
@@ -55,7 +57,7 @@ class ChargeOutboxTest {
     RecordingLedger ledger = new RecordingLedger();
     ledger.refused = "work-bad";
     ChargeOutbox outbox =
-        new ChargeOutbox(ledger, scheduler, System::nanoTime, 100, dir.resolve("j"));
+        new ChargeOutbox(ledger, scheduler, System::nanoTime, Thread::sleep, 100, dir.resolve("j"));
 
     outbox.charge(hold("h1", "work-bad"), 1_000);
     outbox.charge(hold("h2", "work-good"), 2_000);
@@ -70,7 +72,8 @@ class ChargeOutboxTest {
     RecordingLedger ledger = new RecordingLedger();
     CompletableFuture<Charge> batch = new CompletableFuture<>();
     ledger.soon = batch;
-    ChargeOutbox outbox = new ChargeOutbox(ledger, scheduler, System::nanoTime, 100, journal);
+    ChargeOutbox outbox =
+        new ChargeOutbox(ledger, scheduler, System::nanoTime, Thread::sleep, 100, journal);
 
     outbox.charge(hold("h1", "work-1"), 1_500);
     assertThat(outbox.pending()).isZero();

@@ -46,6 +46,10 @@ abstract class LedgerContractTest {
 
   final MutableClock clock = MutableClock.at(Instant.parse("2026-12-01T10:00:00Z"));
   final AtomicLong ticker = new AtomicLong();
+
+  /** The usage rows' linger passes in real time, as in the gateway. */
+  final LedgerTime time = new LedgerTime(clock, ticker::get, System::nanoTime);
+
   LedgerConfig config;
   private final List<DurableLedger> opened = new ArrayList<>();
 
@@ -70,10 +74,7 @@ abstract class LedgerContractTest {
 
   @BeforeEach
   void createConfig() throws SQLException {
-    config =
-        LedgerConfig.embedded(dataDir)
-            .withJdbcUrl(freshDatabaseUrl())
-            .withClock(clock, ticker::get);
+    config = LedgerConfig.embedded(dataDir).withJdbcUrl(freshDatabaseUrl());
   }
 
   @AfterEach
@@ -83,7 +84,7 @@ abstract class LedgerContractTest {
   }
 
   DurableLedger open(LedgerConfig configuration) {
-    DurableLedger ledger = Ledger.jdbc(configuration);
+    DurableLedger ledger = Ledger.jdbc(configuration, time);
     opened.add(ledger);
     return ledger;
   }
@@ -173,7 +174,7 @@ abstract class LedgerContractTest {
     String token = tokenOf(server.add(new Device("phone")));
     assertThat(server.authenticate(token)).isPresent();
 
-    try (DurableLedger cli = Ledger.jdbc(config)) {
+    try (DurableLedger cli = Ledger.jdbc(config, time)) {
       assertThat(cli.revoke("phone")).isTrue();
     }
 
@@ -192,7 +193,7 @@ abstract class LedgerContractTest {
     assertThat(unlimited).isInstanceOf(Reservation.Granted.class);
     assertThat(server.commit((Reservation.Granted) unlimited, 5_000)).isEqualTo(Charge.CHARGED);
 
-    try (DurableLedger cli = Ledger.jdbc(config)) {
+    try (DurableLedger cli = Ledger.jdbc(config, time)) {
       assertThat(cli.setQuota("phone", 6)).isTrue();
     }
     ticker.addAndGet(RememberedDevices.REMEMBERED.toNanos());
@@ -233,7 +234,7 @@ abstract class LedgerContractTest {
     CompletionStage<Charge> meteredCharge = ledger.commitSoon(metered, 5_000);
     // Written before it returned: another process sees it at once.
     assertThat(meteredCharge.toCompletableFuture()).isDone();
-    try (DurableLedger cli = Ledger.jdbc(config)) {
+    try (DurableLedger cli = Ledger.jdbc(config, time)) {
       assertThat(find(cli, "metered").chargedMillis()).isEqualTo(5_000);
     }
   }
@@ -426,8 +427,9 @@ abstract class LedgerContractTest {
 
   @Test
   void holdsLeftByThisInstancesEarlierRunAreDroppedWhenItReopensButNotAnotherInstances() {
-    try (DurableLedger crashed = Ledger.jdbc(config.withTrialSeconds(30).withInstanceId(ID_A));
-        DurableLedger other = Ledger.jdbc(config.withTrialSeconds(30).withInstanceId(ID_B))) {
+    try (DurableLedger crashed =
+            Ledger.jdbc(config.withTrialSeconds(30).withInstanceId(ID_A), time);
+        DurableLedger other = Ledger.jdbc(config.withTrialSeconds(30).withInstanceId(ID_B), time)) {
       crashed.add(new Device("phone"));
       assertThat(reserve(crashed, "phone", 10_000)).isInstanceOf(Reservation.Granted.class);
       assertThat(reserve(other, "phone", 10_000)).isInstanceOf(Reservation.Granted.class);
@@ -697,7 +699,7 @@ abstract class LedgerContractTest {
   @Test
   void reopeningTheDatabaseKeepsDevicesQuotaAndUsage() {
     String token;
-    try (DurableLedger before = Ledger.jdbc(config.withTrialSeconds(30))) {
+    try (DurableLedger before = Ledger.jdbc(config.withTrialSeconds(30), time)) {
       token = tokenOf(before.add(new Device("phone")));
       before.add(new Device("tablet"));
       before.revoke("tablet");
@@ -722,7 +724,7 @@ abstract class LedgerContractTest {
 
   @Test
   void readinessFollowsTheDatabase() {
-    DurableLedger ledger = Ledger.jdbc(config);
+    DurableLedger ledger = Ledger.jdbc(config, time);
     assertThat(ledger.readiness().state()).isEqualTo(Readiness.State.READY);
 
     ledger.close();

@@ -17,11 +17,12 @@ class RememberedDevicesTest {
 
   @Test
   void tokensNobodyOwnsNeverTakeTheRoomOfDevicesTokens() {
-    LedgerConfig config = LedgerConfig.embedded(dataDir).withClock(Clock.systemUTC(), ticker);
-    try (DurableLedger operator = Ledger.jdbc(config);
+    LedgerConfig config = LedgerConfig.embedded(dataDir);
+    try (DurableLedger operator =
+            Ledger.jdbc(config, new LedgerTime(Clock.systemUTC(), ticker, System::nanoTime));
         HikariDataSource database = LedgerDatabase.open(config)) {
       String token = ((Enrollment.Enrolled) operator.add(new Device("phone"))).token();
-      RememberedDevices remembered = new RememberedDevices(new Jdbc(database), config);
+      RememberedDevices remembered = new RememberedDevices(new Jdbc(database), config, ticker);
       assertThat(remembered.authenticate(token)).contains(new Device("phone"));
 
       for (int i = 0; i < 5_000; i++) {

@@ -25,7 +25,7 @@ class SqliteLedgerTest extends LedgerContractTest {
   @Test
   void aNewDataDirectoryAndLedgerAreReadableByTheGatewaysUserOnly() throws Exception {
     Path fresh = dataDir.resolve("fresh");
-    DurableLedger ledger = open(LedgerConfig.embedded(fresh).withClock(clock, ticker::get));
+    DurableLedger ledger = open(LedgerConfig.embedded(fresh));
     ledger.add(new Device("phone"));
 
     assertThat(mode(fresh)).isEqualTo("rwx------");
@@ -88,8 +88,7 @@ class SqliteLedgerTest extends LedgerContractTest {
   @Test
   void anInMemoryDatabaseAnswersItsLookupsFromItself() {
     // A reader of its own would open another, empty database.
-    DurableLedger ledger =
-        open(config.withJdbcUrl("jdbc:sqlite::memory:").withClock(clock, ticker::get));
+    DurableLedger ledger = open(config.withJdbcUrl("jdbc:sqlite::memory:"));
     String token = tokenOf(ledger.add(new Device("phone")));
 
     assertThat(ledger.authenticate(token)).contains(new Device("phone"));

@@ -66,8 +66,7 @@ abstract class UsageRetentionContractTest {
     config =
         LedgerConfig.embedded(dataDir)
             .withJdbcUrl(freshDatabaseUrl())
-            .withUsageRetention(RETENTION)
-            .withClock(clock, ticker::get);
+            .withUsageRetention(RETENTION);
     ledger = open(config);
     DEVICES.forEach(name -> ledger.add(new Device(name)));
   }
@@ -79,7 +78,8 @@ abstract class UsageRetentionContractTest {
   }
 
   private DurableLedger open(LedgerConfig configuration) {
-    DurableLedger opening = Ledger.jdbc(configuration);
+    DurableLedger opening =
+        Ledger.jdbc(configuration, new LedgerTime(clock, ticker::get, System::nanoTime));
     opened.add(opening);
     return opening;
   }

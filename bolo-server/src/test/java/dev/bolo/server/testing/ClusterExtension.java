@@ -110,7 +110,8 @@ public final class ClusterExtension implements BeforeEachCallback, AfterEachCall
 
   /** A ledger on the shared database, as an operator's report opens it; the caller closes it. */
   public DurableLedger openLedger() {
-    return Ledger.jdbc(LedgerConfig.embedded(dataDir("report")).withJdbcUrl(databaseUrl()));
+    return Ledger.jdbc(
+        LedgerConfig.embedded(dataDir("report")).withJdbcUrl(databaseUrl()), SystemTime.ofLedger());
   }
 
   /** Milliseconds charged to {@code device} in the shared ledger. */

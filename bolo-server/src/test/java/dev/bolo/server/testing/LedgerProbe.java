@@ -26,7 +26,8 @@ public final class LedgerProbe implements AutoCloseable {
 
   /** Opens the embedded ledger under {@code dataDir}, of a gateway that is not running. */
   public static LedgerProbe open(Path dataDir) {
-    return new LedgerProbe(Ledger.jdbc(LedgerConfig.embedded(dataDir)), () -> {});
+    return new LedgerProbe(
+        Ledger.jdbc(LedgerConfig.embedded(dataDir), SystemTime.ofLedger()), () -> {});
   }
 
   /**
@@ -35,7 +36,8 @@ public final class LedgerProbe implements AutoCloseable {
    */
   public static LedgerProbe open(Path dataDir, Gateway running) {
     return new LedgerProbe(
-        Ledger.jdbc(LedgerConfig.embedded(dataDir)), () -> running.app().flushLedgerWrites());
+        Ledger.jdbc(LedgerConfig.embedded(dataDir), SystemTime.ofLedger()),
+        () -> running.app().flushLedgerWrites());
   }
 
   /** The ledger itself, for device administration. */

@@ -67,6 +67,7 @@ public class ScriptedGateway implements BeforeEachCallback, AfterEachCallback {
             if (call <= failFirst) {
               return new MockResponse.Builder().code(503).body("{\"error\":\"busy\"}").build();
             }
+            // A provider's latency is the behaviour the test scripts, not a wait for something.
             Thread.sleep(delay.toMillis());
             successes.incrementAndGet();
             return new MockResponse.Builder()

@@ -103,10 +103,12 @@ final class GeminiErrors {
 
   /**
    * The Retry-After header when present (RFC 9110 §10.2.3), else the RetryInfo delay in the body,
-   * which Gemini uses on 429.
+   * which Gemini uses on 429. The gateway's provider client passes every answer through {@link
+   * dev.bolo.server.engine.AnswerLimit}, which has measured an HTTP-date from the moment the answer
+   * arrived and left the header in delay-seconds.
    */
   static @Nullable Duration retryAfter(Reply.Answer answer, GoogleError error) {
-    Duration header = ProviderRetryAfter.parse(answer.headers().get("Retry-After"));
+    Duration header = ProviderRetryAfter.parseSafe(answer.headers().get("Retry-After"));
     return header != null ? header : error.retryDelay();
   }
 

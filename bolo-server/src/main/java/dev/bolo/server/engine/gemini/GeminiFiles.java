@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.HttpDeadline;
 import dev.bolo.server.engine.ProviderCall;
+import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.upload.AudioContent;
 import java.io.IOException;
 import java.time.Duration;

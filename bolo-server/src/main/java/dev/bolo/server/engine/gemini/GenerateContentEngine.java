@@ -6,6 +6,7 @@ import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.upload.AudioContent;
 import java.math.BigDecimal;
 import java.util.Objects;

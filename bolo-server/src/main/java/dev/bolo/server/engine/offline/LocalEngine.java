@@ -47,10 +47,6 @@ final class LocalEngine implements SpeechEngine {
 
   private final CompletableFuture<NoteRecognizer.Factory> model = new CompletableFuture<>();
 
-  LocalEngine(OfflineConfig config, Supplier<NoteRecognizer.Factory> loader) {
-    this(config, loader, System::nanoTime);
-  }
-
   LocalEngine(OfflineConfig config, Supplier<NoteRecognizer.Factory> loader, LongSupplier ticker) {
     this.config = config;
     this.ticker = ticker;

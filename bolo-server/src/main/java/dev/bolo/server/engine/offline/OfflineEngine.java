@@ -3,6 +3,7 @@ package dev.bolo.server.engine.offline;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.moonshine.ModelFolder;
 import dev.bolo.server.engine.moonshine.MoonshineRecognizer;
+import java.util.function.LongSupplier;
 
 /**
  * Creates the offline engine, named {@code offline}: Moonshine tiny (English) on ONNX Runtime, in
@@ -46,22 +47,23 @@ public final class OfflineEngine {
   /**
    * Checks the weights in the models folder the system properties name ({@link
    * ModelFolder#fromSystemProperties}) and starts an engine; the sessions begin loading on a
-   * background thread at once.
+   * background thread at once. A note's deadline is kept on {@code ticker} (elapsed nanoseconds).
    *
    * @throws dev.bolo.server.engine.moonshine.ModelFilesException when a weights file is missing or
    *     altered; its message is one line
    */
-  public static SpeechEngine create(OfflineConfig config) {
-    return create(config, ModelFolder.fromSystemProperties());
+  public static SpeechEngine create(OfflineConfig config, LongSupplier ticker) {
+    return create(config, ModelFolder.fromSystemProperties(), ticker);
   }
 
-  /** {@link #create(OfflineConfig)} with the weights in {@code folder}. */
-  public static SpeechEngine create(OfflineConfig config, ModelFolder folder) {
+  /** {@link #create(OfflineConfig, LongSupplier)} with the weights in {@code folder}. */
+  public static SpeechEngine create(OfflineConfig config, ModelFolder folder, LongSupplier ticker) {
     MoonshineRecognizer.Weights weights = MoonshineRecognizer.Weights.readFrom(folder);
     return new LocalEngine(
         config,
         () ->
             new MoonshineRecognizers(
-                MoonshineRecognizer.load(weights, MoonshineRecognizer.Options.defaults())));
+                MoonshineRecognizer.load(weights, MoonshineRecognizer.Options.defaults())),
+        ticker);
   }
 }

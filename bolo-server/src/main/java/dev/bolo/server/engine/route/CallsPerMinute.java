@@ -3,6 +3,7 @@ package dev.bolo.server.engine.route;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 /**
  * A limit of calls started per minute to one engine ({@code BOLO_ENGINE_<NAME>_MAX_PER_MINUTE}): on
@@ -17,8 +18,11 @@ public interface CallsPerMinute extends AutoCloseable {
   @Override
   default void close() {}
 
-  /** A limit of this instance alone, with resilience4j's rate limiter. */
-  static CallsPerMinute local(String name, int perMinute) {
+  /**
+   * A limit of this instance alone, with resilience4j's rate limiter, its minutes on {@code ticker}
+   * (elapsed nanoseconds).
+   */
+  static CallsPerMinute local(String name, int perMinute, LongSupplier ticker) {
     AtomicRateLimiter limiter =
         new AtomicRateLimiter(
             name,
@@ -26,7 +30,8 @@ public interface CallsPerMinute extends AutoCloseable {
                 .limitForPeriod(perMinute)
                 .limitRefreshPeriod(Duration.ofMinutes(1))
                 .timeoutDuration(Duration.ZERO)
-                .build());
+                .build(),
+            ticker::getAsLong);
     return () -> {
       if (limiter.acquirePermission()) {
         return Duration.ZERO;

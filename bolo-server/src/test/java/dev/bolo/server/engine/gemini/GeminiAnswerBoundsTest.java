@@ -27,7 +27,9 @@ class GeminiAnswerBoundsTest {
         GeminiConfig.of(
                 API_KEY,
                 AnswerLimit.applyTo(
-                    client(), maxAnswerBytes, new AnswerBudget(maxAnswerBytes, AnswerBudget.WAIT)))
+                    client(),
+                    maxAnswerBytes,
+                    new AnswerBudget(maxAnswerBytes, AnswerBudget.WAIT, System::nanoTime)))
             .withBaseUrl(server.url("/").toString());
     return engine(config, new ArrayList<>()).transcribe(request(BytesAudio.wav(100, 1)));
   }

@@ -210,7 +210,8 @@ class GenerateContentEngineTest {
   void aStalledAnswerTimesOutAfterTheRequestsTimeout() {
     server.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build());
     // A real ticker here: the call timeout is OkHttp's own clock, the deadline only sizes it.
-    SpeechEngine engine = GeminiEngines.create(GeminiFixtures.config(server));
+    SpeechEngine engine =
+        GeminiEngines.create(GeminiFixtures.config(server), System::nanoTime, Thread::sleep);
 
     EngineResult result =
         engine.transcribe(
@@ -226,7 +227,9 @@ class GenerateContentEngineTest {
     GeminiConfig config = GeminiFixtures.config(server);
     server.close();
 
-    EngineResult result = GeminiEngines.create(config).transcribe(request(BytesAudio.wav(100, 1)));
+    EngineResult result =
+        GeminiEngines.create(config, System::nanoTime, Thread::sleep)
+            .transcribe(request(BytesAudio.wav(100, 1)));
 
     assertThat(result).isInstanceOf(EngineResult.Unavailable.class);
   }
@@ -235,7 +238,9 @@ class GenerateContentEngineTest {
   void theEngineIsNamedGeminiWithTheConfiguredDefaultModel() {
     SpeechEngine engine =
         GeminiEngines.create(
-            GeminiConfig.of(API_KEY, new OkHttpClient()).withModel("gemini-2.5-flash-lite"));
+            GeminiConfig.of(API_KEY, new OkHttpClient()).withModel("gemini-2.5-flash-lite"),
+            System::nanoTime,
+            Thread::sleep);
 
     assertThat(engine.name()).isEqualTo("gemini");
     assertThat(engine.defaultModel()).isEqualTo("gemini-2.5-flash-lite");

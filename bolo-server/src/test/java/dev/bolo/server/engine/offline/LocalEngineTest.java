@@ -503,7 +503,7 @@ class LocalEngineTest {
 
   private LocalEngine engine(int recognizers, int queue, Supplier<NoteRecognizer.Factory> loader) {
     OfflineConfig config = new OfflineConfig(recognizers, queue, Duration.ofSeconds(5));
-    LocalEngine engine = new LocalEngine(config, loader);
+    LocalEngine engine = new LocalEngine(config, loader, System::nanoTime);
     engines.add(engine);
     return engine;
   }

@@ -33,7 +33,9 @@ class OfflineRecognitionTest {
 
   @BeforeAll
   static void loadModel() throws InterruptedException {
-    engine = (LocalEngine) OfflineEngine.create(new OfflineConfig(2, 4, Duration.ofSeconds(5)));
+    engine =
+        (LocalEngine)
+            OfflineEngine.create(new OfflineConfig(2, 4, Duration.ofSeconds(5)), System::nanoTime);
     assertThat(engine.awaitLoaded(Duration.ofMinutes(5))).as("model loaded").isTrue();
   }
 
