@@ -38,7 +38,7 @@ public final class MoonshineBench {
             + " | audio s per s, 1 note at once | audio s per s, 2 notes at once |");
     System.out.println("|---|---|---|---|---|---|");
     for (int threads : new int[] {1, 2}) {
-      try (MoonshineClips clips = new MoonshineClips(threads)) {
+      try (MoonshineClips clips = MoonshineClips.named("moonshine-java:" + threads)) {
         for (int i = 0; i < 3; i++) {
           clips.timed(note);
         }

@@ -158,9 +158,13 @@ public final class OfflineBench {
       case "sphinx4-defaults" -> ClipRecognizer.sphinx4Defaults();
       case "pocketsphinx" -> new PocketSphinxProcess();
       case "moonshine" -> new MoonshineProcess(2);
-      case "moonshine-java", "moonshine-java:1", "moonshine-java:2" -> MoonshineClips.named(config);
       case "engine" -> ClipRecognizer.engine(OfflineConfig.defaults(), timeout);
-      default -> throw new IllegalArgumentException("unknown configuration: " + config);
+      default -> {
+        if (config.startsWith("moonshine-java")) {
+          yield MoonshineClips.named(config);
+        }
+        throw new IllegalArgumentException("unknown configuration: " + config);
+      }
     };
   }
 
