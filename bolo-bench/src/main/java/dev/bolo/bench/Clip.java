@@ -1,5 +1,6 @@
 package dev.bolo.bench;
 
+import dev.bolo.testkit.LibriVox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -39,14 +40,8 @@ record Clip(String name, Path wav, String reference) {
    */
   static List<Clip> librivox(Path directory) throws IOException {
     List<Clip> clips = new ArrayList<>();
-    for (String line : Files.readAllLines(directory.resolve("transcription"))) {
-      int open = line.lastIndexOf('(');
-      if (open < 0) {
-        continue;
-      }
-      String name = line.substring(open + 1, line.lastIndexOf(')')).trim();
-      String text = line.substring(0, open).replace("<s>", "").replace("</s>", "").trim();
-      clips.add(new Clip(name, directory.resolve(name + ".wav"), text));
+    for (LibriVox.Recording recording : LibriVox.recordings(directory)) {
+      clips.add(new Clip(recording.name(), recording.wav(), recording.reference()));
     }
     return clips;
   }

@@ -16,7 +16,9 @@ import java.util.concurrent.Future;
  * audio per second of wall time) with one and with two notes recognised at once. Each note is
  * decoded by FFmpeg and read through the VAD, as the gateway would.
  *
- * <p>Usage: {@code MoonshineBench NOTE [ROUNDS]}; the models come from {@code models/}.
+ * <p>Usage: {@code MoonshineBench NOTE [ROUNDS [SETTINGS]]}, SETTINGS as {@link MoonshineClips}
+ * takes them after the threads (e.g. {@code /beam=1,noempty=0}: greedy); the models come from
+ * {@code models/}.
  */
 public final class MoonshineBench {
 
@@ -25,6 +27,8 @@ public final class MoonshineBench {
   public static void main(String[] args) throws Exception {
     Path note = Path.of(args[0]);
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 6;
+    // Settings as MoonshineClips takes them, e.g. "/beam=1,noempty=0" for greedy decoding.
+    String settings = args.length > 2 ? args[2] : "";
     double seconds = new Clip("note", note, "").seconds();
     System.out.printf(
         Locale.ROOT,
@@ -38,7 +42,7 @@ public final class MoonshineBench {
             + " | audio s per s, 1 note at once | audio s per s, 2 notes at once |");
     System.out.println("|---|---|---|---|---|---|");
     for (int threads : new int[] {1, 2}) {
-      try (MoonshineClips clips = new MoonshineClips(threads)) {
+      try (MoonshineClips clips = MoonshineClips.named("moonshine-java:" + threads + settings)) {
         for (int i = 0; i < 3; i++) {
           clips.timed(note);
         }

@@ -20,8 +20,10 @@ import java.util.function.Function;
  * per voice, speed, noise and format, and overall. Two notes are recognised at a time, one per
  * core; {@link OfflineBench} measures speed.
  *
- * <p>Usage: {@code OfflineAccuracy [--set DIR] [CONFIG]}, CONFIG as for {@link OfflineBench}
- * ({@code engine} by default); DIR defaults to {@code bolo-bench/target/accuracy}.
+ * <p>Usage: {@code OfflineAccuracy [--set DIR] [--notes FILE] [CONFIG]}, CONFIG as for {@link
+ * OfflineBench} ({@code engine} by default); DIR defaults to {@code bolo-bench/target/accuracy}.
+ * {@code --notes FILE} also writes each note's errors, words and transcript there (tab-separated),
+ * to see what was misheard.
  */
 public final class OfflineAccuracy {
 
@@ -31,14 +33,17 @@ public final class OfflineAccuracy {
   private record Row(
       String file, String voice, String speed, String noise, String format, String reference) {}
 
-  private record Scored(Row row, int errors, int words) {}
+  private record Scored(Row row, int errors, int words, String text) {}
 
   public static void main(String[] args) throws Exception {
     Path set = Path.of("bolo-bench", "target", "accuracy");
     String config = "engine";
+    Path notes = null;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--set")) {
         set = Path.of(args[++i]);
+      } else if (args[i].equals("--notes")) {
+        notes = Path.of(args[++i]);
       } else {
         config = args[i];
       }
@@ -85,13 +90,28 @@ public final class OfflineAccuracy {
     table("noise", scored, s -> s.row().noise());
     table("format", scored, s -> s.row().format());
     table("overall", scored, s -> "all");
+    if (notes != null) {
+      List<String> lines = new ArrayList<>();
+      lines.add("file\terrors\twords\treference\ttranscript");
+      for (Scored s : scored) {
+        lines.add(
+            String.join(
+                "\t",
+                s.row().file(),
+                Integer.toString(s.errors()),
+                Integer.toString(s.words()),
+                s.row().reference(),
+                s.text()));
+      }
+      Files.write(notes, lines, StandardCharsets.UTF_8);
+    }
   }
 
   private static Scored score(ClipRecognizer recognizer, Row row, Path file) throws IOException {
     String text = recognizer.transcribe(new Clip(row.file(), file, row.reference()));
     List<String> reference = WordErrorRate.words(row.reference());
     return new Scored(
-        row, WordErrorRate.errors(reference, WordErrorRate.words(text)), reference.size());
+        row, WordErrorRate.errors(reference, WordErrorRate.words(text)), reference.size(), text);
   }
 
   private static void table(String dimension, List<Scored> scored, Function<Scored, String> key) {

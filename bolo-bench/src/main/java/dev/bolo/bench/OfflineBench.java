@@ -3,6 +3,7 @@ package dev.bolo.bench;
 import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.bolo.server.engine.offline.OfflineConfig;
 import dev.bolo.server.engine.offline.WordErrorRate;
+import dev.bolo.testkit.LibriVox;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -45,7 +46,7 @@ public final class OfflineBench {
 
   public static void main(String[] args) throws Exception {
     Path notes = Path.of("samples", "notes");
-    Path librivox = Path.of("/usr/share/pocketsphinx/test/data/librivox");
+    Path librivox = LibriVox.DIRECTORY;
     String child = null;
     List<String> configs = new ArrayList<>();
     List<String> jvmArgs = new ArrayList<>();
@@ -158,9 +159,13 @@ public final class OfflineBench {
       case "sphinx4-defaults" -> ClipRecognizer.sphinx4Defaults();
       case "pocketsphinx" -> new PocketSphinxProcess();
       case "moonshine" -> new MoonshineProcess(2);
-      case "moonshine-java", "moonshine-java:1", "moonshine-java:2" -> MoonshineClips.named(config);
       case "engine" -> ClipRecognizer.engine(OfflineConfig.defaults(), timeout);
-      default -> throw new IllegalArgumentException("unknown configuration: " + config);
+      default -> {
+        if (config.startsWith("moonshine-java")) {
+          yield MoonshineClips.named(config);
+        }
+        throw new IllegalArgumentException("unknown configuration: " + config);
+      }
     };
   }
 

@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.offline.WordErrorRate;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OfflineGateway;
+import dev.bolo.testkit.LibriVox;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -26,7 +26,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class OfflineRealSpeechTest {
 
-  private static final Path LIBRIVOX = Path.of("/usr/share/pocketsphinx/test/data/librivox");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @RegisterExtension static final OfflineGateway offline = new OfflineGateway();
@@ -37,17 +36,12 @@ class OfflineRealSpeechTest {
     int errors = 0;
     int words = 0;
     StringBuilder report = new StringBuilder();
-    for (String line : Files.readAllLines(LIBRIVOX.resolve("transcription"))) {
-      int open = line.lastIndexOf('(');
-      if (open < 0) {
-        continue;
-      }
-      String name = line.substring(open + 1, line.lastIndexOf(')')).trim();
-      String reference = line.substring(0, open).replace("<s>", "").replace("</s>", "").trim();
-      String text = transcribe(Files.readAllBytes(LIBRIVOX.resolve(name + ".wav")), "note.wav");
-      List<String> expected = WordErrorRate.words(reference);
+    for (LibriVox.Recording recording : LibriVox.recordings()) {
+      String text = transcribe(Files.readAllBytes(recording.wav()), "note.wav");
+      List<String> expected = WordErrorRate.words(recording.reference());
       int clipErrors = WordErrorRate.errors(expected, WordErrorRate.words(text));
-      report.append(String.format("%n%s: %d/%d '%s'", name, clipErrors, expected.size(), text));
+      report.append(
+          String.format("%n%s: %d/%d '%s'", recording.name(), clipErrors, expected.size(), text));
       errors += clipErrors;
       words += expected.size();
     }

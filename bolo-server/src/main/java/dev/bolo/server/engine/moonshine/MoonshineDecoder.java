@@ -52,19 +52,31 @@ final class MoonshineDecoder implements AutoCloseable {
   private final OrtEnvironment environment;
   private final OrtSession encoder;
   private final OrtSession decoder;
+  private final Decoding search;
 
   /** The outputs asked for after the first step: the encoder's cache does not change. */
   private final Set<String> cachedStepOutputs;
 
-  MoonshineDecoder(OrtEnvironment environment, OrtSession encoder, OrtSession decoder) {
+  private final List<String> pastNames = new ArrayList<>();
+  private final List<String> encoderPresentNames = new ArrayList<>();
+  private final List<String> decoderPresentNames = new ArrayList<>();
+
+  MoonshineDecoder(
+      OrtEnvironment environment, OrtSession encoder, OrtSession decoder, Decoding search) {
     this.environment = environment;
     this.encoder = encoder;
     this.decoder = decoder;
+    this.search = search;
     Set<String> outputs = new LinkedHashSet<>();
     outputs.add("logits");
     for (int layer = 0; layer < LAYERS; layer++) {
-      outputs.add(present(layer, "decoder", "key"));
-      outputs.add(present(layer, "decoder", "value"));
+      for (String kind : List.of("key", "value")) {
+        outputs.add(present(layer, "decoder", kind));
+        decoderPresentNames.add(present(layer, "decoder", kind));
+        encoderPresentNames.add(present(layer, "encoder", kind));
+        pastNames.add(past(layer, "decoder", kind));
+        pastNames.add(past(layer, "encoder", kind));
+      }
     }
     this.cachedStepOutputs = Set.copyOf(outputs);
   }
@@ -98,81 +110,145 @@ final class MoonshineDecoder implements AutoCloseable {
    */
   Decoded decode(float[] samples, BooleanSupplier stop) throws OrtException {
     int bound = (int) Math.ceil(samples.length * TOKENS_PER_SECOND / RATE) + TOKENS_BEYOND_THE_RATE;
-    int[] tokens = new int[bound];
-    int written = 0;
-    List<OrtSession.Result> held = new ArrayList<>();
-    try (OnnxTensor audio =
-            OnnxTensor.createTensor(
-                environment, FloatBuffer.wrap(samples), new long[] {1, samples.length});
-        OrtSession.Result encoded = encoder.run(Map.of("input_values", audio));
-        OnnxTensor empty =
-            OnnxTensor.createTensor(
-                environment, FloatBuffer.allocate(0), new long[] {1, KV_HEADS, 0, HEAD_DIM});
-        OnnxTensor noCache = OnnxTensor.createTensor(environment, new boolean[] {false});
-        OnnxTensor withCache = OnnxTensor.createTensor(environment, new boolean[] {true})) {
-      OnnxValue hidden = value(encoded, "last_hidden_state");
-      long next = START_TOKEN;
+    int width = search.beamWidth();
+    BeamSearch beams = new BeamSearch(width, search.lengthPenalty(), END_TOKEN);
+    List<AutoCloseable> held = new ArrayList<>();
+    try {
+      OnnxTensor audio =
+          hold(
+              held,
+              OnnxTensor.createTensor(
+                  environment, FloatBuffer.wrap(samples), new long[] {1, samples.length}));
+      OrtSession.Result encoded = hold(held, encoder.run(Map.of("input_values", audio)));
+      OnnxTensor hidden = (OnnxTensor) value(encoded, "last_hidden_state");
+      if (width > 1) {
+        hidden = hold(held, repeated(hidden, width));
+      }
+      OnnxTensor empty =
+          hold(
+              held,
+              OnnxTensor.createTensor(
+                  environment, FloatBuffer.allocate(0), new long[] {width, KV_HEADS, 0, HEAD_DIM}));
+      OnnxTensor noCache = hold(held, OnnxTensor.createTensor(environment, new boolean[] {false}));
+      OnnxTensor withCache = hold(held, OnnxTensor.createTensor(environment, new boolean[] {true}));
+      Map<String, OnnxTensor> past = new HashMap<>();
+      for (String name : pastNames) {
+        past.put(name, empty);
+      }
+      long[] next = new long[width];
+      java.util.Arrays.fill(next, START_TOKEN);
       OrtSession.Result first = null;
-      OrtSession.Result last = null;
+      List<AutoCloseable> previous = new ArrayList<>();
       while (true) {
         if (stop.getAsBoolean()) {
-          return new Decoded(copy(tokens, written), Ending.STOPPED);
+          return new Decoded(beams.bestRunning(), Ending.STOPPED);
         }
-        if (written == bound) {
+        if (beams.length() == bound) {
+          int[] best = beams.best();
+          if (best != beams.bestRunning()) {
+            return new Decoded(best, Ending.END_TOKEN);
+          }
           // Speech ends within the bound; a decoder that ran into it looping is cut to one copy.
-          int cut = RepetitionGuard.cutAt(tokens, written);
+          int cut = RepetitionGuard.cutAt(best, best.length);
           return cut < 0
-              ? new Decoded(copy(tokens, written), Ending.TOKEN_BOUND)
-              : new Decoded(copy(tokens, cut), Ending.LOOP_CUT);
+              ? new Decoded(best, Ending.TOKEN_BOUND)
+              : new Decoded(java.util.Arrays.copyOf(best, cut), Ending.LOOP_CUT);
         }
-        Map<String, OnnxTensor> inputs = new HashMap<>();
+        OrtSession.Result step;
         try (OnnxTensor ids =
-            OnnxTensor.createTensor(
-                environment, LongBuffer.wrap(new long[] {next}), new long[] {1, 1})) {
+            OnnxTensor.createTensor(environment, LongBuffer.wrap(next), new long[] {width, 1})) {
+          Map<String, OnnxTensor> inputs = new HashMap<>(past);
           inputs.put("input_ids", ids);
-          inputs.put("encoder_hidden_states", (OnnxTensor) hidden);
+          inputs.put("encoder_hidden_states", hidden);
           inputs.put("use_cache_branch", first == null ? noCache : withCache);
-          for (int layer = 0; layer < LAYERS; layer++) {
-            for (String kind : List.of("key", "value")) {
-              inputs.put(
-                  past(layer, "decoder", kind),
-                  cached(last, present(layer, "decoder", kind), empty));
-              inputs.put(
-                  past(layer, "encoder", kind),
-                  cached(first, present(layer, "encoder", kind), empty));
-            }
-          }
-          OrtSession.Result step =
-              first == null ? decoder.run(inputs) : decoder.run(inputs, cachedStepOutputs);
-          held.add(step);
-          // The first step's result holds the encoder's cache for the whole utterance; any other
-          // is needed only until the next step has read its decoder cache.
-          if (last != null && last != first) {
-            held.remove(last);
-            last.close();
-          }
-          if (first == null) {
-            first = step;
-          }
-          last = step;
+          step = first == null ? decoder.run(inputs) : decoder.run(inputs, cachedStepOutputs);
         }
-        int token = likeliest((OnnxTensor) value(last, "logits"));
-        if (token == END_TOKEN) {
-          return new Decoded(copy(tokens, written), Ending.END_TOKEN);
+        // What the step read is no longer needed, but for the first step's encoder cache.
+        closeAll(previous);
+        if (first == null) {
+          first = hold(held, step);
+          for (String name : encoderPresentNames) {
+            past.put(pastName(name), (OnnxTensor) value(first, name));
+          }
+        } else {
+          previous.add(step);
         }
-        tokens[written++] = token;
-        next = token;
+        int[] parents =
+            beams.advance(
+                ((OnnxTensor) value(step, "logits")).getFloatBuffer(),
+                vocabularySize(step),
+                beams.length() > 0 || !search.noEmptyUtterance());
+        if (beams.done()) {
+          return new Decoded(beams.bestFinished(), Ending.END_TOKEN);
+        }
+        boolean inOrder = true;
+        for (int beam = 0; beam < width; beam++) {
+          next[beam] = beams.lastToken(beam);
+          inOrder &= parents[beam] == beam;
+        }
+        for (String name : decoderPresentNames) {
+          OnnxTensor present = (OnnxTensor) value(step, name);
+          past.put(pastName(name), inOrder ? present : hold(previous, reordered(present, parents)));
+        }
       }
     } finally {
-      for (OrtSession.Result result : held) {
-        result.close();
-      }
+      closeAll(held);
     }
   }
 
-  private static OnnxTensor cached(
-      OrtSession.@org.jspecify.annotations.Nullable Result result, String name, OnnxTensor empty) {
-    return result == null ? empty : (OnnxTensor) value(result, name);
+  private static <T extends AutoCloseable> T hold(List<AutoCloseable> held, T resource) {
+    held.add(resource);
+    return resource;
+  }
+
+  private static void closeAll(List<AutoCloseable> resources) throws OrtException {
+    try {
+      for (AutoCloseable resource : resources) {
+        resource.close();
+      }
+    } catch (OrtException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    } finally {
+      resources.clear();
+    }
+  }
+
+  /** {@code tensor}, of batch 1, repeated {@code times} along the batch. */
+  private OnnxTensor repeated(OnnxTensor tensor, int times) throws OrtException {
+    FloatBuffer one = tensor.getFloatBuffer();
+    long[] shape = tensor.getInfo().getShape();
+    FloatBuffer all =
+        java.nio.ByteBuffer.allocateDirect(one.remaining() * times * Float.BYTES)
+            .order(java.nio.ByteOrder.nativeOrder())
+            .asFloatBuffer();
+    for (int i = 0; i < times; i++) {
+      all.put(one.duplicate());
+    }
+    all.flip();
+    shape[0] = times;
+    return OnnxTensor.createTensor(environment, all, shape);
+  }
+
+  /** {@code tensor}'s batch rows in the order {@code rows} names them. */
+  private OnnxTensor reordered(OnnxTensor tensor, int[] rows) throws OrtException {
+    FloatBuffer values = tensor.getFloatBuffer();
+    int row = values.remaining() / rows.length;
+    FloatBuffer out =
+        java.nio.ByteBuffer.allocateDirect(values.remaining() * Float.BYTES)
+            .order(java.nio.ByteOrder.nativeOrder())
+            .asFloatBuffer();
+    for (int source : rows) {
+      out.put(values.slice(source * row, row));
+    }
+    out.flip();
+    return OnnxTensor.createTensor(environment, out, tensor.getInfo().getShape());
+  }
+
+  private static int vocabularySize(OrtSession.Result step) {
+    long[] shape = ((OnnxTensor) value(step, "logits")).getInfo().getShape();
+    return (int) shape[shape.length - 1];
   }
 
   private static OnnxValue value(OrtSession.Result result, String name) {
@@ -181,34 +257,17 @@ final class MoonshineDecoder implements AutoCloseable {
         .orElseThrow(() -> new IllegalStateException("the model gave no output " + name));
   }
 
-  /** The id with the highest logit at the last position. */
-  private static int likeliest(OnnxTensor logits) {
-    FloatBuffer values = logits.getFloatBuffer();
-    long[] shape = logits.getInfo().getShape();
-    int vocabulary = (int) shape[shape.length - 1];
-    int offset = values.limit() - vocabulary;
-    int best = 0;
-    float bestValue = Float.NEGATIVE_INFINITY;
-    for (int i = 0; i < vocabulary; i++) {
-      float value = values.get(offset + i);
-      if (value > bestValue) {
-        bestValue = value;
-        best = i;
-      }
-    }
-    return best;
-  }
-
-  private static int[] copy(int[] tokens, int length) {
-    return java.util.Arrays.copyOf(tokens, length);
-  }
-
   private static String past(int layer, String side, String kind) {
     return "past_key_values." + layer + "." + side + "." + kind;
   }
 
   private static String present(int layer, String side, String kind) {
     return "present." + layer + "." + side + "." + kind;
+  }
+
+  /** The input that takes the output {@code present}'s value at the next step. */
+  private static String pastName(String present) {
+    return "past_key_values" + present.substring("present".length());
   }
 
   @Override

@@ -51,17 +51,18 @@ public final class MoonshineRecognizer implements AutoCloseable {
    * @param intraOpThreads threads ONNX Runtime may use inside one model call; 1 lets several notes
    *     share the cores without contending
    * @param limits how notes are cut into utterances
+   * @param decoding how the decoder chooses tokens
    */
-  public record Options(int intraOpThreads, SpeechLimits limits) {
+  public record Options(int intraOpThreads, SpeechLimits limits, Decoding decoding) {
     public Options {
       if (intraOpThreads < 1) {
         throw new IllegalArgumentException("intraOpThreads must be >= 1: " + intraOpThreads);
       }
     }
 
-    /** One thread per call, {@link SpeechLimits#defaults()}. */
+    /** One thread per call, {@link SpeechLimits#defaults()}, {@link Decoding#defaults()}. */
     public static Options defaults() {
-      return new Options(1, SpeechLimits.defaults());
+      return new Options(1, SpeechLimits.defaults(), Decoding.defaults());
     }
   }
 
@@ -135,7 +136,7 @@ public final class MoonshineRecognizer implements AutoCloseable {
       return new MoonshineRecognizer(
           options,
           weights.vocabulary,
-          new MoonshineDecoder(environment, encoder, decoder),
+          new MoonshineDecoder(environment, encoder, decoder, options.decoding()),
           new SileroVad(environment, vad));
     } catch (OrtException e) {
       for (AutoCloseable session : opened) {

@@ -2,6 +2,7 @@ package dev.bolo.server.engine.moonshine;
 
 import dev.bolo.audio.SeekableSource;
 import dev.bolo.decode.PcmDecoder;
+import dev.bolo.testkit.LibriVox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,28 +19,19 @@ final class Notes {
   /** The committed models, from the module's folder. */
   static final ModelFolder MODELS = new ModelFolder(Path.of("..", "models"));
 
-  /**
-   * Debian's pocketsphinx-testdata: five LibriVox recordings (Jane Austen, "Sense and Sensibility",
-   * read by a volunteer) with their transcripts. .ci/run installs it.
-   */
-  static final Path LIBRIVOX = Path.of("/usr/share/pocketsphinx/test/data/librivox");
-
   private Notes() {}
 
   /** A recording with what was said in it. */
   record Clip(String name, float[] samples, String reference) {}
 
-  /** The LibriVox clips, in the order of their transcription file. */
+  /**
+   * Debian's pocketsphinx-testdata's LibriVox recordings ({@link LibriVox}; .ci/run installs them),
+   * decoded, in the order of their transcription file.
+   */
   static List<Clip> librivox() throws IOException {
     List<Clip> clips = new ArrayList<>();
-    for (String line : Files.readAllLines(LIBRIVOX.resolve("transcription"))) {
-      int open = line.lastIndexOf('(');
-      if (open < 0) {
-        continue;
-      }
-      String name = line.substring(open + 1, line.lastIndexOf(')')).trim();
-      String text = line.substring(0, open).replace("<s>", "").replace("</s>", "").trim();
-      clips.add(new Clip(name, decode(LIBRIVOX.resolve(name + ".wav")), text));
+    for (LibriVox.Recording recording : LibriVox.recordings()) {
+      clips.add(new Clip(recording.name(), decode(recording.wav()), recording.reference()));
     }
     return clips;
   }
