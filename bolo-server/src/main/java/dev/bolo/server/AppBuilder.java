@@ -5,10 +5,7 @@ import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.AnswerBudget;
 import dev.bolo.server.engine.AnswerLimit;
-import dev.bolo.server.engine.EngineKind;
-import dev.bolo.server.engine.ProviderSockets;
 import dev.bolo.server.engine.SpeechEngine;
-import dev.bolo.server.engine.route.Routing;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.http.ConnectionTimeouts;
 import dev.bolo.server.http.InFlightRequests;
@@ -40,11 +37,9 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,11 +76,6 @@ public final class AppBuilder {
 
   /** Charges kept while the ledger is unreachable; each is a few dozen bytes. */
   private static final int OUTBOX_CAPACITY = 100_000;
-
-  /**
-   * Idle provider connections kept for reuse: enough for the calls a busy instance runs at once.
-   */
-  private static final int PROVIDER_IDLE_CONNECTIONS = 2_048;
 
   private final ServerConfig config;
   private Clock clock = Clock.systemUTC();
@@ -201,7 +191,7 @@ public final class AppBuilder {
     built.push(gcMetrics);
     // The arrays notes pass through on their way in and out: this gateway's own.
     TransferBuffers transfers = new TransferBuffers();
-    OkHttpClient http = providerClient(transfers);
+    OkHttpClient http = Engines.providerClient(config, transfers);
     built.push(
         () -> {
           http.dispatcher().executorService().shutdown();
@@ -353,24 +343,6 @@ public final class AppBuilder {
             admission,
             phones,
             javalin));
-  }
-
-  /**
-   * Keeps a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
-   * load most provider calls would open a new connection and close it afterwards.
-   */
-  private OkHttpClient providerClient(TransferBuffers transfers) {
-    OkHttpClient.Builder provider =
-        new OkHttpClient.Builder()
-            .connectTimeout(Duration.ofSeconds(10))
-            .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES));
-    Routing routing = config.routing();
-    if (routing.alone()
-        && routing.engines().get(0).kind() == EngineKind.OPENAI
-        && ProviderSockets.helps(config.openAi().baseUrl())) {
-      provider.socketFactory(new ProviderSockets(transfers));
-    }
-    return provider.build();
   }
 
   private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {

@@ -1,6 +1,8 @@
 package dev.bolo.server;
 
 import dev.bolo.server.config.ServerConfig;
+import dev.bolo.server.engine.EngineKind;
+import dev.bolo.server.engine.ProviderSockets;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.deepgram.DeepgramEngine;
 import dev.bolo.server.engine.gemini.GeminiConfig;
@@ -17,10 +19,13 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.upload.TransferBuffers;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 
 /**
@@ -29,7 +34,30 @@ import okhttp3.OkHttpClient;
  */
 final class Engines {
 
+  /**
+   * Idle provider connections kept for reuse: enough for the calls a busy instance runs at once.
+   */
+  private static final int PROVIDER_IDLE_CONNECTIONS = 2_048;
+
   private Engines() {}
+
+  /**
+   * Keeps a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
+   * load most provider calls would open a new connection and close it afterwards.
+   */
+  static OkHttpClient providerClient(ServerConfig config, TransferBuffers transfers) {
+    OkHttpClient.Builder provider =
+        new OkHttpClient.Builder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .connectionPool(new ConnectionPool(PROVIDER_IDLE_CONNECTIONS, 5, TimeUnit.MINUTES));
+    Routing routing = config.routing();
+    if (routing.alone()
+        && routing.engines().get(0).kind() == EngineKind.OPENAI
+        && ProviderSockets.helps(config.openAi().baseUrl())) {
+      provider.socketFactory(new ProviderSockets(transfers));
+    }
+    return provider.build();
+  }
 
   /**
    * The engine of {@code config}, its providers called through {@code http}; routes keep their
