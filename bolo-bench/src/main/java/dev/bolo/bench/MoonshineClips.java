@@ -16,8 +16,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Bolo's Moonshine recogniser in this process ({@code moonshine-java}, or {@code moonshine-java:N}
- * for N intra-op threads), with the gateway's settings or others to tune them: {@code
+ * Bolo's Moonshine recogniser in this process ({@code moonshine-java}, {@code moonshine-java:N} for
+ * N intra-op threads, or {@code moonshine-java:N+M} for M threads on an utterance decoded while no
+ * other is), with the gateway's settings or others to tune them: {@code
  * moonshine-java:N/KEY=VALUE,…} with keys {@code beam} (width), {@code lp} (length penalty), {@code
  * noempty} (0 or 1), {@code threshold} and {@code release} (the detector's), {@code padding},
  * {@code pause} and {@code speech} (milliseconds). The clip is decoded by FFmpeg as the gateway
@@ -36,12 +37,20 @@ final class MoonshineClips implements ClipRecognizer {
     this.recognizer = MoonshineRecognizer.load(folder, options);
   }
 
-  /** The configuration's recogniser: {@code moonshine-java[:N][/KEY=VALUE,…]}. */
+  /** The configuration's recogniser: {@code moonshine-java[:N[+M]][/KEY=VALUE,…]}. */
   static MoonshineClips named(String config) {
     int slash = config.indexOf('/');
     String head = slash < 0 ? config : config.substring(0, slash);
     int colon = head.indexOf(':');
-    int threads = colon < 0 ? 1 : Integer.parseInt(head.substring(colon + 1));
+    // N, or N+M: N threads per call, M for a call made while no other utterance is decoded.
+    // Without either, the gateway's own.
+    MoonshineRecognizer.Options gateway = MoonshineRecognizer.Options.defaults();
+    String[] threadCounts =
+        colon < 0
+            ? new String[] {"" + gateway.intraOpThreads(), "" + gateway.aloneThreads()}
+            : head.substring(colon + 1).split("\\+");
+    int threads = Integer.parseInt(threadCounts[0]);
+    int alone = threadCounts.length > 1 ? Integer.parseInt(threadCounts[1]) : threads;
     Map<String, String> settings = new HashMap<>();
     if (slash >= 0) {
       for (String pair : config.substring(slash + 1).split(",")) {
@@ -70,7 +79,7 @@ final class MoonshineClips implements ClipRecognizer {
     if (!settings.isEmpty()) {
       throw new IllegalArgumentException("unknown settings " + settings.keySet() + " in " + config);
     }
-    return new MoonshineClips(new MoonshineRecognizer.Options(threads, limits, decoding));
+    return new MoonshineClips(new MoonshineRecognizer.Options(threads, alone, limits, decoding));
   }
 
   private static Duration millis(@Nullable String value, Duration otherwise) {
