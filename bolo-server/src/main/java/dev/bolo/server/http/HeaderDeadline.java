@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * of their first byte, with 408 {@code request_timeout}. Jetty's idle timeout alone does not: a
  * client sending one header byte every few seconds is never idle. A sweep looks at every connection
  * a few times per timeout; a connection waiting for its next request (parser at its start) is the
- * idle timeout's business.
+ * idle timeout's business. The deadline is each request's own: a connection that sends request
+ * after request in good time is never cut because a sweep always finds it reading headers.
  */
 public final class HeaderDeadline implements AutoCloseable {
 
@@ -32,7 +33,14 @@ public final class HeaderDeadline implements AutoCloseable {
   private final Server server;
   private final long timeoutNanos;
   private final LongSupplier nanoTime;
-  private final Map<EndPoint, Long> headersSince = new ConcurrentHashMap<>();
+  private final Map<EndPoint, Headers> headersSince = new ConcurrentHashMap<>();
+
+  /**
+   * When a connection was first seen reading a request's headers, and which request: the count of
+   * requests it had read by then. A keep-alive connection that pipelines request after request is
+   * seen reading headers at every sweep, each time another request's; the deadline is each one's.
+   */
+  private record Headers(long requestsBefore, long since) {}
   private final ScheduledFuture<?> sweeps;
 
   private HeaderDeadline(
@@ -62,8 +70,15 @@ public final class HeaderDeadline implements AutoCloseable {
             if (!parser.inHeaderState() || parser.isStart()) {
               return;
             }
-            long since = headersSince.computeIfAbsent(endPoint, e -> now);
-            if (now - since > timeoutNanos) {
+            long requests = http.getMessagesIn();
+            Headers headers =
+                headersSince.compute(
+                    endPoint,
+                    (e, seenBefore) ->
+                        seenBefore != null && seenBefore.requestsBefore() == requests
+                            ? seenBefore
+                            : new Headers(requests, now));
+            if (now - headers.since() > timeoutNanos) {
               refuse(endPoint);
             } else {
               seen.add(endPoint);

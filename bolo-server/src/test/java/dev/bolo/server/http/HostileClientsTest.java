@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
+import dev.bolo.server.testing.RawAnswer;
 import dev.bolo.server.testing.TestAudio;
 import dev.bolo.testkit.Await;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -97,6 +99,28 @@ class HostileClientsTest {
       assertThat(reply.status()).isEqualTo(408);
       assertNativeError(reply.body(), "request_timeout");
       assertThat(reply.body()).contains("did not arrive within 1000 ms");
+    }
+  }
+
+  @Test
+  void aConnectionSendingRequestAfterRequestInGoodTimeIsNeverCutByTheHeaderDeadline()
+      throws Exception {
+    start(Map.of());
+    try (Socket socket = connect()) {
+      OutputStream out = socket.getOutputStream();
+      InputStream in = new BufferedInputStream(socket.getInputStream());
+      // Thirty requests on one connection, each one's headers in two halves 100 ms apart: for at
+      // least 3 s, three times the header timeout, the sweeps find it reading headers nearly
+      // every time, but each request's own headers take a tenth of the timeout.
+      for (int i = 0; i < 30; i++) {
+        out.write(ascii("GET /assets/missing-" + i + ".js HTTP/1.1\r\nHost: bolo\r\n"));
+        out.flush();
+        // The client's pace is the behaviour under test.
+        Thread.sleep(100);
+        out.write(ascii("X-Part: " + i + "\r\n\r\n"));
+        out.flush();
+        assertThat(RawAnswer.read(in).status()).as("request %d", i).isEqualTo(404);
+      }
     }
   }
 
