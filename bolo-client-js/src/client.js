@@ -319,7 +319,8 @@ export class BoloClient {
       signal,
     );
     if ('failure' in asked) {
-      return {ok: false, failure: asked.failure};
+      // The gateway's deadline for the note has passed: a resend would only wait again.
+      return {ok: false, failure: asked.failure, final: true};
     }
     if (asked.answer.link) {
       return {ok: false, failure: linkFailure(asked.answer)};

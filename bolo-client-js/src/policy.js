@@ -228,7 +228,7 @@ export function realSleep(ms, signal) {
 
 /**
  * @template T
- * @typedef {{ok: true, response: T} | {ok: false, failure: Failure}} AttemptResult
+ * @typedef {{ok: true, response: T} | {ok: false, failure: Failure, final?: boolean}} AttemptResult
  */
 
 /**
@@ -253,7 +253,8 @@ export function realSleep(ms, signal) {
  * @param {object} options
  * @param {ResendPolicy} [options.policy]
  * @param {(attempt: number, signal: AbortSignal) => Promise<AttemptResult<T>>} options.send one
- *     attempt; it must settle when `signal` aborts
+ *     attempt; it must settle when `signal` aborts; a failure marked `final` ends the note
+ *     without a resend
  * @param {AbortSignal} options.signal
  * @param {(event: ResendEvent) => void} [options.onEvent]
  * @param {() => number} [options.now] elapsed time in milliseconds
@@ -288,6 +289,10 @@ export async function sendWithResends({
       return {kind: 'transcribed', response: result.response, attempts: attempt};
     }
     const failure = result.failure;
+    // The attempt knows a resend would only repeat it (the wait for running work is over).
+    if (result.final) {
+      return {kind: 'gave-up', failure, attempts: attempt};
+    }
     const wait = waitBeforeResend(policy, attempt, failure, now() - start, random);
     if (wait == null) {
       const kind = isTransient(policy, failure) ? 'gave-up' : 'refused';

@@ -424,7 +424,8 @@ export class TusUpload {
     const url = `${this.#location}/transcription?wait=${wait}`;
     const asked = await this.running.ask(() => this.#ask(step, 'GET', url), step.signal);
     if ('failure' in asked) {
-      return {result: {ok: false, failure: asked.failure}};
+      // The gateway's deadline for the note has passed: a resend would only wait again.
+      return {result: {ok: false, failure: asked.failure, final: true}};
     }
     const answer = asked.answer;
     if (answer.link) {
