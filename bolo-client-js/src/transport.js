@@ -137,9 +137,15 @@ export async function fetchExchange(doFetch, request) {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   let timedOut = false;
+  // Once the exchange has ended no timer may start: the body's stream can still be pulled after
+  // an abort, and a timer armed then would keep a Node process alive for nothing.
+  let ended = false;
   /** @param {number} ms */
   const arm = (ms) => {
     clearTimeout(timer);
+    if (ended) {
+      return;
+    }
     timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
@@ -154,6 +160,10 @@ export async function fetchExchange(doFetch, request) {
     init.duplex = 'half';
     init.body = new ReadableStream({
       pull(stream) {
+        if (ended || controller.signal.aborted) {
+          stream.error(new Error('the exchange has ended'));
+          return;
+        }
         if (sent >= body.length) {
           // The whole body is out: the answer's own deadline starts.
           arm(answerMs);
@@ -186,6 +196,7 @@ export async function fetchExchange(doFetch, request) {
   } catch (e) {
     return {link: timedOut ? 'timeout' : signal.aborted ? 'cancelled' : 'connection'};
   } finally {
+    ended = true;
     clearTimeout(timer);
     signal.removeEventListener('abort', abort);
   }

@@ -33,6 +33,9 @@ const ANSWER_MARGIN_MS = 10000;
 
 const TUS_VERSION = '1.0.0';
 
+/** How long the deletion of a cancelled note's upload may take before it is left to the sweep. */
+const TERMINATE_ANSWER_MS = 5000;
+
 /**
  * The gateway's wait for the transcript: the note's answer timeout less room for the answer to
  * arrive, in whole seconds, at most {@link MAX_WAIT_SECONDS}.
@@ -141,7 +144,8 @@ export class TusUpload {
       url: where,
       headers: this.#headers(null),
       signal: new AbortController().signal,
-      answerMs: this.note.noteTimeoutMs,
+      // A deletion answers at once; a caller that cancelled is not kept waiting for a dead link.
+      answerMs: Math.min(this.note.noteTimeoutMs, TERMINATE_ANSWER_MS),
     });
   }
 
