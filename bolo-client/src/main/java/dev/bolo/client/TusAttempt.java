@@ -54,8 +54,7 @@ final class TusAttempt {
   private void create() {
     created = true;
     Request.Builder request =
-        upload
-            .base(upload.uploads(), requests.attemptTimeout)
+        base(upload.uploads(), requests.attemptTimeout)
             .header("Upload-Length", Long.toString(note.size()))
             .header("Upload-Metadata", upload.metadata())
             // An sf-string, as the IETF httpapi Idempotency-Key draft defines the field.
@@ -95,7 +94,7 @@ final class TusAttempt {
   /** Asks the gateway how many bytes of the upload it holds. */
   private void head(HttpUrl url, OffsetAction then) {
     exchange(
-        upload.base(url, requests.attemptTimeout).head().build(),
+        base(url, requests.attemptTimeout).head().build(),
         null,
         response -> {
           if (response.code() == 404) {
@@ -143,8 +142,7 @@ final class TusAttempt {
         new NoteBody(
             note, offset, TusUpload.OFFSET_OCTET_STREAM, requests.uploadProgressOf(attempt));
     Request request =
-        upload
-            .base(url, requests.noteTimeout)
+        base(url, requests.noteTimeout)
             .header("Upload-Offset", Long.toString(offset))
             .patch(audio)
             .build();
@@ -268,7 +266,7 @@ final class TusAttempt {
         .running()
         .ask(
             attempt,
-            upload.base(transcription, requests.noteTimeout).get().build(),
+            base(transcription, requests.noteTimeout).get().build(),
             this::transcribed,
             this::end);
   }
@@ -315,6 +313,11 @@ final class TusAttempt {
       return;
     }
     create();
+  }
+
+  /** The headers every tus request carries, and the attempt's label, which the gateway logs. */
+  private Request.Builder base(HttpUrl url, @Nullable Duration timeout) {
+    return upload.base(url, timeout).header("X-Bolo-Request-Id", attempt.requestId());
   }
 
   private void end(Resender.AttemptResult result) {
