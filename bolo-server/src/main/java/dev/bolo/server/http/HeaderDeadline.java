@@ -41,6 +41,7 @@ public final class HeaderDeadline implements AutoCloseable {
    * seen reading headers at every sweep, each time another request's; the deadline is each one's.
    */
   private record Headers(long requestsBefore, long since) {}
+
   private final ScheduledFuture<?> sweeps;
 
   private HeaderDeadline(
