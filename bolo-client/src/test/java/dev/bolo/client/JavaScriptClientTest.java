@@ -86,6 +86,7 @@ class JavaScriptClientTest {
             "package/package.json",
             "package/README.md",
             "package/CHANGELOG.md",
+            "package/LICENSE",
             "package/src/index.js",
             "package/types/index.d.ts")
         .noneMatch(file -> file.startsWith("package/test/") || file.contains("node_modules"));
