@@ -24,13 +24,16 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bolo devices}: add, list and revoke devices and set their quota, in the ledger named by
- * the environment. Changes reach a running server at once. Not thread safe (one per invocation).
+ * {@code bolo devices}: add, list and revoke devices, set their quota and rotate their webhook
+ * signing secrets, in the ledger named by the environment. Changes reach a running server at once.
+ * Not thread safe (one per invocation).
  */
 @Command(
     name = "devices",
     mixinStandardHelpOptions = true,
-    description = "Add, list and revoke devices and set their free-trial quota.")
+    description =
+        "Add, list and revoke devices, set their free-trial quota and rotate their webhook"
+            + " signing secrets.")
 public final class DevicesCommand implements Callable<Integer> {
 
   private static final DateTimeFormatter TIME =
@@ -71,7 +74,9 @@ public final class DevicesCommand implements Callable<Integer> {
   @Command(
       name = "add",
       mixinStandardHelpOptions = true,
-      description = "Add a device and print its token (the last line; it is shown only once).")
+      description =
+          "Add a device and print its webhook signing secret and its token (the last line);"
+              + " both are shown only once.")
   int add(@Parameters(paramLabel = "NAME", description = "letters, digits, . _ -") String name) {
     if (!Device.isValidName(name)) {
       throw usageError("add", "a device name is 1-64 letters, digits, '.', '_' or '-': " + name);
@@ -81,7 +86,13 @@ public final class DevicesCommand implements Callable<Integer> {
         ledger ->
             switch (ledger.add(new Device(name))) {
               case Enrollment.Enrolled enrolled -> {
-                out().println("Added device " + name + ". Its token, shown only this once:");
+                out().println("Added device " + name + ".");
+                out()
+                    .println(
+                        "Its webhook signing secret (receivers verify jobs' webhooks with it):");
+                out().println(enrolled.webhookSecret());
+                // The token stays the last line: scripts read it there (PROTOCOL, "Running it").
+                out().println("Its token, shown only this once:");
                 out().println(enrolled.token());
                 yield 0;
               }
@@ -139,6 +150,31 @@ public final class DevicesCommand implements Callable<Integer> {
             return ExitCode.REFUSED.code();
           }
           out().println("Revoked device " + name + "; its token no longer works.");
+          return 0;
+        });
+  }
+
+  @Command(
+      name = "rotate-secret",
+      mixinStandardHelpOptions = true,
+      description =
+          "Make a new webhook signing secret for a device and print it (the last line); the old"
+              + " one goes on signing beside it for 24 hours.")
+  int rotateSecret(@Parameters(paramLabel = "NAME") String name) {
+    return withLedger(
+        Access.EXISTING,
+        ledger -> {
+          var secret = ledger.rotateWebhookSecret(name);
+          if (secret.isEmpty()) {
+            err().println("bolo: no device named " + name);
+            return ExitCode.REFUSED.code();
+          }
+          out()
+              .println(
+                  "New webhook signing secret of device "
+                      + name
+                      + "; the old one also signs for 24 hours, until receivers use this one:");
+          out().println(secret.get());
           return 0;
         });
   }

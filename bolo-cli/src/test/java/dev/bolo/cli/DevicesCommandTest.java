@@ -45,6 +45,27 @@ class DevicesCommandTest {
   }
 
   @Test
+  void addPrintsTheWebhookSecretBeforeTheTokenAndRotateSecretPrintsANewOneBothSigning() {
+    CommandRun added = devices("add", "phone");
+    List<String> lines = added.outLines();
+    String secret = lines.get(lines.size() - 3);
+
+    CommandRun rotated = devices("rotate-secret", "phone");
+
+    assertThat(secret).startsWith("whsec_");
+    assertThat(rotated.exitCode()).isZero();
+    String next = rotated.outLines().getLast();
+    assertThat(next).startsWith("whsec_").isNotEqualTo(secret);
+    try (DurableLedger ledger = ledger()) {
+      assertThat(ledger.webhookSecrets("phone")).containsExactly(next, secret);
+    }
+    assertThat(devices("list").out()).doesNotContain("whsec_");
+    CommandRun unknown = devices("rotate-secret", "nobody");
+    assertThat(unknown.exitCode()).isEqualTo(ExitCode.REFUSED.code());
+    assertThat(unknown.err()).contains("no device named nobody");
+  }
+
+  @Test
   void aTakenNameIsRefusedAndAMalformedOneIsAUsageError() {
     devices("add", "phone");
 

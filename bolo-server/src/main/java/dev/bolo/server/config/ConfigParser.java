@@ -143,7 +143,8 @@ final class ConfigParser {
         env.choice(BOLO_LOG_FORMAT, ServerConfig.LogFormat.class),
         new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)),
         routing,
-        TlsParser.parse(env));
+        TlsParser.parse(env),
+        env.hostPorts(BOLO_WEBHOOK_HTTP_HOSTS));
   }
 
   /**

@@ -36,6 +36,8 @@ import org.jspecify.annotations.Nullable;
  * @param limits bounds on what uploads and answers may make the gateway hold
  * @param routing the engines and their routes: several, or the one engine of {@code BOLO_ENGINE} as
  *     a route of one target per model
+ * @param webhookHttpHosts {@code BOLO_WEBHOOK_HTTP_HOSTS}: the {@code host:port} webhook receivers
+ *     the operator allows over plain http and at any address; empty when none
  */
 public record ServerConfig(
     Listen listen,
@@ -53,10 +55,12 @@ public record ServerConfig(
     LogFormat logFormat,
     Admin admin,
     Routing routing,
-    TlsConfig tls) {
+    TlsConfig tls,
+    List<String> webhookHttpHosts) {
 
   public ServerConfig {
     allowedModels = List.copyOf(allowedModels);
+    webhookHttpHosts = List.copyOf(webhookHttpHosts);
   }
 
   /** How log events are written to stderr; {@code BOLO_LOG_FORMAT} names one. */

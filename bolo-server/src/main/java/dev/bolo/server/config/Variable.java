@@ -1,6 +1,7 @@
 package dev.bolo.server.config;
 
 import static dev.bolo.server.config.VariableParser.FOREVER;
+import static dev.bolo.server.config.VariableParser.HOST_PORTS;
 import static dev.bolo.server.config.VariableParser.MODELS;
 import static dev.bolo.server.config.VariableParser.POSITIVE;
 import static dev.bolo.server.config.VariableParser.SECRET;
@@ -200,6 +201,10 @@ public enum Variable {
       whole(1, 86_400), "3600", "longest note the offline engine takes (default 3600)"),
   BOLO_ADMIN_TOKEN(
       TEXT, null, "bearer token of the operator dashboard at /admin (unset = no dashboard)"),
+  BOLO_WEBHOOK_HTTP_HOSTS(
+      HOST_PORTS,
+      null,
+      "host:port,...: webhook receivers called over plain http and at any address (default none)"),
   BOLO_LOG_LEVEL(
       new Choice<>(ServerConfig.LogLevel.class, true),
       "INFO",

@@ -31,6 +31,9 @@ sealed interface VariableParser {
   /** A wait of zero (do not wait) up to a minute. */
   Span UP_TO_A_MINUTE = new Span(Duration.ZERO, Duration.ofMinutes(1), "must be between 0s and 1m");
 
+  /** The operator's webhook receivers, {@code host:port} each. */
+  HostPorts HOST_PORTS = new HostPorts();
+
   /** Model names: a client's request names one, so 128 characters is plenty. */
   Names MODELS = new Names(128);
 
@@ -147,6 +150,34 @@ sealed interface VariableParser {
         }
       }
       return List.copyOf(names);
+    }
+  }
+
+  /**
+   * A comma-separated list of {@code host:port} (an IPv6 host in brackets), blanks and repeats left
+   * out; the port is what tells one receiver of a host from another service on it.
+   */
+  record HostPorts() implements VariableParser {
+    private static final java.util.regex.Pattern HOST_PORT =
+        java.util.regex.Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9._-]+):([0-9]{1,5})");
+
+    List<String> parse(String name, String value) {
+      List<String> entries = new ArrayList<>();
+      for (String part : value.split(",", -1)) {
+        String entry = part.trim();
+        if (entry.isEmpty() || entries.contains(entry)) {
+          continue;
+        }
+        java.util.regex.Matcher m = HOST_PORT.matcher(entry);
+        if (!m.matches()
+            || Integer.parseInt(m.group(2)) < 1
+            || Integer.parseInt(m.group(2)) > 65535) {
+          throw new ServerConfig.ConfigException(
+              name + " entries are host:port, such as hooks.internal:8080 or [::1]:9000: " + entry);
+        }
+        entries.add(entry);
+      }
+      return List.copyOf(entries);
     }
   }
 

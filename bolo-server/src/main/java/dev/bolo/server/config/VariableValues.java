@@ -153,6 +153,14 @@ final class VariableValues {
     return List.copyOf(names);
   }
 
+  /** A comma-separated list of {@code host:port}; empty when unset. */
+  List<String> hostPorts(Variable variable) {
+    String value = optional(variable);
+    return value == null
+        ? List.of()
+        : parser(variable, VariableParser.HostPorts.class).parse(variable.name(), value);
+  }
+
   <E extends Enum<E>> E choice(Variable variable, Class<E> type) {
     VariableParser.Choice<?> choice = parser(variable, VariableParser.Choice.class);
     Object value = choice.parse(variable.name(), text(variable));

@@ -89,7 +89,10 @@ final class AdminApi {
     json(ctx, 200, body);
   }
 
-  /** {@code POST /admin/api/devices} {@code {"name"}}: 201 with the token, shown this once. */
+  /**
+   * {@code POST /admin/api/devices} {@code {"name"}}: 201 with the token, shown this once, and the
+   * webhook signing secret.
+   */
   void addDevice(Context ctx) {
     JsonNode request = bodyOf(ctx);
     if (request == null) {
@@ -109,6 +112,7 @@ final class AdminApi {
         ObjectNode body = JSON.createObjectNode();
         body.put("name", enrolled.device().name());
         body.put("token", enrolled.token());
+        body.put("webhook_secret", enrolled.webhookSecret());
         // The only copy in clear: no cache may keep it.
         ctx.header("Cache-Control", "no-store");
         json(ctx, 201, body);
@@ -126,6 +130,27 @@ final class AdminApi {
       return;
     }
     answerDevice(ctx, name);
+  }
+
+  /**
+   * {@code POST /admin/api/devices/{name}/webhook-secret}: 201 with a new signing secret; the one
+   * it replaces signs beside it for 24 hours.
+   */
+  void rotateWebhookSecret(Context ctx) {
+    String name = ctx.pathParam("name");
+    Optional<String> secret =
+        Device.isValidName(name) ? ledger.rotateWebhookSecret(name) : Optional.empty();
+    if (secret.isEmpty()) {
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.noSuchDevice(shown(name)));
+      return;
+    }
+    ObjectNode body = JSON.createObjectNode();
+    body.put("name", name);
+    body.put("webhook_secret", secret.get());
+    body.put("previous_signs_until", clock.instant().plus(Duration.ofHours(24)).toString());
+    // A secret in clear: no cache may keep it.
+    ctx.header("Cache-Control", "no-store");
+    json(ctx, 201, body);
   }
 
   /** {@code PUT /admin/api/devices/{name}/quota} {@code {"seconds"}}: 0 = unlimited. */

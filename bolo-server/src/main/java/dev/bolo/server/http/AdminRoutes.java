@@ -74,6 +74,9 @@ public final class AdminRoutes {
     routes.post("/admin/api/devices", guarded(token, wrong, api::addDevice));
     routes.post("/admin/api/devices/{name}/revoke", guarded(token, wrong, api::revoke));
     routes.put("/admin/api/devices/{name}/quota", guarded(token, wrong, api::setQuota));
+    routes.post(
+        "/admin/api/devices/{name}/webhook-secret",
+        guarded(token, wrong, api::rotateWebhookSecret));
     routes.get("/admin/api/usage", guarded(token, wrong, api::usage));
     routes.get("/admin/api/live", guarded(token, wrong, live::answer));
     routes.get(

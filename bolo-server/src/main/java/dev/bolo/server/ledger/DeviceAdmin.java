@@ -1,6 +1,7 @@
 package dev.bolo.server.ledger;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Managing devices: what {@code ./bolo devices} does. Changes take effect at once for every gateway
@@ -8,7 +9,10 @@ import java.util.List;
  */
 public interface DeviceAdmin {
 
-  /** Creates a device with a new random token, which is returned here and never again. */
+  /**
+   * Creates a device with a new random token and webhook signing secret, which are returned here;
+   * the token never again.
+   */
   Enrollment add(Device device);
 
   /** Every device, revoked ones included, by name. */
@@ -29,4 +33,13 @@ public interface DeviceAdmin {
    * @return false when there is no such device
    */
   boolean setQuota(String name, long seconds);
+
+  /**
+   * Makes a new webhook signing secret for the device, which signs its events from now on; the one
+   * it replaces signs beside it for 24 hours, so that receivers can change over without a failed
+   * event. A device enrolled before webhooks existed gets its first secret so.
+   *
+   * @return the new secret, shown to the operator; empty when there is no such device
+   */
+  Optional<String> rotateWebhookSecret(String name);
 }

@@ -24,6 +24,14 @@ public interface DurableLedger extends Ledger, DeviceAdmin, UsageReport {
    */
   void flushWrites();
 
+  /**
+   * The webhook signing secrets of {@code device} now, the current one first, then one replaced
+   * less than 24 hours ago; empty when the device is unknown, revoked, or has no secret yet (it was
+   * enrolled before webhooks existed: {@link #rotateWebhookSecret} gives it one). Read from the
+   * database each time, so a rotation by the CLI or another instance signs the next event.
+   */
+  java.util.List<String> webhookSecrets(String device);
+
   /** The state of resumable uploads, in this ledger's database. */
   UploadRegistry uploadRegistry();
 }

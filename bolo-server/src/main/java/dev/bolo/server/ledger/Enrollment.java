@@ -8,10 +8,12 @@ public sealed interface Enrollment {
    *
    * @param device the new device
    * @param token show it to the operator once; the ledger keeps only its hash
+   * @param webhookSecret the {@code whsec_…} secret its webhooks are signed with; show it to the
+   *     operator, who gives it to the device's receivers
    */
-  record Enrolled(Device device, String token) implements Enrollment {
+  record Enrolled(Device device, String token, String webhookSecret) implements Enrollment {
 
-    /** Leaves the token out, so logging an enrollment cannot leak it. */
+    /** Leaves the token and the secret out, so logging an enrollment cannot leak them. */
     @Override
     public String toString() {
       return "Enrolled[device=" + device.name() + "]";

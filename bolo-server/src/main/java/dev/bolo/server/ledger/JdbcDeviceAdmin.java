@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /** {@link DeviceAdmin} on the ledger's tables. */
@@ -16,18 +17,28 @@ final class JdbcDeviceAdmin implements DeviceAdmin {
   private final Jdbc jdbc;
   private final Clock clock;
   private final long trialMillis;
+  private final JdbcWebhookSecrets secrets;
 
-  JdbcDeviceAdmin(Jdbc jdbc, Clock clock, long trialMillis) {
+  JdbcDeviceAdmin(Jdbc jdbc, Clock clock, long trialMillis, JdbcWebhookSecrets secrets) {
     this.jdbc = jdbc;
     this.clock = clock;
     this.trialMillis = trialMillis;
+    this.secrets = secrets;
   }
 
   @Override
   public Enrollment add(Device device) {
     String token = Tokens.newToken();
-    boolean added = insertIfAbsent(device.name(), Tokens.hash(token));
-    return added ? new Enrollment.Enrolled(device, token) : new Enrollment.NameTaken(device.name());
+    String secret = JdbcWebhookSecrets.newSecret();
+    boolean added = insertIfAbsent(device.name(), Tokens.hash(token), secret);
+    return added
+        ? new Enrollment.Enrolled(device, token, secret)
+        : new Enrollment.NameTaken(device.name());
+  }
+
+  @Override
+  public Optional<String> rotateWebhookSecret(String name) {
+    return secrets.rotate(name);
   }
 
   /** Gives a device of {@code BOLO_DEVICE_TOKENS} its row, for quota and revocation. */
@@ -67,7 +78,8 @@ final class JdbcDeviceAdmin implements DeviceAdmin {
   }
 
   void addConfigured(String name) {
-    insertIfAbsent(name, null);
+    // No secret: nobody would see it. The operator rotates one in when the device uses webhooks.
+    insertIfAbsent(name, null, null);
   }
 
   @Override
@@ -128,8 +140,12 @@ final class JdbcDeviceAdmin implements DeviceAdmin {
         c -> jdbc.update(c, "UPDATE devices SET quota_ms = ? WHERE name = ?", millis, name) == 1);
   }
 
-  /** Inserts the device unless one of that name exists; true when inserted. */
-  private boolean insertIfAbsent(String name, @Nullable String tokenHash) {
+  /**
+   * Inserts the device, with its webhook secret when one is given, unless one of that name exists;
+   * true when inserted.
+   */
+  private boolean insertIfAbsent(
+      String name, @Nullable String tokenHash, @Nullable String webhookSecret) {
     long now = clock.millis();
     try {
       return jdbc.inTransaction(
@@ -146,6 +162,9 @@ final class JdbcDeviceAdmin implements DeviceAdmin {
               s.setString(2, tokenHash);
               s.setLong(3, now);
               s.executeUpdate();
+            }
+            if (webhookSecret != null) {
+              secrets.insertCurrent(c, name, webhookSecret, now);
             }
             return true;
           });

@@ -14,9 +14,10 @@ import java.util.concurrent.CompletionStage;
  * RememberedDevices} authenticates tokens and knows each device's limit from memory, {@link
  * Reservations} reserves, charges and releases quota, {@link UsageLog} writes usage rows, {@link
  * JdbcDeviceAdmin} and {@link JdbcUsageReport} serve operators, {@link UsageRollUp} keeps the usage
- * tables within their retention, {@link JdbcUploadRegistry} keeps resumable uploads. Charges and
- * usage rows of concurrent requests share the transactions of one {@link GroupCommit}; usage rows
- * never hold a request up. Thread safe.
+ * tables within their retention, {@link JdbcUploadRegistry} keeps resumable uploads, {@link
+ * JdbcWebhookSecrets} devices' webhook signing secrets. Charges and usage rows of concurrent
+ * requests share the transactions of one {@link GroupCommit}; usage rows never hold a request up.
+ * Thread safe.
  */
 final class JdbcLedger implements DurableLedger {
 
@@ -28,6 +29,7 @@ final class JdbcLedger implements DurableLedger {
   private final UsageLog usageLog;
   private final GroupCommit writes;
   private final JdbcDeviceAdmin admin;
+  private final JdbcWebhookSecrets webhookSecrets;
   private final JdbcUsageReport report;
   private final UsageRollUp rollUp;
   private final UploadRegistry uploads;
@@ -49,7 +51,8 @@ final class JdbcLedger implements DurableLedger {
     this.remembered = new RememberedDevices(jdbc, config, time.ticker());
     this.reservations = new Reservations(jdbc, writes, remembered, config, time.clock());
     this.usageLog = new UsageLog(writes, jdbc);
-    this.admin = new JdbcDeviceAdmin(jdbc, time.clock(), config.trialMillis());
+    this.webhookSecrets = new JdbcWebhookSecrets(jdbc, time.clock());
+    this.admin = new JdbcDeviceAdmin(jdbc, time.clock(), config.trialMillis(), webhookSecrets);
     this.report = new JdbcUsageReport(jdbc);
     this.rollUp = new UsageRollUp(jdbc, time.clock(), config.usageRetention());
     this.uploads = new JdbcUploadRegistry(jdbc);
@@ -149,6 +152,16 @@ final class JdbcLedger implements DurableLedger {
     boolean set = admin.setQuota(name, seconds);
     remembered.forget();
     return set;
+  }
+
+  @Override
+  public Optional<String> rotateWebhookSecret(String name) {
+    return admin.rotateWebhookSecret(name);
+  }
+
+  @Override
+  public List<String> webhookSecrets(String device) {
+    return webhookSecrets.signing(device);
   }
 
   @Override

@@ -8,6 +8,10 @@ import java.util.List;
  * every attempt of one event carries the same {@link Message#id()}. Implementations are thread safe
  * and never throw for anything the receiver or the network does; they answer with a {@link
  * Delivery} instead.
+ *
+ * <p>The gateway's is {@link WebhookCalls#sender}: it resolves the host once per attempt, checks
+ * the addresses as the policy does and connects only to them, never follows a redirect, and gives
+ * up after {@link WebhookCalls#TIMEOUT}.
  */
 @FunctionalInterface
 public interface WebhookSender {

@@ -5,6 +5,9 @@ package dev.bolo.server.webhook;
  * loopback, private, link-local or metadata ranges, except the hosts the operator lists in {@code
  * BOLO_WEBHOOK_HTTP_HOSTS}. Checked when a job is created, so that a refusal is the client's 400
  * and not a delivery that fails a day later. Thread safe.
+ *
+ * <p>The gateway's is {@link WebhookCalls#policy}: each address the host resolves to is judged by
+ * {@code AddressRange} (OWASP's SSRF prevention advice: check the resolved address, not the name).
  */
 @FunctionalInterface
 public interface WebhookUrlPolicy {

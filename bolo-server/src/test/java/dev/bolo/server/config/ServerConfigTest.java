@@ -9,6 +9,7 @@ import dev.bolo.server.transcription.NotePieces;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
@@ -66,6 +67,25 @@ class ServerConfigTest {
         .hasMessageContaining("printable ASCII")
         .message()
         .doesNotContain("with spaces");
+  }
+
+  @Test
+  void theWebhookReceiversTheOperatorAllowsAreHostAndPortEntriesAndNoneByDefault() {
+    assertThat(ServerConfig.fromMap(Map.of()).webhookHttpHosts()).isEmpty();
+    assertThat(
+            ServerConfig.fromMap(
+                    Map.of(
+                        "BOLO_WEBHOOK_HTTP_HOSTS",
+                        " hooks.internal:8080, [::1]:9000,,hooks.internal:8080 "))
+                .webhookHttpHosts())
+        .containsExactly("hooks.internal:8080", "[::1]:9000");
+    for (String wrong : List.of("hooks.internal", "hooks.internal:0", "a:70000", "http://a:1")) {
+      assertThatThrownBy(() -> ServerConfig.fromMap(Map.of("BOLO_WEBHOOK_HTTP_HOSTS", wrong)))
+          .as(wrong)
+          .isInstanceOf(ServerConfig.ConfigException.class)
+          .hasMessageContaining("BOLO_WEBHOOK_HTTP_HOSTS")
+          .hasMessageContaining(wrong);
+    }
   }
 
   @Test

@@ -180,6 +180,30 @@ class AdminApiTest {
   }
 
   @Test
+  void anAddedDeviceGetsAWebhookSecretAndARotationAnswersANewOneNeverListed() throws Exception {
+    start(Map.of());
+    Answer added = admin("POST", "/admin/api/devices", "{\"name\":\"kitchen\"}");
+    String first = added.body().path("webhook_secret").asText();
+
+    Answer rotated = admin("POST", "/admin/api/devices/kitchen/webhook-secret", null);
+
+    assertThat(first).startsWith("whsec_");
+    assertThat(rotated.status()).isEqualTo(201);
+    String second = rotated.body().path("webhook_secret").asText();
+    assertThat(second).startsWith("whsec_").isNotEqualTo(first);
+    assertThat(Instant.parse(rotated.body().path("previous_signs_until").asText()))
+        .isAfter(Instant.now().plus(Duration.ofHours(23)));
+    assertThat(admin("GET", "/admin/api/devices", null).body().toString())
+        .doesNotContain(first)
+        .doesNotContain(second)
+        .doesNotContain("whsec_");
+    assertThat(admin("POST", "/admin/api/devices/nobody/webhook-secret", null).status())
+        .isEqualTo(404);
+    assertThat(call("POST", "/admin/api/devices/kitchen/webhook-secret", null, null).status())
+        .isEqualTo(401);
+  }
+
+  @Test
   void revokingADeviceMakesItsTokenRefusedAtOnce() throws Exception {
     start(Map.of());
     String token =
@@ -359,6 +383,7 @@ class AdminApiTest {
             admin("GET", "/admin/api/devices", null).body(),
             admin("POST", "/admin/api/devices", "{\"name\":\"kitchen\"}").body(),
             admin("PUT", "/admin/api/devices/kitchen/quota", "{\"seconds\":5}").body(),
+            admin("POST", "/admin/api/devices/kitchen/webhook-secret", null).body(),
             admin("GET", "/admin/api/usage?range=hour", null).body(),
             live(),
             admin("GET", "/admin/api/connect", null).body(),
@@ -382,6 +407,7 @@ class AdminApiTest {
             "POST /admin/api/devices",
             "POST /admin/api/devices/{name}/revoke",
             "PUT /admin/api/devices/{name}/quota",
+            "POST /admin/api/devices/{name}/webhook-secret",
             "GET /admin/api/usage",
             "GET /admin/api/live",
             "GET /admin/api/connect")) {

@@ -106,6 +106,19 @@ class AdminDashboardBrowserTest {
     wait.until(d -> !d.findElement(By.id("phone-advice")).getText().isEmpty());
     assertThat(browser.findElements(By.cssSelector("#phone-qr svg"))).isEmpty();
 
+    // Its webhook secret shows beside the token; a rotation shows a new one.
+    String secret = browser.findElement(By.id("new-webhook-secret")).getText().trim();
+    assertThat(secret).startsWith("whsec_");
+    wait.until(
+        ExpectedConditions.presenceOfElementLocated(
+            By.cssSelector("#secret-device option[value='kitchen']")));
+    new Select(browser.findElement(By.id("secret-device"))).selectByValue("kitchen");
+    browser.findElement(By.id("secret-rotate")).click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("new-secret-box")));
+    assertThat(browser.findElement(By.id("new-secret")).getText().trim())
+        .startsWith("whsec_")
+        .isNotEqualTo(secret);
+
     // A person pastes the new token into the dictation page and records a note with it.
     assertThat(policyViolations()).isEmpty();
     dictate(token);

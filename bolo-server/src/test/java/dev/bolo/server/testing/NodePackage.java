@@ -89,6 +89,19 @@ public final class NodePackage {
     return Files.readString(out, StandardCharsets.UTF_8);
   }
 
+  /**
+   * Starts {@code node script} in the package's folder with {@code env}, for a script that serves
+   * while the test runs (a receiver): its standard output is the caller's to read, its standard
+   * error goes to {@code scratch}. The caller ends it ({@link Process#destroyForcibly}) when done.
+   */
+  public Process start(String script, Map<String, String> env, Path scratch) throws IOException {
+    Path err = Files.createTempFile(scratch, "node-err-", ".txt");
+    ProcessBuilder node =
+        new ProcessBuilder("node", script).directory(home.toFile()).redirectError(err.toFile());
+    node.environment().putAll(env);
+    return node.start();
+  }
+
   private static void requireNode() throws InterruptedException {
     String version;
     try {

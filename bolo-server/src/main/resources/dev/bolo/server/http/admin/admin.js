@@ -152,7 +152,8 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
   }
 
   function fillDeviceChoices(names) {
-    for (const [select, first] of [[$('quota-device'), null], [$('usage-device'), 'All devices']]) {
+    for (const [select, first] of [[$('quota-device'), null], [$('secret-device'), null],
+      [$('usage-device'), 'All devices']]) {
       const chosen = select.value;
       const options = [];
       if (first !== null) {
@@ -181,6 +182,7 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
       const added = await api('devices', { method: 'POST', body: { name } });
       $('new-token-device').textContent = added.name;
       $('new-token').textContent = added.token;
+      $('new-webhook-secret').textContent = added.webhook_secret;
       $('new-token-box').hidden = false;
       $('device-name').value = '';
       say('Device ' + added.name + ' added. Scan the code with its phone, or copy its token now: it is not shown again.');
@@ -239,6 +241,22 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
       });
       say('Quota of ' + name + ' set to ' + (value === 0 ? 'unlimited' : seconds(value)) + '.');
       await loadDevices();
+    } catch (e) {
+      report(e);
+    }
+  }
+
+  async function rotateSecret(event) {
+    event.preventDefault();
+    const name = $('secret-device').value;
+    try {
+      const rotated = await api('devices/' + encodeURIComponent(name) + '/webhook-secret',
+        { method: 'POST' });
+      $('new-secret-device').textContent = rotated.name;
+      $('new-secret').textContent = rotated.webhook_secret;
+      $('new-secret-box').hidden = false;
+      say('New webhook secret of ' + rotated.name + '; the old one signs too until '
+        + new Date(rotated.previous_signs_until).toLocaleString() + '.');
     } catch (e) {
       report(e);
     }
@@ -491,7 +509,10 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
     $('sign-out').hidden = true;
     $('sign-in').hidden = false;
     $('new-token').textContent = '';
+    $('new-webhook-secret').textContent = '';
     $('new-token-box').hidden = true;
+    $('new-secret').textContent = '';
+    $('new-secret-box').hidden = true;
     forgetPhoneLink();
     $('admin-token').focus();
   }
@@ -514,6 +535,7 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
     });
     $('add-form').addEventListener('submit', addDevice);
     $('quota-form').addEventListener('submit', setQuota);
+    $('secret-form').addEventListener('submit', rotateSecret);
     $('copy-token').addEventListener('click', copyToken);
     $('phone-url').addEventListener('change', () => {
       if (newDevice) {
