@@ -13,6 +13,7 @@ import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.ledger.RolledUp;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.PhoneAccess;
+import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.ResumableUploads;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -98,6 +99,7 @@ public final class App implements AutoCloseable {
       DurableLedger ledger,
       ChargeOutbox charges,
       ResumableUploads resumable,
+      Jobs jobs,
       ReadinessMonitor readinessMonitor,
       InFlightRequests inFlight,
       RequestAdmission admission,
@@ -128,6 +130,7 @@ public final class App implements AutoCloseable {
   public App start() {
     Javalin javalin = parts.javalin();
     javalin.start();
+    parts.jobs().start();
     parts
         .threads()
         .housekeeping()
@@ -193,6 +196,11 @@ public final class App implements AutoCloseable {
   /** The resumable uploads, for tests that play a request the HTTP layer cannot time. */
   public ResumableUploads resumableUploads() {
     return parts.resumable();
+  }
+
+  /** The jobs, for tests that move the clock past a retention or a webhook's next attempt. */
+  public Jobs jobs() {
+    return parts.jobs();
   }
 
   /** Where phones open the page and what they trust, for the start-up message and tests. */
@@ -342,6 +350,7 @@ public final class App implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     parts.readinessMonitor().close();
+    parts.jobs().close();
     if (!parts.threads().stopHousekeeping(USAGE_ROLL_UP_STOP_WAIT)) {
       log.warn("usage roll-up still running at shutdown; its open transaction is rolled back");
     }

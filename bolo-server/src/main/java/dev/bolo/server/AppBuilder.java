@@ -21,6 +21,7 @@ import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.GatewayTls;
 import dev.bolo.server.tls.PhoneAccess;
+import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
@@ -55,14 +56,6 @@ public final class AppBuilder {
   private static final Logger log = LoggerFactory.getLogger(AppBuilder.class);
 
   /**
-   * A waiting request's idle timeout must outlast the longest transcription (the engine deadline's
-   * cap plus the wait of a duplicate), or a phone waiting for its answer is cut off.
-   */
-  private static final Duration IDLE_TIMEOUT_MARGIN = Duration.ofMinutes(1);
-
-  private static final Duration MIN_ANSWER_TIMEOUT = Duration.ofMinutes(4);
-
-  /**
    * Resumable uploads keep their bytes in this folder of the slot's spool, which a start does not
    * empty (it deletes only the spool's own files): they outlive a restart.
    */
@@ -84,6 +77,7 @@ public final class AppBuilder {
   private Sleeper sleeper = Thread::sleep;
   private UnaryOperator<Ledger> ledgerView = UnaryOperator.identity();
   private UnaryOperator<SpeechEngine> engineView = UnaryOperator.identity();
+  private Jobs.Webhooks webhooks = GatewayJobs.NO_WEBHOOKS;
 
   AppBuilder(ServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -141,6 +135,12 @@ public final class AppBuilder {
    */
   public AppBuilder engineView(UnaryOperator<SpeechEngine> engineView) {
     this.engineView = Objects.requireNonNull(engineView, "engineView");
+    return this;
+  }
+
+  /** The address policy, sender and signing secrets of jobs' webhooks. */
+  public AppBuilder webhooks(Jobs.Webhooks webhooks) {
+    this.webhooks = Objects.requireNonNull(webhooks, "webhooks");
     return this;
   }
 
@@ -291,6 +291,8 @@ public final class AppBuilder {
             limits.uploads().rateWindow().plus(APPEND_LOCK_MARGIN),
             threads.countedWork());
     resumable.recover();
+    Jobs jobs = GatewayJobs.open(config, webhooks, ledger, transcriber, slot, clock, sleeper);
+    built.push(jobs);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
     readiness.put("spool", reader::readiness);
@@ -311,12 +313,15 @@ public final class AppBuilder {
             inFlight,
             kept,
             metrics,
-            new ConnectionTimeouts(
-                config.listen().idleTimeout(), limits.uploads().rateWindow(), answerTimeout()),
+            ConnectionTimeouts.of(
+                config.listen().idleTimeout(),
+                limits.uploads().rateWindow(),
+                config.deadlines().upstream().cap()),
             resumable,
             phones,
             WrongTokens.perMinute(limits.wrongTokensPerMinute(), ticker),
-            wireTicker);
+            wireTicker,
+            jobs);
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     Javalin javalin =
@@ -338,6 +343,7 @@ public final class AppBuilder {
             ledger,
             charges,
             resumable,
+            jobs,
             readinessMonitor,
             inFlight,
             admission,
@@ -376,14 +382,5 @@ public final class AppBuilder {
       case REDIS -> RateLimiter.shared(store.redisEndpoint(), perMinute, clock, ticker);
       case MEMORY -> RateLimiter.perMinute(perMinute, ticker);
     };
-  }
-
-  /**
-   * How long a request waiting for its transcript keeps its connection: the engine deadline's cap
-   * plus the wait of a duplicate.
-   */
-  private Duration answerTimeout() {
-    Duration answer = config.deadlines().upstream().cap().plus(IDLE_TIMEOUT_MARGIN);
-    return answer.compareTo(MIN_ANSWER_TIMEOUT) < 0 ? MIN_ANSWER_TIMEOUT : answer;
   }
 }

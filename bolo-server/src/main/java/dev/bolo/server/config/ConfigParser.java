@@ -143,7 +143,11 @@ final class ConfigParser {
         env.choice(BOLO_LOG_FORMAT, ServerConfig.LogFormat.class),
         new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)),
         routing,
-        TlsParser.parse(env));
+        TlsParser.parse(env),
+        new ServerConfig.Jobs(
+            env.duration(BOLO_JOB_RETENTION),
+            env.integer(BOLO_MAX_QUEUED_JOBS_PER_DEVICE),
+            env.whole(BOLO_MAX_QUEUED_JOB_BYTES_PER_DEVICE)));
   }
 
   /**
