@@ -14,7 +14,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -128,20 +130,57 @@ class JobsTest {
   }
 
   @Test
-  void aCancelledJobEndsCancelledAndStaysSoWhenItsWorkAnswers() throws Exception {
+  void aQueuedJobCancelledIsNeverRunNorChargedAndARunningOneStaysCancelled() throws Exception {
     provider.hold();
-    String id =
-        JSON.readTree(gateway.send(submit(Gateway.TOKEN_A, TestAudio.wav(2000, 94), null)).body())
+    // Four jobs take the instance's four runners; the fifth, another device's, waits its turn.
+    List<String> running = new ArrayList<>();
+    for (String token : List.of(Gateway.TOKEN_A, Gateway.TOKEN_B)) {
+      for (int i = 0; i < 2; i++) {
+        running.add(
+            JSON.readTree(
+                    gateway
+                        .send(submit(token, TestAudio.wav(1000, 110 + running.size()), null))
+                        .body())
+                .get("id")
+                .asText());
+      }
+    }
+    Await.until(() -> provider.calls() == 4, () -> "provider calls: " + provider.calls());
+    String charlie;
+    try (LedgerProbe ledger = LedgerProbe.open(dir, gateway)) {
+      charlie = ledger.add("charlie");
+    }
+    String queued =
+        JSON.readTree(gateway.send(submit(charlie, TestAudio.wav(2000, 120), null)).body())
             .get("id")
             .asText();
-    Gateway.Reply cancelled = gateway.send(delete("/v1/jobs/" + id, Gateway.TOKEN_A));
+    assertThat(
+            JSON.readTree(gateway.send(get("/v1/jobs/" + queued, charlie)).body())
+                .get("status")
+                .asText())
+        .isEqualTo("queued");
+    Gateway.Reply cancelled = gateway.send(delete("/v1/jobs/" + queued, charlie));
     assertThat(cancelled.status()).isEqualTo(200);
     assertThat(JSON.readTree(cancelled.body()).get("status").asText()).isEqualTo("cancelled");
+    Gateway.Reply cancelledRunning =
+        gateway.send(delete("/v1/jobs/" + running.getFirst(), Gateway.TOKEN_A));
+    assertThat(JSON.readTree(cancelledRunning.body()).get("status").asText())
+        .isEqualTo("cancelled");
     provider.release();
-    JsonNode after = JSON.readTree(gateway.send(get("/v1/jobs/" + id, Gateway.TOKEN_A)).body());
-    assertThat(after.get("status").asText()).isEqualTo("cancelled");
-    JsonNode listed =
-        JSON.readTree(gateway.send(get("/v1/jobs?status=cancelled", Gateway.TOKEN_A)).body());
+    for (String id : running.subList(1, running.size())) {
+      awaitEnd(id, id.equals(running.get(1)) ? Gateway.TOKEN_A : Gateway.TOKEN_B);
+    }
+    assertThat(
+            JSON.readTree(
+                    gateway.send(get("/v1/jobs/" + running.getFirst(), Gateway.TOKEN_A)).body())
+                .get("status")
+                .asText())
+        .isEqualTo("cancelled");
+    assertThat(provider.calls()).isEqualTo(4);
+    try (LedgerProbe ledger = LedgerProbe.open(dir, gateway)) {
+      assertThat(ledger.chargedMillis("charlie")).isZero();
+    }
+    JsonNode listed = JSON.readTree(gateway.send(get("/v1/jobs?status=cancelled", charlie)).body());
     assertThat(listed.get("data")).hasSize(1);
   }
 
