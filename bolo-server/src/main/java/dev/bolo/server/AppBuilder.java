@@ -291,13 +291,15 @@ public final class AppBuilder {
             limits.uploads().rateWindow().plus(APPEND_LOCK_MARGIN),
             threads.countedWork());
     resumable.recover();
-    Jobs jobs = GatewayJobs.open(config, webhooks, ledger, transcriber, slot, clock, sleeper);
+    Jobs jobs =
+        GatewayJobs.open(config, webhooks, ledger, transcriber, slot, clock, sleeper, metrics);
     built.push(jobs);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
     readiness.put("spool", reader::readiness);
     readiness.put("store", store::readiness);
     readiness.put("ledger", ledger::readiness);
+    readiness.put("webhooks", jobs::webhookReadiness);
     ReadinessMonitor readinessMonitor = ReadinessMonitor.start(readiness, wireTicker);
     built.push(readinessMonitor);
     Map<String, Supplier<Readiness>> kept = new LinkedHashMap<>(readinessMonitor.kept());

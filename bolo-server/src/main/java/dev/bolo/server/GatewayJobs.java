@@ -9,6 +9,7 @@ import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.webhook.WebhookSender;
 import dev.bolo.server.webhook.WebhookUrlPolicy;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.List;
 
@@ -46,7 +47,8 @@ final class GatewayJobs {
       Transcriber transcriber,
       InstanceSlot slot,
       Clock clock,
-      Sleeper sleeper) {
+      Sleeper sleeper,
+      MeterRegistry metrics) {
     ServerConfig.Jobs config = gateway.jobs();
     return Jobs.open(
         ledger,
@@ -60,6 +62,7 @@ final class GatewayJobs {
         clock,
         sleeper,
         slot.id(),
-        slot.spoolDir());
+        slot.spoolDir(),
+        metrics);
   }
 }

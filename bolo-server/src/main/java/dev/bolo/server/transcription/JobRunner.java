@@ -64,6 +64,7 @@ final class JobRunner implements AutoCloseable {
   private final Path spool;
   private final Duration retention;
   private final Semaphore slots;
+  private final Runnable afterPoll;
   private final Map<String, JobRecord> running = new ConcurrentHashMap<>();
   private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
@@ -75,6 +76,7 @@ final class JobRunner implements AutoCloseable {
    * @param owner this instance's slot id: the owner of the leases it takes
    * @param spool where a running job's note is read back to; emptied when the slot is taken
    * @param atOnce how many jobs this instance runs at once
+   * @param afterPoll runs after each poll (the meters read their counts)
    */
   JobRunner(
       JobStore store,
@@ -86,7 +88,8 @@ final class JobRunner implements AutoCloseable {
       String owner,
       Path spool,
       Duration retention,
-      int atOnce) {
+      int atOnce,
+      Runnable afterPoll) {
     this.store = Objects.requireNonNull(store, "store");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
     this.intake = transcriber.transcriptions();
@@ -98,6 +101,7 @@ final class JobRunner implements AutoCloseable {
     this.spool = Objects.requireNonNull(spool, "spool");
     this.retention = Objects.requireNonNull(retention, "retention");
     this.slots = new Semaphore(atOnce);
+    this.afterPoll = Objects.requireNonNull(afterPoll, "afterPoll");
   }
 
   /**
@@ -143,6 +147,7 @@ final class JobRunner implements AutoCloseable {
       try {
         renewLeases();
         takeWhileRoom();
+        afterPoll.run();
         Instant now = clock.instant();
         if (lastSweep == null || !now.isBefore(lastSweep.plus(SWEEP_INTERVAL))) {
           int swept = sweep();

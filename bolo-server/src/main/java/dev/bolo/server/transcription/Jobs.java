@@ -3,6 +3,7 @@ package dev.bolo.server.transcription;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.InvalidSettingException;
+import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.JobRecord;
@@ -12,6 +13,7 @@ import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.webhook.WebhookSecrets;
 import dev.bolo.server.webhook.WebhookSender;
 import dev.bolo.server.webhook.WebhookUrlPolicy;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -45,6 +47,12 @@ public final class Jobs implements AutoCloseable {
 
   /** The most metadata values a job carries (PROTOCOL v4). */
   public static final int MAX_METADATA_VALUES = 16;
+
+  /**
+   * Webhook events waiting for delivery beyond which the gateway reports itself degraded: receivers
+   * are away or refusing, and the operator should look (PROTOCOL v4, {@code /readyz}).
+   */
+  public static final long MAX_PENDING_WEBHOOKS = 10_000;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final SecureRandom IDS = new SecureRandom();
@@ -103,7 +111,9 @@ public final class Jobs implements AutoCloseable {
       Clock clock,
       Sleeper sleeper,
       String owner,
-      Path spool) {
+      Path spool,
+      MeterRegistry metrics) {
+    JobMeters meters = new JobMeters(ledger.jobs(), clock);
     JobRunner runner =
         new JobRunner(
             ledger.jobs(),
@@ -115,7 +125,8 @@ public final class Jobs implements AutoCloseable {
             owner,
             spool,
             config.retention(),
-            config.atOnce());
+            config.atOnce(),
+            meters::refresh);
     WebhookDeliveries deliveries =
         new WebhookDeliveries(
             ledger.webhookOutbox(),
@@ -123,7 +134,9 @@ public final class Jobs implements AutoCloseable {
             webhooks.secrets(),
             clock,
             sleeper,
-            () -> ThreadLocalRandom.current().nextDouble());
+            () -> ThreadLocalRandom.current().nextDouble(),
+            metrics);
+    meters.bind(metrics, deliveries::pending);
     return new Jobs(
         ledger.jobs(),
         transcriber.transcriptions(),
@@ -152,6 +165,21 @@ public final class Jobs implements AutoCloseable {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.runner = Objects.requireNonNull(runner, "runner");
     this.deliveries = Objects.requireNonNull(deliveries, "deliveries");
+  }
+
+  /**
+   * Degraded while more than {@link #MAX_PENDING_WEBHOOKS} webhook events wait for delivery, as the
+   * delivery loop last counted them (the ledger's own check reports its database).
+   */
+  public Readiness webhookReadiness() {
+    long pending = deliveries.pending();
+    return pending > MAX_PENDING_WEBHOOKS
+        ? Readiness.degraded(
+            pending
+                + " webhook events wait for delivery, more than "
+                + MAX_PENDING_WEBHOOKS
+                + ": receivers are away or refusing")
+        : Readiness.ok();
   }
 
   /** Starts running waiting jobs (this slot's earlier run's at once) and delivering webhooks. */

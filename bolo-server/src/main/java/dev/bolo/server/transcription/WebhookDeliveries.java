@@ -9,6 +9,7 @@ import dev.bolo.server.ledger.WebhookOutbox;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.webhook.WebhookSecrets;
 import dev.bolo.server.webhook.WebhookSender;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -64,6 +65,8 @@ final class WebhookDeliveries implements AutoCloseable {
   private final Clock clock;
   private final Sleeper sleeper;
   private final DoubleSupplier jitter;
+  private final MeterRegistry metrics;
+  private volatile long pending;
   private volatile boolean closed;
   private volatile @Nullable Thread loop;
 
@@ -76,13 +79,15 @@ final class WebhookDeliveries implements AutoCloseable {
       WebhookSecrets secrets,
       Clock clock,
       Sleeper sleeper,
-      DoubleSupplier jitter) {
+      DoubleSupplier jitter,
+      MeterRegistry metrics) {
     this.outbox = Objects.requireNonNull(outbox, "outbox");
     this.sender = Objects.requireNonNull(sender, "sender");
     this.secrets = Objects.requireNonNull(secrets, "secrets");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     this.jitter = Objects.requireNonNull(jitter, "jitter");
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
   }
 
   /**
@@ -127,6 +132,7 @@ final class WebhookDeliveries implements AutoCloseable {
     while (!closed) {
       try {
         deliverDue();
+        pending = outbox.pending();
       } catch (LedgerException e) {
         log.warn("webhooks cannot be delivered now: {}", e.getMessage());
       }
@@ -136,6 +142,14 @@ final class WebhookDeliveries implements AutoCloseable {
         return;
       }
     }
+  }
+
+  /**
+   * How many events waited for delivery when the loop last looked (about a second ago): read by
+   * {@code /readyz}, which must not wait for a database that is away.
+   */
+  long pending() {
+    return pending;
   }
 
   /** Makes one attempt of every event due now; how many were attempted. */
@@ -180,6 +194,12 @@ final class WebhookDeliveries implements AutoCloseable {
                 event.body().getBytes(StandardCharsets.UTF_8),
                 signing));
     Instant now = clock.instant();
+    metrics
+        .counter(
+            "bolo_webhook_deliveries_total",
+            "outcome",
+            delivery.outcome().name().toLowerCase(java.util.Locale.ROOT))
+        .increment();
     switch (delivery.outcome()) {
       case DELIVERED ->
           outbox.attempted(

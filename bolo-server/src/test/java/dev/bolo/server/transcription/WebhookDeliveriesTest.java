@@ -15,6 +15,7 @@ import dev.bolo.server.ledger.WebhookOutbox;
 import dev.bolo.server.testing.SystemTime;
 import dev.bolo.server.webhook.WebhookSender;
 import dev.bolo.testkit.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -44,6 +45,7 @@ class WebhookDeliveriesTest {
   DurableLedger ledger;
   final MutableClock clock = MutableClock.at(START);
   final List<Attempt> attempts = new ArrayList<>();
+  final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   @Nullable WebhookDeliveries deliveries;
 
   record Attempt(Instant at, String id, String body, List<String> secrets) {}
@@ -114,6 +116,8 @@ class WebhookDeliveriesTest {
 
     assertThat(ledger.webhookOutbox().state(event)).contains(WebhookOutbox.State.BLOCKED);
     assertThat(attempts).hasSize(1);
+    assertThat(metrics.counter("bolo_webhook_deliveries_total", "outcome", "blocked").count())
+        .isEqualTo(1);
   }
 
   /** Ends a job with a webhook; the receiver answers as {@code receiver} says at each time. */
@@ -160,7 +164,8 @@ class WebhookDeliveriesTest {
             device -> List.of("whsec_test"),
             clock,
             pause -> {},
-            () -> 0.5);
+            () -> 0.5,
+            metrics);
     return ledger.webhookOutbox().due(START, 1).getFirst().id();
   }
 
