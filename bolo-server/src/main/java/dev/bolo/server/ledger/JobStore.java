@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,11 +26,6 @@ public final class JobStore {
 
   /** A note is stored in rows of this many bytes: each row a modest bind on both databases. */
   static final int CHUNK_BYTES = 1024 * 1024;
-
-  private static final String COLUMNS =
-      "id, device_name, status, fields, audio_sha256, audio_bytes, duration_ms,"
-          + " claimed_duration_ms, idempotency_key, webhook_url, metadata, result, error,"
-          + " created_at, finished_at";
 
   private static final String WAITING = "status IN ('QUEUED', 'RUNNING')";
 
@@ -82,7 +76,7 @@ public final class JobStore {
           DeviceLock.lock(jdbc, c, job.device());
           if (job.idempotencyKey() != null) {
             List<JobRecord> same =
-                query(
+                JobRows.query(
                     c,
                     "WHERE device_name = ? AND idempotency_key = ?",
                     job.device(),
@@ -106,7 +100,7 @@ public final class JobStore {
                     + bounds.bytes()
                     + " it may hold");
           }
-          insert(c, job);
+          JobRows.insert(c, job);
           storeAudio(c, job.id(), audio);
           return new Creation.Created(job);
         });
@@ -114,7 +108,7 @@ public final class JobStore {
 
   /** The job {@code id}, whoever's it is. */
   public Optional<JobRecord> find(String id) {
-    return jdbc.read("find job", c -> query(c, "WHERE id = ?", id).stream().findFirst());
+    return jdbc.read("find job", c -> JobRows.query(c, "WHERE id = ?", id).stream().findFirst());
   }
 
   /**
@@ -136,7 +130,7 @@ public final class JobStore {
     }
     where.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
     parameters.add(limit);
-    return jdbc.read("list jobs", c -> query(c, where.toString(), parameters.toArray()));
+    return jdbc.read("list jobs", c -> JobRows.query(c, where.toString(), parameters.toArray()));
   }
 
   /**
@@ -173,7 +167,7 @@ public final class JobStore {
               owner,
               until.toEpochMilli(),
               id);
-          return query(c, "WHERE id = ?", id).stream().findFirst();
+          return JobRows.query(c, "WHERE id = ?", id).stream().findFirst();
         });
   }
 
@@ -264,7 +258,7 @@ public final class JobStore {
         "finish job",
         c -> {
           int changed =
-              bound(
+              JobRows.bound(
                   c,
                   "UPDATE jobs SET status = ?, result = ?, error = ?,"
                       + " duration_ms = COALESCE(CAST(? AS BIGINT), duration_ms), finished_at = ?,"
@@ -280,7 +274,7 @@ public final class JobStore {
             return Optional.<JobRecord>empty();
           }
           jdbc.update(c, "DELETE FROM job_audio WHERE job_id = ?", id);
-          JobRecord ended = query(c, "WHERE id = ?", id).getFirst();
+          JobRecord ended = JobRows.query(c, "WHERE id = ?", id).getFirst();
           Optional<WebhookOutbox.Event> made = event.apply(ended);
           if (made.isPresent()) {
             WebhookOutbox.insert(jdbc, c, made.get());
@@ -355,27 +349,6 @@ public final class JobStore {
     }
   }
 
-  private static void insert(Connection c, JobRecord job) throws SQLException {
-    bound(
-        c,
-        "INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        job.id(),
-        job.device(),
-        job.status().name(),
-        job.fields(),
-        job.audioSha256(),
-        job.audioBytes(),
-        job.durationMs(),
-        job.claimedDurationMs(),
-        job.idempotencyKey(),
-        job.webhookUrl(),
-        job.metadata(),
-        job.result(),
-        job.error(),
-        job.createdAt().toEpochMilli(),
-        job.finishedAt() == null ? null : job.finishedAt().toEpochMilli());
-  }
-
   private static void storeAudio(Connection c, String id, InputStream audio) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement("INSERT INTO job_audio (job_id, seq, bytes) VALUES (?, ?, ?)")) {
@@ -393,59 +366,5 @@ public final class JobStore {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  /**
-   * Runs an INSERT or UPDATE whose parameters may be null numbers: bound without a type, which
-   * PostgreSQL infers from the column (a null bound as text would not fit a BIGINT column).
-   */
-  static int bound(Connection c, String sql, @Nullable Object... parameters) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(sql)) {
-      for (int i = 0; i < parameters.length; i++) {
-        if (parameters[i] == null) {
-          s.setNull(i + 1, Types.NULL);
-        } else {
-          s.setObject(i + 1, parameters[i]);
-        }
-      }
-      return s.executeUpdate();
-    }
-  }
-
-  private static List<JobRecord> query(Connection c, String where, Object... parameters)
-      throws SQLException {
-    try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM jobs " + where)) {
-      for (int i = 0; i < parameters.length; i++) {
-        s.setObject(i + 1, parameters[i]);
-      }
-      try (ResultSet r = s.executeQuery()) {
-        List<JobRecord> jobs = new ArrayList<>();
-        while (r.next()) {
-          jobs.add(
-              new JobRecord(
-                  r.getString(1),
-                  r.getString(2),
-                  JobStatus.valueOf(r.getString(3)),
-                  r.getString(4),
-                  r.getString(5),
-                  r.getLong(6),
-                  nullableLong(r, 7),
-                  nullableLong(r, 8),
-                  r.getString(9),
-                  r.getString(10),
-                  r.getString(11),
-                  r.getString(12),
-                  r.getString(13),
-                  Instant.ofEpochMilli(r.getLong(14)),
-                  nullableLong(r, 15) == null ? null : Instant.ofEpochMilli(r.getLong(15))));
-        }
-        return jobs;
-      }
-    }
-  }
-
-  private static @Nullable Long nullableLong(ResultSet r, int column) throws SQLException {
-    long value = r.getLong(column);
-    return r.wasNull() ? null : value;
   }
 }
