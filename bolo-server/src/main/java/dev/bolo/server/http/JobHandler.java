@@ -48,6 +48,9 @@ final class JobHandler {
   /** The longest metadata value kept: metadata is a label, not a document. */
   private static final int MAX_METADATA_CHARS = 500;
 
+  /** A JSON body names an upload, a URL and 16 short values: 16 KiB holds them all. */
+  private static final int MAX_JSON_BYTES = 16 * 1024;
+
   private static final List<String> FORM_SINGLE_VALUED =
       Stream.concat(SettingFields.SINGLE_VALUED.stream(), Stream.of("webhook_url", "metadata"))
           .toList();
@@ -62,9 +65,14 @@ final class JobHandler {
     this.timeouts = Objects.requireNonNull(timeouts, "timeouts");
   }
 
-  /** {@code POST /v1/jobs}. */
-  void create(Context ctx) throws IOException {
+  /** {@code POST /v1/jobs}: a form with the note, or JSON naming a finished upload. */
+  void create(Context ctx) throws IOException, InterruptedException {
     Device device = DeviceGate.device(ctx);
+    String type = ctx.req().getContentType();
+    if (type != null && type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+      fromUpload(ctx, device);
+      return;
+    }
     long contentLength = ctx.req().getContentLengthLong();
     if (contentLength > reader.maxBodyBytes()) {
       ErrorWriter.refuseBody(ctx, Dialect.NATIVE, Errors.tooLarge(reader.tooLargeMessage()));
@@ -110,7 +118,11 @@ final class JobHandler {
       ErrorWriter.write(ctx, Dialect.NATIVE, Errors.invalid(e));
       return;
     }
-    switch (jobs.submit(request, webhookUrl, metadata)) {
+    answer(ctx, jobs.submit(request, webhookUrl, metadata));
+  }
+
+  private void answer(Context ctx, Jobs.Submission submission) throws IOException {
+    switch (submission) {
       case Jobs.Submission.Accepted accepted -> {
         if (accepted.existing()) {
           ctx.res().setHeader("Idempotent-Replayed", "true");
@@ -127,12 +139,61 @@ final class JobHandler {
               Dialect.NATIVE,
               new ApiError(
                   422, "idempotency_key_reused", reused.message(), "Idempotency-Key", null));
+      case Jobs.Submission.NoSuchUpload none ->
+          ErrorWriter.write(ctx, Dialect.NATIVE, new ApiError(404, "not_found", none.message()));
       case Jobs.Submission.Full full ->
           ErrorWriter.write(
               ctx,
               Dialect.NATIVE,
               new ApiError(429, "rate_limited", full.message(), null, Jobs.FULL_RETRY_AFTER));
     }
+  }
+
+  /**
+   * {@code POST /v1/jobs} with {@code {"upload_id":…,"webhook_url":…,"metadata":{…}}}: a job for
+   * the note of the device's finished resumable upload.
+   */
+  private void fromUpload(Context ctx, Device device) throws IOException, InterruptedException {
+    byte[] body = ctx.req().getInputStream().readNBytes(MAX_JSON_BYTES + 1);
+    String uploadId;
+    Map<String, String> metadata;
+    String webhookUrl;
+    String key;
+    try {
+      if (body.length > MAX_JSON_BYTES) {
+        throw new MalformedParameterException(
+            "upload_id", "a job's JSON body holds at most " + MAX_JSON_BYTES + " bytes");
+      }
+      JsonNode json = parsed(body);
+      uploadId =
+          blankIsNull(json.path("upload_id").isTextual() ? json.get("upload_id").asText() : null);
+      if (uploadId == null) {
+        throw new MalformedParameterException(
+            "upload_id", "upload_id must name a finished resumable upload");
+      }
+      webhookUrl =
+          blankIsNull(
+              json.path("webhook_url").isTextual() ? json.get("webhook_url").asText() : null);
+      metadata = json.has("metadata") ? metadata(json.get("metadata")) : Map.of();
+      key =
+          RequestHeaders.idempotencyKey(RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY));
+    } catch (MalformedParameterException e) {
+      ErrorWriter.refuseBody(ctx, Dialect.NATIVE, Errors.invalid(e));
+      return;
+    }
+    answer(ctx, jobs.submitUpload(device, uploadId, webhookUrl, metadata, key));
+  }
+
+  private static JsonNode parsed(byte[] body) {
+    try {
+      JsonNode json = HttpJson.MAPPER.readTree(body);
+      if (json != null && json.isObject()) {
+        return json;
+      }
+    } catch (IOException e) {
+      // Answered below, as any body that is not a JSON object.
+    }
+    throw new MalformedParameterException("upload_id", "the body must be a JSON object");
   }
 
   /** {@code GET /v1/jobs/{id}}. */
@@ -232,12 +293,14 @@ final class JobHandler {
     if (field == null || field.isBlank()) {
       return Map.of();
     }
-    JsonNode parsed;
     try {
-      parsed = HttpJson.MAPPER.readTree(field);
+      return metadata(HttpJson.MAPPER.readTree(field));
     } catch (JsonProcessingException e) {
       throw new MalformedParameterException("metadata", "metadata must be a JSON object");
     }
+  }
+
+  private static Map<String, String> metadata(@Nullable JsonNode parsed) {
     if (parsed == null || !parsed.isObject()) {
       throw new MalformedParameterException("metadata", "metadata must be a JSON object");
     }

@@ -69,6 +69,18 @@ public final class JobStore {
    * @throws UncheckedIOException when the note cannot be read
    */
   public Creation create(JobRecord job, InputStream audio, Bounds bounds) {
+    return create(job, audio, bounds, ended -> Optional.empty());
+  }
+
+  /**
+   * Stores {@code job} as {@link #create(JobRecord, InputStream, Bounds)} does; a job made ended (a
+   * replay) has the webhook event {@code event} makes of it stored in the same transaction.
+   */
+  public Creation create(
+      JobRecord job,
+      InputStream audio,
+      Bounds bounds,
+      Function<JobRecord, Optional<WebhookOutbox.Event>> event) {
     return jdbc.inTransaction(
         "create job",
         c -> {
@@ -85,23 +97,32 @@ public final class JobStore {
               return new Creation.Existing(same.getFirst());
             }
           }
-          long[] waiting = waiting(c, job.device());
-          if (waiting[0] + 1 > bounds.jobs()) {
-            return new Creation.Full(
-                "this device has " + waiting[0] + " jobs waiting, the most it may have");
-          }
-          if (waiting[1] + job.audioBytes() > bounds.bytes()) {
-            return new Creation.Full(
-                "this device's waiting jobs hold "
-                    + waiting[1]
-                    + " bytes; this note of "
-                    + job.audioBytes()
-                    + " would pass the "
-                    + bounds.bytes()
-                    + " it may hold");
+          // A job made ended (a replay) waits for nothing: it counts against no bound.
+          if (!job.status().isFinal()) {
+            long[] waiting = waiting(c, job.device());
+            if (waiting[0] + 1 > bounds.jobs()) {
+              return new Creation.Full(
+                  "this device has " + waiting[0] + " jobs waiting, the most it may have");
+            }
+            if (waiting[1] + job.audioBytes() > bounds.bytes()) {
+              return new Creation.Full(
+                  "this device's waiting jobs hold "
+                      + waiting[1]
+                      + " bytes; this note of "
+                      + job.audioBytes()
+                      + " would pass the "
+                      + bounds.bytes()
+                      + " it may hold");
+            }
           }
           JobRows.insert(c, job);
           storeAudio(c, job.id(), audio);
+          if (job.status().isFinal()) {
+            Optional<WebhookOutbox.Event> made = event.apply(job);
+            if (made.isPresent()) {
+              WebhookOutbox.insert(jdbc, c, made.get());
+            }
+          }
           return new Creation.Created(job);
         });
   }

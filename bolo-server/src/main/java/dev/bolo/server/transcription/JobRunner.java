@@ -136,6 +136,11 @@ final class JobRunner implements AutoCloseable {
     return store.finish(id, ending, clock.instant(), events);
   }
 
+  /** The webhook event of the ended job, if it has a {@code webhook_url}. */
+  Optional<WebhookOutbox.Event> eventOf(JobRecord ended) {
+    return events.apply(ended);
+  }
+
   /** Deletes the jobs past the retention now; how many went. */
   int sweep() {
     lastSweep = clock.instant();
@@ -206,7 +211,7 @@ final class JobRunner implements AutoCloseable {
           new NoteRequest(
               new Device(job.device()),
               audio,
-              SettingFields.of(Jobs.fieldsOf(job.fields())),
+              SettingFields.of(JobFields.of(job.fields())),
               null,
               job.claimedDurationMs() == null
                   ? OptionalLong.empty()

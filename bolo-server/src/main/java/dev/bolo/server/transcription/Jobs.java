@@ -1,7 +1,5 @@
 package dev.bolo.server.transcription;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.engine.InvalidSettingException;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.Device;
@@ -9,6 +7,7 @@ import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.JobRecord;
 import dev.bolo.server.ledger.JobStatus;
 import dev.bolo.server.ledger.JobStore;
+import dev.bolo.server.ledger.UploadRegistry;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.webhook.WebhookSecrets;
 import dev.bolo.server.webhook.WebhookSender;
@@ -18,11 +17,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -54,15 +50,14 @@ public final class Jobs implements AutoCloseable {
    */
   public static final long MAX_PENDING_WEBHOOKS = 10_000;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final SecureRandom IDS = new SecureRandom();
-
   private final JobStore store;
   private final Intake intake;
   private final NoteLookup lookups;
   private final WebhookUrlPolicy urls;
   private final JobStore.Bounds bounds;
   private final Clock clock;
+  private final UploadRegistry uploads;
+  private final JobRendering rendering;
   private final JobRunner runner;
   private final WebhookDeliveries deliveries;
 
@@ -144,6 +139,8 @@ public final class Jobs implements AutoCloseable {
         webhooks.urls(),
         config.bounds(),
         clock,
+        ledger.uploadRegistry(),
+        rendering,
         runner,
         deliveries);
   }
@@ -155,6 +152,8 @@ public final class Jobs implements AutoCloseable {
       WebhookUrlPolicy urls,
       JobStore.Bounds bounds,
       Clock clock,
+      UploadRegistry uploads,
+      JobRendering rendering,
       JobRunner runner,
       WebhookDeliveries deliveries) {
     this.store = Objects.requireNonNull(store, "store");
@@ -163,6 +162,8 @@ public final class Jobs implements AutoCloseable {
     this.urls = Objects.requireNonNull(urls, "urls");
     this.bounds = Objects.requireNonNull(bounds, "bounds");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.uploads = Objects.requireNonNull(uploads, "uploads");
+    this.rendering = Objects.requireNonNull(rendering, "rendering");
     this.runner = Objects.requireNonNull(runner, "runner");
     this.deliveries = Objects.requireNonNull(deliveries, "deliveries");
   }
@@ -217,6 +218,9 @@ public final class Jobs implements AutoCloseable {
     /** The Idempotency-Key names a job of other audio or settings. */
     record KeyReused(String message) implements Submission {}
 
+    /** No finished resumable upload of that id for this device, or its transcript is gone. */
+    record NoSuchUpload(String message) implements Submission {}
+
     /** The device's waiting jobs are at their bound; try again after {@link #FULL_RETRY_AFTER}. */
     record Full(String message) implements Submission {}
   }
@@ -247,10 +251,10 @@ public final class Jobs implements AutoCloseable {
             Objects.requireNonNullElse(e.getMessage(), "this webhook_url may not be called"));
       }
     }
-    String fields = json(fieldsOf(request.fields()));
+    String fields = JobFields.json(JobFields.of(request.fields()));
     JobRecord job =
         new JobRecord(
-            "job_" + randomId(),
+            JobFields.newId("job_"),
             note.device().name(),
             JobStatus.QUEUED,
             fields,
@@ -262,7 +266,7 @@ public final class Jobs implements AutoCloseable {
             note.claimedDurationMs().isPresent() ? note.claimedDurationMs().getAsLong() : null,
             note.idempotencyKey(),
             webhookUrl,
-            json(metadata),
+            JobFields.json(metadata),
             null,
             null,
             clock.instant(),
@@ -289,6 +293,23 @@ public final class Jobs implements AutoCloseable {
     };
   }
 
+  /**
+   * A job for the note of the device's finished resumable upload {@code uploadId}: that note was
+   * transcribed when its last byte arrived, so the job succeeds at once from the replay (not
+   * charged), its webhook told in the same transaction. Its bytes are gone with the upload: an
+   * upload whose transcript is no longer kept, or that failed, makes no job.
+   */
+  public Submission submitUpload(
+      Device device,
+      String uploadId,
+      @Nullable String webhookUrl,
+      Map<String, String> metadata,
+      @Nullable String idempotencyKey)
+      throws InterruptedException {
+    return new UploadJobs(uploads, intake, lookups, urls, store, bounds, rendering, clock, runner)
+        .submit(device, uploadId, webhookUrl, metadata, idempotencyKey);
+  }
+
   /** The device's job {@code id}; empty when there is none, or it is another device's. */
   public Optional<JobRecord> find(Device device, String id) {
     return store.find(id).filter(job -> job.device().equals(device.name()));
@@ -302,7 +323,7 @@ public final class Jobs implements AutoCloseable {
     try {
       return lookups.progress(
           new Device(job.device()),
-          intake.settingsOfUploaded(SettingFields.of(fieldsOf(job.fields()))),
+          intake.settingsOfUploaded(SettingFields.of(JobFields.of(job.fields()))),
           job.audioSha256());
     } catch (InvalidSettingException e) {
       return Optional.empty();
@@ -340,46 +361,5 @@ public final class Jobs implements AutoCloseable {
   /** Deletes the jobs older than the retention ({@code BOLO_JOB_RETENTION}); how many went. */
   public int sweep() {
     return runner.sweep();
-  }
-
-  static Map<String, String> fieldsOf(SettingFields fields) {
-    Map<String, String> map = new LinkedHashMap<>();
-    putIfSet(map, "model", fields.model());
-    putIfSet(map, "language", fields.language());
-    putIfSet(map, "prompt", fields.prompt());
-    putIfSet(map, "temperature", fields.temperature());
-    putIfSet(map, "response_format", fields.responseFormat());
-    if (!fields.timestampGranularities().isEmpty()) {
-      map.put("timestamp_granularities", String.join(",", fields.timestampGranularities()));
-    }
-    return map;
-  }
-
-  static Map<String, String> fieldsOf(String json) {
-    try {
-      return JSON.readerForMapOf(String.class).readValue(json);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("the ledger keeps a job's fields as they were written", e);
-    }
-  }
-
-  private static void putIfSet(Map<String, String> map, String name, @Nullable String value) {
-    if (value != null) {
-      map.put(name, value);
-    }
-  }
-
-  private static String json(Object value) {
-    try {
-      return JSON.writeValueAsString(value);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a map of strings always serialises", e);
-    }
-  }
-
-  private static String randomId() {
-    byte[] bytes = new byte[12];
-    IDS.nextBytes(bytes);
-    return HexFormat.of().formatHex(bytes);
   }
 }

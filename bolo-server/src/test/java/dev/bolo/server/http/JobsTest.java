@@ -226,6 +226,50 @@ class JobsTest {
     assertThat(gateway.send(get("/v1/jobs", Gateway.TOKEN_A)).body()).contains("\"data\":[]");
   }
 
+  @Test
+  void aJobForAFinishedResumableUploadSucceedsAtOnceFromItsReplay() throws Exception {
+    byte[] note = TestAudio.wav(2000, 140);
+    Request create =
+        new Request.Builder()
+            .url(gateway.url("/v1/uploads"))
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .header("Tus-Resumable", "1.0.0")
+            .header("Upload-Length", Integer.toString(note.length))
+            .post(RequestBody.create(note, MediaType.get("application/offset+octet-stream")))
+            .build();
+    String location;
+    try (okhttp3.Response response = gateway.client().newCall(create).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+      location = java.util.Objects.requireNonNull(response.header("Location"));
+    }
+    assertThat(gateway.send(get(location + "/transcription?wait=30", Gateway.TOKEN_A)).status())
+        .isEqualTo(200);
+    String uploadId = location.substring(location.lastIndexOf('/') + 1);
+    String body = "{\"upload_id\":\"" + uploadId + "\",\"metadata\":{\"from\":\"tus\"}}";
+
+    Gateway.Reply job = gateway.send(json("/v1/jobs", Gateway.TOKEN_A, body));
+    Gateway.Reply theirs = gateway.send(json("/v1/jobs", Gateway.TOKEN_B, body));
+
+    assertThat(job.status()).as(job.body()).isEqualTo(202);
+    JsonNode made = JSON.readTree(job.body());
+    assertThat(made.get("status").asText()).isEqualTo("succeeded");
+    assertThat(made.at("/result/deduplicated").asBoolean()).isTrue();
+    assertThat(made.at("/metadata/from").asText()).isEqualTo("tus");
+    assertThat(theirs.status()).isEqualTo(404);
+    assertThat(provider.calls()).isEqualTo(1);
+    try (LedgerProbe ledger = LedgerProbe.open(dir, gateway)) {
+      assertThat(ledger.chargedMillis("alpha")).isEqualTo(2000);
+    }
+  }
+
+  private Request json(String path, String token, String body) {
+    return new Request.Builder()
+        .url(gateway.url(path))
+        .header("Authorization", "Bearer " + token)
+        .post(RequestBody.create(body, MediaType.get("application/json")))
+        .build();
+  }
+
   private JsonNode awaitEnd(String id, String token) throws Exception {
     JsonNode[] last = new JsonNode[1];
     Await.until(
