@@ -7,7 +7,9 @@
 --   fields:      the note's settings as sent, a JSON object of form field names to values;
 --   result:      the transcription answer (JSON) of a succeeded job; error: the error (JSON) of a
 --                failed one;
---   lease_owner: the instance slot running it, until lease_until; a lapsed lease is anyone's.
+--   lease_owner: the instance slot running it, until lease_until; a lapsed lease is anyone's. A
+--                queued job with a lease_until and no owner waits until then (a retry's pause);
+--   attempts:    how many times an instance took it.
 CREATE TABLE jobs (
     id                  VARCHAR(40) PRIMARY KEY,
     device_name         VARCHAR(64) NOT NULL,
@@ -25,7 +27,8 @@ CREATE TABLE jobs (
     created_at          BIGINT NOT NULL,
     finished_at         BIGINT,
     lease_owner         VARCHAR(36),
-    lease_until         BIGINT
+    lease_until         BIGINT,
+    attempts            INTEGER NOT NULL DEFAULT 0
 );
 
 -- NULL keys are distinct on both databases: only keyed jobs meet here.

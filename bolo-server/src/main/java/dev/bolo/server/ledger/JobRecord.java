@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param metadata the client's metadata, a JSON object of strings, echoed back
  * @param result the transcription answer (JSON) once it succeeded
  * @param error the error (JSON) once it failed
+ * @param attempts how many times an instance took it
  */
 public record JobRecord(
     String id,
@@ -33,7 +34,8 @@ public record JobRecord(
     @Nullable String result,
     @Nullable String error,
     Instant createdAt,
-    @Nullable Instant finishedAt) {
+    @Nullable Instant finishedAt,
+    int attempts) {
 
   public JobRecord {
     Objects.requireNonNull(id, "id");
@@ -72,6 +74,7 @@ public record JobRecord(
         null,
         null,
         createdAt,
-        null);
+        null,
+        0);
   }
 }

@@ -16,14 +16,16 @@ final class JobRows {
   static final String COLUMNS =
       "id, device_name, status, fields, audio_sha256, audio_bytes, duration_ms,"
           + " claimed_duration_ms, idempotency_key, webhook_url, metadata, result, error,"
-          + " created_at, finished_at";
+          + " created_at, finished_at, attempts";
 
   private JobRows() {}
 
   static void insert(Connection c, JobRecord job) throws SQLException {
     bound(
         c,
-        "INSERT INTO jobs (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO jobs ("
+            + COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         job.id(),
         job.device(),
         job.status().name(),
@@ -38,7 +40,8 @@ final class JobRows {
         job.result(),
         job.error(),
         job.createdAt().toEpochMilli(),
-        job.finishedAt() == null ? null : job.finishedAt().toEpochMilli());
+        job.finishedAt() == null ? null : job.finishedAt().toEpochMilli(),
+        job.attempts());
   }
 
   /**
@@ -83,7 +86,8 @@ final class JobRows {
                   r.getString(12),
                   r.getString(13),
                   Instant.ofEpochMilli(r.getLong(14)),
-                  nullableLong(r, 15) == null ? null : Instant.ofEpochMilli(r.getLong(15))));
+                  nullableLong(r, 15) == null ? null : Instant.ofEpochMilli(r.getLong(15)),
+                  r.getInt(16)));
         }
         return jobs;
       }

@@ -184,7 +184,8 @@ public final class JobStore {
           }
           jdbc.update(
               c,
-              "UPDATE jobs SET status = 'RUNNING', lease_owner = ?, lease_until = ? WHERE id = ?",
+              "UPDATE jobs SET status = 'RUNNING', lease_owner = ?, lease_until = ?,"
+                  + " attempts = attempts + 1 WHERE id = ?",
               owner,
               until.toEpochMilli(),
               id);
@@ -222,6 +223,37 @@ public final class JobStore {
                 "UPDATE jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ? AND "
                     + WAITING,
                 owner));
+  }
+
+  /**
+   * Puts {@code owner}'s running job back in the queue, to be taken again no sooner than {@code
+   * notBefore}: its work failed in a way a later attempt may not.
+   *
+   * @return the number of times it was taken so far, or 0 when it is no longer {@code owner}'s
+   */
+  public int requeue(String id, String owner, Instant notBefore) {
+    return jdbc.inTransaction(
+        "requeue job",
+        c -> {
+          int changed =
+              jdbc.update(
+                  c,
+                  "UPDATE jobs SET status = 'QUEUED', lease_owner = NULL, lease_until = ?"
+                      + " WHERE id = ? AND lease_owner = ? AND status = 'RUNNING'",
+                  notBefore.toEpochMilli(),
+                  id,
+                  owner);
+          if (changed == 0) {
+            return 0;
+          }
+          try (PreparedStatement s = c.prepareStatement("SELECT attempts FROM jobs WHERE id = ?")) {
+            s.setString(1, id);
+            try (ResultSet r = s.executeQuery()) {
+              r.next();
+              return r.getInt(1);
+            }
+          }
+        });
   }
 
   /** Writes the job's note to {@code out}, as it was stored. */

@@ -50,6 +50,16 @@ final class JobRunner implements AutoCloseable {
    */
   static final Duration POLL = Duration.ofSeconds(2);
 
+  /**
+   * How many times a job is taken before a failure a later attempt might not meet (the engine or
+   * the gateway unavailable, a timeout) ends it failed; the pauses between grow by {@link
+   * #RETRY_PAUSE} each.
+   */
+  static final int MAX_ATTEMPTS = 5;
+
+  /** The pause before a job's second attempt; the third waits twice this, and so on. */
+  static final Duration RETRY_PAUSE = Duration.ofSeconds(30);
+
   /** How often jobs past their retention are deleted. */
   static final Duration SWEEP_INTERVAL = Duration.ofHours(1);
 
@@ -285,8 +295,41 @@ final class JobRunner implements AutoCloseable {
                       success.transcript(), note.settings(), answer.replayed(), job.id()),
                   null,
                   success.transcript().durationMs()));
-      case WorkResult.Refused refused -> failed(job, refused);
+      case WorkResult.Refused refused -> {
+        if (isTransient(refused.problem())) {
+          int attempts =
+              store.requeue(
+                  job.id(),
+                  owner,
+                  clock.instant().plus(RETRY_PAUSE.multipliedBy(Math.max(1, job.attempts()))));
+          // Taken again later unless it had its attempts (or it is no longer this instance's).
+          if (attempts > 0 && attempts < MAX_ATTEMPTS) {
+            log.info(
+                "job {} queued again after attempt {}: {}", job.id(), attempts, refused.message());
+            return;
+          }
+        }
+        failed(job, refused);
+      }
     }
+  }
+
+  /** Whether a later attempt of the same note may succeed where this one failed. */
+  private static boolean isTransient(Problem problem) {
+    return switch (problem) {
+      // The provider or the gateway were away or slow: their trouble, not the note's.
+      case UPSTREAM_UNAVAILABLE, UPSTREAM_TIMEOUT, UPSTREAM_ERROR, SERVER_UNAVAILABLE, INTERNAL ->
+          true;
+      // The note, its settings or the device's quota: the same again would fail the same.
+      case UPSTREAM_REJECTED,
+          AUDIO_TOO_LONG,
+          INVALID_AUDIO,
+          UNSUPPORTED_AUDIO,
+          QUOTA_EXHAUSTED,
+          IDEMPOTENCY_KEY_REUSED,
+          IDEMPOTENCY_CONFLICT ->
+          false;
+    };
   }
 
   private void failed(JobRecord job, WorkResult.Refused refused) {

@@ -270,7 +270,8 @@ public final class Jobs implements AutoCloseable {
             null,
             null,
             clock.instant(),
-            null);
+            null,
+            0);
     JobStore.Creation creation;
     try (InputStream audio = note.audio().open()) {
       creation = store.create(job, audio, bounds);

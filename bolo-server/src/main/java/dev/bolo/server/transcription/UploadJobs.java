@@ -82,7 +82,8 @@ record UploadJobs(
             rendering.result(kept.get(), settings, true, id),
             null,
             clock.instant(),
-            clock.instant());
+            clock.instant(),
+            0);
     return switch (store.create(job, InputStream.nullInputStream(), bounds, runner::eventOf)) {
       case JobStore.Creation.Created created -> new Jobs.Submission.Accepted(created.job(), false);
       case JobStore.Creation.Existing existing ->

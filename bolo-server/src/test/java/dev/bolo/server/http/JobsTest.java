@@ -108,6 +108,46 @@ class JobsTest {
   }
 
   @Test
+  void aJobWhoseProviderWasAwayIsQueuedAgainAndSucceedsOnALaterAttempt() throws Exception {
+    provider.enqueue(
+        new mockwebserver3.MockResponse.Builder()
+            .code(400)
+            .body("{\"error\":{\"message\":\"bad\"}}")
+            .build());
+    String id =
+        JSON.readTree(gateway.send(submit(Gateway.TOKEN_A, TestAudio.wav(1000, 150), null)).body())
+            .get("id")
+            .asText();
+    Await.until(() -> provider.calls() >= 1, () -> "provider calls: " + provider.calls());
+    JsonNode failed = awaitEnd(id, Gateway.TOKEN_A);
+    // The provider refused the note itself: the same again would fail the same.
+    assertThat(failed.get("status").asText()).isEqualTo("failed");
+    assertThat(failed.at("/error/code").asText()).isEqualTo("upstream_rejected");
+
+    provider.enqueue(new mockwebserver3.MockResponse.Builder().code(503).build());
+    int before = provider.calls();
+    String again =
+        JSON.readTree(gateway.send(submit(Gateway.TOKEN_A, TestAudio.wav(1000, 151), null)).body())
+            .get("id")
+            .asText();
+    Await.until(
+        () ->
+            provider.calls() > before
+                && readTree(send(get("/v1/jobs/" + again, Gateway.TOKEN_A)).body())
+                    .get("status")
+                    .asText()
+                    .equals("queued"),
+        () -> "provider calls: " + provider.calls());
+    // Its next attempt waits 30 s of the gateway's clock.
+    clock.advance(Duration.ofSeconds(31));
+    JsonNode done = awaitEnd(again, Gateway.TOKEN_A);
+    assertThat(done.get("status").asText()).as(done.toString()).isEqualTo("succeeded");
+    try (LedgerProbe ledger = LedgerProbe.open(dir, gateway)) {
+      assertThat(ledger.chargedMillis("alpha")).isEqualTo(1000);
+    }
+  }
+
+  @Test
   void theSameIdempotencyKeyIsTheSameJobAndAnotherDeviceSeesNone() throws Exception {
     byte[] note = TestAudio.wav(2000, 92);
     Gateway.Reply first = gateway.send(submit(Gateway.TOKEN_A, note, "key-1"));
