@@ -129,7 +129,17 @@ final class JobRunner implements AutoCloseable {
   /** Looks for jobs now, off the caller's thread: one was just queued. */
   void poke() {
     if (!closed) {
-      Thread.ofVirtual().name("bolo-jobs-poke").start(this::takeWhileRoom);
+      Thread.ofVirtual()
+          .name("bolo-jobs-poke")
+          .start(
+              () -> {
+                try {
+                  takeWhileRoom();
+                } catch (LedgerException e) {
+                  // The poll takes it once the database is back.
+                  log.warn("jobs cannot be taken now: {}", e.getMessage());
+                }
+              });
     }
   }
 
