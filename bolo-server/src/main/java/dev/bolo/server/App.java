@@ -225,6 +225,8 @@ public final class App implements AutoCloseable {
     DrainDeadline deadline = new DrainDeadline(parts.ticker(), parts.sleeper(), timeout);
     InFlightRequests inFlight = parts.inFlight();
     inFlight.close();
+    // Jobs running here may end within the drain; no new one is taken (the next start takes them).
+    parts.jobs().stopTaking();
     for (Connector connector : parts.javalin().jettyServer().server().getConnectors()) {
       if (connector instanceof NetworkConnector network) {
         network.close();

@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.function.Function;
@@ -76,8 +75,8 @@ final class JobRunner implements AutoCloseable {
   private final Semaphore slots;
   private final Runnable afterPoll;
   private final Map<String, JobRecord> running = new ConcurrentHashMap<>();
-  private final Set<String> cancelled = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  private volatile boolean stopped;
   private volatile @Nullable Thread loop;
   private @Nullable Instant lastSweep;
 
@@ -143,12 +142,9 @@ final class JobRunner implements AutoCloseable {
     }
   }
 
-  /**
-   * Marks a job as cancelled here: when its work answers, the job is left as it was ended. The work
-   * itself goes on for whoever else waits on it.
-   */
-  void cancel(String id) {
-    cancelled.add(id);
+  /** Takes no more jobs; those running go on and end as their work answers. */
+  void stopTaking() {
+    stopped = true;
   }
 
   /** Ends the job {@code id} with {@code ending} unless it ended already; the ended job. */
@@ -201,7 +197,7 @@ final class JobRunner implements AutoCloseable {
   }
 
   private void takeWhileRoom() {
-    while (!closed && slots.tryAcquire()) {
+    while (!closed && !stopped && slots.tryAcquire()) {
       Optional<JobRecord> claimed;
       try {
         Instant now = clock.instant();
@@ -260,7 +256,6 @@ final class JobRunner implements AutoCloseable {
         audio.close();
       }
       running.remove(job.id());
-      cancelled.remove(job.id());
       slots.release();
       poke();
     }

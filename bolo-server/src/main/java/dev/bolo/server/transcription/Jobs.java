@@ -189,6 +189,14 @@ public final class Jobs implements AutoCloseable {
     deliveries.start();
   }
 
+  /**
+   * Takes no more jobs; those running here go on and end as their work answers (a drain). Queued
+   * jobs wait for another instance or this slot's next start.
+   */
+  public void stopTaking() {
+    runner.stopTaking();
+  }
+
   /** Stops both; running jobs are left to this slot's next start or another instance. */
   @Override
   public void close() {
@@ -353,7 +361,6 @@ public final class Jobs implements AutoCloseable {
     if (job.isEmpty() || job.get().status().isFinal()) {
       return job;
     }
-    runner.cancel(id);
     return runner
         .end(id, new JobStore.Ending(JobStatus.CANCELLED, null, null, null))
         .or(() -> find(device, id));
