@@ -11,11 +11,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * How Bolo's Moonshine recogniser should use the cores: for ONNX Runtime's intra-op threads 1, 2,
- * and 1 with 2 for an utterance decoded alone (the gateway's choice, {@code 1+2}), the time of one
- * note recognised alone (warm, median of seven) and the throughput (seconds of audio per second of
- * wall time) with one and with two notes recognised at once. Each note is decoded by FFmpeg and
- * read through the VAD, as the gateway would.
+ * How Bolo's Moonshine recogniser should use the cores: for ONNX Runtime's intra-op threads 1 and
+ * 2, the time of one note recognised alone (warm, median of seven) and the throughput (seconds of
+ * audio per second of wall time) with one and with two notes recognised at once. Each note is
+ * decoded by FFmpeg and read through the VAD, as the gateway would.
  *
  * <p>Usage: {@code MoonshineBench NOTE [ROUNDS [SETTINGS]]}, SETTINGS as {@link MoonshineClips}
  * takes them after the threads (e.g. {@code /beam=1,noempty=0}: greedy); the models come from
@@ -42,7 +41,7 @@ public final class MoonshineBench {
         "| intra-op threads | one note alone, median s | RTF alone | CPU s per audio s, alone"
             + " | audio s per s, 1 note at once | audio s per s, 2 notes at once |");
     System.out.println("|---|---|---|---|---|---|");
-    for (String threads : new String[] {"1", "2", "1+2"}) {
+    for (int threads : new int[] {1, 2}) {
       try (MoonshineClips clips = MoonshineClips.named("moonshine-java:" + threads + settings)) {
         for (int i = 0; i < 3; i++) {
           clips.timed(note);
@@ -61,7 +60,7 @@ public final class MoonshineBench {
         double two = throughput(clips, note, 2, rounds, seconds);
         System.out.printf(
             Locale.ROOT,
-            "| %s | %.2f | %.3f | %.3f | %.1f | %.1f |%n",
+            "| %d | %.2f | %.3f | %.3f | %.1f | %.1f |%n",
             threads,
             median,
             median / seconds,

@@ -16,9 +16,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Bolo's Moonshine recogniser in this process ({@code moonshine-java}, {@code moonshine-java:N} for
- * N intra-op threads, or {@code moonshine-java:N+M} for M threads on an utterance decoded while no
- * other is), with the gateway's settings or others to tune them: {@code
+ * Bolo's Moonshine recogniser in this process ({@code moonshine-java}, or {@code moonshine-java:N}
+ * for N intra-op threads), with the gateway's settings or others to tune them: {@code
  * moonshine-java:N/KEY=VALUE,…} with keys {@code beam} (width), {@code lp} (length penalty), {@code
  * noempty} (0 or 1), {@code threshold} and {@code release} (the detector's), {@code padding},
  * {@code pause} and {@code speech} (milliseconds). The clip is decoded by FFmpeg as the gateway
@@ -37,20 +36,12 @@ final class MoonshineClips implements ClipRecognizer {
     this.recognizer = MoonshineRecognizer.load(folder, options);
   }
 
-  /** The configuration's recogniser: {@code moonshine-java[:N[+M]][/KEY=VALUE,…]}. */
+  /** The configuration's recogniser: {@code moonshine-java[:N][/KEY=VALUE,…]}. */
   static MoonshineClips named(String config) {
     int slash = config.indexOf('/');
     String head = slash < 0 ? config : config.substring(0, slash);
     int colon = head.indexOf(':');
-    // N, or N+M: N threads per call, M for a call made while no other utterance is decoded.
-    // Without either, the gateway's own.
-    MoonshineRecognizer.Options gateway = MoonshineRecognizer.Options.defaults();
-    String[] threadCounts =
-        colon < 0
-            ? new String[] {"" + gateway.intraOpThreads(), "" + gateway.aloneThreads()}
-            : head.substring(colon + 1).split("\\+");
-    int threads = Integer.parseInt(threadCounts[0]);
-    int alone = threadCounts.length > 1 ? Integer.parseInt(threadCounts[1]) : threads;
+    int threads = colon < 0 ? 1 : Integer.parseInt(head.substring(colon + 1));
     Map<String, String> settings = new HashMap<>();
     if (slash >= 0) {
       for (String pair : config.substring(slash + 1).split(",")) {
@@ -79,7 +70,7 @@ final class MoonshineClips implements ClipRecognizer {
     if (!settings.isEmpty()) {
       throw new IllegalArgumentException("unknown settings " + settings.keySet() + " in " + config);
     }
-    return new MoonshineClips(new MoonshineRecognizer.Options(threads, alone, limits, decoding));
+    return new MoonshineClips(new MoonshineRecognizer.Options(threads, limits, decoding));
   }
 
   private static Duration millis(@Nullable String value, Duration otherwise) {

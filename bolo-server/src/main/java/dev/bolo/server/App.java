@@ -13,6 +13,7 @@ import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.ledger.RolledUp;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.PhoneAccess;
+import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.ResumableUploads;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -98,6 +99,7 @@ public final class App implements AutoCloseable {
       DurableLedger ledger,
       ChargeOutbox charges,
       ResumableUploads resumable,
+      Jobs jobs,
       ReadinessMonitor readinessMonitor,
       InFlightRequests inFlight,
       RequestAdmission admission,
@@ -128,6 +130,7 @@ public final class App implements AutoCloseable {
   public App start() {
     Javalin javalin = parts.javalin();
     javalin.start();
+    parts.jobs().start();
     parts
         .threads()
         .housekeeping()
@@ -195,6 +198,11 @@ public final class App implements AutoCloseable {
     return parts.resumable();
   }
 
+  /** The jobs, for tests that move the clock past a retention or a webhook's next attempt. */
+  public Jobs jobs() {
+    return parts.jobs();
+  }
+
   /** Where phones open the page and what they trust, for the start-up message and tests. */
   public PhoneAccess phones() {
     return parts.phones();
@@ -217,6 +225,8 @@ public final class App implements AutoCloseable {
     DrainDeadline deadline = new DrainDeadline(parts.ticker(), parts.sleeper(), timeout);
     InFlightRequests inFlight = parts.inFlight();
     inFlight.close();
+    // Jobs running here may end within the drain; no new one is taken (the next start takes them).
+    parts.jobs().stopTaking();
     for (Connector connector : parts.javalin().jettyServer().server().getConnectors()) {
       if (connector instanceof NetworkConnector network) {
         network.close();
@@ -342,6 +352,7 @@ public final class App implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     parts.readinessMonitor().close();
+    parts.jobs().close();
     if (!parts.threads().stopHousekeeping(USAGE_ROLL_UP_STOP_WAIT)) {
       log.warn("usage roll-up still running at shutdown; its open transaction is rolled back");
     }

@@ -21,11 +21,13 @@ import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.GatewayTls;
 import dev.bolo.server.tls.PhoneAccess;
+import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.TransferBuffers;
 import dev.bolo.server.upload.UploadReader;
+import dev.bolo.server.webhook.HostResolver;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -41,6 +43,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import okhttp3.OkHttpClient;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,14 +56,6 @@ import org.slf4j.LoggerFactory;
 public final class AppBuilder {
 
   private static final Logger log = LoggerFactory.getLogger(AppBuilder.class);
-
-  /**
-   * A waiting request's idle timeout must outlast the longest transcription (the engine deadline's
-   * cap plus the wait of a duplicate), or a phone waiting for its answer is cut off.
-   */
-  private static final Duration IDLE_TIMEOUT_MARGIN = Duration.ofMinutes(1);
-
-  private static final Duration MIN_ANSWER_TIMEOUT = Duration.ofMinutes(4);
 
   /**
    * Resumable uploads keep their bytes in this folder of the slot's spool, which a start does not
@@ -84,6 +79,8 @@ public final class AppBuilder {
   private Sleeper sleeper = Thread::sleep;
   private UnaryOperator<Ledger> ledgerView = UnaryOperator.identity();
   private UnaryOperator<SpeechEngine> engineView = UnaryOperator.identity();
+  private Jobs.@Nullable Webhooks webhooks;
+  private HostResolver hostResolver = HostResolver.system();
 
   AppBuilder(ServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -141,6 +138,18 @@ public final class AppBuilder {
    */
   public AppBuilder engineView(UnaryOperator<SpeechEngine> engineView) {
     this.engineView = Objects.requireNonNull(engineView, "engineView");
+    return this;
+  }
+
+  /** How webhook receivers' names are resolved: the system's resolver unless a test's table. */
+  public AppBuilder hostResolver(HostResolver hostResolver) {
+    this.hostResolver = Objects.requireNonNull(hostResolver, "hostResolver");
+    return this;
+  }
+
+  /** The address policy, sender and signing secrets of jobs' webhooks, instead of the gateway's. */
+  public AppBuilder webhooks(Jobs.Webhooks webhooks) {
+    this.webhooks = Objects.requireNonNull(webhooks, "webhooks");
     return this;
   }
 
@@ -291,11 +300,23 @@ public final class AppBuilder {
             limits.uploads().rateWindow().plus(APPEND_LOCK_MARGIN),
             threads.countedWork());
     resumable.recover();
+    Jobs jobs =
+        GatewayJobs.open(
+            config,
+            webhooks != null ? webhooks : GatewayJobs.webhooks(config, ledger, hostResolver),
+            ledger,
+            transcriber,
+            slot,
+            clock,
+            sleeper,
+            metrics);
+    built.push(jobs);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);
     readiness.put("spool", reader::readiness);
     readiness.put("store", store::readiness);
     readiness.put("ledger", ledger::readiness);
+    readiness.put("webhooks", jobs::webhookReadiness);
     ReadinessMonitor readinessMonitor = ReadinessMonitor.start(readiness, wireTicker);
     built.push(readinessMonitor);
     Map<String, Supplier<Readiness>> kept = new LinkedHashMap<>(readinessMonitor.kept());
@@ -311,12 +332,15 @@ public final class AppBuilder {
             inFlight,
             kept,
             metrics,
-            new ConnectionTimeouts(
-                config.listen().idleTimeout(), limits.uploads().rateWindow(), answerTimeout()),
+            ConnectionTimeouts.of(
+                config.listen().idleTimeout(),
+                limits.uploads().rateWindow(),
+                config.deadlines().upstream().cap()),
             resumable,
             phones,
             WrongTokens.perMinute(limits.wrongTokensPerMinute(), ticker),
-            wireTicker);
+            wireTicker,
+            jobs);
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     Javalin javalin =
@@ -338,6 +362,7 @@ public final class AppBuilder {
             ledger,
             charges,
             resumable,
+            jobs,
             readinessMonitor,
             inFlight,
             admission,
@@ -376,14 +401,5 @@ public final class AppBuilder {
       case REDIS -> RateLimiter.shared(store.redisEndpoint(), perMinute, clock, ticker);
       case MEMORY -> RateLimiter.perMinute(perMinute, ticker);
     };
-  }
-
-  /**
-   * How long a request waiting for its transcript keeps its connection: the engine deadline's cap
-   * plus the wait of a duplicate.
-   */
-  private Duration answerTimeout() {
-    Duration answer = config.deadlines().upstream().cap().plus(IDLE_TIMEOUT_MARGIN);
-    return answer.compareTo(MIN_ANSWER_TIMEOUT) < 0 ? MIN_ANSWER_TIMEOUT : answer;
   }
 }

@@ -144,6 +144,10 @@ final class ConfigParser {
         new ServerConfig.Admin(env.optional(BOLO_ADMIN_TOKEN)),
         routing,
         TlsParser.parse(env),
+        new ServerConfig.Jobs(
+            env.duration(BOLO_JOB_RETENTION),
+            env.integer(BOLO_MAX_QUEUED_JOBS_PER_DEVICE),
+            env.whole(BOLO_MAX_QUEUED_JOB_BYTES_PER_DEVICE)),
         env.hostPorts(BOLO_WEBHOOK_HTTP_HOSTS));
   }
 

@@ -56,6 +56,7 @@ public record ServerConfig(
     Admin admin,
     Routing routing,
     TlsConfig tls,
+    Jobs jobs,
     List<String> webhookHttpHosts) {
 
   public ServerConfig {
@@ -79,6 +80,13 @@ public record ServerConfig(
     WARN,
     ERROR
   }
+
+  /**
+   * @param retention how long a job is kept after it was made ({@code BOLO_JOB_RETENTION})
+   * @param maxQueuedPerDevice how many jobs one device may have waiting
+   * @param maxQueuedBytesPerDevice how many bytes of notes one device's waiting jobs may hold
+   */
+  public record Jobs(Duration retention, int maxQueuedPerDevice, long maxQueuedBytesPerDevice) {}
 
   /** Where work is coordinated; {@code BOLO_STORE} names one. */
   public enum StoreKind {

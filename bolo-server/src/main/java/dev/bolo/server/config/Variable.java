@@ -191,6 +191,16 @@ public enum Variable {
       "4294967296",
       "spool bytes in use before 503, at most the disk's room (default 4 GiB)"),
   BOLO_UPLOAD_TTL(POSITIVE, "24h", "unfinished resumable uploads are kept this long (default 24h)"),
+  BOLO_JOB_RETENTION(
+      new Span(Duration.ofHours(1), Duration.ofDays(36_500), "must be between 1h and 36500d"),
+      "7d",
+      "jobs, their results and webhook events are kept this long (default 7d)"),
+  BOLO_MAX_QUEUED_JOBS_PER_DEVICE(
+      whole(1, 1_000_000), "100", "jobs one device may have waiting before 429 (default 100)"),
+  BOLO_MAX_QUEUED_JOB_BYTES_PER_DEVICE(
+      whole(1, Long.MAX_VALUE),
+      "2147483648",
+      "note bytes one device's waiting jobs may hold before 429 (default 2 GiB)"),
   BOLO_OPENAI_MODELS(MODELS, null, "models a device may ask for, comma-separated"),
   BOLO_GEMINI_MODELS(MODELS, null, "Gemini models a device may ask for, comma-separated"),
   BOLO_MODEL_ALIASES(

@@ -5,6 +5,7 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.tls.PhoneAccess;
 import dev.bolo.server.transcription.Intake;
+import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.UploadReader;
@@ -42,7 +43,8 @@ public final class Routes {
       ResumableUploads resumable,
       PhoneAccess phones,
       WrongTokens wrongTokens,
-      LongSupplier wireTicker) {}
+      LongSupplier wireTicker,
+      Jobs jobs) {}
 
   public static void register(RoutesConfig routes, Services services) {
     DeviceGate gate =
@@ -92,6 +94,7 @@ public final class Routes {
                             services.transcriber(),
                             services.timeouts())),
                     ticker)));
+    registerJobs(routes, gate, services, ticker);
     // Behind the gate like every device route: a device over its rate and a draining gateway are
     // answered here as on the others.
     ModelsHandler models = new ModelsHandler(services.transcriber());
@@ -135,6 +138,17 @@ public final class Routes {
                   ErrorWriter.write(ctx, Dialect.of(ctx.path()), Errors.internal());
                 },
                 ticker));
+  }
+
+  /** Jobs (PROTOCOL v4): a note handed over now, transcribed later, its webhook told. */
+  private static void registerJobs(
+      RoutesConfig routes, DeviceGate gate, Services services, LongSupplier ticker) {
+    JobHandler jobs = new JobHandler(services.jobs(), services.reader(), services.timeouts());
+    routes.post(JobHandler.COLLECTION, RequestLog.around(gate.aroundUpload(jobs::create), ticker));
+    routes.get(
+        JobHandler.COLLECTION, RequestLog.around(gate.around(ASK_AGAIN, jobs::list), ticker));
+    routes.get(JobHandler.ONE, RequestLog.around(gate.around(ASK_AGAIN, jobs::one), ticker));
+    routes.delete(JobHandler.ONE, RequestLog.around(gate.around(ASK_AGAIN, jobs::cancel), ticker));
   }
 
   /** tus at /v1/uploads; the IETF draft's upload resource is the same path, told by its header. */

@@ -34,4 +34,10 @@ public interface DurableLedger extends Ledger, DeviceAdmin, UsageReport {
 
   /** The state of resumable uploads, in this ledger's database. */
   UploadRegistry uploadRegistry();
+
+  /** Jobs and their notes, in this ledger's database. */
+  JobStore jobs();
+
+  /** The webhook events of ended jobs, in this ledger's database. */
+  WebhookOutbox webhookOutbox();
 }

@@ -33,6 +33,8 @@ final class JdbcLedger implements DurableLedger {
   private final JdbcUsageReport report;
   private final UsageRollUp rollUp;
   private final UploadRegistry uploads;
+  private final JobStore jobs;
+  private final WebhookOutbox webhooks;
 
   /** The database's URL without its parameters, for the operator: readiness details name it. */
   private final String database;
@@ -56,6 +58,8 @@ final class JdbcLedger implements DurableLedger {
     this.report = new JdbcUsageReport(jdbc);
     this.rollUp = new UsageRollUp(jdbc, time.clock(), config.usageRetention());
     this.uploads = new JdbcUploadRegistry(jdbc);
+    this.jobs = new JobStore(jdbc);
+    this.webhooks = new WebhookOutbox(jdbc);
     this.database = String.valueOf(LedgerConfig.redactedUrl(config.effectiveJdbcUrl()));
   }
 
@@ -174,6 +178,16 @@ final class JdbcLedger implements DurableLedger {
   public List<UsageBucket> usageOverTime(UsageSeriesQuery query) {
     flushWrites();
     return report.usageOverTime(query);
+  }
+
+  @Override
+  public JobStore jobs() {
+    return jobs;
+  }
+
+  @Override
+  public WebhookOutbox webhookOutbox() {
+    return webhooks;
   }
 
   @Override

@@ -61,7 +61,7 @@ class ReadinessDetailsTest {
             JSON.readTree(
                 """
                 {"status": "not ready", "components": {"engine": "ready", "gateway": "ready",
-                 "ledger": "down", "spool": "ready", "store": "degraded"}}"""));
+                 "ledger": "down", "spool": "ready", "store": "degraded", "webhooks": "ready"}}"""));
     assertThat(ready.body())
         .doesNotContain(
             "127.0.0.1",

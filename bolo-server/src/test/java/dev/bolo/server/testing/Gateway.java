@@ -3,9 +3,11 @@ package dev.bolo.server.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.App;
+import dev.bolo.server.AppBuilder;
 import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.tls.AuthorityCertificate;
+import dev.bolo.server.transcription.Jobs;
 import dev.bolo.testkit.CleanText;
 import dev.bolo.testkit.FakeTicker;
 import java.io.IOException;
@@ -59,13 +61,20 @@ public final class Gateway implements AutoCloseable {
 
   private Gateway(
       Map<String, String> env, boolean realTime, Clock clock, UnaryOperator<Ledger> ledgerView) {
-    this.app =
-        App.builder(ServerConfig.fromMap(env))
-            .clock(clock)
-            .ticker(realTime ? System::nanoTime : ticker)
-            .ledgerView(ledgerView)
-            .build()
-            .start();
+    this(App.builder(ServerConfig.fromMap(env)).clock(clock).ledgerView(ledgerView), realTime);
+  }
+
+  private Gateway(AppBuilder builder, boolean realTime) {
+    this.app = builder.ticker(realTime ? System::nanoTime : ticker).build().start();
+  }
+
+  /**
+   * A gateway configured by exactly these variables whose wall clock is {@code clock} and whose
+   * jobs' webhooks go through {@code webhooks} (a test's policy, sender and secrets).
+   */
+  public static Gateway withWebhooks(Map<String, String> env, Clock clock, Jobs.Webhooks webhooks) {
+    return new Gateway(
+        App.builder(ServerConfig.fromMap(env)).clock(clock).webhooks(webhooks), false);
   }
 
   /**

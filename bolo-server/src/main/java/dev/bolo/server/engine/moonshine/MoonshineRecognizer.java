@@ -9,10 +9,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,13 +43,6 @@ public final class MoonshineRecognizer implements AutoCloseable {
   private final Options options;
   private final Vocabulary vocabulary;
   private final MoonshineDecoder decoder;
-
-  /** The same models on {@link Options#aloneThreads()} threads; null when that is no more. */
-  private final @Nullable MoonshineDecoder aloneDecoder;
-
-  /** Utterances being decoded now, by every note. */
-  private final AtomicInteger decoding = new AtomicInteger();
-
   private final SileroVad vad;
 
   /**
@@ -59,50 +50,27 @@ public final class MoonshineRecognizer implements AutoCloseable {
    *
    * @param intraOpThreads threads ONNX Runtime may use inside one model call; 1 lets several notes
    *     share the cores without contending
-   * @param aloneThreads threads for a call made while no other utterance is being decoded, so that
-   *     a note recognised alone has the idle cores too; more than {@code intraOpThreads} loads the
-   *     models a second time (28 MB)
    * @param limits how notes are cut into utterances
    * @param decoding how the decoder chooses tokens
    */
-  public record Options(
-      int intraOpThreads, int aloneThreads, SpeechLimits limits, Decoding decoding) {
+  public record Options(int intraOpThreads, SpeechLimits limits, Decoding decoding) {
     public Options {
       if (intraOpThreads < 1) {
         throw new IllegalArgumentException("intraOpThreads must be >= 1: " + intraOpThreads);
       }
-      if (aloneThreads < intraOpThreads) {
-        throw new IllegalArgumentException(
-            "aloneThreads must be >= intraOpThreads: " + aloneThreads + " < " + intraOpThreads);
-      }
     }
 
-    /** {@code intraOpThreads} for every call, alone or not. */
-    public Options(int intraOpThreads, SpeechLimits limits, Decoding decoding) {
-      this(intraOpThreads, intraOpThreads, limits, decoding);
-    }
-
-    /**
-     * One thread per call, two for an utterance decoded alone when the machine has two cores or
-     * more ({@code MoonshineBench}: see docs/engines.md), {@link SpeechLimits#defaults()}, {@link
-     * Decoding#defaults()}.
-     */
+    /** One thread per call, {@link SpeechLimits#defaults()}, {@link Decoding#defaults()}. */
     public static Options defaults() {
-      int alone = Math.min(2, Runtime.getRuntime().availableProcessors());
-      return new Options(1, alone, SpeechLimits.defaults(), Decoding.defaults());
+      return new Options(1, SpeechLimits.defaults(), Decoding.defaults());
     }
   }
 
   private MoonshineRecognizer(
-      Options options,
-      Vocabulary vocabulary,
-      MoonshineDecoder decoder,
-      @Nullable MoonshineDecoder aloneDecoder,
-      SileroVad vad) {
+      Options options, Vocabulary vocabulary, MoonshineDecoder decoder, SileroVad vad) {
     this.options = options;
     this.vocabulary = vocabulary;
     this.decoder = decoder;
-    this.aloneDecoder = aloneDecoder;
     this.vad = vad;
   }
 
@@ -160,17 +128,16 @@ public final class MoonshineRecognizer implements AutoCloseable {
     OrtEnvironment environment = OrtEnvironment.getEnvironment();
     List<AutoCloseable> opened = new ArrayList<>();
     try (OrtSession.SessionOptions session = sessionOptions(options.intraOpThreads());
-        OrtSession.SessionOptions alone = sessionOptions(options.aloneThreads());
         OrtSession.SessionOptions single = sessionOptions(1)) {
-      MoonshineDecoder decoder = decoder(environment, weights, session, options, opened);
-      MoonshineDecoder aloneDecoder =
-          options.aloneThreads() > options.intraOpThreads()
-              ? decoder(environment, weights, alone, options, opened)
-              : null;
+      OrtSession encoder = open(environment, weights.encoder, session, opened);
+      OrtSession decoder = open(environment, weights.decoder, session, opened);
       // A window of the detector is tiny work: more threads would only cost their hand-offs.
       OrtSession vad = open(environment, weights.vad, single, opened);
       return new MoonshineRecognizer(
-          options, weights.vocabulary, decoder, aloneDecoder, new SileroVad(environment, vad));
+          options,
+          weights.vocabulary,
+          new MoonshineDecoder(environment, encoder, decoder, options.decoding()),
+          new SileroVad(environment, vad));
     } catch (OrtException e) {
       for (AutoCloseable session : opened) {
         try {
@@ -182,18 +149,6 @@ public final class MoonshineRecognizer implements AutoCloseable {
       throw new ModelFilesException(
           "ONNX Runtime cannot load the models in " + weights.folder + ": " + e.getMessage(), e);
     }
-  }
-
-  private static MoonshineDecoder decoder(
-      OrtEnvironment environment,
-      Weights weights,
-      OrtSession.SessionOptions session,
-      Options options,
-      List<AutoCloseable> opened)
-      throws OrtException {
-    OrtSession encoder = open(environment, weights.encoder, session, opened);
-    OrtSession decoder = open(environment, weights.decoder, session, opened);
-    return new MoonshineDecoder(environment, encoder, decoder, options.decoding());
   }
 
   private static OrtSession open(
@@ -277,7 +232,7 @@ public final class MoonshineRecognizer implements AutoCloseable {
       if (part.length < SHORTEST_SAMPLES) {
         continue;
       }
-      MoonshineDecoder.Decoded decoded = decode(part, stop);
+      MoonshineDecoder.Decoded decoded = decoder.decode(part, stop);
       // Rare, and the sign of audio the model could not make sense of: worth a line each.
       if (decoded.ending() == MoonshineDecoder.Ending.LOOP_CUT
           || decoded.ending() == MoonshineDecoder.Ending.TOKEN_BOUND) {
@@ -296,21 +251,6 @@ public final class MoonshineRecognizer implements AutoCloseable {
     return String.join(" ", parts);
   }
 
-  /**
-   * Decodes on the wider sessions when no other utterance is being decoded: a note alone has the
-   * idle cores too, and notes side by side keep a core each. One that starts while a wide call runs
-   * takes the narrow sessions, so the overlap costs at most one extra thread.
-   */
-  private MoonshineDecoder.Decoded decode(float[] part, BooleanSupplier stop) throws OrtException {
-    boolean alone = decoding.incrementAndGet() == 1;
-    try {
-      MoonshineDecoder chosen = alone && aloneDecoder != null ? aloneDecoder : decoder;
-      return chosen.decode(part, stop);
-    } finally {
-      decoding.decrementAndGet();
-    }
-  }
-
   private static long millis(long sample) {
     return sample * 1000 / MoonshineDecoder.RATE;
   }
@@ -319,9 +259,7 @@ public final class MoonshineRecognizer implements AutoCloseable {
   public void close() throws OrtException {
     try (decoder;
         vad) {
-      if (aloneDecoder != null) {
-        aloneDecoder.close();
-      }
+      // both closed, the second even when the first fails
     }
   }
 }

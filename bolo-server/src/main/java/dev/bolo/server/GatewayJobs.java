@@ -1,0 +1,65 @@
+package dev.bolo.server;
+
+import dev.bolo.server.config.ServerConfig;
+import dev.bolo.server.http.JobJson;
+import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.ledger.JobStore;
+import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.transcription.Jobs;
+import dev.bolo.server.transcription.Transcriber;
+import dev.bolo.server.webhook.HostResolver;
+import dev.bolo.server.webhook.WebhookCalls;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+
+/** The composition root's part that makes the gateway's jobs (PROTOCOL v4). */
+final class GatewayJobs {
+
+  /**
+   * The webhook package's address policy and sender, both allowing the operator's {@code
+   * BOLO_WEBHOOK_HTTP_HOSTS}, and the devices' signing secrets in {@code ledger}.
+   *
+   * @param resolver the system's in the gateway; a test's table, so that a test resolves no name
+   */
+  static Jobs.Webhooks webhooks(ServerConfig config, DurableLedger ledger, HostResolver resolver) {
+    return new Jobs.Webhooks(
+        WebhookCalls.policy(config.webhookHttpHosts(), resolver),
+        WebhookCalls.sender(config.webhookHttpHosts(), resolver, WebhookCalls.TIMEOUT),
+        ledger::webhookSecrets);
+  }
+
+  /** How many jobs one instance transcribes at once; the engine's own bounds apply as well. */
+  private static final int JOBS_AT_ONCE = 4;
+
+  private GatewayJobs() {}
+
+  /**
+   * Jobs run through {@code transcriber}, on {@code ledger}'s tables; their notes are read back
+   * into the slot's own spool, which a start empties.
+   */
+  static Jobs open(
+      ServerConfig gateway,
+      Jobs.Webhooks webhooks,
+      DurableLedger ledger,
+      Transcriber transcriber,
+      InstanceSlot slot,
+      Clock clock,
+      Sleeper sleeper,
+      MeterRegistry metrics) {
+    ServerConfig.Jobs config = gateway.jobs();
+    return Jobs.open(
+        ledger,
+        transcriber,
+        webhooks,
+        new JobJson(),
+        new Jobs.Config(
+            new JobStore.Bounds(config.maxQueuedPerDevice(), config.maxQueuedBytesPerDevice()),
+            config.retention(),
+            JOBS_AT_ONCE),
+        clock,
+        sleeper,
+        slot.id(),
+        slot.spoolDir(),
+        metrics);
+  }
+}

@@ -1,0 +1,361 @@
+package dev.bolo.server.transcription;
+
+import dev.bolo.server.ledger.Device;
+import dev.bolo.server.ledger.JobRecord;
+import dev.bolo.server.ledger.JobStatus;
+import dev.bolo.server.ledger.JobStore;
+import dev.bolo.server.ledger.LedgerException;
+import dev.bolo.server.ledger.WebhookOutbox;
+import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.upload.PartialNote;
+import dev.bolo.server.upload.SpooledAudio;
+import dev.bolo.server.work.Problem;
+import dev.bolo.server.work.WorkResult;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs waiting jobs: takes the lease of one at a time from the ledger's database, reads its note
+ * back into this instance's spool, and hands it to the {@link Transcriber} as a request would; ends
+ * the job with the answer, and in the same transaction stores its webhook event. Leases are renewed
+ * while the work runs, so a job is run by one instance at a time; an instance that dies leaves its
+ * leases to lapse, and frees them at once when it starts again on its slot. Thread safe.
+ */
+final class JobRunner implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
+
+  /** How long a job's lease lasts without renewal: a dead instance's jobs wait this long. */
+  static final Duration LEASE = Duration.ofSeconds(60);
+
+  /**
+   * How often the runner looks for jobs it was not told of (another instance's, a lapsed lease) and
+   * renews its leases, a thirtieth of a lease.
+   */
+  static final Duration POLL = Duration.ofSeconds(2);
+
+  /**
+   * How many times a job is taken before a failure a later attempt might not meet (the engine or
+   * the gateway unavailable, a timeout) ends it failed; the pauses between grow by {@link
+   * #RETRY_PAUSE} each.
+   */
+  static final int MAX_ATTEMPTS = 5;
+
+  /** The pause before a job's second attempt; the third waits twice this, and so on. */
+  static final Duration RETRY_PAUSE = Duration.ofSeconds(30);
+
+  /** How often jobs past their retention are deleted. */
+  static final Duration SWEEP_INTERVAL = Duration.ofHours(1);
+
+  private final JobStore store;
+  private final Transcriber transcriber;
+  private final Intake intake;
+  private final JobRendering rendering;
+  private final Function<JobRecord, Optional<WebhookOutbox.Event>> events;
+  private final Clock clock;
+  private final Sleeper sleeper;
+  private final String owner;
+  private final Path spool;
+  private final Duration retention;
+  private final Semaphore slots;
+  private final Runnable afterPoll;
+  private final Map<String, JobRecord> running = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+  private volatile boolean stopped;
+  private volatile @Nullable Thread loop;
+  private @Nullable Instant lastSweep;
+
+  /**
+   * @param events the webhook event of an ended job, if it has a {@code webhook_url}
+   * @param owner this instance's slot id: the owner of the leases it takes
+   * @param spool where a running job's note is read back to; emptied when the slot is taken
+   * @param atOnce how many jobs this instance runs at once
+   * @param afterPoll runs after each poll (the meters read their counts)
+   */
+  JobRunner(
+      JobStore store,
+      Transcriber transcriber,
+      JobRendering rendering,
+      Function<JobRecord, Optional<WebhookOutbox.Event>> events,
+      Clock clock,
+      Sleeper sleeper,
+      String owner,
+      Path spool,
+      Duration retention,
+      int atOnce,
+      Runnable afterPoll) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
+    this.intake = transcriber.transcriptions();
+    this.rendering = Objects.requireNonNull(rendering, "rendering");
+    this.events = Objects.requireNonNull(events, "events");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+    this.owner = Objects.requireNonNull(owner, "owner");
+    this.spool = Objects.requireNonNull(spool, "spool");
+    this.retention = Objects.requireNonNull(retention, "retention");
+    this.slots = new Semaphore(atOnce);
+    this.afterPoll = Objects.requireNonNull(afterPoll, "afterPoll");
+  }
+
+  /**
+   * Frees the leases this slot held in its earlier run (killed before its jobs ended) and starts
+   * looking for jobs: the ones of that run are taken again at once.
+   */
+  void start() {
+    int freed = store.freeLeasesOf(owner);
+    if (freed > 0) {
+      log.info("{} jobs of this slot's earlier run are queued again", freed);
+    }
+    loop = Thread.ofVirtual().name("bolo-jobs").start(this::loop);
+  }
+
+  /** Looks for jobs now, off the caller's thread: one was just queued. */
+  void poke() {
+    if (!closed) {
+      Thread.ofVirtual()
+          .name("bolo-jobs-poke")
+          .start(
+              () -> {
+                try {
+                  takeWhileRoom();
+                } catch (LedgerException e) {
+                  // The poll takes it once the database is back.
+                  log.warn("jobs cannot be taken now: {}", e.getMessage());
+                }
+              });
+    }
+  }
+
+  /** Takes no more jobs; those running go on and end as their work answers. */
+  void stopTaking() {
+    stopped = true;
+  }
+
+  /** Ends the job {@code id} with {@code ending} unless it ended already; the ended job. */
+  Optional<JobRecord> end(String id, JobStore.Ending ending) {
+    return store.finish(id, ending, clock.instant(), events);
+  }
+
+  /** The webhook event of the ended job, if it has a {@code webhook_url}. */
+  Optional<WebhookOutbox.Event> eventOf(JobRecord ended) {
+    return events.apply(ended);
+  }
+
+  /** Deletes the jobs past the retention now; how many went. */
+  int sweep() {
+    lastSweep = clock.instant();
+    return store.deleteMadeBefore(clock.instant().minus(retention));
+  }
+
+  private void loop() {
+    while (!closed) {
+      try {
+        renewLeases();
+        takeWhileRoom();
+        afterPoll.run();
+        Instant now = clock.instant();
+        if (lastSweep == null || !now.isBefore(lastSweep.plus(SWEEP_INTERVAL))) {
+          int swept = sweep();
+          if (swept > 0) {
+            log.info("{} jobs past their retention deleted", swept);
+          }
+        }
+      } catch (LedgerException e) {
+        log.warn("jobs cannot be looked at now: {}", e.getMessage());
+      }
+      try {
+        sleeper.sleep(POLL);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  private void renewLeases() {
+    Instant until = clock.instant().plus(LEASE);
+    for (String id : running.keySet()) {
+      if (!store.renew(id, owner, until)) {
+        log.warn("job {} is no longer this instance's: its lease was lost", id);
+      }
+    }
+  }
+
+  private void takeWhileRoom() {
+    while (!closed && !stopped && slots.tryAcquire()) {
+      Optional<JobRecord> claimed;
+      try {
+        Instant now = clock.instant();
+        claimed = store.claim(owner, now, now.plus(LEASE));
+      } catch (RuntimeException e) {
+        slots.release();
+        throw e;
+      }
+      if (claimed.isEmpty()) {
+        slots.release();
+        return;
+      }
+      JobRecord job = claimed.get();
+      running.put(job.id(), job);
+      Thread.ofVirtual().name("bolo-job").start(() -> run(job));
+    }
+  }
+
+  private void run(JobRecord job) {
+    SpooledAudio audio = null;
+    try {
+      audio = readBack(job);
+      if (audio == null) {
+        return;
+      }
+      NoteRequest request =
+          new NoteRequest(
+              new Device(job.device()),
+              audio,
+              SettingFields.of(JobFields.of(job.fields())),
+              null,
+              job.claimedDurationMs() == null
+                  ? OptionalLong.empty()
+                  : OptionalLong.of(job.claimedDurationMs()),
+              null,
+              job.id());
+      switch (intake.acceptUploaded(request)) {
+        case Intake.Acceptance.Refused refused ->
+            failed(
+                job,
+                new WorkResult.Refused(
+                    Problem.INTERNAL, "the job's settings are no longer usable"));
+        case Intake.Acceptance.Accepted accepted -> {
+          Transcriber.Answer answer = transcriber.transcribe(accepted.note());
+          answered(job, accepted.note(), answer);
+        }
+      }
+    } catch (InterruptedException e) {
+      // The gateway is closing: the job stays queued for the next run or another instance.
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException | IOException e) {
+      log.error("job {} could not be run", job.id(), e);
+      failed(job, new WorkResult.Refused(Problem.INTERNAL, "internal error; the job was not run"));
+    } finally {
+      if (audio != null) {
+        audio.close();
+      }
+      running.remove(job.id());
+      slots.release();
+      poke();
+    }
+  }
+
+  /** The job's note read back from the database into the spool; null when it is unusable. */
+  private @Nullable SpooledAudio readBack(JobRecord job) throws IOException {
+    Path file = spool.resolve(job.id() + ".note");
+    Files.createDirectories(spool);
+    try (OutputStream out = Files.newOutputStream(file)) {
+      store.copyAudio(job.id(), out);
+    }
+    return switch (PartialNote.open(file, job.audioBytes()).finish(() -> {})) {
+      case PartialNote.Finished.Note note -> {
+        if (note.audio().sha256().equals(job.audioSha256())) {
+          yield note.audio();
+        }
+        note.audio().close();
+        failed(job, new WorkResult.Refused(Problem.INTERNAL, "the job's stored note is damaged"));
+        yield null;
+      }
+      case PartialNote.Finished.Unusable unusable -> {
+        Files.deleteIfExists(file);
+        failed(job, new WorkResult.Refused(Problem.INVALID_AUDIO, unusable.why().message()));
+        yield null;
+      }
+    };
+  }
+
+  private void answered(JobRecord job, Transcriber.Note note, Transcriber.Answer answer) {
+    if (closed) {
+      // Answers made by the gateway's closing (its work interrupted) are no job's end.
+      return;
+    }
+    switch (answer.outcome()) {
+      case WorkResult.Success success ->
+          end(
+              job.id(),
+              new JobStore.Ending(
+                  JobStatus.SUCCEEDED,
+                  rendering.result(
+                      success.transcript(), note.settings(), answer.replayed(), job.id()),
+                  null,
+                  success.transcript().durationMs()));
+      case WorkResult.Refused refused -> {
+        if (isTransient(refused.problem())) {
+          int attempts =
+              store.requeue(
+                  job.id(),
+                  owner,
+                  clock.instant().plus(RETRY_PAUSE.multipliedBy(Math.max(1, job.attempts()))));
+          // Taken again later unless it had its attempts (or it is no longer this instance's).
+          if (attempts > 0 && attempts < MAX_ATTEMPTS) {
+            log.info(
+                "job {} queued again after attempt {}: {}", job.id(), attempts, refused.message());
+            return;
+          }
+        }
+        failed(job, refused);
+      }
+    }
+  }
+
+  /** Whether a later attempt of the same note may succeed where this one failed. */
+  private static boolean isTransient(Problem problem) {
+    return switch (problem) {
+      // The provider or the gateway were away or slow: their trouble, not the note's.
+      case UPSTREAM_UNAVAILABLE, UPSTREAM_TIMEOUT, UPSTREAM_ERROR, SERVER_UNAVAILABLE, INTERNAL ->
+          true;
+      // The note, its settings or the device's quota: the same again would fail the same.
+      case UPSTREAM_REJECTED,
+          AUDIO_TOO_LONG,
+          INVALID_AUDIO,
+          UNSUPPORTED_AUDIO,
+          QUOTA_EXHAUSTED,
+          IDEMPOTENCY_KEY_REUSED,
+          IDEMPOTENCY_CONFLICT ->
+          false;
+    };
+  }
+
+  private void failed(JobRecord job, WorkResult.Refused refused) {
+    if (closed) {
+      return;
+    }
+    end(
+        job.id(),
+        new JobStore.Ending(JobStatus.FAILED, null, rendering.error(refused, job.id()), null));
+  }
+
+  /**
+   * Stops taking jobs; the jobs running here are left to the next start of this slot or, once their
+   * leases lapse, to another instance.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    Thread running = loop;
+    if (running != null) {
+      running.interrupt();
+    }
+  }
+}
