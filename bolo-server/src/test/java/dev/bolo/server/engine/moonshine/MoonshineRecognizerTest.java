@@ -1,7 +1,6 @@
 package dev.bolo.server.engine.moonshine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.bolo.server.engine.offline.WordErrorRate;
 import dev.bolo.server.testing.SampleNotes;
@@ -33,10 +32,9 @@ class MoonshineRecognizerTest {
 
   @Test
   void libriVoxRecordingsAreTranscribedWithinTheMeasuredWordErrorRateTwoAtOnce() throws Exception {
-    // Two notes side by side, in opposite orders: on two cores one utterance decodes on the
-    // two-thread sessions and one that starts beside it on the one-thread sessions. Each side must
-    // write the recordings as well as a note alone does.
-    assertThat(recognizer.options().aloneThreads())
+    // Two notes side by side, in opposite orders, their calls sharing the sessions' two threads:
+    // each must write the recordings as well as a note alone does.
+    assertThat(recognizer.options().intraOpThreads())
         .isEqualTo(Math.min(2, Runtime.getRuntime().availableProcessors()));
     List<Notes.Clip> clips = Notes.librivox();
     ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -77,15 +75,6 @@ class MoonshineRecognizerTest {
     }
     assertThat(words).isEqualTo(71);
     return errors + " of " + words + report;
-  }
-
-  @Test
-  void fewerThreadsForAnUtteranceAloneThanForEveryCallIsRefused() {
-    assertThatThrownBy(
-            () ->
-                new MoonshineRecognizer.Options(2, 1, SpeechLimits.defaults(), Decoding.defaults()))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("aloneThreads");
   }
 
   @Test
