@@ -18,8 +18,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 
 /**
@@ -170,11 +172,11 @@ class PhoneConnectionTest {
 
   /** What a phone's camera reads from the code the dashboard shows. */
   private static String scan(Browser phone) {
-    byte[] picture =
-        phone
-            .driver()
-            .findElement(By.cssSelector("#phone-qr svg"))
-            .getScreenshotAs(OutputType.BYTES);
+    WebElement code = phone.driver().findElement(By.cssSelector("#phone-qr svg"));
+    // As a person scrolls to it: the card shows the token and the webhook secret above the code.
+    ((JavascriptExecutor) phone.driver())
+        .executeScript("arguments[0].scrollIntoView({block: 'center'})", code);
+    byte[] picture = code.getScreenshotAs(OutputType.BYTES);
     return QrCodes.read(picture);
   }
 
