@@ -48,8 +48,8 @@ public final class MoonshineRecognizer implements AutoCloseable {
   /**
    * How the recogniser runs.
    *
-   * @param intraOpThreads threads ONNX Runtime may use inside one model call; calls made at once
-   *     share the session's pool of them
+   * @param intraOpThreads threads ONNX Runtime may use inside one model call; 1 lets several notes
+   *     share the cores without contending
    * @param limits how notes are cut into utterances
    * @param decoding how the decoder chooses tokens
    */
@@ -61,16 +61,13 @@ public final class MoonshineRecognizer implements AutoCloseable {
     }
 
     /**
-     * Two threads per call on a machine of two cores or more, {@link SpeechLimits#defaults()},
-     * {@link Decoding#defaults()}. A note recognised alone then has both cores; notes or pieces
-     * side by side share the session's pool, at about 8 % more CPU per second of audio than one
-     * thread each (docs/engines.md, {@code MoonshineBench}). A second set of sessions kept for
-     * notes alone would cost 145 MB more resident memory (the encoder's arena for a 30 s
-     * utterance).
+     * One thread per call, {@link SpeechLimits#defaults()}, {@link Decoding#defaults()}. Two
+     * threads were measured side by side ({@code MoonshineBench}, docs/engines.md): a 10.4 s note
+     * alone took 1.05 s against 1.07 s, for 41 % more CPU per second of audio, since a decoder step
+     * is too small to share; notes and pieces side by side use the cores instead.
      */
     public static Options defaults() {
-      int threads = Math.min(2, Runtime.getRuntime().availableProcessors());
-      return new Options(threads, SpeechLimits.defaults(), Decoding.defaults());
+      return new Options(1, SpeechLimits.defaults(), Decoding.defaults());
     }
   }
 
