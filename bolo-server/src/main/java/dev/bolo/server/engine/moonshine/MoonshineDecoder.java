@@ -113,6 +113,9 @@ final class MoonshineDecoder implements AutoCloseable {
     int width = search.beamWidth();
     BeamSearch beams = new BeamSearch(width, search.lengthPenalty(), END_TOKEN);
     List<AutoCloseable> held = new ArrayList<>();
+    // The last step's outputs and the cache reordered from them: closed at the next step, or when
+    // decoding ends, whichever way it ends (ONNX Runtime's native memory is not collected).
+    List<AutoCloseable> previous = new ArrayList<>();
     try {
       OnnxTensor audio =
           hold(
@@ -138,7 +141,6 @@ final class MoonshineDecoder implements AutoCloseable {
       long[] next = new long[width];
       java.util.Arrays.fill(next, START_TOKEN);
       OrtSession.Result first = null;
-      List<AutoCloseable> previous = new ArrayList<>();
       while (true) {
         if (stop.getAsBoolean()) {
           return new Decoded(beams.bestRunning(), Ending.STOPPED);
@@ -192,7 +194,11 @@ final class MoonshineDecoder implements AutoCloseable {
         }
       }
     } finally {
-      closeAll(held);
+      try {
+        closeAll(previous);
+      } finally {
+        closeAll(held);
+      }
     }
   }
 
