@@ -27,7 +27,6 @@ import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.TransferBuffers;
 import dev.bolo.server.upload.UploadReader;
-import dev.bolo.server.webhook.HostResolver;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -80,7 +79,6 @@ public final class AppBuilder {
   private UnaryOperator<Ledger> ledgerView = UnaryOperator.identity();
   private UnaryOperator<SpeechEngine> engineView = UnaryOperator.identity();
   private Jobs.@Nullable Webhooks webhooks;
-  private HostResolver hostResolver = HostResolver.system();
 
   AppBuilder(ServerConfig config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -138,12 +136,6 @@ public final class AppBuilder {
    */
   public AppBuilder engineView(UnaryOperator<SpeechEngine> engineView) {
     this.engineView = Objects.requireNonNull(engineView, "engineView");
-    return this;
-  }
-
-  /** How webhook receivers' names are resolved: the system's resolver unless a test's table. */
-  public AppBuilder hostResolver(HostResolver hostResolver) {
-    this.hostResolver = Objects.requireNonNull(hostResolver, "hostResolver");
     return this;
   }
 
@@ -301,15 +293,7 @@ public final class AppBuilder {
             threads.countedWork());
     resumable.recover();
     Jobs jobs =
-        GatewayJobs.open(
-            config,
-            webhooks != null ? webhooks : GatewayJobs.webhooks(config, ledger, hostResolver),
-            ledger,
-            transcriber,
-            slot,
-            clock,
-            sleeper,
-            metrics);
+        GatewayJobs.open(config, webhooks, ledger, transcriber, slot, clock, sleeper, metrics);
     built.push(jobs);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);

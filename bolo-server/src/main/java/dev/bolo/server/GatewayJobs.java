@@ -11,6 +11,7 @@ import dev.bolo.server.webhook.HostResolver;
 import dev.bolo.server.webhook.WebhookCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import org.jspecify.annotations.Nullable;
 
 /** The composition root's part that makes the gateway's jobs (PROTOCOL v4). */
 final class GatewayJobs {
@@ -19,7 +20,7 @@ final class GatewayJobs {
    * The webhook package's address policy and sender, both allowing the operator's {@code
    * BOLO_WEBHOOK_HTTP_HOSTS}, and the devices' signing secrets in {@code ledger}.
    *
-   * @param resolver the system's in the gateway; a test's table, so that a test resolves no name
+   * @param resolver how receivers' names are resolved
    */
   static Jobs.Webhooks webhooks(ServerConfig config, DurableLedger ledger, HostResolver resolver) {
     return new Jobs.Webhooks(
@@ -36,10 +37,12 @@ final class GatewayJobs {
   /**
    * Jobs run through {@code transcriber}, on {@code ledger}'s tables; their notes are read back
    * into the slot's own spool, which a start empties.
+   *
+   * @param given a test's webhook side ({@link AppBuilder#webhooks}), or null for the gateway's own
    */
   static Jobs open(
       ServerConfig gateway,
-      Jobs.Webhooks webhooks,
+      Jobs.@Nullable Webhooks given,
       DurableLedger ledger,
       Transcriber transcriber,
       InstanceSlot slot,
@@ -50,7 +53,7 @@ final class GatewayJobs {
     return Jobs.open(
         ledger,
         transcriber,
-        webhooks,
+        given != null ? given : webhooks(gateway, ledger, HostResolver.system()),
         new JobJson(),
         new Jobs.Config(
             new JobStore.Bounds(config.maxQueuedPerDevice(), config.maxQueuedBytesPerDevice()),

@@ -1,9 +1,7 @@
 package dev.bolo.server.ledger;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JobStore {
 
-  /** A note is stored in rows of this many bytes: each row a modest bind on both databases. */
-  static final int CHUNK_BYTES = 1024 * 1024;
+  /** A note is stored in rows of this many bytes ({@link JobAudio}). */
+  static final int CHUNK_BYTES = JobAudio.CHUNK_BYTES;
 
   private static final String WAITING = "status IN ('QUEUED', 'RUNNING')";
 
@@ -116,7 +114,7 @@ public final class JobStore {
             }
           }
           JobRows.insert(c, job);
-          storeAudio(c, job.id(), audio);
+          JobAudio.store(c, job.id(), audio);
           if (job.status().isFinal()) {
             Optional<WebhookOutbox.Event> made = event.apply(job);
             if (made.isPresent()) {
@@ -258,22 +256,7 @@ public final class JobStore {
 
   /** Writes the job's note to {@code out}, as it was stored. */
   public void copyAudio(String id, OutputStream out) {
-    jdbc.read(
-        "read job audio",
-        c -> {
-          try (PreparedStatement s =
-              c.prepareStatement("SELECT bytes FROM job_audio WHERE job_id = ? ORDER BY seq")) {
-            s.setString(1, id);
-            try (ResultSet r = s.executeQuery()) {
-              while (r.next()) {
-                out.write(r.getBytes(1));
-              }
-            }
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-          return Boolean.TRUE;
-        });
+    JobAudio.copy(jdbc, id, out);
   }
 
   /**
@@ -399,25 +382,6 @@ public final class JobStore {
         r.next();
         return new long[] {r.getLong(1), r.getLong(2)};
       }
-    }
-  }
-
-  private static void storeAudio(Connection c, String id, InputStream audio) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement("INSERT INTO job_audio (job_id, seq, bytes) VALUES (?, ?, ?)")) {
-      int seq = 0;
-      while (true) {
-        byte[] chunk = audio.readNBytes(CHUNK_BYTES);
-        if (chunk.length == 0) {
-          return;
-        }
-        s.setString(1, id);
-        s.setInt(2, seq++);
-        s.setBytes(3, chunk);
-        s.executeUpdate();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }
