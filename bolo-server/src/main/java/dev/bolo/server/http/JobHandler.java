@@ -100,18 +100,9 @@ final class JobHandler {
     Map<String, String> metadata;
     String webhookUrl;
     try {
-      MalformedParameterException.ifRepeated(upload::fieldValues, FORM_SINGLE_VALUED);
       request =
-          new NoteRequest(
-              device,
-              upload.audio(),
-              SettingFields.of(upload::field, upload::fieldValues),
-              RequestHeaders.audioSha256(RequestHeaders.single(ctx, RequestHeaders.AUDIO_SHA256)),
-              RequestHeaders.claimedDurationMs(
-                  RequestHeaders.single(ctx, RequestHeaders.AUDIO_DURATION)),
-              RequestHeaders.idempotencyKey(
-                  RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY)),
-              RequestLog.requestIdOf(ctx));
+          TranscriptionHandler.noteRequest(
+              ctx, device, upload, FORM_SINGLE_VALUED, RequestLog.requestIdOf(ctx));
       metadata = metadata(upload.field("metadata"));
       webhookUrl = blankIsNull(upload.field("webhook_url"));
     } catch (MalformedParameterException e) {

@@ -96,23 +96,32 @@ final class TranscriptionHandler implements Handler {
     }
   }
 
+  /**
+   * The note an upload carries, with its settings and the request's headers: a transcription's or a
+   * job's.
+   *
+   * @param singleValued the form's fields that may be given once
+   * @throws MalformedParameterException when a field or header is malformed or repeated
+   */
+  static NoteRequest noteRequest(
+      Context ctx, Device device, Upload upload, List<String> singleValued, String requestId) {
+    MalformedParameterException.ifRepeated(upload::fieldValues, singleValued);
+    return new NoteRequest(
+        device,
+        upload.audio(),
+        SettingFields.of(upload::field, upload::fieldValues),
+        RequestHeaders.audioSha256(RequestHeaders.single(ctx, RequestHeaders.AUDIO_SHA256)),
+        RequestHeaders.claimedDurationMs(RequestHeaders.single(ctx, RequestHeaders.AUDIO_DURATION)),
+        RequestHeaders.idempotencyKey(RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY)),
+        requestId);
+  }
+
   private void transcribe(Context ctx, String requestId, Device device, Upload upload)
       throws IOException, InterruptedException {
     NoteRequest request;
     boolean stream;
     try {
-      MalformedParameterException.ifRepeated(upload::fieldValues, FORM_SINGLE_VALUED);
-      request =
-          new NoteRequest(
-              device,
-              upload.audio(),
-              SettingFields.of(upload::field, upload::fieldValues),
-              RequestHeaders.audioSha256(RequestHeaders.single(ctx, RequestHeaders.AUDIO_SHA256)),
-              RequestHeaders.claimedDurationMs(
-                  RequestHeaders.single(ctx, RequestHeaders.AUDIO_DURATION)),
-              RequestHeaders.idempotencyKey(
-                  RequestHeaders.single(ctx, RequestHeaders.IDEMPOTENCY_KEY)),
-              requestId);
+      request = noteRequest(ctx, device, upload, FORM_SINGLE_VALUED, requestId);
       stream = isStreamAsked(upload);
     } catch (MalformedParameterException e) {
       ErrorWriter.write(ctx, dialect, Errors.invalid(e));
