@@ -233,6 +233,12 @@ class DictationPageTest {
       browser.await().until(d -> browser.text("status").startsWith("Ready"));
       double runsBefore = engineRuns();
       long bytesBefore = link.upstreamBytes();
+      // Every status the page says from here on, as a screen reader hears them.
+      browser.script(
+          "window.boloStatuses = [];"
+              + " new MutationObserver(() => boloStatuses.push(document.getElementById('status')"
+              + ".textContent)).observe(document.getElementById('status'),"
+              + " {childList: true, characterData: true, subtree: true}); return true;");
 
       record(LONG_STOP_AT);
       browser.await().until(d -> isFinished(state()));
@@ -245,6 +251,15 @@ class DictationPageTest {
       assertThat(link.cutsDone()).isEqualTo(1);
       String listed = browser.text("notes");
       assertThat(listed).containsPattern("(done|replayed) \\(1 attempt, resumed once\\)");
+      // The client's XMLHttpRequest reported how far the upload got (the link is slowed to 1 MB/s,
+      // so its progress events come between the start and the end of each append), and the page
+      // said where the gateway's offset left it after the break.
+      @SuppressWarnings("unchecked")
+      List<String> statuses = (List<String>) browser.script("return window.boloStatuses;");
+      assertThat(statuses)
+          .as("the statuses the page said")
+          .anyMatch(said -> said.matches("uploading [1-9]0 %\\."))
+          .anyMatch(said -> said.matches("the connection broke; the gateway kept \\d+ %.*"));
       Matcher seconds = NOTE_SECONDS.matcher(listed);
       assertThat(seconds.find()).as(listed).isTrue();
       long noteBytes = 44 + Math.round(Double.parseDouble(seconds.group(1)) * 16_000) * 2;
