@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.FrontProxy;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.NpmPackages;
 import dev.bolo.server.testing.SampleNotes;
 import dev.bolo.testkit.Await;
 import dev.bolo.testkit.CuttingProxy;
+import dev.bolo.testkit.NodePackage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -405,9 +405,9 @@ class DictationPageTest {
   }
 
   /** axe-core's script, from its npm package. */
-  private static Path axe() throws InterruptedException {
-    return NpmPackages.install("browser", "node_modules/axe-core/axe.min.js")
-        .resolve("node_modules/axe-core/axe.min.js");
+  private static Path axe() throws IOException, InterruptedException {
+    return NodePackage.install("node/browser", "axe-core/axe.min.js")
+        .path("node_modules/axe-core/axe.min.js");
   }
 
   private static Object keptToken() {
