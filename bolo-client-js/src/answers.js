@@ -84,7 +84,22 @@ export function transcriptOf(answer) {
     return null;
   }
   const body = jsonObjectOf(answer.text);
-  if (!body || typeof body.text !== 'string') {
+  return body
+    ? transcriptOfJson(body, answer.header('Idempotent-Replayed') === 'true', answer.header('X-Bolo-Model'))
+    : null;
+}
+
+/**
+ * A transcription answer's JSON object as a Transcript (a job's `result` is one); null when it
+ * holds no text.
+ *
+ * @param {Record<string, unknown>} body
+ * @param {boolean} replayed
+ * @param {string | null} [model] the model's name when the body does not say
+ * @returns {Transcript | null}
+ */
+export function transcriptOfJson(body, replayed, model = null) {
+  if (typeof body.text !== 'string') {
     return null;
   }
   /** @param {string} key */
@@ -92,12 +107,12 @@ export function transcriptOf(answer) {
   return {
     text: body.text,
     deduplicated: body.deduplicated === true,
-    replayed: answer.header('Idempotent-Replayed') === 'true',
+    replayed,
     audioSha256: string('audio_sha256'),
     durationMs: typeof body.duration_ms === 'number' ? body.duration_ms : null,
     requestId: string('request_id'),
     engine: string('engine'),
-    model: typeof body.model === 'string' ? body.model : answer.header('X-Bolo-Model'),
+    model: typeof body.model === 'string' ? body.model : model,
   };
 }
 

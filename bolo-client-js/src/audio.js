@@ -1,6 +1,8 @@
 // What the app hands in, as the note's bytes, name and type; the note's length where its container
 // says so cheaply (WAV), for the read timeout; and the multipart form of the plain upload.
 
+import {sha256Hex} from './sha256.js';
+
 /**
  * The audio a note may be made of: a Blob or File (browsers), an ArrayBuffer or a typed array
  * (React Native, after reading the recording), or a file's path (Node).
@@ -157,7 +159,15 @@ const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/
  * @param {string} text
  */
 export function base64(text) {
-  const bytes = new TextEncoder().encode(text);
+  return base64OfBytes(new TextEncoder().encode(text));
+}
+
+/**
+ * Standard base64 of `bytes`, padded.
+ *
+ * @param {Uint8Array} bytes
+ */
+export function base64OfBytes(bytes) {
   let out = '';
   for (let i = 0; i < bytes.length; i += 3) {
     const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
@@ -166,4 +176,43 @@ export function base64(text) {
     out += i + 2 < bytes.length ? BASE64[n & 63] : '=';
   }
   return out;
+}
+
+/**
+ * The settings as the form's and the lookup's fields: they are part of the work's identity.
+ *
+ * @param {{language?: string, model?: string, prompt?: string, format?: string}} options
+ * @returns {Record<string, string>}
+ */
+export function settingsOf(options) {
+  /** @type {Record<string, string>} */
+  const settings = {};
+  for (const [name, value] of /** @type {const} */ ([
+    ['language', options.language],
+    ['model', options.model],
+    ['prompt', options.prompt],
+    ['response_format', options.format],
+  ])) {
+    if (value != null && value !== '') {
+      settings[name] = value;
+    }
+  }
+  return settings;
+}
+
+/**
+ * The note read once, hashed once and measured where its container says: what every attempt of a
+ * note (or a job) sends. Rejects with nothing read when `signal` has aborted already.
+ *
+ * @param {AudioInput} audio
+ * @param {{fileName?: string, contentType?: string, durationMs?: number}} options
+ * @returns {Promise<{audio: NoteAudio, sha256: string, durationMs: number | null}>}
+ */
+export async function readNote(audio, options) {
+  const read = await readAudio(audio, options);
+  return {
+    audio: read,
+    sha256: await sha256Hex(read.bytes),
+    durationMs: options.durationMs ?? wavDurationMs(read.bytes),
+  };
 }

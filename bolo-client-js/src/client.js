@@ -1,12 +1,20 @@
 // The client: one note in, one transcript out, sent under the seeds' resend policy. The Java SDK's
 // BoloClient named the JavaScript way.
 
-import {STANDARD_POLICY, isTransient, realSleep, resendPolicy, sendWithResends} from './policy.js';
+import {
+  STANDARD_POLICY,
+  isTransient,
+  realSleep,
+  resendListener,
+  resendPolicy,
+  sendWithResends,
+} from './policy.js';
 import {failureOf, linkFailure, transcriptOf} from './answers.js';
-import {BoloError} from './errors.js';
-import {multipartOf, readAudio, wavDurationMs} from './audio.js';
+import {cancelled, noteError} from './errors.js';
+import {callJson} from './calls.js';
+import {jobRequest, listJobs, submitJob} from './jobs.js';
+import {multipartOf, readNote, settingsOf} from './audio.js';
 import {RunningWork} from './running.js';
-import {sha256Hex} from './sha256.js';
 import {platformExchange} from './transport.js';
 import {RESUMABLE_THRESHOLD_BYTES, TusUpload} from './tus.js';
 
@@ -84,10 +92,14 @@ const SYSTEM_CLOCK = Object.freeze({
 
 /**
  * @typedef {object} Progress
- * @property {'uploading' | 'transcribing'} phase
+ * @property {'looking-up' | 'uploading' | 'transcribing'} phase `looking-up`: a resend asks the
+ *     gateway for the note's transcript by its hash before uploading anything
  * @property {number} attempt
- * @property {number} [sentBytes] uploading: bytes of the note the gateway has or is being sent
+ * @property {number} [sentBytes] uploading: bytes of the note the gateway has or is being sent;
+ *     equal to totalBytes once all are out and the transcript is awaited
  * @property {number} [totalBytes] uploading: the note's size
+ * @property {boolean} [resumed] uploading: the link broke and the upload goes on from the
+ *     gateway's offset, `sentBytes`, within the same attempt
  * @property {number} [secondsDone] transcribing, when the gateway says
  * @property {number} [secondsTotal] transcribing, when the gateway says
  */
@@ -101,6 +113,13 @@ const SYSTEM_CLOCK = Object.freeze({
  */
 
 /**
+ * @typedef {object} PauseEvent
+ * @property {number} attempt the attempt that follows the pause
+ * @property {number} waitMs the pause, jitter and Retry-After included
+ * @property {import('./policy.js').Failure} reason the failure that caused it
+ */
+
+/**
  * @typedef {object} TranscribeOptions
  * @property {string} [language] ISO-639-1, such as `en`
  * @property {string} [model]
@@ -110,11 +129,22 @@ const SYSTEM_CLOCK = Object.freeze({
  *     no attempt starts after it
  * @property {(progress: Progress) => void} [onProgress]
  * @property {(event: AttemptEvent) => void} [onAttempt]
+ * @property {(event: PauseEvent) => void} [onPause] as a pause before a resend starts
+ * @property {boolean} [sentBefore] the note was sent before under the same `idempotencyKey` (an
+ *     app's own "send again"): its first attempt, too, asks the gateway for the transcript by its
+ *     hash before uploading the note
  * @property {number} [durationMs] the note's length, when the app knows it (read from WAV headers
  *     otherwise); sizes the read timeout
  * @property {string} [fileName]
  * @property {string} [contentType]
  * @property {string} [idempotencyKey] the note's key; a fresh UUID by default
+ */
+
+/**
+ * @typedef {object} Model
+ * @property {string} id the name to pass as `model`
+ * @property {string[] | null} languages the ISO-639-1 codes the model's engine recognises; null
+ *     when it takes any language
  */
 
 /**
@@ -157,6 +187,84 @@ export class BoloClient {
   }
 
   /**
+   * The models this device may ask for (GET /v1/models), with their languages.
+   *
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<Model[]>} rejects with a {@link BoloError} only
+   */
+  async models(options = {}) {
+    const {body} = await callJson({
+      exchange: this.exchange,
+      policy: this.policy,
+      wallTime: this.clock.wallTime,
+      method: 'GET',
+      url: this.baseUrl + 'v1/models',
+      headers: {Authorization: 'Bearer ' + this.token},
+      signal: options.signal,
+      what: 'the model list',
+    });
+    const data = Array.isArray(body.data) ? body.data : [];
+    return data
+      .filter((model) => model !== null && typeof model === 'object' && typeof model.id === 'string')
+      .map((model) => ({
+        id: model.id,
+        // Absent or empty: the engine takes whatever language its provider takes.
+        languages:
+          Array.isArray(model.languages) && model.languages.length > 0
+            ? model.languages.map(String)
+            : null,
+      }));
+  }
+
+  /**
+   * Hands a note over as a job (POST /v1/jobs): resolves once the gateway stored it (202), long
+   * before it is transcribed; the job's end is told to `webhookUrl` (check it with
+   * {@link verifyWebhook}) or read with {@link BoloClient#job}. Resent under the policy as a note
+   * is, with one Idempotency-Key: the gateway makes one job however many copies arrive.
+   *
+   * @param {import('./audio.js').AudioInput} audio
+   * @param {import('./jobs.js').SubmitJobOptions} [options]
+   * @returns {Promise<import('./jobs.js').Job>} rejects with a {@link BoloError} only
+   */
+  submitJob(audio, options = {}) {
+    return submitJob(this, audio, {...options, newKey});
+  }
+
+  /**
+   * A job as it is now (GET /v1/jobs/{id}); another device's job is 404 `not_found`.
+   *
+   * @param {string} id
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<import('./jobs.js').Job>} rejects with a {@link BoloError} only
+   */
+  job(id, options = {}) {
+    return jobRequest(this, 'GET', id, options.signal);
+  }
+
+  /**
+   * Cancels a job (DELETE /v1/jobs/{id}): a queued job is never run or charged; one that had
+   * ended stays as it was. Resolves with the job as it is now.
+   *
+   * @param {string} id
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<import('./jobs.js').Job>} rejects with a {@link BoloError} only
+   */
+  cancelJob(id, options = {}) {
+    return jobRequest(this, 'DELETE', id, options.signal);
+  }
+
+  /**
+   * The device's own jobs, newest first, a page at a time (GET /v1/jobs).
+   *
+   * @param {{status?: import('./jobs.js').JobStatus, after?: string, limit?: number,
+   *   signal?: AbortSignal}} [options]
+   * @returns {Promise<import('./jobs.js').JobList>} rejects with a {@link BoloError} only
+   */
+  jobs(options = {}) {
+    return listJobs(this, options);
+  }
+
+  /**
    * Transcribes a note, resending as the policy allows.
    *
    * @param {import('./audio.js').AudioInput} audio
@@ -169,9 +277,7 @@ export class BoloClient {
     if (signal.aborted) {
       throw cancelled(0);
     }
-    const read = await readAudio(audio, options);
-    const sha256 = await sha256Hex(read.bytes);
-    const durationMs = options.durationMs ?? wavDurationMs(read.bytes);
+    const {audio: read, sha256, durationMs} = await readNote(audio, options);
     const note = {
       audio: read,
       sha256,
@@ -203,8 +309,11 @@ export class BoloClient {
             running,
           })
         : null;
-    /** @type {number | null} */
-    let pausedMs = null;
+    const tell = resendListener({
+      requestIdOf: (attempt) => requestIdOf(note.key, attempt),
+      onAttempt: options.onAttempt,
+      onPause: options.onPause,
+    });
     const outcome = await sendWithResends({
       policy: this.policy,
       signal,
@@ -212,17 +321,10 @@ export class BoloClient {
       sleep: this.clock.sleep,
       random: this.random,
       onEvent: (event) => {
-        if (event.type === 'pause') {
-          pausedMs = event.waitMs;
-          return;
+        if (event.type === 'attempt') {
+          current = event.attempt;
         }
-        current = event.attempt;
-        options.onAttempt?.({
-          attempt: event.attempt,
-          requestId: requestIdOf(note.key, event.attempt),
-          reason: event.reason,
-          pausedMs,
-        });
+        tell(event);
       },
       send: (attempt, attemptSignal) =>
         this.#attempt({
@@ -232,6 +334,7 @@ export class BoloClient {
           attempt,
           signal: attemptSignal,
           requestId: requestIdOf(note.key, attempt),
+          lookUpFirst: attempt > 1 || options.sentBefore === true,
           onProgress,
         }),
     });
@@ -244,7 +347,7 @@ export class BoloClient {
         throw cancelled(outcome.attempts);
       case 'refused':
       case 'gave-up':
-        throw errorOf(outcome.failure, outcome.attempts, isTransient(this.policy, outcome.failure));
+        throw noteError(outcome.failure, outcome.attempts, isTransient(this.policy, outcome.failure));
     }
   }
 
@@ -259,11 +362,13 @@ export class BoloClient {
    * @param {number} a.attempt
    * @param {AbortSignal} a.signal
    * @param {string} a.requestId
+   * @param {boolean} a.lookUpFirst
    * @param {(progress: Progress) => void} a.onProgress
    * @returns {Promise<import('./tus.js').Result>}
    */
-  async #attempt({note, tus, running, attempt, signal, requestId, onProgress}) {
-    if (attempt > 1 && this.lookupBeforeResend) {
+  async #attempt({note, tus, running, attempt, signal, requestId, lookUpFirst, onProgress}) {
+    if (lookUpFirst && this.lookupBeforeResend) {
+      onProgress({phase: 'looking-up', attempt});
       const found = await this.#lookUp(note, running, signal, requestId);
       if (found) {
         return found;
@@ -282,7 +387,8 @@ export class BoloClient {
         requestId,
         signal,
         onUpload,
-        onResumed: onUpload,
+        onResumed: (sentBytes, totalBytes) =>
+          onProgress({phase: 'uploading', attempt, sentBytes, totalBytes, resumed: true}),
       });
       if (!('unsupported' in result)) {
         return result;
@@ -377,28 +483,6 @@ export class BoloClient {
 }
 
 /**
- * The settings as the form's and the lookup's fields: they are part of the work's identity.
- *
- * @param {TranscribeOptions} options
- * @returns {Record<string, string>}
- */
-function settingsOf(options) {
-  /** @type {Record<string, string>} */
-  const settings = {};
-  for (const [name, value] of /** @type {const} */ ([
-    ['language', options.language],
-    ['model', options.model],
-    ['prompt', options.prompt],
-    ['response_format', options.format],
-  ])) {
-    if (value != null && value !== '') {
-      settings[name] = value;
-    }
-  }
-  return settings;
-}
-
-/**
  * @param {string} key
  * @param {number} attempt
  */
@@ -424,47 +508,4 @@ function newKey() {
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/** @param {number} attempts */
-function cancelled(attempts) {
-  return new BoloError('the note was cancelled; nothing more was sent', {
-    code: 'cancelled',
-    status: null,
-    retryable: false,
-    requestId: null,
-    attempts,
-  });
-}
-
-/**
- * The error a note ends with when no transcript came.
- *
- * @param {import('./policy.js').Failure} failure
- * @param {number} attempts
- * @param {boolean} retryable
- */
-function errorOf(failure, attempts, retryable) {
-  const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-  if (failure.kind === 'link') {
-    const what =
-      failure.reason === 'timeout' ? 'the gateway did not answer in time' : 'the connection to the gateway failed';
-    return new BoloError(`${what} (${tries})`, {
-      code: failure.reason,
-      status: null,
-      retryable,
-      requestId: null,
-      attempts,
-    });
-  }
-  const label = failure.code ? `HTTP ${failure.status} ${failure.code}` : `HTTP ${failure.status}`;
-  const verb = retryable ? 'the gateway could not transcribe the note' : 'the gateway refused the note';
-  return new BoloError(`${verb}: ${failure.message} (${label}, ${tries})`, {
-    code: failure.code ?? `http_${failure.status}`,
-    status: failure.status,
-    retryable,
-    requestId: failure.requestId,
-    attempts,
-    retryAfterMs: failure.retryAfterMs,
-  });
 }

@@ -17,8 +17,14 @@ export class BoloError extends Error {
    * @param {string | null} details.requestId the request id the gateway logged, when known
    * @param {number} details.attempts attempts started
    * @param {number | null} [details.retryAfterMs] the wait the gateway asked for, when it did
+   * @param {import('./policy.js').Failure | null} [details.reason] the last attempt's failure as
+   *     the resend policy saw it (the gateway's own message in `reason.message`); null after a
+   *     cancel
    */
-  constructor(message, {code, status, retryable, requestId, attempts, retryAfterMs = null}) {
+  constructor(
+    message,
+    {code, status, retryable, requestId, attempts, retryAfterMs = null, reason = null},
+  ) {
     super(message);
     this.name = 'BoloError';
     /** @readonly */
@@ -33,5 +39,61 @@ export class BoloError extends Error {
     this.attempts = attempts;
     /** @readonly */
     this.retryAfterMs = retryAfterMs;
+    /** @readonly */
+    this.reason = reason;
   }
+}
+
+/** @param {number} attempts */
+export function cancelled(attempts) {
+  return new BoloError('the note was cancelled; nothing more was sent', {
+    code: 'cancelled',
+    status: null,
+    retryable: false,
+    requestId: null,
+    attempts,
+  });
+}
+
+/**
+ * The error a note ends with when no transcript (or, for a job, no job) came.
+ *
+ * @param {import('./policy.js').Failure} failure
+ * @param {number} attempts
+ * @param {boolean} retryable
+ * @param {{failed: string, refused: string}} [say] the sentence's start, for either case
+ */
+export function noteError(
+  failure,
+  attempts,
+  retryable,
+  say = {
+    failed: 'the gateway could not transcribe the note',
+    refused: 'the gateway refused the note',
+  },
+) {
+  const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+  if (failure.kind === 'link') {
+    const what =
+      failure.reason === 'timeout' ? 'the gateway did not answer in time' : 'the connection to the gateway failed';
+    return new BoloError(`${what} (${tries})`, {
+      code: failure.reason,
+      status: null,
+      retryable,
+      requestId: null,
+      attempts,
+      reason: failure,
+    });
+  }
+  const label = failure.code ? `HTTP ${failure.status} ${failure.code}` : `HTTP ${failure.status}`;
+  const verb = retryable ? say.failed : say.refused;
+  return new BoloError(`${verb}: ${failure.message} (${label}, ${tries})`, {
+    code: failure.code ?? `http_${failure.status}`,
+    status: failure.status,
+    retryable,
+    requestId: failure.requestId,
+    attempts,
+    retryAfterMs: failure.retryAfterMs,
+    reason: failure,
+  });
 }

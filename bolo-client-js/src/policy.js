@@ -245,6 +245,36 @@ export function realSleep(ms, signal) {
  */
 
 /**
+ * What an app hears of a note's resends: `onAttempt` before each attempt (with the pause before
+ * it and why the one before failed), `onPause` as a pause starts. The `onEvent` of
+ * {@link sendWithResends}.
+ *
+ * @param {object} listeners
+ * @param {(attempt: number) => string} listeners.requestIdOf
+ * @param {(event: {attempt: number, requestId: string, reason: Failure | null,
+ *   pausedMs: number | null}) => void} [listeners.onAttempt]
+ * @param {(event: {attempt: number, waitMs: number, reason: Failure}) => void} [listeners.onPause]
+ * @returns {(event: ResendEvent) => void}
+ */
+export function resendListener({requestIdOf, onAttempt, onPause}) {
+  /** @type {number | null} */
+  let pausedMs = null;
+  return (event) => {
+    if (event.type === 'pause') {
+      pausedMs = event.waitMs;
+      onPause?.({attempt: event.attempt + 1, waitMs: event.waitMs, reason: event.failure});
+      return;
+    }
+    onAttempt?.({
+      attempt: event.attempt,
+      requestId: requestIdOf(event.attempt),
+      reason: event.reason,
+      pausedMs,
+    });
+  };
+}
+
+/**
  * Sends one note with resends and resolves with its outcome; never rejects for an HTTP or link
  * failure. A cancel is final: no attempt starts after `signal` aborts, and an attempt in flight
  * then ends the note whatever it answered.

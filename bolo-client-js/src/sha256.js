@@ -23,6 +23,16 @@ const K = new Uint32Array([
  * @returns {string}
  */
 export function sha256HexPortable(bytes) {
+  return Array.from(sha256Portable(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The SHA-256 of `bytes` as 32 bytes, without Web Crypto.
+ *
+ * @param {Uint8Array} bytes
+ * @returns {Uint8Array}
+ */
+export function sha256Portable(bytes) {
   const h = new Uint32Array([
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
   ]);
@@ -76,7 +86,10 @@ export function sha256HexPortable(bytes) {
     h[6] += g;
     h[7] += hh;
   }
-  return Array.from(h, (word) => word.toString(16).padStart(8, '0')).join('');
+  const digest = new Uint8Array(32);
+  const out = new DataView(digest.buffer);
+  h.forEach((word, i) => out.setUint32(i * 4, word));
+  return digest;
 }
 
 /**

@@ -8,19 +8,9 @@ import {mkdtemp, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {BoloClient, BoloError, readTimeoutMs} from '../src/index.js';
-import {BASE, error, fakeGateway, joined, json, noteOf, wavOf} from './fake-gateway.js';
+import {BASE, clientOf, error, fakeGateway, joined, json, noteOf, wavOf} from './fake-gateway.js';
 import {START_WALL_MS, fakeClock} from './fake-clock.js';
 
-function clientOf(gateway, time, options = {}) {
-  return new BoloClient({
-    baseUrl: BASE,
-    token: 'device-token',
-    policy: {jitter: 0},
-    exchange: gateway.exchange,
-    clock: time.clock,
-    ...options,
-  });
-}
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const methods = (gateway) => gateway.requests.map((r) => `${r.method} ${r.path}`);

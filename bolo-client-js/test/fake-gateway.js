@@ -2,7 +2,22 @@
 // uploads at /v1/uploads, the lookup, and the multipart POST. It can break appends after a
 // scripted number of bytes (keeping what arrived, as the gateway does) and records every request.
 
+import {BoloClient} from '../src/index.js';
+import {fakeClock} from './fake-clock.js';
+
 export const BASE = 'http://gateway.test/';
+
+/** A client of the fake gateway on a fake clock, without jitter. */
+export function clientOf(gateway, time = fakeClock(), options = {}) {
+  return new BoloClient({
+    baseUrl: BASE,
+    token: 'device-token',
+    policy: {jitter: 0},
+    exchange: gateway.exchange,
+    clock: time.clock,
+    ...options,
+  });
+}
 
 /** An answer as the exchange resolves it. */
 export function answer(status, headers = {}, text = '') {
@@ -36,8 +51,16 @@ export function readMetadata(header) {
  * @param options.posts what the POSTs answer in turn; a transcript by default
  * @param options.lookups what the lookups answer in turn; 404 by default
  * @param options.transcriptions what a complete upload's transcription answers in turn
+ * @param options.routes other endpoints: {'METHOD /path': answer, or a function of the request}
  */
-export function fakeGateway({cuts = [], uploads = true, posts = [], lookups = [], transcriptions = []} = {}) {
+export function fakeGateway({
+  cuts = [],
+  uploads = true,
+  posts = [],
+  lookups = [],
+  transcriptions = [],
+  routes = {},
+} = {}) {
   const gateway = {requests: [], uploads: new Map(), bodyBytes: 0, deleted: []};
   let nextId = 1;
   const cutsLeft = [...cuts];
@@ -52,6 +75,10 @@ export function fakeGateway({cuts = [], uploads = true, posts = [], lookups = []
       return {link: 'cancelled'};
     }
     const path = url.slice(BASE.length - 1).split('?')[0];
+    const routed = routes[`${method} ${path}`];
+    if (routed) {
+      return typeof routed === 'function' ? routed(request) : routed;
+    }
     if (method === 'POST' && path === '/v1/transcriptions') {
       gateway.bodyBytes += body.length;
       onProgress?.(body.length, body.length);

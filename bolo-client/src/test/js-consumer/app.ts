@@ -1,5 +1,18 @@
 // What an app writes against the package: each line must type-check against the packed types.
-import {BoloClient, BoloError, STANDARD_POLICY, type Transcript, type Progress} from 'bolo-client';
+import {
+  BoloClient,
+  BoloError,
+  STANDARD_POLICY,
+  WebhookVerificationError,
+  adviceFor,
+  reasonOf,
+  verifyWebhook,
+  type Job,
+  type Model,
+  type Progress,
+  type Transcript,
+  type WebhookEvent,
+} from 'bolo-client';
 
 const bolo = new BoloClient({
   baseUrl: 'http://127.0.0.1:8080',
@@ -17,11 +30,16 @@ export async function dictate(recording: Blob | ArrayBuffer | Uint8Array | strin
       format: 'json',
       signal: controller.signal,
       onProgress: (progress: Progress) => {
-        const phase: 'uploading' | 'transcribing' = progress.phase;
-        void phase;
+        const phase: 'looking-up' | 'uploading' | 'transcribing' = progress.phase;
+        const resumed: boolean | undefined = progress.resumed;
+        void [phase, resumed];
       },
       onAttempt: ({attempt, requestId, reason, pausedMs}) => {
         void [attempt, requestId, reason, pausedMs];
+      },
+      onPause: ({attempt, waitMs, reason}) => {
+        const because: string = reasonOf(reason);
+        void [attempt, waitMs, because];
       },
     });
     const deduplicated: boolean = transcript.deduplicated;
@@ -34,7 +52,42 @@ export async function dictate(recording: Blob | ArrayBuffer | Uint8Array | strin
       const status: number | null = e.status;
       const retryable: boolean = e.retryable;
       const requestId: string | null = e.requestId;
+      const advice: string = e.reason ? adviceFor(e.reason) : e.message;
+      void advice;
       return `${code} ${status} ${retryable} ${requestId} ${STANDARD_POLICY.maxAttempts}`;
+    }
+    throw e;
+  }
+}
+
+export async function models(): Promise<string[]> {
+  const listed: Model[] = await bolo.models();
+  return listed.map((model) => `${model.id} ${model.languages?.join(',') ?? 'any'}`);
+}
+
+export async function handOver(recording: Blob): Promise<Job> {
+  const job: Job = await bolo.submitJob(recording, {
+    webhookUrl: 'https://example.com/bolo',
+    metadata: {order: 'A-17'},
+    idempotencyKey: 'order-A-17',
+    language: 'en',
+  });
+  const now: Job = await bolo.job(job.id);
+  if (now.status === 'queued') {
+    return bolo.cancelJob(job.id);
+  }
+  const page = await bolo.jobs({status: 'succeeded', limit: 10});
+  void page.hasMore;
+  return page.jobs[0] ?? now;
+}
+
+export async function receive(headers: Headers, body: string, secret: string): Promise<string> {
+  try {
+    const event: WebhookEvent = await verifyWebhook(headers, body, secret);
+    return event.job.result?.text ?? event.job.error?.message ?? event.type;
+  } catch (e) {
+    if (e instanceof WebhookVerificationError) {
+      return 'forged: ' + e.message;
     }
     throw e;
   }

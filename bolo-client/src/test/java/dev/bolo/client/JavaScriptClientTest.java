@@ -3,6 +3,7 @@ package dev.bolo.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.bolo.testkit.NodePackage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,21 +25,22 @@ import org.junit.jupiter.api.Test;
  * its tests under Node's test runner (unit tests on a fake clock and the client vectors this
  * module's {@link ClientVectorsTest} runs too), its JSDoc types with {@code tsc --noEmit}, its
  * version against the project's, and its packed tarball as an app installs it ({@code npm install
- * ./bolo-client-*.tgz}, then {@code tsc} over an app's code). TypeScript comes from npm through the
- * package's lock file. Node.js and npm must be on the PATH ({@code .ci/run} installs them): without
- * them this test fails and says so.
+ * ./bolo-client-*.tgz}, then {@code tsc} over an app's code). TypeScript, and the Standard Webhooks
+ * reference library that signs the webhooks its tests verify, come from npm through the package's
+ * lock file. Node.js and npm must be on the PATH ({@code .ci/run} installs them): without them this
+ * test fails and says so.
  */
 class JavaScriptClientTest {
 
   private static final Path PACKAGE = Path.of("..", "bolo-client-js");
   private static final Path TSC = Path.of("node_modules", "typescript", "bin", "tsc");
+
   private static final Pattern COUNT = Pattern.compile("^# (pass|fail) (\\d+)$", Pattern.MULTILINE);
 
   @BeforeAll
   static void installTypeScript() throws Exception {
-    if (!Files.exists(PACKAGE.resolve(TSC))) {
-      run(PACKAGE, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error");
-    }
+    // TypeScript, and the Standard Webhooks reference library that signs what the tests verify.
+    NodePackage.installInPlace(PACKAGE, "typescript/bin/tsc", "standardwebhooks/package.json");
   }
 
   @Test

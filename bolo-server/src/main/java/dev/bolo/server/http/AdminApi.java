@@ -318,7 +318,7 @@ final class AdminApi {
   }
 
   /** The request's JSON object, or null after answering 400. */
-  private static @Nullable JsonNode bodyOf(Context ctx) {
+  static @Nullable JsonNode bodyOf(Context ctx) {
     byte[] bytes;
     try {
       bytes = ctx.req().getInputStream().readNBytes(MAX_BODY_BYTES + 1);

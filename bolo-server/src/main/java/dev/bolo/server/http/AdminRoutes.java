@@ -79,8 +79,9 @@ public final class AdminRoutes {
         guarded(token, wrong, api::rotateWebhookSecret));
     routes.get("/admin/api/usage", guarded(token, wrong, api::usage));
     routes.get("/admin/api/live", guarded(token, wrong, live::answer));
-    routes.get(
-        "/admin/api/connect", guarded(token, wrong, new PhoneSetup(services.phones())::connect));
+    PhoneSetup phones = new PhoneSetup(services.phones());
+    routes.get("/admin/api/connect", guarded(token, wrong, phones::connect));
+    routes.post("/admin/api/qr", guarded(token, wrong, phones::qrCode));
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.bolo.server.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.tls.AuthorityCertificate;
 import dev.bolo.server.tls.PhoneAccess;
@@ -12,7 +13,8 @@ import java.net.URI;
  * What a phone needs to open the dictation page: the certificate of the gateway's own authority at
  * {@value PhoneAccess#AUTHORITY_PATH} (public, like the page; only its certificate, never a key),
  * and for the dashboard's QR code, {@code GET /admin/api/connect}: the page's URLs on the LAN and
- * whether a phone can record there. Thread safe.
+ * whether a phone can record there; {@code POST /admin/api/qr}: the code itself, drawn here by
+ * ZXing ({@link QrCodeSvg}). Thread safe.
  */
 public final class PhoneSetup {
 
@@ -70,5 +72,31 @@ public final class PhoneSetup {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a tree of plain values always serialises", e);
     }
+  }
+
+  /**
+   * {@code POST /admin/api/qr} {@code {"text"}}: the text (a page address with a new device's token
+   * in its fragment) as a QR code, {@code image/svg+xml}. The token comes back only to the gateway
+   * that made it, over the admin's own connection; the answer is not kept by any cache.
+   */
+  void qrCode(Context ctx) {
+    JsonNode request = AdminApi.bodyOf(ctx);
+    if (request == null) {
+      return;
+    }
+    JsonNode text = request.get("text");
+    if (text == null || !text.isTextual() || !QrCodeSvg.drawable(text.asText())) {
+      ErrorWriter.write(
+          ctx,
+          Dialect.NATIVE,
+          Errors.invalid(
+              "text",
+              "text must be 1-"
+                  + QrCodeSvg.MAX_TEXT_CHARS
+                  + " printable ASCII characters, such as the page's address"));
+      return;
+    }
+    ctx.header("Cache-Control", "no-store");
+    ctx.contentType("image/svg+xml").result(QrCodeSvg.of(text.asText()));
   }
 }

@@ -31,10 +31,12 @@ import org.jspecify.annotations.Nullable;
  * file of the resource folder {@value #FOLDER} at a path of its own ({@link #page}); its scripts,
  * style sheets and icons are files of the same folder under {@value #ASSETS}, where any file with a
  * known type is served (the style sheet every page shares, {@code bolo.css}, too), and the icon
- * also at {@code /favicon.ico}. Every file of the folder is read once, at start (the folder is a
- * few hundred kilobytes); a name that is not one of them is 404 and costs nothing, so no request
- * can make the gateway keep anything. Every answer also carries {@link SecurityHeaders}. Thread
- * safe (immutable).
+ * also at {@code /favicon.ico}. A subfolder's files are served under its name: the build puts
+ * Bolo's JavaScript client ({@code bolo-client-js/src}) in {@code bolo-client/}, which the
+ * dictation page imports from {@code /assets/bolo-client/}. Every file of the folder is read once,
+ * at start (the folder is a few hundred kilobytes); a name that is not one of them is 404 and costs
+ * nothing, so no request can make the gateway keep anything. Every answer also carries {@link
+ * SecurityHeaders}. Thread safe (immutable).
  */
 public final class WebPages {
 
@@ -84,6 +86,9 @@ public final class WebPages {
     routes.before(SecurityHeaders::apply);
     routes.get("/", pages.page(DICTATION_PAGE));
     routes.get(ASSETS + "{file}", ctx -> pages.asset(ctx, ctx.pathParam("file")));
+    routes.get(
+        ASSETS + "{folder}/{file}",
+        ctx -> pages.asset(ctx, ctx.pathParam("folder") + "/" + ctx.pathParam("file")));
     // Where browsers look for an icon by themselves, whatever the page names.
     routes.get("/favicon.ico", ctx -> pages.asset(ctx, "favicon.ico"));
   }
@@ -171,14 +176,14 @@ public final class WebPages {
   }
 
   /**
-   * The files directly in {@code folder} whose type is known (pages and assets), by name; none
-   * whose name begins with a dot.
+   * The files in {@code folder} and its subfolders (not deeper) whose type is known (pages and
+   * assets), by their path in it ({@code bolo-client/index.js}); none whose name begins with a dot.
    */
   private static Map<String, File> read(Path folder) throws IOException {
     Map<String, File> files = new HashMap<>();
-    try (Stream<Path> listed = Files.list(folder)) {
+    try (Stream<Path> listed = Files.walk(folder, 2)) {
       for (Path path : listed.filter(Files::isRegularFile).toList()) {
-        String name = path.getFileName().toString();
+        String name = folder.relativize(path).toString().replace('\\', '/');
         if (served(name)) {
           put(files, name, Files.readAllBytes(path));
         }
@@ -187,13 +192,14 @@ public final class WebPages {
     return files;
   }
 
-  /** The same as {@link #read(Path)} for the entries directly in {@code folder} of {@code jar}. */
+  /** The same as {@link #read(Path)} for the entries in {@code folder} of {@code jar}. */
   private static Map<String, File> read(JarFile jar, String folder) throws IOException {
     Map<String, File> files = new HashMap<>();
     for (JarEntry entry : jar.stream().toList()) {
       String path = entry.getName();
       String name = path.substring(Math.min(folder.length(), path.length()));
-      if (!entry.isDirectory() && path.startsWith(folder) && !name.contains("/") && served(name)) {
+      boolean nested = name.indexOf('/') != name.lastIndexOf('/');
+      if (!entry.isDirectory() && path.startsWith(folder) && !nested && served(name)) {
         try (InputStream in = jar.getInputStream(entry)) {
           put(files, name, in.readAllBytes());
         }
@@ -203,7 +209,7 @@ public final class WebPages {
   }
 
   private static boolean served(String name) {
-    return typeOf(name) != null && !name.startsWith(".");
+    return typeOf(name) != null && !name.startsWith(".") && !name.contains("/.");
   }
 
   private static void put(Map<String, File> files, String name, byte[] bytes) {

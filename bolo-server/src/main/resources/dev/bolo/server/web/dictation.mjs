@@ -1,9 +1,10 @@
-// The dictation page: token, settings, record, send with resends, show the text.
+// The dictation page: token, settings, record, send with resends, show the text. The sending is
+// Bolo's JavaScript client (bolo-client-js), served from /assets/bolo-client/ as the build copies
+// it: the same package an app installs from npm.
 
 import {startRecording} from './recorder.mjs';
 import {durationMs, encodeWav, trimTrailingSilence} from './wav.mjs';
-import {STANDARD_POLICY, sendWithResends} from './resend-policy.mjs';
-import {adviceFor, listModels, reasonOf, sendAttempt} from './gateway.mjs';
+import {BoloClient, STANDARD_POLICY, adviceFor, reasonOf} from './bolo-client/index.js';
 
 const TOKEN_KEY = 'bolo.token';
 const SETTINGS_KEY = 'bolo.settings';
@@ -36,8 +37,18 @@ let recording = null;
 let upload = null;
 let tick = null;
 
-/** What the page learnt about the gateway: whether it takes resumable uploads (tus.mjs). */
-const session = {resumable: true};
+/**
+ * The client for the token in use: one per token, so that what it learnt about the gateway (that
+ * it has no resumable uploads) holds for the page's later notes.
+ */
+let client = null;
+
+function clientFor(current) {
+  if (client?.token !== current) {
+    client = new BoloClient({baseUrl: location.origin, token: current});
+  }
+  return client;
+}
 
 /** Every language the page knows, as its HTML lists them: offered while the engine takes any. */
 const ALL_LANGUAGES = Array.from(ui.language.options, (option) => ({
@@ -190,17 +201,19 @@ async function loadModels() {
   if (!current) {
     return;
   }
-  const result = await listModels(current);
-  if (current !== token()) {
-    return; // The token changed meanwhile; its own load fills the list.
-  }
-  if (!result.ok) {
-    if (!recording && !upload) {
-      say('error', adviceFor(result.failure));
+  let listed;
+  try {
+    listed = await clientFor(current).models();
+  } catch (error) {
+    if (current === token() && !recording && !upload) {
+      say('error', error.reason ? adviceFor(error.reason) : error.message);
     }
     return;
   }
-  models = result.models;
+  if (current !== token()) {
+    return; // The token changed meanwhile; its own load fills the list.
+  }
+  models = listed;
   for (const {id} of models) {
     ui.model.add(new Option(id, id));
   }
@@ -386,12 +399,11 @@ ui.cancel.addEventListener('click', () => {
 let noteCount = 0;
 
 async function newNote(samples) {
-  const wav = encodeWav(samples);
   return {
     number: ++noteCount,
-    key: newKey(),
-    wav,
-    sha256: await sha256Hex(wav),
+    // One Idempotency-Key per note, kept for all its attempts and a later "Send again".
+    key: crypto.randomUUID(),
+    wav: encodeWav(samples),
     durationMs: durationMs(samples),
     settings: settings(),
     recordedAt: new Date(),
@@ -399,35 +411,10 @@ async function newNote(samples) {
     attempts: 0,
     // Whether an upload of it was started: a later one asks the gateway for its transcript first.
     sent: false,
-    // Its resumable upload (a long note), kept across attempts so that a resend goes on from the
-    // gateway's offset.
-    tus: null,
     resumes: 0,
     text: '',
     item: null,
   };
-}
-
-/** One Idempotency-Key per note, kept for all its attempts. */
-function newKey() {
-  if (crypto.randomUUID) {
-    return crypto.randomUUID();
-  }
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/**
- * The audio's SHA-256: sent as X-Bolo-Audio-Sha256 (or in a resumable upload's metadata) for the
- * gateway to check, and the key of the lookup before a resend. Null where the browser offers no
- * digest (pages that are not secure, which cannot record either).
- */
-async function sha256Hex(bytes) {
-  if (!crypto.subtle) {
-    return null;
-  }
-  const digest = await crypto.subtle.digest('SHA-256', bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 async function send(note) {
@@ -440,10 +427,18 @@ async function send(note) {
   const max = STANDARD_POLICY.maxAttempts;
   let prefix = '';
   let shownPercent = -1;
-  const outcome = await sendWithResends({
-    signal: controller.signal,
-    onEvent(event) {
-      if (event.type === 'attempt') {
+  const sentBefore = note.sent;
+  note.sent = true;
+  try {
+    const transcript = await clientFor(token()).transcribe(note.wav, {
+      language: note.settings.language,
+      model: note.settings.model,
+      format: note.settings.response_format,
+      durationMs: note.durationMs,
+      idempotencyKey: note.key,
+      sentBefore,
+      signal: controller.signal,
+      onAttempt(event) {
         note.attempts = event.attempt;
         prefix =
           event.reason == null
@@ -451,93 +446,84 @@ async function send(note) {
             : `Attempt ${event.attempt} of ${max} because ${reasonOf(event.reason)}: `;
         shownPercent = -1;
         say('uploading', `${prefix}uploading 0 %.`);
-      } else if (event.type === 'pause') {
+      },
+      onPause(event) {
         const seconds = Math.max(1, Math.round(event.waitMs / 1000));
         say(
           'waiting-to-resend',
-          `Attempt ${event.attempt + 1} of ${max} in ${seconds} s because ${reasonOf(event.failure)}.`,
+          `Attempt ${event.attempt} of ${max} in ${seconds} s because ${reasonOf(event.reason)}.`,
         );
-      }
-    },
-    send: (attempt, signal) =>
-      sendAttempt({
-        note,
-        token: token(),
-        attempt,
-        signal,
-        session,
-        onLookup() {
+      },
+      onProgress(progress) {
+        if (progress.phase === 'looking-up') {
           say('waiting', `${prefix}asking the gateway whether it has the transcript already.`);
-        },
-        onResumed(fraction) {
+        } else if (progress.phase === 'transcribing') {
+          const done = Math.floor(progress.secondsDone);
+          const total = Math.round(progress.secondsTotal);
+          say('waiting', `${prefix}uploaded; the gateway has transcribed ${done} s of ${total} s.`);
+        } else if (progress.resumed) {
           note.resumes++;
-          shownPercent = Math.floor(fraction * 10) * 10;
+          shownPercent = Math.floor((progress.sentBytes / progress.totalBytes) * 10) * 10;
           say(
             'uploading',
             `${prefix}the connection broke; the gateway kept ${shownPercent} %, sending the rest.`,
           );
-        },
-        onProgress(fraction) {
+        } else if (progress.sentBytes >= progress.totalBytes) {
+          say('waiting', `${prefix}uploaded; waiting for the transcript.`);
+        } else {
           // Whole tens only: a screen reader reads every change of a live region.
-          const percent = Math.floor(fraction * 10) * 10;
-          if (percent !== shownPercent && percent < 100) {
+          const percent = Math.floor((progress.sentBytes / progress.totalBytes) * 10) * 10;
+          if (percent !== shownPercent) {
             shownPercent = percent;
             say('uploading', `${prefix}uploading ${percent} %.`);
           }
-        },
-        onSent() {
-          say('waiting', `${prefix}uploaded; waiting for the transcript.`);
-        },
-      }),
-  });
-  upload = null;
-  if (outcome.kind === 'cancelled' && note.tus) {
-    // Nothing more is sent for the note: its unfinished upload need not wait to expire.
-    note.tus.terminate();
+        }
+      },
+    });
+    finish(note, transcript, null);
+  } catch (error) {
+    finish(note, null, error);
+  } finally {
+    upload = null;
+    setButtons({record: true, stop: false, cancel: false});
   }
-  setButtons({record: true, stop: false, cancel: false});
-  finish(note, outcome);
 }
 
-function finish(note, outcome) {
-  note.attempts = outcome.attempts;
-  switch (outcome.kind) {
-    case 'transcribed': {
-      const {body, replayed} = outcome.response;
-      note.state = replayed ? 'replayed' : 'done';
-      note.text = body.text;
-      note.wav = null; // Done: nothing more to send.
-      note.tus = null;
-      ui.transcript.textContent = body.text;
-      ui.copy.disabled = body.text === '';
-      say(
-        note.state,
-        replayed
-          ? 'Done, replayed: the gateway had already transcribed this note and answered from its memory, without charging it again.'
-          : 'Done.',
-      );
-      ui.record.focus();
-      break;
-    }
-    case 'cancelled':
-      note.state = 'cancelled';
-      say('cancelled', 'Cancelled: nothing more is sent for this note.');
-      ui.record.focus();
-      break;
-    case 'refused':
-      note.state = 'failed';
-      say('error', adviceFor(outcome.failure));
-      ui.record.focus();
-      break;
-    case 'gave-up':
-      note.state = 'failed';
-      say(
-        'error',
-        `The gateway could not transcribe the note in ${outcome.attempts} attempts; the last failed because ${reasonOf(outcome.failure)}. The recording is kept: press "Send again" in the list of notes to try later.`,
-      );
-      ui.record.focus();
-      break;
+/** The note's end: its transcript, or the client's BoloError (a cancel among them). */
+function finish(note, transcript, error) {
+  if (transcript) {
+    note.state = transcript.replayed ? 'replayed' : 'done';
+    note.text = transcript.text;
+    note.wav = null; // Done: nothing more to send.
+    ui.transcript.textContent = transcript.text;
+    ui.copy.disabled = transcript.text === '';
+    say(
+      note.state,
+      transcript.replayed
+        ? 'Done, replayed: the gateway had already transcribed this note and answered from its memory, without charging it again.'
+        : 'Done.',
+    );
+  } else if (error.code === 'cancelled') {
+    note.attempts = error.attempts;
+    note.state = 'cancelled';
+    say('cancelled', 'Cancelled: nothing more is sent for this note.');
+  } else if (error.reason == null) {
+    // Not the gateway's answer: the page itself could not send the note.
+    note.state = 'failed';
+    say('error', `The note could not be sent: ${error.message}.`);
+  } else if (!error.retryable) {
+    note.attempts = error.attempts;
+    note.state = 'failed';
+    say('error', adviceFor(error.reason));
+  } else {
+    note.attempts = error.attempts;
+    note.state = 'failed';
+    say(
+      'error',
+      `The gateway could not transcribe the note in ${error.attempts} attempts; the last failed because ${reasonOf(error.reason)}. The recording is kept: press "Send again" in the list of notes to try later.`,
+    );
   }
+  ui.record.focus();
   renderNote(note);
 }
 

@@ -1,15 +1,13 @@
 // The dashboard's way to a phone: a QR code of the dictation page's address with a new device's
-// token in its fragment (https://host:port/#token=…). The code is drawn here, in the browser, with
-// the vendored encoder (qrcode-generator, MIT): the token goes to no QR service and back to no
-// server, and a browser never sends an address's fragment in a request, so the phone that scans
-// it takes the token out of the address itself (dictation.mjs).
-
-import qrcode from './qrcode-generator.mjs';
+// token in its fragment (https://host:port/#token=…). The gateway that made the token draws the
+// code (POST /admin/api/qr, ZXing on the server): the token goes to no QR service, only back to
+// the gateway over the admin's own connection, and a browser never sends an address's fragment in
+// a request, so the phone that scans it takes the token out of the address itself (dictation.mjs).
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-/** Light modules around the code on every side: the quiet zone ISO/IEC 18004 asks for. */
-const QUIET_ZONE = 4;
+/** Where the dashboard keeps the admin token for the tab (admin.js). */
+const ADMIN_TOKEN_KEY = 'bolo.admin.token';
 
 /** The dictation page at {@code base} with {@code token} in its fragment. */
 export function pageLink(base, token) {
@@ -19,35 +17,52 @@ export function pageLink(base, token) {
 }
 
 /**
- * {@code text} as a QR code: an SVG element of dark squares on a light ground, error correction
- * level M (15 %: a screen photographed at an angle still reads), named {@code label} for a screen
- * reader. Built as elements, never as markup.
+ * {@code text} as a QR code: an SVG element, returned at once and filled with the gateway's
+ * drawing when it arrives (dark squares on a light ground, error correction level M), named
+ * {@code label} for a screen reader. The drawing's elements are adopted one by one from the
+ * parsed SVG, never inserted as markup; a drawing that does not arrive leaves the element empty
+ * and says why in its title.
  */
 export function qrSvg(text, label) {
-  const code = qrcode(0, 'M');
-  code.addData(text);
-  code.make();
-  const count = code.getModuleCount();
-  const size = count + 2 * QUIET_ZONE;
-  const squares = [];
-  for (let row = 0; row < count; row += 1) {
-    for (let col = 0; col < count; col += 1) {
-      if (code.isDark(row, col)) {
-        squares.push(`M${col + QUIET_ZONE} ${row + QUIET_ZONE}h1v1h-1z`);
-      }
-    }
-  }
-  const svg = element('svg', {
-    viewBox: `0 0 ${size} ${size}`,
-    role: 'img',
-    'aria-label': label,
-    'shape-rendering': 'crispEdges',
+  const svg = element('svg', {role: 'img', 'aria-label': label, 'shape-rendering': 'crispEdges'});
+  draw(svg, text).catch((error) => {
+    const title = element('title', {});
+    title.textContent = `The QR code could not be drawn: ${error.message}`;
+    svg.replaceChildren(title);
   });
-  svg.append(
-    element('rect', {width: size, height: size, fill: '#ffffff'}),
-    element('path', {d: squares.join(''), fill: '#000000'}),
-  );
   return svg;
+}
+
+async function draw(svg, text) {
+  let response;
+  try {
+    response = await fetch('/admin/api/qr', {
+      method: 'POST',
+      headers: {
+        Authorization: 'Bearer ' + sessionStorage.getItem(ADMIN_TOKEN_KEY),
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({text}),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch (e) {
+    throw new Error('the gateway cannot be reached');
+  }
+  if (!response.ok) {
+    throw new Error(`the gateway answered ${response.status}`);
+  }
+  const drawn = new DOMParser().parseFromString(await response.text(), 'image/svg+xml');
+  const root = drawn.documentElement;
+  if (root.namespaceURI !== SVG || root.localName !== 'svg') {
+    throw new Error('the gateway answered no SVG');
+  }
+  svg.setAttribute('viewBox', root.getAttribute('viewBox'));
+  svg.replaceChildren(
+    ...Array.from(root.children)
+      .filter((child) => child.localName === 'rect' || child.localName === 'path')
+      .map((child) => document.importNode(child, false)),
+  );
 }
 
 /**

@@ -103,6 +103,9 @@ class AdminApiTest {
     // Nothing changed for a refused request.
     assertThat(call("POST", "/admin/api/devices", "wrong", "{\"name\":\"x\"}").status())
         .isEqualTo(401);
+    // The QR code of a token is drawn for the admin only.
+    assertThat(call("POST", "/admin/api/qr", Gateway.TOKEN_A, "{\"text\":\"x\"}").status())
+        .isEqualTo(401);
     assertThat(admin("GET", "/admin/api/devices", null).body().findValuesAsText("name"))
         .containsExactly("alpha", "bravo");
   }
@@ -171,6 +174,21 @@ class AdminApiTest {
             "not json",
             "{\"name\":\"" + "y".repeat(2_000) + "\"}")) {
       Answer refused = admin("POST", "/admin/api/devices", body);
+
+      assertThat(refused.status()).as(body).isEqualTo(400);
+      assertThat(refused.body().path("code").asText()).as(body).isEqualTo("invalid_parameter");
+      assertThat(refused.body().path("error").asText()).as(body).isNotBlank();
+      assertThat(refused.contentType()).startsWith("application/json");
+    }
+    // The QR code's text likewise: an address of printable ASCII, at most 512 characters.
+    for (String body :
+        List.of(
+            "{\"text\":7}",
+            "{\"text\":\"\"}",
+            "{\"text\":\"caf\u00e9\"}",
+            "{\"text\":\"" + "z".repeat(513) + "\"}",
+            "not json")) {
+      Answer refused = admin("POST", "/admin/api/qr", body);
 
       assertThat(refused.status()).as(body).isEqualTo(400);
       assertThat(refused.body().path("code").asText()).as(body).isEqualTo("invalid_parameter");
@@ -410,7 +428,8 @@ class AdminApiTest {
             "POST /admin/api/devices/{name}/webhook-secret",
             "GET /admin/api/usage",
             "GET /admin/api/live",
-            "GET /admin/api/connect")) {
+            "GET /admin/api/connect",
+            "POST /admin/api/qr")) {
       assertThat(doc).contains("`" + route);
     }
   }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.NpmPackages;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.NodePackage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,9 +58,11 @@ class AdminDashboardBrowserTest {
 
   @BeforeAll
   static void installAxe() throws IOException, InterruptedException {
-    String axe = "node_modules/axe-core/axe.min.js";
     axeScript =
-        Files.readString(NpmPackages.install("browser", axe).resolve(axe), StandardCharsets.UTF_8);
+        Files.readString(
+            NodePackage.install("node/browser", "axe-core/axe.min.js")
+                .path("node_modules/axe-core/axe.min.js"),
+            StandardCharsets.UTF_8);
   }
 
   @BeforeEach

@@ -62,7 +62,8 @@ class AdminDashboardLayoutTest {
       browser.byId("device-name").sendKeys("kitchen", Keys.ENTER);
       browser
           .await()
-          .until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#phone-qr svg")));
+          // The code's squares: the gateway has drawn it (POST /admin/api/qr).
+          .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#phone-qr svg path")));
       assertThat(browser.text("phone-advice")).contains("SHA-256 ");
       String token = browser.text("new-token").trim();
       Gateway.Reply reply =

@@ -8,13 +8,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import dev.bolo.testkit.CuttingProxy;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import okhttp3.Request;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,8 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Bolo's JavaScript client ({@code bolo-client-js}, run from its source by {@code
  * src/test/node/bolo-client-js/client-check.mjs}) against a real gateway, behind the test kit's
  * cutting proxy: a long note whose upload is cut resumes and is transcribed and charged once; a
- * note cancelled mid-upload is neither resent nor charged. Node.js must be on the PATH; without it
- * this test fails and says so.
+ * note cancelled mid-upload is neither resent nor charged; a job handed over twice under one key is
+ * one job, read back with its transcript. Node.js must be on the PATH; without it this test fails
+ * and says so.
  */
 class BoloClientJsTest {
 
@@ -84,6 +88,46 @@ class BoloClientJsTest {
     assertThat(result.get("attempts")).as("no resend").hasSize(1);
     assertThat(fixture.provider().calls()).isZero();
     assertThat(fixture.ledger().chargedMillis("alpha")).isZero();
+  }
+
+  @Test
+  void aJobSubmittedTwiceUnderOneKeyIsOneJobReadBackWithItsTranscript() throws Exception {
+    byte[] note = TestAudio.wav(3_000, 53);
+
+    JsonNode submitted = run(fixture.gateway().url("/"), note, Map.of("BOLO_MODE", "submit-job"));
+
+    String id = submitted.at("/first/id").asText();
+    assertThat(id).startsWith("job_");
+    assertThat(submitted.at("/again/id").asText()).isEqualTo(id);
+    assertThat(submitted.at("/first/metadata/order").asText()).isEqualTo("A-17");
+    assertThat(submitted.at("/first/audioSha256").asText()).isEqualTo(TusUploadTest.sha256(note));
+    Await.until(() -> statusOf(id).equals("succeeded"), () -> id + " is " + statusOf(id));
+
+    JsonNode read =
+        run(fixture.gateway().url("/"), note, Map.of("BOLO_MODE", "read-job", "BOLO_JOB_ID", id));
+
+    assertThat(read.at("/read/status").asText()).as(read.toString()).isEqualTo("succeeded");
+    assertThat(read.at("/read/result/text").asText()).endsWith(" in en");
+    // A job that ended stays as it ended.
+    assertThat(read.at("/cancelled/status").asText()).isEqualTo("succeeded");
+    assertThat(read.at("/missing/status").asInt()).isEqualTo(404);
+    assertThat(read.at("/missing/code").asText()).isEqualTo("not_found");
+    assertThat(fixture.provider().calls()).isEqualTo(1);
+    assertThat(fixture.ledger().chargedMillis("alpha")).isEqualTo(3_000);
+  }
+
+  /** The job's status as the gateway answers it now. */
+  private String statusOf(String id) {
+    Request request =
+        new Request.Builder()
+            .url(fixture.gateway().url("/v1/jobs/" + id))
+            .header("Authorization", "Bearer " + Gateway.TOKEN_A)
+            .build();
+    try {
+      return JSON.readTree(fixture.gateway().send(request).body()).path("status").asText();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private JsonNode run(String baseUrl, byte[] note, Map<String, String> env) throws Exception {

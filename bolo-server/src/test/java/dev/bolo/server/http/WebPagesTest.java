@@ -128,7 +128,7 @@ class WebPagesTest {
         Pattern.compile("(?:src|href)=\"([^\"]+)\"|from '([^']+)'|addModule\\('([^']+)'\\)");
     Deque<String> toVisit = new ArrayDeque<>();
     Set<String> seen = new HashSet<>();
-    collect(reference.matcher(html), toVisit);
+    collect(reference.matcher(html), "/", toVisit);
     while (!toVisit.isEmpty()) {
       String file = toVisit.pop();
       if (!seen.add(file)) {
@@ -144,9 +144,9 @@ class WebPagesTest {
               "text/css;charset=utf-8",
               "image/svg+xml",
               "image/png");
-      if (file.endsWith(".mjs")) {
+      if (file.endsWith(".mjs") || file.endsWith(".js")) {
         assertThat(answer.body()).as(file).doesNotContain("eval(", "new Function", "innerHTML");
-        collect(reference.matcher(answer.body()), toVisit);
+        collect(reference.matcher(answer.body()), file, toVisit);
       }
     }
     assertThat(seen)
@@ -156,23 +156,37 @@ class WebPagesTest {
             "/assets/dictation.css",
             "/assets/icon.svg",
             "/assets/apple-touch-icon.png",
-            "/assets/resend-policy.mjs",
             "/assets/recorder.mjs",
             "/assets/recorder-worklet.mjs",
             "/assets/wav.mjs",
+            // Bolo's JavaScript client, which the build copies from bolo-client-js/src.
+            "/assets/bolo-client/index.js",
+            "/assets/bolo-client/client.js",
+            "/assets/bolo-client/policy.js",
+            "/assets/bolo-client/tus.js",
+            "/assets/bolo-client/transport.js",
+            "/assets/bolo-client/answers.js",
+            "/assets/bolo-client/advice.js");
+    // The page's copies of the client's modules are gone: the client is the one place they live.
+    assertThat(seen)
+        .doesNotContain(
+            "/assets/resend-policy.mjs",
             "/assets/gateway.mjs",
             "/assets/answers.mjs",
             "/assets/tus.mjs",
             "/assets/xhr.mjs");
   }
 
-  /** Adds each reference, made absolute: the modules import each other as {@code ./NAME}. */
-  private static void collect(Matcher matches, Deque<String> toVisit) {
+  /**
+   * Adds each reference, made absolute: a module imports another as {@code ./NAME}, relative to its
+   * own folder ({@code from}).
+   */
+  private static void collect(Matcher matches, String from, Deque<String> toVisit) {
     while (matches.find()) {
       for (int group = 1; group <= matches.groupCount(); group++) {
         String found = matches.group(group);
         if (found != null) {
-          toVisit.push(found.startsWith("./") ? "/assets/" + found.substring(2) : found);
+          toVisit.push(java.net.URI.create(from).resolve(found).toString());
         }
       }
     }
@@ -236,7 +250,10 @@ class WebPagesTest {
               ".hidden.css",
               "notes.txt",
               "deeper/",
-              "deeper/other.css")) {
+              "deeper/other.css",
+              "deeper/.hidden.css",
+              "deeper/still/",
+              "deeper/still/deep.css")) {
         put(out, web + name);
       }
       put(out, "dev/bolo/server/outside.mjs");
@@ -246,7 +263,8 @@ class WebPagesTest {
         WebPages.loadFolderOf(
             URI.create("jar:" + jar.toUri() + "!" + WebPages.FOLDER + "page.html").toURL());
 
-    assertThat(pages.assetNames()).containsExactly("app.mjs", "site.css");
+    // A subfolder's files are served by their path (the build's bolo-client/), nothing deeper.
+    assertThat(pages.assetNames()).containsExactly("app.mjs", "deeper/other.css", "site.css");
     assertThat(pages.page("page.html")).isNotNull();
     assertThatThrownBy(() -> pages.page("app.mjs")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> pages.page("other.html")).isInstanceOf(IllegalArgumentException.class);

@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.FrontProxy;
 import dev.bolo.server.testing.Gateway;
-import dev.bolo.server.testing.NpmPackages;
 import dev.bolo.server.testing.SampleNotes;
 import dev.bolo.testkit.Await;
 import dev.bolo.testkit.CuttingProxy;
+import dev.bolo.testkit.NodePackage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -233,6 +233,12 @@ class DictationPageTest {
       browser.await().until(d -> browser.text("status").startsWith("Ready"));
       double runsBefore = engineRuns();
       long bytesBefore = link.upstreamBytes();
+      // Every status the page says from here on, as a screen reader hears them.
+      browser.script(
+          "window.boloStatuses = [];"
+              + " new MutationObserver(() => boloStatuses.push(document.getElementById('status')"
+              + ".textContent)).observe(document.getElementById('status'),"
+              + " {childList: true, characterData: true, subtree: true}); return true;");
 
       record(LONG_STOP_AT);
       browser.await().until(d -> isFinished(state()));
@@ -245,6 +251,22 @@ class DictationPageTest {
       assertThat(link.cutsDone()).isEqualTo(1);
       String listed = browser.text("notes");
       assertThat(listed).containsPattern("(done|replayed) \\(1 attempt, resumed once\\)");
+      // The client's XMLHttpRequest reported each append's bytes as handed to the connection (the
+      // socket's buffers take a few hundred kilobytes at once, so one event says all of them), the
+      // only source of "uploaded"; and the page said where the gateway's offset left the note
+      // after the break, between the two appends.
+      @SuppressWarnings("unchecked")
+      List<String> statuses = (List<String>) browser.script("return window.boloStatuses;");
+      String uploaded = "uploaded; waiting for the transcript.";
+      int broke = -1;
+      for (int i = 0; i < statuses.size() && broke < 0; i++) {
+        if (statuses.get(i).matches("the connection broke; the gateway kept [1-9]\\d? %.*")) {
+          broke = i;
+        }
+      }
+      assertThat(broke).as("the break, in %s", statuses).isPositive();
+      assertThat(statuses.subList(0, broke)).as("before the break").contains(uploaded);
+      assertThat(statuses.subList(broke, statuses.size())).as("after the break").contains(uploaded);
       Matcher seconds = NOTE_SECONDS.matcher(listed);
       assertThat(seconds.find()).as(listed).isTrue();
       long noteBytes = 44 + Math.round(Double.parseDouble(seconds.group(1)) * 16_000) * 2;
@@ -390,9 +412,9 @@ class DictationPageTest {
   }
 
   /** axe-core's script, from its npm package. */
-  private static Path axe() throws InterruptedException {
-    return NpmPackages.install("browser", "node_modules/axe-core/axe.min.js")
-        .resolve("node_modules/axe-core/axe.min.js");
+  private static Path axe() throws IOException, InterruptedException {
+    return NodePackage.install("node/browser", "axe-core/axe.min.js")
+        .path("node_modules/axe-core/axe.min.js");
   }
 
   private static Object keptToken() {

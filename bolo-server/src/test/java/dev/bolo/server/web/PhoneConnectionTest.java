@@ -166,7 +166,8 @@ class PhoneConnectionTest {
     phone.byId("device-name").sendKeys(name, Keys.ENTER);
     phone
         .await()
-        .until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#phone-qr svg")));
+        // The code's squares: the gateway has drawn it (POST /admin/api/qr).
+        .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#phone-qr svg path")));
     return phone.text("new-token").trim();
   }
 

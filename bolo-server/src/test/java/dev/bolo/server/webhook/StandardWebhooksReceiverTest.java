@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.bolo.server.testing.NodePackage;
 import dev.bolo.server.webhook.WebhookSender.Delivery;
 import dev.bolo.server.webhook.WebhookSender.Message;
 import dev.bolo.server.webhook.WebhookSender.Outcome;
+import dev.bolo.testkit.NodePackage;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package dev.bolo.server.testing;
+package dev.bolo.testkit;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,9 +11,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Node.js script and its npm package, copied from {@code src/test/<folder>} into {@code
- * target/<folder>} and installed there once from its lock file ({@code npm ci}). Fails, saying what
- * to install, when Node.js or npm is missing: never a silent skip.
+ * An npm package a test uses, installed from its lock file ({@code npm ci}) once: a test's own
+ * package (its {@code package.json}, lock file and scripts copied from {@code src/test/<folder>}
+ * into {@code target/<folder>}, {@link #install}), or a package of the repository installed where
+ * it is ({@link #installInPlace}: bolo-client-js and its dev dependencies). Runs its scripts with
+ * Node.js. Fails, saying what to install, when Node.js or npm is missing or the registry cannot be
+ * reached: never a silent skip.
  */
 public final class NodePackage {
 
@@ -38,22 +41,39 @@ public final class NodePackage {
     for (String file : concat(List.of("package.json", "package-lock.json"), files)) {
       Files.copy(source.resolve(file), home.resolve(file), StandardCopyOption.REPLACE_EXISTING);
     }
-    if (!Files.exists(home.resolve("node_modules").resolve(marker))) {
+    return installInPlace(home, marker);
+  }
+
+  /**
+   * Installs the package in {@code folder} where it is, from its lock file, unless every one of
+   * {@code markers} (paths under node_modules) already exists.
+   */
+  public static NodePackage installInPlace(Path folder, String... markers)
+      throws IOException, InterruptedException {
+    requireNode();
+    boolean installed = true;
+    for (String marker : markers) {
+      installed &= Files.exists(folder.resolve("node_modules").resolve(marker));
+    }
+    if (!installed) {
       try {
         output(
-            new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), home);
+            new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), folder);
       } catch (IOException e) {
         throw new AssertionError(
             "npm could not install "
                 + folder
-                + " into "
-                + home
-                + " (is npm installed and the npm registry reachable?): "
+                + " (is npm installed and the npm registry reachable? .ci/run installs npm): "
                 + e.getMessage(),
             e);
       }
     }
-    return new NodePackage(home);
+    return new NodePackage(folder);
+  }
+
+  /** A file of the installed package, such as {@code node_modules/axe-core/axe.min.js}. */
+  public Path path(String relative) {
+    return home.resolve(relative);
   }
 
   private static List<String> concat(List<String> first, String[] more) {
