@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
       DemoCommand.class,
       ServeCommand.class,
       TranscribeCommand.class,
+      JobsCommand.class,
       DevicesCommand.class,
       UsageCommand.class
     })

@@ -1,5 +1,6 @@
 package dev.bolo.cli;
 
+import dev.bolo.client.JobOutcome;
 import dev.bolo.client.Outcome;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -88,6 +89,18 @@ enum ExitCode {
       // The file became unreadable after it was checked: the usage error an unreadable file is.
       case Outcome.Unreadable u -> USAGE;
       case Outcome.AudioChanged a -> REFUSED;
+    };
+  }
+
+  /** The exit code one call about jobs stands for, as a note's outcome does. */
+  static ExitCode of(JobOutcome<?> outcome) {
+    return switch (outcome) {
+      case JobOutcome.Answered<?> a -> OK;
+      case JobOutcome.Refused<?> r -> REFUSED;
+      case JobOutcome.GaveUp<?> g -> GAVE_UP;
+      case JobOutcome.Cancelled<?> c -> CANCELLED;
+      // The file was found unsendable, or became so: the usage error an unreadable file is.
+      case JobOutcome.Unreadable<?> u -> USAGE;
     };
   }
 

@@ -1,5 +1,7 @@
 package dev.bolo.cli;
 
+import dev.bolo.client.Job;
+import dev.bolo.client.JobOutcome;
 import dev.bolo.client.Outcome;
 import dev.bolo.client.Transcript;
 import java.nio.file.Path;
@@ -35,6 +37,32 @@ final class JsonLine {
           line.append(",\"status\":\"unreadable\",\"error\":").append(quote(u.message()));
       case Outcome.AudioChanged a ->
           line.append(",\"status\":\"audio_changed\",\"error\":").append(quote(a.message()));
+    }
+    return line.append('}').toString();
+  }
+
+  /** One submission's outcome: the job's id and status, or why there is none. */
+  static String ofJob(Path file, JobOutcome<Job> outcome) {
+    StringBuilder line = new StringBuilder("{\"file\":").append(quote(file.toString()));
+    line.append(",\"attempts\":").append(outcome.attempts());
+    switch (outcome) {
+      case JobOutcome.Answered<Job> a -> {
+        line.append(",\"status\":\"submitted\",\"id\":").append(quote(a.answer().id()));
+        line.append(",\"job_status\":").append(quote(a.answer().status().wireName()));
+        line.append(",\"audio_sha256\":").append(quote(a.answer().audioSha256()));
+      }
+      case JobOutcome.Refused<Job> r -> {
+        line.append(",\"status\":\"refused\",\"http_status\":").append(r.error().status());
+        line.append(",\"code\":")
+            .append(r.error().code() == null ? "null" : quote(r.error().code()));
+        line.append(",\"error\":").append(quote(r.error().message()));
+      }
+      case JobOutcome.GaveUp<Job> g ->
+          line.append(",\"status\":\"gave_up\",\"error\":")
+              .append(quote(FailureText.of(g.lastFailure())));
+      case JobOutcome.Cancelled<Job> c -> line.append(",\"status\":\"cancelled\"");
+      case JobOutcome.Unreadable<Job> u ->
+          line.append(",\"status\":\"unreadable\",\"error\":").append(quote(u.message()));
     }
     return line.append('}').toString();
   }

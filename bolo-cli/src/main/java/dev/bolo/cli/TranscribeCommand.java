@@ -2,6 +2,7 @@ package dev.bolo.cli;
 
 import dev.bolo.client.BoloClient;
 import dev.bolo.client.CallOptions;
+import dev.bolo.client.JobOptions;
 import dev.bolo.client.Outcome;
 import dev.bolo.client.ResendPolicy;
 import dev.bolo.client.Timing;
@@ -19,10 +20,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import okhttp3.Dispatcher;
-import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -51,21 +52,7 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
   @Parameters(paramLabel = "FILE", arity = "1..*", description = "Audio files to transcribe.")
   private List<Path> files = new ArrayList<>();
 
-  @Option(
-      names = "--server",
-      paramLabel = "URL",
-      description =
-          "The gateway's base URL, such as http://host:8080; a trailing /v1 (the OpenAI SDKs'"
-              + " habit) is accepted. Default: $BOLO_SERVER, else where bolo serve listens with"
-              + " the same BOLO_HOST and BOLO_PORT (0.0.0.0 and :: mean 127.0.0.1), else "
-              + GatewayAddress.DEFAULT)
-  private @Nullable String server;
-
-  @Option(
-      names = "--token",
-      paramLabel = "T",
-      description = "The device token (default: $BOLO_TOKEN).")
-  private @Nullable String token;
+  @Mixin private GatewayOptions gateway = new GatewayOptions();
 
   @Option(names = "--language", paramLabel = "L", description = "The language spoken, such as en.")
   private @Nullable String language;
@@ -86,6 +73,21 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
               + " resend on stderr."
               + " Default: on when the terminal is interactive, off when output is piped.")
   private @Nullable Boolean progress;
+
+  @Option(
+      names = "--async",
+      description =
+          "Hand each note over as a job (POST /v1/jobs) and print its id as soon as the gateway"
+              + " has stored it, instead of waiting for the text; see the jobs with bolo jobs.")
+  private boolean async;
+
+  @Option(
+      names = "--webhook-url",
+      paramLabel = "URL",
+      description =
+          "With --async: where the gateway posts each job's end, signed with the device's"
+              + " webhook secret (https, or http to a host the operator allows).")
+  private @Nullable String webhookUrl;
 
   @Spec private @Nullable CommandSpec spec;
 
@@ -108,28 +110,16 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     CommandSpec spec = Objects.requireNonNull(this.spec, "picocli injects the spec");
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    GatewayAddress address;
-    try {
-      address = GatewayAddress.of(server, env);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage());
-    }
-    HttpUrl baseUrl = HttpUrl.parse(withoutApiPrefix(address.url()));
-    if (baseUrl == null) {
-      throw new ParameterException(
-          spec.commandLine(),
-          (address.source().equals("--server") ? "--server" : address.source())
-              + " is not an http(s) URL: "
-              + address.url());
-    }
-    String token = this.token != null ? this.token : env.get("BOLO_TOKEN");
-    if (token == null || token.isBlank()) {
-      throw new ParameterException(
-          spec.commandLine(), "no device token: give --token or set BOLO_TOKEN");
+    GatewayOptions.Connection connection = gateway.resolve(spec.commandLine(), env);
+    // A webhook belongs to a job: without --async there is nothing to call back about.
+    if (webhookUrl != null && !async) {
+      throw new ParameterException(spec.commandLine(), "--webhook-url needs --async");
     }
     TranscriptionOptions options;
+    JobOptions job;
     try {
       options = TranscriptionOptions.defaults().withLanguage(language);
+      job = JobOptions.none().withWebhookUrl(webhookUrl);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -151,13 +141,23 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     OkHttpClient http = new OkHttpClient.Builder().dispatcher(dispatcher).build();
     BoloClient client =
         BoloClient.builder()
-            .baseUrl(baseUrl)
-            .token(token)
+            .baseUrl(connection.baseUrl())
+            .token(connection.token())
             .okHttpClient(http)
             .timing(timing)
             .build();
-    NoGatewayHint hint = new NoGatewayHint(address, err, MAX_ATTEMPTS_SHOWN);
+    NoGatewayHint hint = new NoGatewayHint(connection.address(), err, MAX_ATTEMPTS_SHOWN);
     boolean verbose = progress != null ? progress : Terminal.isInteractive();
+    if (async) {
+      try {
+        return new JobSubmissions(client, out, err, json, files.size() > 1)
+            .submit(files, notes, unsent, options, job)
+            .code();
+      } finally {
+        http.dispatcher().executorService().shutdown();
+        http.connectionPool().evictAll();
+      }
+    }
     OutcomeReport report = new OutcomeReport(out, err, json, files.size() > 1);
     try (CancelOnExit onExit = CancelOnExit.install()) {
       Map<Integer, TranscriptionHandle> handles = new HashMap<>();
@@ -188,18 +188,6 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
       http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();
     }
-  }
-
-  /**
-   * The gateway's base URL without the {@code /v1} an OpenAI SDK user habitually adds: the client
-   * adds the API path itself.
-   */
-  static String withoutApiPrefix(String url) {
-    String trimmed = url.strip();
-    while (trimmed.endsWith("/")) {
-      trimmed = trimmed.substring(0, trimmed.length() - 1);
-    }
-    return trimmed.endsWith("/v1") ? trimmed.substring(0, trimmed.length() - 3) : trimmed;
   }
 
   /**

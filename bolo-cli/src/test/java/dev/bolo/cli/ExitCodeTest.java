@@ -72,7 +72,7 @@ class ExitCodeTest {
     assertThat(HelpTest.help("zzz").errLines().getFirst())
         .isEqualTo(
             "bolo: unknown command 'zzz'; the commands are demo, serve, transcribe,"
-                + " devices, usage");
+                + " jobs, devices, usage");
     assertThat(HelpTest.help("serv").errLines().getFirst())
         .isEqualTo("bolo: unknown command 'serv'; did you mean serve?");
     assertThat(HelpTest.help("transcribe").errLines())

@@ -46,13 +46,17 @@ final class AnswerReader {
               null,
               null));
     }
-    return new Resender.Failed(
-        new Failure.Http(
-            status,
-            json == null ? null : Json.string(json, "code"),
-            errorMessage(response, json),
-            json == null ? response.header("X-Bolo-Request-Id") : Json.string(json, "request_id"),
-            retryAfter(response, clock)));
+    return new Resender.Failed(errorOf(response, json, clock));
+  }
+
+  /** An error answer as a failure: its code, message, request id and {@code Retry-After}. */
+  static Failure.Http errorOf(Response response, @Nullable Map<?, ?> json, Clock clock) {
+    return new Failure.Http(
+        response.code(),
+        json == null ? null : Json.string(json, "code"),
+        errorMessage(response, json),
+        json == null ? response.header("X-Bolo-Request-Id") : Json.string(json, "request_id"),
+        retryAfter(response, clock));
   }
 
   /** The answer's {@code Retry-After} as a wait, when present and valid. */

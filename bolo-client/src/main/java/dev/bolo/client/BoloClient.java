@@ -54,6 +54,7 @@ public final class BoloClient {
   private final UploadTimeouts uploadTimeouts;
   private final long resumableThreshold;
   private final RunningWorkLimits runningWork;
+  private final JobCalls jobs;
 
   /** False once the gateway answered a creation with 404 or 405: it has no resumable uploads. */
   private final AtomicBoolean gatewayHasUploads = new AtomicBoolean(true);
@@ -84,6 +85,7 @@ public final class BoloClient {
     this.runningWork =
         new RunningWorkLimits(
             builder.runningWorkBase, builder.runningWorkMax, builder.stalledWorkTimeout);
+    this.jobs = new JobCalls(http, token, builder.baseUrl, timing, policy, uploadTimeouts);
   }
 
   /** A builder; {@link Builder#baseUrl} and {@link Builder#token} are required. */
@@ -152,6 +154,38 @@ public final class BoloClient {
     return new TranscriptionHandle(noteKey, flag, outcome);
   }
 
+  /**
+   * Hands {@code note} over as a job ({@code POST /v1/jobs}) and waits only until the gateway has
+   * stored it: {@link JobOutcome.Answered} holds the {@code queued} job (or the job already made
+   * with {@link CallOptions#idempotencyKey}). Resent under the policy with the same {@code
+   * Idempotency-Key}, so a lost answer never makes a second job. Blocks the calling thread;
+   * interrupting it cancels the call. Nothing the gateway or the network does makes it throw.
+   */
+  public JobOutcome<Job> submitJob(
+      VoiceNote note, TranscriptionOptions options, JobOptions job, CallOptions call) {
+    return jobs.submit(note, options, job, call);
+  }
+
+  /** A job of the device's finished resumable upload {@code uploadId}; as {@link #submitJob}. */
+  public JobOutcome<Job> submitJob(String uploadId, JobOptions job, CallOptions call) {
+    return jobs.submitUpload(uploadId, job, call);
+  }
+
+  /** The device's job {@code id} ({@code GET /v1/jobs/{id}}); another device's is 404. */
+  public JobOutcome<Job> job(String id) {
+    return jobs.find(id);
+  }
+
+  /** The device's jobs, newest first: of {@code status} (null: any), older than {@code after}. */
+  public JobOutcome<JobList> jobs(Job.@Nullable Status status, @Nullable String after) {
+    return jobs.list(status, after);
+  }
+
+  /** Cancels the job {@code id} unless it ended ({@code DELETE /v1/jobs/{id}}); not charged. */
+  public JobOutcome<Job> cancelJob(String id) {
+    return jobs.cancel(id);
+  }
+
   private String start(
       VoiceNote note,
       TranscriptionOptions options,
@@ -161,7 +195,8 @@ public final class BoloClient {
     Objects.requireNonNull(note, "note");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(call, "call");
-    String noteKey = call.idempotencyKey() != null ? call.idempotencyKey() : newKey();
+    String noteKey =
+        call.idempotencyKey() != null ? call.idempotencyKey() : UUID.randomUUID().toString();
     List<TranscriptionListener> listeners = new ArrayList<>(2);
     listeners.add(listener);
     if (call.listener() != null) {
@@ -184,17 +219,13 @@ public final class BoloClient {
             requests,
             endpoint,
             lookupBeforeResend,
-            isResumable(note) ? uploads : null,
+            // Large enough, and resumption on: a resumable upload.
+            resumableThreshold > 0 && note.size() >= resumableThreshold ? uploads : null,
             gatewayHasUploads,
             new RunningWork(requests, timing.ticker(), runningWork));
     ResendPolicy chosen = call.policy() != null ? call.policy() : policy;
     resender.start(noteKey, chosen, listeners, flag, uploader, outcome);
     return noteKey;
-  }
-
-  /** Whether {@code note} goes as a resumable upload: large enough, and resumption is on. */
-  private boolean isResumable(VoiceNote note) {
-    return resumableThreshold > 0 && note.size() >= resumableThreshold;
   }
 
   /** The note's read and write timeout: the app's fixed one, else the SDK's rule for its length. */
@@ -205,10 +236,6 @@ public final class BoloClient {
     }
     return uploadTimeouts.timeoutFor(
         note.durationMs().isPresent() ? Long.toString(note.durationMs().getAsLong()) : null);
-  }
-
-  private static String newKey() {
-    return UUID.randomUUID().toString();
   }
 
   /**

@@ -56,6 +56,22 @@ final class Json {
     return value instanceof String string ? string : null;
   }
 
+  /** {@code value} as a JSON string, quotes included (RFC 8259 section 7). */
+  static String quote(String value) {
+    StringBuilder out = new StringBuilder(value.length() + 2).append('"');
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.append('"').toString();
+  }
+
   private Object value() {
     if (pos >= text.length()) {
       throw error("unexpected end");

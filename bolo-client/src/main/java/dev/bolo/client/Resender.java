@@ -223,27 +223,9 @@ final class Resender {
       endIfRunning(new Outcome.Cancelled(attempts));
     }
 
-    /** The wait before resending, or null when no resend should happen. */
     private @Nullable Duration waitBeforeResend(int failed, Failure failure) {
-      // Only failures a resend can fix are resent; the rest would fail the same way again.
-      if (!policy.isTransient(failure)) {
-        return null;
-      }
-      int next = failed + 1;
-      if (next > policy.maxAttempts()) {
-        return null;
-      }
-      Duration wait = policy.pauseBefore(next, random);
-      Duration retryAfter = failure instanceof Failure.Http http ? http.retryAfter() : null;
-      if (retryAfter != null && retryAfter.compareTo(wait) > 0) {
-        wait = retryAfter;
-      }
-      // Give up now rather than sleep only to find the window closed.
-      Duration elapsed = Duration.ofNanos(ticker.getAsLong() - start);
-      if (wait.compareTo(policy.window().minus(elapsed)) > 0) {
-        return null;
-      }
-      return wait;
+      return Resender.waitBeforeResend(
+          policy, random, failed, failure, Duration.ofNanos(ticker.getAsLong() - start));
     }
 
     private Outcome endWithout(Failure failure, int attempts) {
@@ -268,6 +250,33 @@ final class Resender {
     private void tell(Consumer<TranscriptionListener> event) {
       Resender.tell(listeners, event);
     }
+  }
+
+  /**
+   * The wait before resending after attempt {@code failed} failed with {@code failure}, {@code
+   * elapsed} after the first began; null when no resend should happen. The one rule of every resend
+   * of the SDK, a note's and a job call's alike.
+   */
+  static @Nullable Duration waitBeforeResend(
+      ResendPolicy policy, Random random, int failed, Failure failure, Duration elapsed) {
+    // Only failures a resend can fix are resent; the rest would fail the same way again.
+    if (!policy.isTransient(failure)) {
+      return null;
+    }
+    int next = failed + 1;
+    if (next > policy.maxAttempts()) {
+      return null;
+    }
+    Duration wait = policy.pauseBefore(next, random);
+    Duration retryAfter = failure instanceof Failure.Http http ? http.retryAfter() : null;
+    if (retryAfter != null && retryAfter.compareTo(wait) > 0) {
+      wait = retryAfter;
+    }
+    // Give up now rather than sleep only to find the window closed.
+    if (wait.compareTo(policy.window().minus(elapsed)) > 0) {
+      return null;
+    }
+    return wait;
   }
 
   /** Tells every listener; a listener's bug is reported, never allowed to change the note. */

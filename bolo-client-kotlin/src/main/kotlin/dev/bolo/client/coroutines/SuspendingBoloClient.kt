@@ -4,17 +4,23 @@ import dev.bolo.client.Attempt
 import dev.bolo.client.BoloClient
 import dev.bolo.client.CallOptions
 import dev.bolo.client.Failure
+import dev.bolo.client.Job
+import dev.bolo.client.JobList
+import dev.bolo.client.JobOptions
+import dev.bolo.client.JobOutcome
 import dev.bolo.client.Outcome
 import dev.bolo.client.TranscriptionListener
 import dev.bolo.client.TranscriptionOptions
 import dev.bolo.client.VoiceNote
 import kotlin.coroutines.resume
 import kotlin.coroutines.resumeWithException
+import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.channels.awaitClose
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.buffer
 import kotlinx.coroutines.flow.callbackFlow
+import kotlinx.coroutines.runInterruptible
 import kotlinx.coroutines.suspendCancellableCoroutine
 import java.time.Duration as JavaDuration
 
@@ -24,7 +30,9 @@ import java.time.Duration as JavaDuration
  * the call in flight is aborted, a pause ends, and no attempt starts after it.
  *
  * Nothing blocks a thread: the SDK runs each attempt as an OkHttp asynchronous call and waits out
- * pauses on a timer, so both are safe on `Dispatchers.Main`. Thread-safe, like the client it wraps.
+ * pauses on a timer, so both are safe on `Dispatchers.Main`. The calls about jobs ([submitJob],
+ * [job], [jobs], [cancelJob]) are the SDK's blocking ones, run on `Dispatchers.IO`; cancelling the
+ * coroutine interrupts them, which cancels the call. Thread-safe, like the client it wraps.
  */
 public class SuspendingBoloClient(public val client: BoloClient) {
 
@@ -104,6 +112,31 @@ public class SuspendingBoloClient(public val client: BoloClient) {
         awaitClose { handle.cancel() }
       }
       .buffer(Channel.UNLIMITED)
+
+  /**
+   * Hands [note] over as a job ([BoloClient.submitJob]) and returns once the gateway has stored it,
+   * resent under the policy with one `Idempotency-Key`.
+   */
+  public suspend fun submitJob(
+    note: VoiceNote,
+    options: TranscriptionOptions = TranscriptionOptions.defaults(),
+    job: JobOptions = JobOptions.none(),
+    call: CallOptions = CallOptions.defaults(),
+  ): JobOutcome<Job> = runInterruptible(Dispatchers.IO) { client.submitJob(note, options, job, call) }
+
+  /** The device's job [id] ([BoloClient.job]). */
+  public suspend fun job(id: String): JobOutcome<Job> =
+    runInterruptible(Dispatchers.IO) { client.job(id) }
+
+  /** A page of the device's jobs, newest first ([BoloClient.jobs]). */
+  public suspend fun jobs(
+    status: Job.Status? = null,
+    after: String? = null,
+  ): JobOutcome<JobList> = runInterruptible(Dispatchers.IO) { client.jobs(status, after) }
+
+  /** Cancels the job [id] unless it has ended ([BoloClient.cancelJob]). */
+  public suspend fun cancelJob(id: String): JobOutcome<Job> =
+    runInterruptible(Dispatchers.IO) { client.cancelJob(id) }
 }
 
 /** This client for coroutines. */

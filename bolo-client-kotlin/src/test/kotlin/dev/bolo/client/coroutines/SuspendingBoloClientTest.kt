@@ -3,6 +3,7 @@ package dev.bolo.client.coroutines
 import dev.bolo.client.Attempt
 import dev.bolo.client.BoloClient
 import dev.bolo.client.CallOptions
+import dev.bolo.client.JobOutcome
 import dev.bolo.client.Outcome
 import dev.bolo.client.ResendPolicy
 import dev.bolo.client.Scheduler
@@ -69,6 +70,32 @@ class SuspendingBoloClientTest {
     assertThat(outcome.attempts()).isEqualTo(3)
     assertThat(currentTime).isEqualTo(7_000) // 2 s + 5 s, and no real second passed waiting.
     assertThat(server.requestCount).isEqualTo(3)
+  }
+
+  @Test
+  fun aJobIsSubmittedResentWithItsKeyAndReadOnVirtualTime() = runTest {
+    server.enqueue(status(503))
+    server.enqueue(
+      MockResponse.Builder()
+        .code(202)
+        .addHeader("Content-Type", "application/json")
+        .body(
+          "{\"id\":\"job_1\",\"status\":\"queued\",\"created_at\":\"2026-12-01T10:00:00Z\"," +
+            "\"audio_sha256\":\"ab12\",\"duration_ms\":1500,\"metadata\":{}}"
+        )
+        .build()
+    )
+
+    val outcome = client().submitJob(note)
+
+    assertThat(outcome).isInstanceOf(JobOutcome.Answered::class.java)
+    assertThat(outcome.answerOrNull()?.id()).isEqualTo("job_1")
+    assertThat(outcome.attempts()).isEqualTo(2)
+    assertThat(currentTime).isEqualTo(2_000) // The policy's first pause, on virtual time.
+    val first = server.takeRequest()
+    val second = server.takeRequest()
+    assertThat(first.url.encodedPath).isEqualTo("/v1/jobs")
+    assertThat(second.headers["Idempotency-Key"]).isEqualTo(first.headers["Idempotency-Key"])
   }
 
   @Test

@@ -6,7 +6,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * The dashboard's three files, read from the jar once: no build step, nothing fetched from
+ * The dashboard's four files, read from the jar once: no build step, nothing fetched from
  * elsewhere. They hold no data (the API does) and no secret, so they are served without the token.
  */
 final class AdminPage {
@@ -23,11 +23,13 @@ final class AdminPage {
   private final byte[] html;
   private final byte[] script;
   private final byte[] styles;
+  private final byte[] jobsScript;
 
-  private AdminPage(byte[] html, byte[] script, byte[] styles) {
+  private AdminPage(byte[] html, byte[] script, byte[] styles, byte[] jobsScript) {
     this.html = html;
     this.script = script;
     this.styles = styles;
+    this.jobsScript = jobsScript;
   }
 
   /**
@@ -35,7 +37,8 @@ final class AdminPage {
    *     start rather than by the first operator
    */
   static AdminPage load() {
-    return new AdminPage(read("index.html"), read("admin.js"), read("admin.css"));
+    return new AdminPage(
+        read("index.html"), read("admin.js"), read("admin.css"), read("admin-jobs.js"));
   }
 
   void html(Context ctx) {
@@ -44,6 +47,11 @@ final class AdminPage {
 
   void script(Context ctx) {
     send(ctx, "text/javascript; charset=utf-8", script);
+  }
+
+  /** The jobs panel's module, which admin.js imports. */
+  void jobsScript(Context ctx) {
+    send(ctx, "text/javascript; charset=utf-8", jobsScript);
   }
 
   void styles(Context ctx) {

@@ -66,6 +66,7 @@ public final class AdminRoutes {
     routes.get("/admin", page::html);
     routes.get("/admin/admin.js", page::script);
     routes.get("/admin/admin.css", page::styles);
+    routes.get("/admin/admin-jobs.js", page::jobsScript);
     AdminApi api = new AdminApi(services.ledger(), services.clock());
     LiveStatus live = new LiveStatus(services.readiness(), services.metrics(), services.clock());
     byte[] token = sha256(services.token());
@@ -79,6 +80,11 @@ public final class AdminRoutes {
         guarded(token, wrong, api::rotateWebhookSecret));
     routes.get("/admin/api/usage", guarded(token, wrong, api::usage));
     routes.get("/admin/api/live", guarded(token, wrong, live::answer));
+    AdminJobs jobs =
+        new AdminJobs(
+            services.ledger().jobs(), services.ledger().webhookOutbox(), services.clock());
+    routes.get("/admin/api/jobs", guarded(token, wrong, jobs::overview));
+    routes.post("/admin/api/webhooks/{id}/send-again", guarded(token, wrong, jobs::sendAgain));
     PhoneSetup phones = new PhoneSetup(services.phones());
     routes.get("/admin/api/connect", guarded(token, wrong, phones::connect));
     routes.post("/admin/api/qr", guarded(token, wrong, phones::qrCode));

@@ -337,6 +337,12 @@ public final class JobStore {
         });
   }
 
+  /** The newest jobs of every device, at most {@code limit}, for the operator. */
+  public List<JobRecord> recent(int limit) {
+    return jdbc.read(
+        "recent jobs", c -> JobRows.query(c, "ORDER BY created_at DESC, id DESC LIMIT ?", limit));
+  }
+
   /** How many jobs are in each status now, over every device (for metrics). */
   public long[] countByStatus() {
     return jdbc.read(

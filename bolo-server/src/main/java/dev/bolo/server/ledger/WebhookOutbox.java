@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The webhook events of ended jobs ({@code webhook_outbox}), written in the transaction that ends
@@ -62,6 +63,95 @@ public final class WebhookOutbox {
       Objects.requireNonNull(url, "url");
       Objects.requireNonNull(body, "body");
     }
+  }
+
+  /**
+   * An event no receiver took, for the operator: where it went, how often, and the last answer.
+   *
+   * @param lastStatus the receiver's last HTTP status, 0 when none answered
+   * @param lastDetail the gateway's own sentence for the last attempt
+   */
+  public record Failed(
+      String id,
+      String jobId,
+      String device,
+      String url,
+      String type,
+      int attempts,
+      Instant createdAt,
+      int lastStatus,
+      @Nullable String lastDetail) {}
+
+  /** What {@link #sendAgain} did. */
+  public enum Resend {
+    /** The event is pending again, due now. */
+    QUEUED,
+    /** No such event is kept. */
+    UNKNOWN,
+    /** The event had not failed (it is pending, delivered or blocked): nothing changed. */
+    NOT_FAILED
+  }
+
+  /** The failed events, the newest first, at most {@code limit}. */
+  public List<Failed> failed(int limit) {
+    return jdbc.read(
+        "failed webhooks",
+        c -> {
+          try (PreparedStatement s =
+              c.prepareStatement(
+                  "SELECT id, job_id, device_name, url, event_type, attempts, created_at,"
+                      + " last_status, last_detail FROM webhook_outbox WHERE state = 'FAILED'"
+                      + " ORDER BY created_at DESC, id DESC LIMIT ?")) {
+            s.setInt(1, limit);
+            try (ResultSet r = s.executeQuery()) {
+              List<Failed> events = new ArrayList<>();
+              while (r.next()) {
+                events.add(
+                    new Failed(
+                        r.getString(1),
+                        r.getString(2),
+                        r.getString(3),
+                        r.getString(4),
+                        r.getString(5),
+                        r.getInt(6),
+                        Instant.ofEpochMilli(r.getLong(7)),
+                        r.getInt(8),
+                        r.getString(9)));
+              }
+              return events;
+            }
+          }
+        });
+  }
+
+  /**
+   * Queues the failed event {@code id} again, due at {@code now}, with the same {@code webhook-id}
+   * and body: its attempts count from zero and it has a fresh 24 hours of them (the give-up is
+   * counted from {@code created_at}, which becomes {@code now}).
+   */
+  public Resend sendAgain(String id, Instant now) {
+    return jdbc.autoCommit(
+        "send webhook again",
+        c -> {
+          int changed =
+              jdbc.update(
+                  c,
+                  "UPDATE webhook_outbox SET state = 'PENDING', attempts = 0, created_at = ?,"
+                      + " next_attempt_at = ? WHERE id = ? AND state = 'FAILED'",
+                  now.toEpochMilli(),
+                  now.toEpochMilli(),
+                  id);
+          if (changed == 1) {
+            return Resend.QUEUED;
+          }
+          try (PreparedStatement s =
+              c.prepareStatement("SELECT 1 FROM webhook_outbox WHERE id = ?")) {
+            s.setString(1, id);
+            try (ResultSet r = s.executeQuery()) {
+              return r.next() ? Resend.NOT_FAILED : Resend.UNKNOWN;
+            }
+          }
+        });
   }
 
   static void insert(Jdbc jdbc, Connection c, Event event) throws SQLException {

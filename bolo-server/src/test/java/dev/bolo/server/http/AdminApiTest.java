@@ -405,6 +405,8 @@ class AdminApiTest {
             admin("GET", "/admin/api/usage?range=hour", null).body(),
             live(),
             admin("GET", "/admin/api/connect", null).body(),
+            admin("GET", "/admin/api/jobs", null).body(),
+            admin("POST", "/admin/api/webhooks/msg_none/send-again", null).body(),
             admin("GET", "/admin/api/usage?range=year", null).body());
     java.util.Set<String> fields = new java.util.TreeSet<>();
     for (JsonNode answer : answers) {
@@ -429,7 +431,9 @@ class AdminApiTest {
             "GET /admin/api/usage",
             "GET /admin/api/live",
             "GET /admin/api/connect",
-            "POST /admin/api/qr")) {
+            "POST /admin/api/qr",
+            "GET /admin/api/jobs",
+            "POST /admin/api/webhooks/{id}/send-again")) {
       assertThat(doc).contains("`" + route);
     }
   }

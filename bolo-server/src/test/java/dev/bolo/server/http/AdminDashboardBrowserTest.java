@@ -2,10 +2,12 @@ package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.ledger.WebhookOutbox;
 import dev.bolo.server.testing.Browser;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.OpenAiGateway;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.testkit.Await;
 import dev.bolo.testkit.NodePackage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -49,8 +51,12 @@ class AdminDashboardBrowserTest {
 
   private static String axeScript = "";
 
+  /** A job's receiver where nothing listens (the discard port): each delivery is refused. */
+  private static final String NOBODY = "127.0.0.1:9";
+
   @RegisterExtension
-  final OpenAiGateway fixture = new OpenAiGateway(Map.of("BOLO_ADMIN_TOKEN", ADMIN_TOKEN));
+  final OpenAiGateway fixture =
+      new OpenAiGateway(Map.of("BOLO_ADMIN_TOKEN", ADMIN_TOKEN, "BOLO_WEBHOOK_HTTP_HOSTS", NOBODY));
 
   private Browser chromium;
   private ChromeDriver browser;
@@ -206,6 +212,12 @@ class AdminDashboardBrowserTest {
     // One engine call: the second upload was a replay. The live panel shows it within 5 s.
     wait.until(
         ExpectedConditions.textToBe(By.cssSelector("#live dd[data-figure='engine-calls']"), "1"));
+    // A job whose receiver never answers, given up on: the jobs panel lists its event.
+    String webhookId = failedWebhookOfAJob(token);
+    wait.until(ExpectedConditions.textToBe(By.cssSelector("#failed-webhooks tbody th"), webhookId));
+    assertThat(browser.findElement(By.id("job-count-succeeded")).getText()).isEqualTo("1");
+    assertThat(browser.findElement(By.cssSelector("#jobs tbody td:nth-of-type(1)")).getText())
+        .isEqualTo("kitchen");
     // The token shown once is not in a screenshot meant for the docs.
     script("document.getElementById('new-token-box').hidden = true");
 
@@ -216,6 +228,56 @@ class AdminDashboardBrowserTest {
     assertThat(chromium.pageScreenshot("admin-desktop", 1280, false)).isNotEmptyFile();
     assertThat(chromium.pageScreenshot("admin-phone", 390, true)).isNotEmptyFile();
     assertThat(Files.size(Browser.SCREENSHOTS.resolve("admin-phone.png"))).isGreaterThan(10_000);
+
+    // "Send again" queues the event with its webhook-id; it leaves the failed list.
+    browser.findElement(By.cssSelector("#failed-webhooks button.send-again")).click();
+    wait.until(
+        ExpectedConditions.textToBePresentInElementLocated(
+            By.id("admin-status"), "Webhook " + webhookId + " queued again"));
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("failed-webhooks-empty")));
+    assertThat(fixture.ledger().ledger().webhookOutbox().state(webhookId))
+        .contains(WebhookOutbox.State.PENDING);
+    assertThat(policyViolations()).isEmpty();
+  }
+
+  /**
+   * Makes a job of {@code token}'s device whose webhook goes to {@link #NOBODY}, waits for its
+   * first refused delivery and records the event given up, as 24 hours of refusals would leave it;
+   * its {@code webhook-id}.
+   */
+  private String failedWebhookOfAJob(String token) throws IOException, InterruptedException {
+    Gateway.Reply job =
+        gateway()
+            .send(
+                Gateway.nativeUploadRequest(
+                    gateway().url("/v1/jobs"),
+                    token,
+                    TestAudio.wav(1_000, 10),
+                    "webhook_url",
+                    "http://" + NOBODY + "/hook"));
+    assertThat(job.status()).as(job.body()).isEqualTo(202);
+    WebhookOutbox outbox = fixture.ledger().ledger().webhookOutbox();
+    java.util.concurrent.atomic.AtomicReference<WebhookOutbox.Event> refused =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Await.until(
+        WAIT,
+        "the job's first delivery refused",
+        () -> {
+          outbox.due(java.time.Instant.now().plus(Duration.ofDays(1)), 10).stream()
+              .filter(event -> event.attempts() >= 1)
+              .findFirst()
+              .ifPresent(refused::set);
+          return refused.get() != null;
+        });
+    WebhookOutbox.Event event = refused.get();
+    outbox.attempted(
+        event.id(),
+        WebhookOutbox.State.FAILED,
+        event.attempts(),
+        event.nextAttemptAt(),
+        0,
+        "connection refused");
+    return event.id();
   }
 
   /**

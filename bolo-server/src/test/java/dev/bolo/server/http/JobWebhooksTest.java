@@ -14,8 +14,11 @@ import dev.bolo.testkit.Await;
 import dev.bolo.testkit.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import okhttp3.MediaType;
 import okhttp3.MultipartBody;
@@ -39,6 +42,10 @@ class JobWebhooksTest {
   FakeProvider provider;
   Gateway gateway;
   final List<Sent> sent = new CopyOnWriteArrayList<>();
+  final MutableClock clock = MutableClock.at(Instant.parse("2026-12-01T10:00:00Z"));
+  volatile boolean receiverUp = true;
+
+  private static final String ADMIN_TOKEN = "admin-token-for-webhooks-0123456789";
 
   record Sent(String url, WebhookSender.Message message) {}
 
@@ -55,14 +62,15 @@ class JobWebhooksTest {
             },
             (url, message) -> {
               sent.add(new Sent(url, message));
-              return new WebhookSender.Delivery(WebhookSender.Outcome.DELIVERED, 200, "delivered");
+              return receiverUp
+                  ? new WebhookSender.Delivery(WebhookSender.Outcome.DELIVERED, 200, "delivered")
+                  : new WebhookSender.Delivery(
+                      WebhookSender.Outcome.REJECTED, 500, "the receiver answered HTTP 500");
             },
             device -> List.of("whsec_" + device));
-    gateway =
-        Gateway.withWebhooks(
-            Gateway.openAiEnvironment(provider, dir),
-            MutableClock.at(Instant.parse("2026-12-01T10:00:00Z")),
-            webhooks);
+    Map<String, String> env = new HashMap<>(Gateway.openAiEnvironment(provider, dir));
+    env.put("BOLO_ADMIN_TOKEN", ADMIN_TOKEN);
+    gateway = Gateway.withWebhooks(env, clock, webhooks);
   }
 
   @AfterEach
@@ -103,6 +111,80 @@ class JobWebhooksTest {
     assertThat(error.get("code").asText()).isEqualTo("invalid_parameter");
     assertThat(error.get("error").asText()).isEqualTo("webhook_url resolves to a private address");
     assertThat(provider.calls()).isZero();
+  }
+
+  @Test
+  void anEventNoReceiverTookIsShownToTheOperatorAndSentAgainWithItsWebhookId() throws Exception {
+    receiverUp = false;
+    Gateway.Reply reply = gateway.send(submit("webhook_url", "https://receiver.test/hook"));
+    assertThat(reply.status()).as(reply.body()).isEqualTo(202);
+    String jobId = JSON.readTree(reply.body()).get("id").asText();
+    Await.until(() -> !sent.isEmpty(), () -> "sent: " + sent);
+    String webhookId = sent.getFirst().message().id();
+
+    // A day later the next attempt is refused too, and the event is given up.
+    clock.advance(Duration.ofHours(25));
+    Await.until(
+        () -> {
+          gateway.app().jobs().deliverDueWebhooks();
+          return failedWebhooks() == 1;
+        },
+        () -> "sent: " + sent);
+
+    JsonNode panel = admin("GET", "/admin/api/jobs");
+    assertThat(panel.at("/counts/succeeded").asLong()).isEqualTo(1);
+    assertThat(panel.at("/counts/queued").asLong()).isZero();
+    assertThat(panel.at("/recent/0/id").asText()).isEqualTo(jobId);
+    assertThat(panel.at("/recent/0/device").asText()).isEqualTo("alpha");
+    assertThat(panel.at("/recent/0/status").asText()).isEqualTo("succeeded");
+    JsonNode failed = panel.at("/failed_webhooks/0");
+    assertThat(failed.get("id").asText()).isEqualTo(webhookId);
+    assertThat(failed.get("job_id").asText()).isEqualTo(jobId);
+    assertThat(failed.get("last_status").asInt()).isEqualTo(500);
+    assertThat(failed.get("attempts").asInt()).isEqualTo(2);
+    // The operator oversees the queue, not the notes: no transcript in the panel.
+    assertThat(panel.toString()).doesNotContain("transcript of");
+
+    receiverUp = true;
+    JsonNode queued = admin("POST", "/admin/api/webhooks/" + webhookId + "/send-again");
+    assertThat(queued.get("state").asText()).isEqualTo("pending");
+    Await.until(
+        () -> {
+          gateway.app().jobs().deliverDueWebhooks();
+          return sent.size() == 3;
+        },
+        () -> "sent: " + sent);
+
+    assertThat(sent).extracting(one -> one.message().id()).containsOnly(webhookId);
+    assertThat(admin("GET", "/admin/api/jobs").get("failed_webhooks")).isEmpty();
+    Gateway.Reply again = adminReply("POST", "/admin/api/webhooks/" + webhookId + "/send-again");
+    assertThat(again.status()).isEqualTo(409);
+    assertThat(JSON.readTree(again.body()).get("code").asText()).isEqualTo("not_failed");
+    assertThat(adminReply("POST", "/admin/api/webhooks/msg_unknown/send-again").status())
+        .isEqualTo(404);
+  }
+
+  private int failedWebhooks() {
+    try {
+      return admin("GET", "/admin/api/jobs").get("failed_webhooks").size();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private JsonNode admin(String method, String path) throws java.io.IOException {
+    Gateway.Reply reply = adminReply(method, path);
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    return JSON.readTree(reply.body());
+  }
+
+  private Gateway.Reply adminReply(String method, String path) throws java.io.IOException {
+    return gateway.send(
+        new Request.Builder()
+            .url(gateway.url(path))
+            .header("Authorization", "Bearer " + ADMIN_TOKEN)
+            .method(method, method.equals("POST") ? RequestBody.create(new byte[0]) : null)
+            .build());
   }
 
   private Request submit(String... fields) {

@@ -8,17 +8,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.ledger.DeviceInfo;
 import dev.bolo.server.ledger.DeviceUsage;
 import dev.bolo.server.ledger.DurableLedger;
+import dev.bolo.server.ledger.JobStatus;
 import dev.bolo.server.ledger.UsageQuery;
 import dev.bolo.server.testing.ClusterExtension;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.GatewayProcess;
 import dev.bolo.server.testing.TestAudio;
+import dev.bolo.server.transcription.Jobs;
+import dev.bolo.server.webhook.WebhookSender;
 import dev.bolo.testkit.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.Counter;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -177,6 +181,66 @@ class MultiInstanceTest {
     try (DurableLedger ledger = cluster.openLedger()) {
       assertThat(chargedMillis(ledger, "alpha")).isEqualTo(2000);
       assertThat(usage(ledger, "alpha", 1).chargedMillis()).isEqualTo(2000);
+    }
+  }
+
+  @Test
+  void fiftyJobsSubmittedToTwoInstancesAreEachRunOnceAndToldOnce() throws Exception {
+    List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Jobs.Webhooks webhooks =
+        new Jobs.Webhooks(
+            url -> {},
+            (url, message) -> {
+              told.add(message.id() + " " + jobOf(message.body()));
+              return new WebhookSender.Delivery(WebhookSender.Outcome.DELIVERED, 204, "delivered");
+            },
+            device -> List.of("whsec_" + device));
+    List<Gateway> instances =
+        List.of(
+            cluster.closeAfterTest(
+                Gateway.withWebhooks(cluster.environment("a"), Clock.systemUTC(), webhooks)),
+            cluster.closeAfterTest(
+                Gateway.withWebhooks(cluster.environment("b"), Clock.systemUTC(), webhooks)));
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      Gateway instance = instances.get(i % 2);
+      Gateway.Reply reply =
+          instance.send(
+              Gateway.nativeUploadRequest(
+                  instance.url("/v1/jobs"),
+                  Gateway.TOKEN_A,
+                  TestAudio.wav(200, 500 + i),
+                  "webhook_url",
+                  "https://receiver.test/hook"));
+      assertThat(reply.status()).as(reply.body()).isEqualTo(202);
+      ids.add(JSON.readTree(reply.body()).get("id").asText());
+    }
+
+    Await.until(Duration.ofMinutes(2), () -> told.size() >= 50, () -> told.size() + " of 50 told");
+
+    try (DurableLedger ledger = cluster.openLedger()) {
+      for (String id : ids) {
+        // Taken by one instance, once: a second take would count a second attempt.
+        assertThat(ledger.jobs().find(id))
+            .hasValueSatisfying(
+                job -> {
+                  assertThat(job.status()).as(id).isEqualTo(JobStatus.SUCCEEDED);
+                  assertThat(job.attempts()).as(id).isEqualTo(1);
+                });
+      }
+      assertThat(chargedMillis(ledger, "alpha")).isEqualTo(50 * 200);
+    }
+    assertThat(provider.calls()).isEqualTo(50);
+    assertThat(told).hasSize(50);
+    assertThat(told.stream().map(line -> line.split(" ")[1]))
+        .containsExactlyInAnyOrderElementsOf(ids);
+  }
+
+  private static String jobOf(byte[] event) {
+    try {
+      return JSON.readTree(event).at("/data/id").asText();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

@@ -3,6 +3,7 @@
 // this origin only. Data from the server is put into the page as text, never as markup.
 
 import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
+import {jobsPanel} from '/admin/admin-jobs.js';
 
 (() => {
   // sessionStorage, not localStorage: the admin token is gone when the tab closes.
@@ -20,6 +21,8 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
   let lastUsage = null;
   // The device just added, while its token is shown: {name, token, connect}.
   let newDevice = null;
+  // The jobs panel (admin-jobs.js), refreshed with the live figures.
+  let jobs = null;
 
   function token() {
     return sessionStorage.getItem(TOKEN_KEY);
@@ -490,13 +493,15 @@ import {pageBases, pageLink, phoneAdvice, qrSvg} from '/assets/phone-link.mjs';
     $('sign-out').hidden = false;
     try {
       await loadDevices();
-      await Promise.all([loadUsage(), loadLive()]);
+      jobs = jobsPanel(api, say);
+      await Promise.all([loadUsage(), loadLive(), jobs.load()]);
       say('Dashboard loaded.');
     } catch (e) {
       report(e);
       return;
     }
-    liveTimer = setInterval(() => loadLive().catch(report), LIVE_EVERY_MS);
+    liveTimer = setInterval(
+      () => Promise.all([loadLive(), jobs.load()]).catch(report), LIVE_EVERY_MS);
     usageTimer = setInterval(
       () => Promise.all([loadDevices(), loadUsage()]).catch(report), USAGE_EVERY_MS);
   }
