@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.ledger.WebhookOutbox;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.LedgerProbe;
 import dev.bolo.server.testing.TestAudio;
 import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.webhook.WebhookSender;
@@ -121,6 +123,16 @@ class JobWebhooksTest {
     String jobId = JSON.readTree(reply.body()).get("id").asText();
     Await.until(() -> !sent.isEmpty(), () -> "sent: " + sent);
     String webhookId = sent.getFirst().message().id();
+    // The attempt is recorded once the receiver has answered: the clock moves on only then, or that
+    // attempt would find the day over and give the event up at once (seen at load 12).
+    try (LedgerProbe ledger = LedgerProbe.open(dir, gateway)) {
+      WebhookOutbox outbox = ledger.ledger().webhookOutbox();
+      Await.until(
+          () ->
+              outbox.due(clock.instant().plus(Duration.ofHours(1)), 10).stream()
+                  .anyMatch(event -> event.id().equals(webhookId) && event.attempts() == 1),
+          () -> "the first attempt is not recorded");
+    }
 
     // A day later the next attempt is refused too, and the event is given up.
     clock.advance(Duration.ofHours(25));
