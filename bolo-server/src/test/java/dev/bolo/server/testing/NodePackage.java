@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,23 +33,24 @@ public final class NodePackage {
     requireNode();
     Path source = Path.of("src", "test", folder);
     Path home = Path.of("target", folder);
-    Files.createDirectories(home);
-    for (String file : concat(List.of("package.json", "package-lock.json"), files)) {
-      Files.copy(source.resolve(file), home.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-    }
-    if (!Files.exists(home.resolve("node_modules").resolve(marker))) {
-      try {
-        output(
-            new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), home);
-      } catch (IOException e) {
-        throw new AssertionError(
-            "npm could not install "
-                + folder
-                + " into "
-                + home
-                + " (is npm installed and the npm registry reachable?): "
-                + e.getMessage(),
-            e);
+    try (FolderLock held = FolderLock.hold(home)) {
+      for (String file : concat(List.of("package.json", "package-lock.json"), files)) {
+        FolderLock.copyIfChanged(source.resolve(file), home.resolve(file));
+      }
+      if (!Files.exists(home.resolve("node_modules").resolve(marker))) {
+        try {
+          output(
+              new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), home);
+        } catch (IOException e) {
+          throw new AssertionError(
+              "npm could not install "
+                  + folder
+                  + " into "
+                  + home
+                  + " (is npm installed and the npm registry reachable?): "
+                  + e.getMessage(),
+              e);
+        }
       }
     }
     return new NodePackage(home);

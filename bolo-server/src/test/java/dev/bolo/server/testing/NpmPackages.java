@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -25,10 +24,9 @@ public final class NpmPackages {
   public static Path install(String name, String probe) throws InterruptedException {
     Path source = Path.of("src", "test", "node", name);
     Path home = Path.of("target", "node-" + name);
-    try {
-      Files.createDirectories(home);
+    try (FolderLock held = FolderLock.hold(home)) {
       for (String file : List.of("package.json", "package-lock.json")) {
-        Files.copy(source.resolve(file), home.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+        FolderLock.copyIfChanged(source.resolve(file), home.resolve(file));
       }
       if (Files.exists(home.resolve(probe))) {
         return home;
