@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +36,14 @@ public final class NodePackage {
     requireNode();
     Path source = Path.of("src", "test", folder);
     Path home = Path.of("target", folder);
-    Files.createDirectories(home);
-    for (String file : concat(List.of("package.json", "package-lock.json"), files)) {
-      Files.copy(source.resolve(file), home.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+    // A module's tests run in two JVMs at once: one installs while the other waits, and a script
+    // the other is running is never replaced under it.
+    try (FolderLock held = FolderLock.hold(home)) {
+      for (String file : concat(List.of("package.json", "package-lock.json"), files)) {
+        FolderLock.copyIfChanged(source.resolve(file), home.resolve(file));
+      }
+      return installInPlace(home, marker);
     }
-    return installInPlace(home, marker);
   }
 
   /**
