@@ -16,11 +16,6 @@ public final class WorkStop {
   private boolean stopped;
   private @Nullable Thread calling;
 
-  /** A stop that no waiter can trigger: for work asked by one that never withdraws. */
-  public static WorkStop never() {
-    return new WorkStop();
-  }
-
   /**
    * Runs {@code call} on this thread, interrupted if the work is stopped meanwhile; {@code
    * ifStopped} without running it when the work was stopped before. The interrupt this stop made is

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.bolo.server.ledger.JobStatus;
+import dev.bolo.server.ledger.JobStore;
 import dev.bolo.server.testing.FakeProvider;
 import dev.bolo.server.testing.Gateway;
 import dev.bolo.server.testing.LedgerProbe;
@@ -16,10 +18,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -74,8 +78,7 @@ class JobCancelTest {
             device -> List.of("whsec_" + device));
     Map<String, String> env = new HashMap<>(Gateway.openAiEnvironment(provider, dir));
     gateway =
-        Gateway.withWebhooks(
-            env, MutableClock.at(Instant.parse("2026-12-01T10:00:00Z")), webhooks);
+        Gateway.withWebhooks(env, MutableClock.at(Instant.parse("2026-12-01T10:00:00Z")), webhooks);
   }
 
   @AfterAll
@@ -89,6 +92,7 @@ class JobCancelTest {
   void aRunningJobNoOneElseWaitsForIsCancelledAtTheProviderAndNeverCharged() throws Exception {
     answer = new CountDownLatch(1);
     int callsBefore = provider.calls();
+    int closedBefore = closedByGateway.get();
     String id = submit(Gateway.TOKEN_A, TestAudio.wav(2000, 171));
     Await.until(() -> provider.calls() == callsBefore + 1, () -> "calls: " + provider.calls());
 
@@ -97,7 +101,8 @@ class JobCancelTest {
     assertThat(JSON.readTree(cancelled.body()).get("status").asText()).isEqualTo("cancelled");
 
     // The gateway hung up on the provider: its call is cancelled, not left to finish and bill.
-    Await.until(() -> closedByGateway.get() == 1, () -> "closed: " + closedByGateway.get());
+    Await.until(
+        () -> closedByGateway.get() == closedBefore + 1, () -> "closed: " + closedByGateway.get());
     Await.until(
         () -> events.stream().anyMatch(event -> event.at("/data/id").asText().equals(id)),
         () -> "events: " + events);
@@ -109,6 +114,42 @@ class JobCancelTest {
       assertThat(ledger.chargedMillis("alpha")).isZero();
     }
     assertThat(provider.calls()).isEqualTo(callsBefore + 1);
+  }
+
+  @Test
+  void aJobCancelledThroughAnotherInstanceIsStoppedAtItsRunnersNextLeaseRenewal() throws Exception {
+    answer = new CountDownLatch(1);
+    int closedBefore = closedByGateway.get();
+    int callsBefore = provider.calls();
+    String device;
+    try (LedgerProbe ledger = LedgerProbe.open(dir, gateway)) {
+      device = ledger.add("charlie");
+    }
+    String id = submit(device, TestAudio.wav(2000, 173));
+    Await.until(() -> provider.calls() == callsBefore + 1, () -> "calls: " + provider.calls());
+
+    // Another instance sharing the database ends the job: this one learns of it from the row.
+    try (LedgerProbe other = LedgerProbe.open(dir, gateway)) {
+      assertThat(
+              other
+                  .ledger()
+                  .jobs()
+                  .finish(
+                      id,
+                      new JobStore.Ending(JobStatus.CANCELLED, null, null, null),
+                      Instant.parse("2026-12-01T10:00:01Z"),
+                      ended -> Optional.empty()))
+          .isPresent();
+    }
+
+    Await.until(
+        Duration.ofSeconds(30),
+        () -> closedByGateway.get() == closedBefore + 1,
+        () -> "closed: " + closedByGateway.get());
+    assertThat(status(id, device)).isEqualTo("cancelled");
+    try (LedgerProbe ledger = LedgerProbe.open(dir, gateway)) {
+      assertThat(ledger.chargedMillis("charlie")).isZero();
+    }
   }
 
   @Test
