@@ -16,7 +16,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -62,8 +64,17 @@ public final class WorkCoordinator {
   private final KeyResolver resolver;
   private final Map<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
 
-  /** One resolution on this instance and how many copies wait for it. */
-  private record InFlight(CompletableFuture<Served> outcome, AtomicInteger copies) {}
+  /**
+   * One resolution on this instance, how many copies wait for it, and the stop of its work: set
+   * once every copy withdrew, after which a new copy starts a resolution of its own.
+   */
+  private record InFlight(CompletableFuture<Served> outcome, AtomicInteger copies, WorkStop stop) {}
+
+  /** What a copy that withdrew is answered; never shown to a client. */
+  static final Served WITHDRAWN =
+      new Served(
+          new WorkResult.Refused(Problem.UPSTREAM_UNAVAILABLE, "the wait was withdrawn"),
+          Replay.NONE);
 
   /**
    * @param store where claims and results live
@@ -131,7 +142,8 @@ public final class WorkCoordinator {
   public Served serve(WorkKey key, Duration maxWait, Supplier<WorkResult> work)
       throws InterruptedException {
     try {
-      return serve(key, maxWait, work, Runnable::run).get();
+      return serve(key, maxWait, stop -> work.get(), new CompletableFuture<>(), Runnable::run)
+          .get();
     } catch (ExecutionException e) {
       log.error("resolution ended exceptionally", e.getCause());
       return internalError();
@@ -147,23 +159,49 @@ public final class WorkCoordinator {
    */
   public CompletableFuture<Served> serveLater(
       WorkKey key, Duration maxWait, Supplier<WorkResult> work) {
-    return serve(key, maxWait, work, answerThread(ANSWERS, MDC.getCopyOfContextMap()));
+    return serveLater(key, maxWait, stop -> work.get(), new CompletableFuture<>());
+  }
+
+  /**
+   * Serves one copy like {@link #serveLater(WorkKey, Duration, Supplier)}, a copy whose waiter may
+   * withdraw (a job cancelled): once {@code withdrawn} completes, the copy is answered {@link
+   * #WITHDRAWN} at once and, when no other copy on this instance waits for the work any more, the
+   * work is stopped through the {@link WorkStop} it was given (see {@link WorkStop#during}).
+   *
+   * @param work given the stop of the run it makes
+   */
+  public CompletableFuture<Served> serveLater(
+      WorkKey key,
+      Duration maxWait,
+      Function<WorkStop, WorkResult> work,
+      CompletableFuture<?> withdrawn) {
+    return serve(key, maxWait, work, withdrawn, answerThread(ANSWERS, MDC.getCopyOfContextMap()));
+  }
+
+  /** Whether {@code served} is the answer of a copy that withdrew. */
+  public static boolean withdrew(Served served) {
+    return served == WITHDRAWN;
   }
 
   private CompletableFuture<Served> serve(
-      WorkKey key, Duration maxWait, Supplier<WorkResult> work, Executor answerOn) {
+      WorkKey key,
+      Duration maxWait,
+      Function<WorkStop, WorkResult> work,
+      CompletableFuture<?> withdrawn,
+      Executor answerOn) {
     long deadline = ticker.getAsLong() + maxWait.toNanos();
-    InFlight started = new InFlight(new CompletableFuture<>(), new AtomicInteger());
+    InFlight started = new InFlight(new CompletableFuture<>(), new AtomicInteger(), new WorkStop());
     InFlight joined =
         inFlight.compute(
             key,
             (k, current) -> {
-              InFlight use = current != null ? current : started;
+              // Work every copy withdrew from is stopping: it answers no newcomer.
+              InFlight use = current != null && !current.stop().stopped() ? current : started;
               use.copies().incrementAndGet();
               return use;
             });
     if (joined == started) {
-      resolveDetached(key, deadline, work, started);
+      resolveDetached(key, deadline, () -> work.apply(started.stop()), started);
     }
     // Each copy waits with its own deadline on a future of its own: a copy's timeout completes
     // only its wait, never the shared outcome.
@@ -178,10 +216,15 @@ public final class WorkCoordinator {
                         : new Served(shared.outcome(), Replay.JOINED))
             .completeOnTimeout(
                 stillRunning(), Math.max(0, deadline - ticker.getAsLong()), TimeUnit.NANOSECONDS);
+    withdrawn.whenComplete((done, failure) -> waited.complete(WITHDRAWN));
     return waited
         .handle(
             (served, failure) -> {
-              joined.copies().decrementAndGet();
+              if (served == WITHDRAWN) {
+                withdraw(key, joined);
+              } else {
+                joined.copies().decrementAndGet();
+              }
               if (failure != null) {
                 log.error("resolution ended exceptionally", failure);
                 return internalError();
@@ -189,6 +232,30 @@ public final class WorkCoordinator {
               return served;
             })
         .thenApplyAsync(served -> served, answerOn);
+  }
+
+  /**
+   * Counts a withdrawn copy out of its resolution and stops the work when it was the last copy
+   * waiting for it; in the map's lock, so no copy joins the work meanwhile.
+   */
+  private void withdraw(WorkKey key, InFlight entry) {
+    AtomicBoolean counted = new AtomicBoolean();
+    inFlight.computeIfPresent(
+        key,
+        (k, current) -> {
+          if (current == entry) {
+            counted.set(true);
+            if (entry.copies().decrementAndGet() == 0) {
+              log.info("every copy of {} withdrew: its work is stopped", key.asString());
+              entry.stop().stop();
+            }
+          }
+          return current;
+        });
+    if (!counted.get()) {
+      // The resolution ended already: nothing left to stop.
+      entry.copies().decrementAndGet();
+    }
   }
 
   /**

@@ -120,19 +120,20 @@ public final class ProviderCall {
       try (Response response = call.execute()) {
         return reader.read(response);
       } catch (IOException e) {
-        return failed.apply(failureFor(e, call, http, timeout, where, wording));
+        return failed.apply(failureFor(e, http, timeout, where, wording));
       }
     }
   }
 
   /** What a call that ended in {@code e} before its answer was read is. */
   private static EngineResult.Failure failureFor(
-      IOException e,
-      Call call,
-      OkHttpClient http,
-      Duration timeout,
-      String where,
-      Wording wording) {
+      IOException e, OkHttpClient http, Duration timeout, String where, Wording wording) {
+    if (Thread.currentThread().isInterrupted()) {
+      // The caller is being shut down, or its work stopped (a cancelled job), not timed out: on a
+      // virtual thread the interrupt closes the socket, so any failure may stand for it. The flag
+      // stays set for the caller to see.
+      return new EngineResult.Unavailable("transcription interrupted", null);
+    }
     if (e instanceof ProtocolException) {
       // What the connection held was not an answer: bytes an earlier answer left behind, say.
       http.connectionPool().evictAll();
@@ -151,10 +152,6 @@ public final class ProviderCall {
           Objects.requireNonNullElse(e.getMessage(), "provider answer too large"));
     }
     if (e instanceof InterruptedIOException) {
-      // The caller is being shut down, not timed out; the flag stays set for it to see.
-      if (call.isCanceled() && Thread.currentThread().isInterrupted()) {
-        return new EngineResult.Unavailable("transcription interrupted", null);
-      }
       // OkHttp's call timeout and its socket timeouts both end so.
       return new EngineResult.TimedOut(wording.timedOut(timeout));
     }

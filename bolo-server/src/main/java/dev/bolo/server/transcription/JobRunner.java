@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.function.Function;
@@ -74,7 +75,10 @@ final class JobRunner implements AutoCloseable {
   private final Duration retention;
   private final Semaphore slots;
   private final Runnable afterPoll;
-  private final Map<String, JobRecord> running = new ConcurrentHashMap<>();
+
+  /** The jobs running here, each with its cancellation: completed once it is no longer ours. */
+  private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
+
   private volatile boolean closed;
   private volatile boolean stopped;
   private volatile @Nullable Thread loop;
@@ -152,6 +156,18 @@ final class JobRunner implements AutoCloseable {
     return store.finish(id, ending, clock.instant(), events);
   }
 
+  /**
+   * Withdraws the job {@code id}'s wait if it runs here: it was cancelled. Its work stops unless
+   * another request or job on this instance waits for it; see {@link #renewLeases} for a job
+   * cancelled through another instance.
+   */
+  void cancelled(String id) {
+    CompletableFuture<Void> cancellation = running.get(id);
+    if (cancellation != null) {
+      cancellation.complete(null);
+    }
+  }
+
   /** The webhook event of the ended job, if it has a {@code webhook_url}. */
   Optional<WebhookOutbox.Event> eventOf(JobRecord ended) {
     return events.apply(ended);
@@ -187,11 +203,18 @@ final class JobRunner implements AutoCloseable {
     }
   }
 
+  /**
+   * Renews the leases of the jobs running here; a job whose lease cannot be renewed ended (it was
+   * cancelled, through whichever instance) or was taken by another instance: its wait here is
+   * withdrawn, so a poll after its cancellation stops its work.
+   */
   private void renewLeases() {
     Instant until = clock.instant().plus(LEASE);
-    for (String id : running.keySet()) {
-      if (!store.renew(id, owner, until)) {
-        log.warn("job {} is no longer this instance's: its lease was lost", id);
+    for (Map.Entry<String, CompletableFuture<Void>> job : running.entrySet()) {
+      if (!store.renew(job.getKey(), owner, until) && job.getValue().complete(null)) {
+        log.info(
+            "job {} is no longer this instance's to run: cancelled, or its lease lost",
+            job.getKey());
       }
     }
   }
@@ -211,12 +234,13 @@ final class JobRunner implements AutoCloseable {
         return;
       }
       JobRecord job = claimed.get();
-      running.put(job.id(), job);
-      Thread.ofVirtual().name("bolo-job").start(() -> run(job));
+      CompletableFuture<Void> cancellation = new CompletableFuture<>();
+      running.put(job.id(), cancellation);
+      Thread.ofVirtual().name("bolo-job").start(() -> run(job, cancellation));
     }
   }
 
-  private void run(JobRecord job) {
+  private void run(JobRecord job, CompletableFuture<Void> cancellation) {
     SpooledAudio audio = null;
     try {
       audio = readBack(job);
@@ -241,8 +265,10 @@ final class JobRunner implements AutoCloseable {
                 new WorkResult.Refused(
                     Problem.INTERNAL, "the job's settings are no longer usable"));
         case Intake.Acceptance.Accepted accepted -> {
-          Transcriber.Answer answer = transcriber.transcribe(accepted.note());
-          answered(job, accepted.note(), answer);
+          Transcriber.Answer answer = transcriber.transcribe(accepted.note(), cancellation);
+          if (!cancellation.isDone()) {
+            answered(job, accepted.note(), answer);
+          }
         }
       }
     } catch (InterruptedException e) {

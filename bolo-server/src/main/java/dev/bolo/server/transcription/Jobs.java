@@ -352,7 +352,8 @@ public final class Jobs implements AutoCloseable {
 
   /**
    * Cancels the device's job if it has not ended: it ends {@code cancelled} and its webhook is
-   * told. Work that other requests or jobs wait for goes on for them.
+   * told. Its work is stopped and not charged, unless other requests or jobs wait for it: then it
+   * goes on for them. The instance running it learns of it here or at its next lease renewal.
    *
    * @return the job as it is now; empty when there is none, or it is another device's
    */
@@ -361,9 +362,10 @@ public final class Jobs implements AutoCloseable {
     if (job.isEmpty() || job.get().status().isFinal()) {
       return job;
     }
-    return runner
-        .end(id, new JobStore.Ending(JobStatus.CANCELLED, null, null, null))
-        .or(() -> find(device, id));
+    Optional<JobRecord> ended =
+        runner.end(id, new JobStore.Ending(JobStatus.CANCELLED, null, null, null));
+    runner.cancelled(id);
+    return ended.or(() -> find(device, id));
   }
 
   /** Deletes the jobs older than the retention ({@code BOLO_JOB_RETENTION}); how many went. */

@@ -4,6 +4,7 @@ import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.dedup.DeltaFanOut;
 import dev.bolo.server.dedup.IdempotencyCheck;
 import dev.bolo.server.dedup.WorkCoordinator;
+import dev.bolo.server.dedup.WorkStop;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.LongestNote;
@@ -189,6 +190,12 @@ public final class Transcriber {
     return transcribe(note, TranscriptDeltas.none(), joined -> {});
   }
 
+  /** Like {@link #transcribe(Note)} for a job, withdrawn once it is cancelled (see serveLater). */
+  Answer transcribe(Note note, CompletableFuture<?> withdrawn) throws InterruptedException {
+    Note work = note.asking(noteSettings.work(note.settings()));
+    return awaited(answer(work, CountedLength.of(note), note.settings(), withdrawn));
+  }
+
   /**
    * Transcribes or replays like {@link #transcribe(Note)} without holding the caller's thread while
    * the work runs. The answer completes the future on a thread of its own (see {@link
@@ -197,7 +204,7 @@ public final class Transcriber {
    */
   public CompletableFuture<Answer> transcribeLater(Note note) {
     Note work = note.asking(noteSettings.work(note.settings()));
-    return answer(work, CountedLength.of(note), note.settings());
+    return answer(work, CountedLength.of(note), note.settings(), new CompletableFuture<>());
   }
 
   /**
@@ -216,12 +223,12 @@ public final class Transcriber {
     // The engine is asked, and the work keyed, by what it is asked; the answer is then rendered.
     Note work = note.asking(noteSettings.work(note.settings()));
     if (deltas instanceof TranscriptDeltas.Ignored) {
-      return awaited(answer(work, length, note.settings()));
+      return awaited(answer(work, length, note.settings(), new CompletableFuture<>()));
     }
     WorkKey key = WorkKey.of(note.device().name(), work.settings(), note.audio().sha256());
     try (DeltaFanOut.Subscription subscription = live.subscribe(key, deltas)) {
       joining.accept(subscription.joinedRunningWork());
-      return awaited(answer(work, length, note.settings()));
+      return awaited(answer(work, length, note.settings(), new CompletableFuture<>()));
     }
   }
 
@@ -237,7 +244,8 @@ public final class Transcriber {
    * @param sentSettings the settings as sent, before the engine's defaults: an Idempotency-Key
    *     names the request as sent, format included, as it always did
    */
-  private CompletableFuture<Answer> answer(Note note, CountedLength length, Settings sentSettings) {
+  private CompletableFuture<Answer> answer(
+      Note note, CountedLength length, Settings sentSettings, CompletableFuture<?> withdrawn) {
     WorkKey key = WorkKey.of(note.device().name(), note.settings(), note.audio().sha256());
     WorkKey sent = WorkKey.of(note.device().name(), sentSettings, note.audio().sha256());
     // Refused before any work: a note the engine cannot finish in time would only hold it, and an
@@ -268,14 +276,21 @@ public final class Transcriber {
     try {
       served =
           coordinator.serveLater(
-              key, timeout.plus(WAIT_MARGIN), () -> runOnce(note, forWork, key, length, timeout));
+              key,
+              timeout.plus(WAIT_MARGIN),
+              stop -> runOnce(note, forWork, key, length, timeout, stop),
+              withdrawn);
     } catch (RuntimeException | Error e) {
       forWork.close();
       throw e;
     }
     return served
         .whenComplete((outcome, failure) -> forWork.close())
-        .thenApply(outcome -> usage.record(note, key, length, outcome));
+        .thenApply(
+            outcome ->
+                WorkCoordinator.withdrew(outcome)
+                    ? new Answer(outcome.outcome(), false, length.millis())
+                    : usage.record(note, key, length, outcome));
   }
 
   /** Answers a refusal made before any work ran: nothing was shared, replayed or charged. */
@@ -286,7 +301,12 @@ public final class Transcriber {
   }
 
   private WorkResult runOnce(
-      Note note, SpooledAudio audio, WorkKey key, CountedLength length, Duration timeout) {
+      Note note,
+      SpooledAudio audio,
+      WorkKey key,
+      CountedLength length,
+      Duration timeout,
+      WorkStop stop) {
     try (SpooledAudio held = audio.retain();
         DeltaFanOut.Publication deltas = live.publish(key)) {
       Reservation reservation;
@@ -305,21 +325,10 @@ public final class Transcriber {
       Reservation.Granted granted;
       switch (reservation) {
         case Reservation.Exhausted exhausted -> {
-          return new WorkResult.Refused(
-              Problem.QUOTA_EXHAUSTED,
-              "this device's free audio is spent: "
-                  + exhausted.remainingMillis() / 1000
-                  + " s left, the note needs "
-                  + Math.max(1, length.millis() / 1000)
-                  + " s");
+          return QuotaRefusals.of(exhausted, length);
         }
         case Reservation.Held busy -> {
-          return new WorkResult.Refused(
-              Problem.SERVER_UNAVAILABLE,
-              "this device's remaining seconds are held by notes still in progress; resend in "
-                  + busy.retryAfter().toSeconds()
-                  + " s",
-              busy.retryAfter());
+          return QuotaRefusals.of(busy);
         }
         case Reservation.Granted g -> granted = g;
       }
@@ -327,18 +336,22 @@ public final class Transcriber {
       long callStarted = ticker.getAsLong();
       EngineResult result;
       try {
-        // Whole when the provider takes it in one request, else in pieces (PROTOCOL.md rule 11).
+        // Whole when the provider takes it in one request, else in pieces (PROTOCOL.md rule 11);
+        // stopped, and so released below, once every waiter withdrew.
+        EngineRequest request =
+            new EngineRequest(
+                held,
+                note.settings(),
+                timeout,
+                note.requestId(),
+                deltas,
+                progress.track(key, length.millis()),
+                note.device().name(),
+                length.millis());
         result =
-            engine.transcribe(
-                new EngineRequest(
-                    held,
-                    note.settings(),
-                    timeout,
-                    note.requestId(),
-                    deltas,
-                    progress.track(key, length.millis()),
-                    note.device().name(),
-                    length.millis()));
+            stop.during(
+                () -> engine.transcribe(request),
+                () -> new EngineResult.Unavailable("the work was withdrawn", null));
       } catch (RuntimeException | Error bug) {
         // An engine bug must not keep the device's seconds held until the hold expires.
         releaseQuietly(granted);
