@@ -21,6 +21,7 @@ import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.GatewayTls;
 import dev.bolo.server.tls.PhoneAccess;
+import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.ResumableUploads;
@@ -200,6 +201,8 @@ public final class AppBuilder {
         });
     GatewayThreads threads = new GatewayThreads();
     built.push(threads);
+    Tracing tracing = Tracing.configure(config.telemetry());
+    built.push(tracing);
     AnswerBudget answers =
         new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT, wireTicker);
     GatewayGauges.bindAnswers(metrics, answers);
@@ -348,6 +351,7 @@ public final class AppBuilder {
             resumable,
             jobs,
             readinessMonitor,
+            tracing,
             inFlight,
             admission,
             phones,
