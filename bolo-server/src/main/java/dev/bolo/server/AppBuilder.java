@@ -21,6 +21,7 @@ import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.GatewayTls;
 import dev.bolo.server.tls.PhoneAccess;
+import dev.bolo.server.tracing.NoteSpans;
 import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.NotePieces;
@@ -193,7 +194,9 @@ public final class AppBuilder {
     built.push(gcMetrics);
     // The arrays notes pass through on their way in and out: this gateway's own.
     TransferBuffers transfers = new TransferBuffers();
-    OkHttpClient http = Engines.providerClient(config, transfers);
+    Tracing tracing = Tracing.configure(config.telemetry());
+    built.push(tracing);
+    OkHttpClient http = Engines.providerClient(config, transfers, tracing);
     built.push(
         () -> {
           http.dispatcher().executorService().shutdown();
@@ -201,12 +204,10 @@ public final class AppBuilder {
         });
     GatewayThreads threads = new GatewayThreads();
     built.push(threads);
-    Tracing tracing = Tracing.configure(config.telemetry());
-    built.push(tracing);
     AnswerBudget answers =
         new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT, wireTicker);
     GatewayGauges.bindAnswers(metrics, answers);
-    SpeechEngine engine = createEngine(http, answers);
+    SpeechEngine engine = createEngine(http, answers, tracing);
     built.push(engine);
     DedupStore store = createStore();
     built.push(store);
@@ -234,7 +235,8 @@ public final class AppBuilder {
     WorkCoordinator coordinator =
         new WorkCoordinator(
             store,
-            threads.countedWork(),
+            // The work's spans are those of the request that started it.
+            NoteSpans.carried(threads.countedWork(), tracing),
             threads.renewals(),
             ticker,
             sleeper,
@@ -331,7 +333,7 @@ public final class AppBuilder {
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     Javalin javalin =
-        HttpServer.create(config, clock, services, admission, ledger, kept, metrics, tls);
+        HttpServer.create(config, clock, services, admission, ledger, kept, metrics, tls, tracing);
     return new App(
         new App.Parts(
             config,
@@ -358,13 +360,14 @@ public final class AppBuilder {
             javalin));
   }
 
-  private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {
+  private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers, Tracing tracing) {
     return Engines.create(
         config,
         AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers),
         clock,
         ticker,
-        sleeper);
+        sleeper,
+        tracing);
   }
 
   private DedupStore createStore() {

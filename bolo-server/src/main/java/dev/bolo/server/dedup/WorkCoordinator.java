@@ -5,6 +5,8 @@ import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -63,7 +65,12 @@ public final class WorkCoordinator {
   private final Map<WorkKey, InFlight> inFlight = new ConcurrentHashMap<>();
 
   /** One resolution on this instance and how many copies wait for it. */
-  private record InFlight(CompletableFuture<Served> outcome, AtomicInteger copies) {}
+  /**
+   * @param owner the span of the copy that started the work (invalid when untraced), which every
+   *     copy joining it links to
+   */
+  private record InFlight(
+      CompletableFuture<Served> outcome, AtomicInteger copies, SpanContext owner) {}
 
   /**
    * @param store where claims and results live
@@ -153,7 +160,9 @@ public final class WorkCoordinator {
   private CompletableFuture<Served> serve(
       WorkKey key, Duration maxWait, Supplier<WorkResult> work, Executor answerOn) {
     long deadline = ticker.getAsLong() + maxWait.toNanos();
-    InFlight started = new InFlight(new CompletableFuture<>(), new AtomicInteger());
+    InFlight started =
+        new InFlight(
+            new CompletableFuture<>(), new AtomicInteger(), Span.current().getSpanContext());
     InFlight joined =
         inFlight.compute(
             key,
@@ -164,6 +173,9 @@ public final class WorkCoordinator {
             });
     if (joined == started) {
       resolveDetached(key, deadline, work, started);
+    } else if (joined.owner().isValid()) {
+      // A joined copy's trace points at the one whose work it waits for.
+      Span.current().addLink(joined.owner());
     }
     // Each copy waits with its own deadline on a future of its own: a copy's timeout completes
     // only its wait, never the shared outcome.

@@ -1,6 +1,5 @@
 package dev.bolo.server.tracing;
 
-import dev.bolo.server.config.ServerConfig;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.propagation.TextMapPropagator;
@@ -44,6 +43,18 @@ public final class Tracing implements AutoCloseable {
     this.sdk = sdk;
   }
 
+  /**
+   * A value of the {@code OTEL_*} variables that the SDK refused: a configuration error, which
+   * stops the start with its one line as the gateway's own do.
+   */
+  public static final class RefusedConfiguration extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    RefusedConfiguration(String message) {
+      super(message);
+    }
+  }
+
   /** No traces: the no-op API, nothing built. */
   public static Tracing off() {
     return new Tracing(OpenTelemetry.noop(), null);
@@ -54,7 +65,7 @@ public final class Tracing implements AutoCloseable {
    * otel.*} system properties configure them, or {@link #off()} when they name nowhere to send
    * spans.
    *
-   * @throws ServerConfig.ConfigException when the SDK refuses a value
+   * @throws RefusedConfiguration when the SDK refuses a value
    */
   public static Tracing configure(Map<String, String> variables) {
     return configure(variables, System.getProperties());
@@ -89,7 +100,7 @@ public final class Tracing implements AutoCloseable {
               .build()
               .getOpenTelemetrySdk();
     } catch (RuntimeException e) {
-      throw new ServerConfig.ConfigException(
+      throw new RefusedConfiguration(
           "OTEL_*: the OpenTelemetry SDK refused its configuration: " + e.getMessage());
     }
     log.info(

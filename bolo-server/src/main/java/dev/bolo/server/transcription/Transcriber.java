@@ -19,12 +19,15 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.Reservation;
+import dev.bolo.server.tracing.NoteSpans;
 import dev.bolo.server.upload.SpooledAudio;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -265,16 +268,22 @@ public final class Transcriber {
     // The work holds its own reference while it runs (see runOnce); this one lasts the wait.
     SpooledAudio forWork = note.audio().retain();
     CompletableFuture<WorkCoordinator.Served> served;
-    try {
+    Span resolving = NoteSpans.resolving(key);
+    try (Scope scope = NoteSpans.enter(resolving)) {
       served =
           coordinator.serveLater(
               key, timeout.plus(WAIT_MARGIN), () -> runOnce(note, forWork, key, length, timeout));
     } catch (RuntimeException | Error e) {
       forWork.close();
+      resolving.end();
       throw e;
     }
     return served
-        .whenComplete((outcome, failure) -> forWork.close())
+        .whenComplete(
+            (outcome, failure) -> {
+              forWork.close();
+              NoteSpans.resolved(resolving, outcome == null ? null : outcome.replay());
+            })
         .thenApply(outcome -> usage.record(note, key, length, outcome));
   }
 
@@ -351,7 +360,7 @@ public final class Transcriber {
         case EngineResult.Transcribed t -> {
           CountedLength charged = length.chargedFor(t.reportedDurationMs());
           // The transcript is paid for at the provider: answer it whatever the ledger does now.
-          charges.charge(granted, charged.millis());
+          NoteSpans.charging(charged.millis(), () -> charges.charge(granted, charged.millis()));
           yield new WorkResult.Success(
               new KeptTranscript(
                   t.transcript(),

@@ -68,7 +68,7 @@ class TracingTest {
                 Tracing.configure(
                     Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", ENDPOINT, "OTEL_TRACES_SAMPLER", "often"),
                     new Properties()))
-        .isInstanceOf(ServerConfig.ConfigException.class)
+        .isInstanceOf(Tracing.RefusedConfiguration.class)
         .hasMessageStartingWith("OTEL_*: ");
   }
 
