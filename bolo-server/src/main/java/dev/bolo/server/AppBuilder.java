@@ -30,7 +30,6 @@ import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.TransferBuffers;
 import dev.bolo.server.upload.UploadReader;
 import io.javalin.Javalin;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -188,14 +187,14 @@ public final class AppBuilder {
     built.push(slot);
     GatewayTls tls = HttpServer.tls(config, clock);
     PhoneAccess phones = PhoneAccess.of(config.listen().host(), tls);
-    PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Tracing tracing = Tracing.configure(config.telemetry());
+    built.push(tracing);
+    PrometheusMeterRegistry metrics = tracing.metricsRegistry();
     built.push(metrics::close);
     AutoCloseable gcMetrics = GatewayGauges.bindProcessMetrics(metrics);
     built.push(gcMetrics);
     // The arrays notes pass through on their way in and out: this gateway's own.
     TransferBuffers transfers = new TransferBuffers();
-    Tracing tracing = Tracing.configure(config.telemetry());
-    built.push(tracing);
     OkHttpClient http = Engines.providerClient(config, transfers, tracing);
     built.push(
         () -> {

@@ -88,7 +88,10 @@ public final class RequestSpans extends Handler.Wrapper {
           @Override
           public void succeeded() {
             traced.end(response.getStatus(), null);
-            super.succeeded();
+            // Current while the answer is counted: its latency's exemplar names this trace.
+            try (Scope scope = traced.context.makeCurrent()) {
+              super.succeeded();
+            }
           }
 
           @Override

@@ -1,11 +1,15 @@
 package dev.bolo.server.tracing;
 
+import io.micrometer.core.instrument.Clock;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -147,6 +151,18 @@ public final class Tracing implements AutoCloseable {
     // the gateway sends nothing until an address is given.
     return properties.containsKey("otel.exporter.otlp.endpoint")
         || properties.containsKey("otel.exporter.otlp.traces.endpoint");
+  }
+
+  /**
+   * The gateway's metrics registry: with traces on, its histograms keep exemplars naming the trace
+   * current when a value was recorded (shown in the OpenMetrics format).
+   */
+  public PrometheusMeterRegistry metricsRegistry() {
+    if (!isOn()) {
+      return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    }
+    return new PrometheusMeterRegistry(
+        PrometheusConfig.DEFAULT, new PrometheusRegistry(), Clock.SYSTEM, new ExemplarSpans());
   }
 
   /** Whether spans are made and sent. */

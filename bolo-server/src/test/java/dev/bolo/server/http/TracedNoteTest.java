@@ -220,6 +220,35 @@ class TracedNoteTest {
     assertThat(receiver.refused()).isEmpty();
   }
 
+  @Test
+  void theLatencyHistogramNamesATracedRequestAsItsExemplarInOpenMetrics() throws Exception {
+    String traceId = randomHex(16);
+    Gateway.Reply reply = send(TestAudio.wav(500, 514), traceId, randomHex(8));
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+
+    Gateway.Reply metrics =
+        gateway.send(
+            new Request.Builder()
+                .url(gateway.url("/metrics"))
+                .header("Accept", "application/openmetrics-text; version=1.0.0")
+                .build());
+
+    assertThat(metrics.contentType()).startsWith("application/openmetrics-text");
+    List<String> traced =
+        metrics
+            .body()
+            .lines()
+            .filter(line -> line.startsWith("bolo_http_request_duration_seconds_bucket"))
+            .filter(line -> line.contains("trace_id=\""))
+            .toList();
+    assertThat(traced).as("buckets with an exemplar").isNotEmpty();
+    List<String> known = receiver.spans().stream().map(Received::traceId).toList();
+    assertThat(traced)
+        .allSatisfy(
+            line ->
+                assertThat(known).contains(line.replaceAll(".*trace_id=\"([0-9a-f]+)\".*", "$1")));
+  }
+
   /** The provider's call within {@code traceId}; the calls of earlier tests are passed over. */
   private static RecordedRequest callOf(FakeProvider provider, String traceId)
       throws InterruptedException {
