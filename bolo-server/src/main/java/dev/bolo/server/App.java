@@ -13,6 +13,7 @@ import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.ledger.RolledUp;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.PhoneAccess;
+import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.ResumableUploads;
 import io.javalin.Javalin;
@@ -101,6 +102,7 @@ public final class App implements AutoCloseable {
       ResumableUploads resumable,
       Jobs jobs,
       ReadinessMonitor readinessMonitor,
+      Tracing tracing,
       InFlightRequests inFlight,
       RequestAdmission admission,
       PhoneAccess phones,
@@ -357,6 +359,8 @@ public final class App implements AutoCloseable {
       log.warn("usage roll-up still running at shutdown; its open transaction is rolled back");
     }
     parts.threads().close();
+    // The work has ended: its last spans go to the collector now.
+    parts.tracing().close();
     parts.engine().close();
     parts.store().close();
     parts.ledger().close();

@@ -21,6 +21,8 @@ import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tls.GatewayTls;
 import dev.bolo.server.tls.PhoneAccess;
+import dev.bolo.server.tracing.NoteSpans;
+import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.NotePieces;
 import dev.bolo.server.transcription.ResumableUploads;
@@ -28,7 +30,6 @@ import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.TransferBuffers;
 import dev.bolo.server.upload.UploadReader;
 import io.javalin.Javalin;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -186,13 +187,15 @@ public final class AppBuilder {
     built.push(slot);
     GatewayTls tls = HttpServer.tls(config, clock);
     PhoneAccess phones = PhoneAccess.of(config.listen().host(), tls);
-    PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Tracing tracing = Tracing.configure(config.telemetry());
+    built.push(tracing);
+    PrometheusMeterRegistry metrics = tracing.metricsRegistry();
     built.push(metrics::close);
     AutoCloseable gcMetrics = GatewayGauges.bindProcessMetrics(metrics);
     built.push(gcMetrics);
     // The arrays notes pass through on their way in and out: this gateway's own.
     TransferBuffers transfers = new TransferBuffers();
-    OkHttpClient http = Engines.providerClient(config, transfers);
+    OkHttpClient http = Engines.providerClient(config, transfers, tracing);
     built.push(
         () -> {
           http.dispatcher().executorService().shutdown();
@@ -203,7 +206,7 @@ public final class AppBuilder {
     AnswerBudget answers =
         new AnswerBudget(config.limits().answerBudgetBytes(), AnswerBudget.WAIT, wireTicker);
     GatewayGauges.bindAnswers(metrics, answers);
-    SpeechEngine engine = createEngine(http, answers);
+    SpeechEngine engine = createEngine(http, answers, tracing);
     built.push(engine);
     DedupStore store = createStore();
     built.push(store);
@@ -231,7 +234,8 @@ public final class AppBuilder {
     WorkCoordinator coordinator =
         new WorkCoordinator(
             store,
-            threads.countedWork(),
+            // The work's spans are those of the request that started it.
+            NoteSpans.carried(threads.countedWork(), tracing),
             threads.renewals(),
             ticker,
             sleeper,
@@ -328,7 +332,7 @@ public final class AppBuilder {
     RequestAdmission admission =
         new RequestAdmission(limits.maxActiveRequests(), limits.requestQueueWait(), metrics);
     Javalin javalin =
-        HttpServer.create(config, clock, services, admission, ledger, kept, metrics, tls);
+        HttpServer.create(config, clock, services, admission, ledger, kept, metrics, tls, tracing);
     return new App(
         new App.Parts(
             config,
@@ -348,19 +352,21 @@ public final class AppBuilder {
             resumable,
             jobs,
             readinessMonitor,
+            tracing,
             inFlight,
             admission,
             phones,
             javalin));
   }
 
-  private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers) {
+  private SpeechEngine createEngine(OkHttpClient shared, AnswerBudget answers, Tracing tracing) {
     return Engines.create(
         config,
         AnswerLimit.applyTo(shared, config.limits().maxTranscriptBytes(), answers),
         clock,
         ticker,
-        sleeper);
+        sleeper,
+        tracing);
   }
 
   private DedupStore createStore() {

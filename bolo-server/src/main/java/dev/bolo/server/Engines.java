@@ -3,7 +3,9 @@ package dev.bolo.server;
 import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.EngineKind;
 import dev.bolo.server.engine.ProviderSockets;
+import dev.bolo.server.engine.ProviderSpans;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.TracedEngine;
 import dev.bolo.server.engine.deepgram.DeepgramEngine;
 import dev.bolo.server.engine.gemini.GeminiConfig;
 import dev.bolo.server.engine.gemini.GeminiEngines;
@@ -19,6 +21,7 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.upload.TransferBuffers;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,7 +48,8 @@ final class Engines {
    * Keeps a connection per concurrent call alive between calls: OkHttp's default keeps 5, so under
    * load most provider calls would open a new connection and close it afterwards.
    */
-  static OkHttpClient providerClient(ServerConfig config, TransferBuffers transfers) {
+  static OkHttpClient providerClient(
+      ServerConfig config, TransferBuffers transfers, Tracing tracing) {
     OkHttpClient.Builder provider =
         new OkHttpClient.Builder()
             .connectTimeout(Duration.ofSeconds(10))
@@ -56,26 +60,43 @@ final class Engines {
         && ProviderSockets.helps(config.openAi().baseUrl())) {
       provider.socketFactory(new ProviderSockets(transfers));
     }
+    if (tracing.isOn()) {
+      provider.addInterceptor(new ProviderSpans(tracing.tracer(), tracing.propagator()));
+    }
     return provider.build();
   }
 
   /**
    * The engine of {@code config}, its providers called through {@code http}; routes keep their
    * deadlines and breakers on {@code ticker}, a shared limit of calls per minute on {@code clock};
-   * an engine that polls pauses through {@code sleeper}.
+   * an engine that polls pauses through {@code sleeper}. With traces on, each call to an engine (a
+   * route's target, or the one engine) is an attempt's span.
    */
   static SpeechEngine create(
-      ServerConfig config, OkHttpClient http, Clock clock, LongSupplier ticker, Sleeper sleeper) {
+      ServerConfig config,
+      OkHttpClient http,
+      Clock clock,
+      LongSupplier ticker,
+      Sleeper sleeper,
+      Tracing tracing) {
     Routing routing = config.routing();
     if (routing.alone()) {
       // The one engine of BOLO_ENGINE is served as itself: its name in work keys, as always.
-      return create(routing.engines().get(0), config, http, ticker, sleeper);
+      return traced(create(routing.engines().get(0), config, http, ticker, sleeper), tracing);
     }
     return RoutedEngine.of(
         routing,
-        spec -> create(spec, config, http, ticker, sleeper),
+        spec -> traced(create(spec, config, http, ticker, sleeper), spec.name(), tracing),
         (name, max) -> perMinute(config, name, max, clock, ticker),
         ticker);
+  }
+
+  private static SpeechEngine traced(SpeechEngine engine, Tracing tracing) {
+    return traced(engine, engine.name(), tracing);
+  }
+
+  private static SpeechEngine traced(SpeechEngine engine, String target, Tracing tracing) {
+    return tracing.isOn() ? TracedEngine.of(engine, target, tracing.tracer()) : engine;
   }
 
   /**

@@ -7,9 +7,11 @@ import dev.bolo.server.http.HttpsOnly;
 import dev.bolo.server.http.JsonErrorHandler;
 import dev.bolo.server.http.RequestAdmission;
 import dev.bolo.server.http.RequestMetrics;
+import dev.bolo.server.http.RequestSpans;
 import dev.bolo.server.http.Routes;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.tls.GatewayTls;
+import dev.bolo.server.tracing.Tracing;
 import io.javalin.Javalin;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
@@ -72,7 +74,8 @@ final class HttpServer {
       DurableLedger ledger,
       Map<String, Supplier<Readiness>> readiness,
       PrometheusMeterRegistry metrics,
-      @Nullable GatewayTls tls) {
+      @Nullable GatewayTls tls,
+      Tracing tracing) {
     ServerConfig.Listen listen = config.listen();
     return Javalin.create(
         javalinConfig -> {
@@ -100,7 +103,14 @@ final class HttpServer {
                 // upload line; Javalin nests its own inside the innermost wrapper.
                 RequestMetrics counted = new RequestMetrics(metrics, services.wireTicker());
                 server.setErrorHandler(new JsonErrorHandler(counted));
-                counted.setHandler(admission);
+                // With traces on, every request's span begins here, before it waits its turn.
+                if (tracing.isOn()) {
+                  RequestSpans traced = new RequestSpans(tracing);
+                  traced.setHandler(admission);
+                  counted.setHandler(traced);
+                } else {
+                  counted.setHandler(admission);
+                }
                 // With TLS, plain HTTP from elsewhere is sent to HTTPS before anything else.
                 server.setHandler(tls == null ? counted : new HttpsOnly(counted));
               });

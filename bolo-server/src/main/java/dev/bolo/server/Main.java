@@ -2,6 +2,7 @@ package dev.bolo.server;
 
 import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.engine.moonshine.ModelFilesException;
+import dev.bolo.server.tracing.Tracing;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -81,10 +82,11 @@ public final class Main {
     App app;
     try {
       app = App.create(config);
-    } catch (ServerConfig.ConfigException | ModelFilesException e) {
-      // Found only once the ledger is open (a static token for an enrolled device) or the offline
-      // engine's weights are read (a file missing or altered): the same one line and exit code as
-      // a configuration error found while reading the variables; a restart would not help.
+    } catch (ServerConfig.ConfigException | ModelFilesException | Tracing.RefusedConfiguration e) {
+      // Found only once the ledger is open (a static token for an enrolled device), the offline
+      // engine's weights are read (a file missing or altered) or the OpenTelemetry SDK is built:
+      // the same one line and exit code as a configuration error found while reading the
+      // variables; a restart would not help.
       System.err.println("bolo serve: " + e.getMessage());
       return CONFIG_ERROR;
     } catch (RuntimeException e) {

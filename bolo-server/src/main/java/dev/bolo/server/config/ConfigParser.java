@@ -148,7 +148,8 @@ final class ConfigParser {
             env.duration(BOLO_JOB_RETENTION),
             env.integer(BOLO_MAX_QUEUED_JOBS_PER_DEVICE),
             env.whole(BOLO_MAX_QUEUED_JOB_BYTES_PER_DEVICE)),
-        env.hostPorts(BOLO_WEBHOOK_HTTP_HOSTS));
+        env.hostPorts(BOLO_WEBHOOK_HTTP_HOSTS),
+        env.prefixed("OTEL_"));
   }
 
   /**

@@ -38,6 +38,8 @@ import org.jspecify.annotations.Nullable;
  *     a route of one target per model
  * @param webhookHttpHosts {@code BOLO_WEBHOOK_HTTP_HOSTS}: the {@code host:port} webhook receivers
  *     the operator allows over plain http and at any address; empty when none
+ * @param telemetry the OpenTelemetry SDK's own {@code OTEL_*} variables as given, for its
+ *     autoconfigure (docs/operations/tracing.md); empty when none
  */
 public record ServerConfig(
     Listen listen,
@@ -57,11 +59,13 @@ public record ServerConfig(
     Routing routing,
     TlsConfig tls,
     Jobs jobs,
-    List<String> webhookHttpHosts) {
+    List<String> webhookHttpHosts,
+    Map<String, String> telemetry) {
 
   public ServerConfig {
     allowedModels = List.copyOf(allowedModels);
     webhookHttpHosts = List.copyOf(webhookHttpHosts);
+    telemetry = Map.copyOf(telemetry);
   }
 
   /** How log events are written to stderr; {@code BOLO_LOG_FORMAT} names one. */

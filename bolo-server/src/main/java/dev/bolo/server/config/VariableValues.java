@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -34,6 +35,21 @@ final class VariableValues {
   @Nullable String named(String name) {
     String value = values.get(name);
     return value == null || value.isBlank() ? null : value.trim();
+  }
+
+  /**
+   * The variables whose names begin with {@code prefix}, as set: another library's own (the
+   * OpenTelemetry SDK's {@code OTEL_*}), which it reads and checks itself.
+   */
+  Map<String, String> prefixed(String prefix) {
+    Map<String, String> found = new HashMap<>();
+    values.forEach(
+        (name, value) -> {
+          if (name.startsWith(prefix) && !value.isBlank()) {
+            found.put(name, value.trim());
+          }
+        });
+    return found;
   }
 
   /** The value as set, else the variable's default. */

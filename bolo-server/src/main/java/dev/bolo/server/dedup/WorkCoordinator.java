@@ -5,6 +5,8 @@ import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -67,8 +69,12 @@ public final class WorkCoordinator {
   /**
    * One resolution on this instance, how many copies wait for it, and the stop of its work: set
    * once every copy withdrew, after which a new copy starts a resolution of its own.
+   *
+   * @param owner the span of the copy that started the work (invalid when untraced), which every
+   *     copy joining it links to
    */
-  private record InFlight(CompletableFuture<Served> outcome, AtomicInteger copies, WorkStop stop) {}
+  private record InFlight(
+      CompletableFuture<Served> outcome, AtomicInteger copies, WorkStop stop, SpanContext owner) {}
 
   /** What a copy that withdrew is answered; never shown to a client. */
   static final Served WITHDRAWN =
@@ -190,7 +196,12 @@ public final class WorkCoordinator {
       CompletableFuture<?> withdrawn,
       Executor answerOn) {
     long deadline = ticker.getAsLong() + maxWait.toNanos();
-    InFlight started = new InFlight(new CompletableFuture<>(), new AtomicInteger(), new WorkStop());
+    InFlight started =
+        new InFlight(
+            new CompletableFuture<>(),
+            new AtomicInteger(),
+            new WorkStop(),
+            Span.current().getSpanContext());
     InFlight joined =
         inFlight.compute(
             key,
@@ -202,6 +213,9 @@ public final class WorkCoordinator {
             });
     if (joined == started) {
       resolveDetached(key, deadline, () -> work.apply(started.stop()), started);
+    } else if (joined.owner().isValid()) {
+      // A joined copy's trace points at the one whose work it waits for.
+      Span.current().addLink(joined.owner());
     }
     // Each copy waits with its own deadline on a future of its own: a copy's timeout completes
     // only its wait, never the shared outcome.

@@ -56,12 +56,23 @@ final class MetricsScrapes {
     return scrape(registry, DEADLINE);
   }
 
+  /** As {@link #scrape(PrometheusMeterRegistry)}, in the format {@code contentType} names. */
+  static @Nullable String scrape(PrometheusMeterRegistry registry, String contentType)
+      throws InterruptedException {
+    return scrape(() -> registry.scrape(contentType), DEADLINE);
+  }
+
   /** As {@link #scrape(PrometheusMeterRegistry)}, waiting at most {@code deadline} in all. */
   static @Nullable String scrape(PrometheusMeterRegistry registry, Duration deadline)
       throws InterruptedException {
+    return scrape(registry::scrape, deadline);
+  }
+
+  private static @Nullable String scrape(Callable<String> scrape, Duration deadline)
+      throws InterruptedException {
     Future<String> text;
     try {
-      text = SCRAPES.submit((Callable<String>) registry::scrape);
+      text = SCRAPES.submit(scrape);
     } catch (RejectedExecutionException e) {
       return null;
     }

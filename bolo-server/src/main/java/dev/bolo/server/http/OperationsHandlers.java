@@ -17,6 +17,11 @@ final class OperationsHandlers {
   private static final Logger log = LoggerFactory.getLogger(OperationsHandlers.class);
   private static final ObjectMapper JSON = HttpJson.MAPPER;
 
+  /** The OpenMetrics media type (OpenMetrics 1.0), in which histograms carry exemplars. */
+  private static final String OPEN_METRICS = "application/openmetrics-text";
+
+  private static final String OPEN_METRICS_TYPE = OPEN_METRICS + "; version=1.0.0; charset=utf-8";
+
   private final Map<String, Supplier<Readiness>> components;
   private final PrometheusMeterRegistry registry;
 
@@ -71,7 +76,13 @@ final class OperationsHandlers {
   }
 
   void metrics(Context ctx) throws InterruptedException {
-    String text = MetricsScrapes.scrape(registry);
+    // A scraper that asks for OpenMetrics (Prometheus does) gets it, exemplars included.
+    String accept = ctx.header("Accept");
+    boolean openMetrics = accept != null && accept.contains(OPEN_METRICS);
+    String text =
+        openMetrics
+            ? MetricsScrapes.scrape(registry, OPEN_METRICS_TYPE)
+            : MetricsScrapes.scrape(registry);
     if (text == null) {
       ErrorWriter.write(
           ctx,
@@ -81,6 +92,7 @@ final class OperationsHandlers {
               Duration.ofSeconds(1)));
       return;
     }
-    ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(text);
+    ctx.contentType(openMetrics ? OPEN_METRICS_TYPE : "text/plain; version=0.0.4; charset=utf-8")
+        .result(text);
   }
 }

@@ -2,6 +2,7 @@ package dev.bolo.server.http;
 
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.opentelemetry.context.Scope;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
@@ -14,8 +15,9 @@ import org.slf4j.MDC;
  * place. It names the request (the client's {@code X-Bolo-Request-Id} when usable, else a fresh
  * id), echoes that id, keeps it and the device in the MDC for every line the request logs, begins
  * the request's {@link RequestEnd} and finishes it once the handler returned, its one access line
- * (the status the response carries and the time it took) the last step. The handlers inside only
- * answer and register what they let go of. Thread safe.
+ * (the status the response carries and the time it took) the last step. When traces are on, the
+ * request's span ({@link RequestSpans}) is current meanwhile, named by the route's template, its
+ * ids in every line. The handlers inside only answer and register what they let go of. Thread safe.
  */
 final class RequestLog implements Handler {
 
@@ -49,6 +51,8 @@ final class RequestLog implements Handler {
   public void handle(Context ctx) throws Exception {
     String requestId = requestIdOf(ctx);
     MDC.put("request_id", requestId);
+    RequestSpans.nameRequest(ctx.req(), requestId);
+    Scope traced = RequestSpans.enter(ctx.req(), ctx.endpoint().path);
     long started = ticker.getAsLong();
     ctx.attribute(STARTED_ATTRIBUTE, started);
     RequestEnd end = RequestEnd.begin(ctx);
@@ -69,6 +73,7 @@ final class RequestLog implements Handler {
                   ctx.statusCode(),
                   (ticker.getAsLong() - started) / 1_000_000));
     } finally {
+      traced.close();
       MDC.remove("device");
       MDC.remove("request_id");
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.bolo.server.engine.Renditions;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.ledger.Device;
+import dev.bolo.server.tracing.NoteSpans;
 import dev.bolo.server.transcription.Intake;
 import dev.bolo.server.transcription.NoteRequest;
 import dev.bolo.server.transcription.SettingFields;
@@ -16,6 +17,7 @@ import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.WorkResult;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.opentelemetry.api.trace.Span;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -74,9 +76,19 @@ final class TranscriptionHandler implements Handler {
     // A body that falls silent for a whole rate window is too slow; the rate itself is checked
     // as it arrives.
     timeouts.setIdleTimeout(ctx, timeouts.body());
-    UploadResult result =
-        reader.read(
-            device.name(), ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
+    UploadResult result;
+    // Read and hashed as it streams in: one span for both.
+    Span reading = NoteSpans.start("read upload");
+    try {
+      result =
+          reader.read(
+              device.name(), ctx.req().getContentType(), contentLength, ctx.req().getInputStream());
+      if (result instanceof UploadResult.Received received) {
+        reading.setAttribute(NoteSpans.AUDIO_BYTES, received.upload().audio().size());
+      }
+    } finally {
+      reading.end();
+    }
     switch (result) {
       case UploadResult.Invalid invalid -> {
         log.info("upload refused: {}", invalid.message());

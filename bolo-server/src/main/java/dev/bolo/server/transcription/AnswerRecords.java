@@ -32,9 +32,15 @@ final class AnswerRecords {
     this.meters = Objects.requireNonNull(meters, "meters");
   }
 
-  /** Counts and records how {@code note} was served, and makes its answer of it. */
+  /**
+   * Counts and records how {@code note} was served, and makes its answer of it; a wait that was
+   * withdrawn (a cancelled job's) answers nobody and records nothing.
+   */
   Transcriber.Answer record(
       Transcriber.Note note, WorkKey key, CountedLength length, WorkCoordinator.Served served) {
+    if (WorkCoordinator.withdrew(served)) {
+      return new Transcriber.Answer(served.outcome(), false, length.millis());
+    }
     String outcome =
         switch (served.outcome()) {
           case WorkResult.Success s -> "ok";

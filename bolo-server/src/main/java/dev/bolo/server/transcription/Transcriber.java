@@ -20,12 +20,15 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.Reservation;
+import dev.bolo.server.tracing.NoteSpans;
 import dev.bolo.server.upload.SpooledAudio;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -222,12 +225,10 @@ public final class Transcriber {
     CountedLength length = CountedLength.of(note);
     // The engine is asked, and the work keyed, by what it is asked; the answer is then rendered.
     Note work = note.asking(noteSettings.work(note.settings()));
-    if (deltas instanceof TranscriptDeltas.Ignored) {
-      return awaited(answer(work, length, note.settings(), new CompletableFuture<>()));
-    }
     WorkKey key = WorkKey.of(note.device().name(), work.settings(), note.audio().sha256());
-    try (DeltaFanOut.Subscription subscription = live.subscribe(key, deltas)) {
-      joining.accept(subscription.joinedRunningWork());
+    try (DeltaFanOut.Subscription subscription =
+        deltas instanceof TranscriptDeltas.Ignored ? null : live.subscribe(key, deltas)) {
+      joining.accept(subscription != null && subscription.joinedRunningWork());
       return awaited(answer(work, length, note.settings(), new CompletableFuture<>()));
     }
   }
@@ -273,7 +274,8 @@ public final class Transcriber {
     // The work holds its own reference while it runs (see runOnce); this one lasts the wait.
     SpooledAudio forWork = note.audio().retain();
     CompletableFuture<WorkCoordinator.Served> served;
-    try {
+    Span resolving = NoteSpans.resolving(key);
+    try (Scope scope = NoteSpans.enter(resolving)) {
       served =
           coordinator.serveLater(
               key,
@@ -282,15 +284,16 @@ public final class Transcriber {
               withdrawn);
     } catch (RuntimeException | Error e) {
       forWork.close();
+      resolving.end();
       throw e;
     }
     return served
-        .whenComplete((outcome, failure) -> forWork.close())
-        .thenApply(
-            outcome ->
-                WorkCoordinator.withdrew(outcome)
-                    ? new Answer(outcome.outcome(), false, length.millis())
-                    : usage.record(note, key, length, outcome));
+        .whenComplete(
+            (outcome, failure) -> {
+              forWork.close();
+              NoteSpans.resolved(resolving, outcome == null ? null : outcome.replay());
+            })
+        .thenApply(outcome -> usage.record(note, key, length, outcome));
   }
 
   /** Answers a refusal made before any work ran: nothing was shared, replayed or charged. */
@@ -364,7 +367,7 @@ public final class Transcriber {
         case EngineResult.Transcribed t -> {
           CountedLength charged = length.chargedFor(t.reportedDurationMs());
           // The transcript is paid for at the provider: answer it whatever the ledger does now.
-          charges.charge(granted, charged.millis());
+          NoteSpans.charging(charged.millis(), () -> charges.charge(granted, charged.millis()));
           yield new WorkResult.Success(
               new KeptTranscript(
                   t.transcript(),

@@ -8,9 +8,13 @@ import dev.bolo.server.engine.ResponseFormat;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.engine.Task;
+import dev.bolo.server.engine.TracedEngine;
 import dev.bolo.server.health.Readiness;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +40,9 @@ public final class RoutedEngine implements SpeechEngine {
   public static final String NAME = "routes";
 
   private static final Logger log = LoggerFactory.getLogger(RoutedEngine.class);
+
+  private static final AttributeKey<String> TARGET = AttributeKey.stringKey("bolo.engine.target");
+  private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("bolo.engine.outcome");
 
   /** How long a note waits for a full target's calls in flight before trying the next target. */
   static final Duration WAIT_BEFORE_NEXT = Duration.ofMillis(250);
@@ -153,6 +160,7 @@ public final class RoutedEngine implements SpeechEngine {
       }
       if (admission instanceof Target.Admission.Refused refused) {
         meters.skipped(target);
+        Span.current().addEvent("target passed over", Attributes.of(TARGET, target.hop().label()));
         tried.passedOver(target, refused.why(), refused.retryAfter());
         continue;
       }
@@ -171,6 +179,12 @@ public final class RoutedEngine implements SpeechEngine {
       }
       tried.failed(target, failure);
       if (i + 1 < route.size()) {
+        // The decision on the note's span; each attempt is a span of its own (TracedEngine).
+        Span.current()
+            .addEvent(
+                "failover",
+                Attributes.of(
+                    TARGET, target.hop().label(), OUTCOME, TracedEngine.outcomeOf(failure)));
         log.info(
             "note {} fails over from {}: {}",
             request.requestId(),

@@ -1,0 +1,86 @@
+package dev.bolo.server.engine;
+
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import io.opentelemetry.context.propagation.TextMapSetter;
+import java.io.IOException;
+import java.util.Objects;
+import okhttp3.HttpUrl;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * One HTTP client span per provider call, by OpenTelemetry's semantic conventions for HTTP clients
+ * ({@code http.request.method}, {@code server.address}, {@code server.port}, {@code url.full}
+ * without its query, {@code http.response.status_code}), a child of the engine attempt that makes
+ * it; the call carries the trace on to the provider in W3C {@code traceparent} and {@code
+ * tracestate} headers. The query is left out because a provider's key may ride in it (Gemini's
+ * {@code ?key=}), and no header or body goes on the span. An OkHttp interceptor on the providers'
+ * one client; the composition root adds it only when traces are on. The span ends when the answer's
+ * headers arrive. Thread safe.
+ */
+public final class ProviderSpans implements Interceptor {
+
+  static final AttributeKey<String> METHOD = AttributeKey.stringKey("http.request.method");
+  static final AttributeKey<String> SERVER_ADDRESS = AttributeKey.stringKey("server.address");
+  static final AttributeKey<Long> SERVER_PORT = AttributeKey.longKey("server.port");
+  static final AttributeKey<String> URL_FULL = AttributeKey.stringKey("url.full");
+  static final AttributeKey<Long> STATUS = AttributeKey.longKey("http.response.status_code");
+  static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
+
+  private static final TextMapSetter<Request.Builder> HEADERS =
+      (builder, name, value) -> {
+        if (builder != null) {
+          builder.header(name, value);
+        }
+      };
+
+  private final Tracer tracer;
+  private final TextMapPropagator propagator;
+
+  /** Spans made by {@code tracer}, their context sent on by {@code propagator}. */
+  public ProviderSpans(Tracer tracer, TextMapPropagator propagator) {
+    this.tracer = Objects.requireNonNull(tracer, "tracer");
+    this.propagator = Objects.requireNonNull(propagator, "propagator");
+  }
+
+  @Override
+  public Response intercept(Chain chain) throws IOException {
+    Request request = chain.request();
+    HttpUrl url = request.url();
+    Span span =
+        tracer
+            .spanBuilder(request.method())
+            .setSpanKind(SpanKind.CLIENT)
+            .setAttribute(METHOD, request.method())
+            .setAttribute(SERVER_ADDRESS, url.host())
+            .setAttribute(SERVER_PORT, (long) url.port())
+            .setAttribute(URL_FULL, url.newBuilder().query(null).build().toString())
+            .startSpan();
+    try (Scope scope = span.makeCurrent()) {
+      Request.Builder traced = request.newBuilder();
+      propagator.inject(Context.current(), traced, HEADERS);
+      Response response = chain.proceed(traced.build());
+      span.setAttribute(STATUS, (long) response.code());
+      if (response.code() >= 400) {
+        span.setAttribute(ERROR_TYPE, Integer.toString(response.code()));
+        span.setStatus(StatusCode.ERROR);
+      }
+      return response;
+    } catch (IOException | RuntimeException e) {
+      // The failure's type, not its message, which may quote the address or what was read.
+      span.setAttribute(ERROR_TYPE, e.getClass().getName());
+      span.setStatus(StatusCode.ERROR);
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+}

@@ -1,0 +1,164 @@
+package dev.bolo.server.tracing;
+
+import dev.bolo.server.work.Replay;
+import dev.bolo.server.work.WorkKey;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.ContextKey;
+import io.opentelemetry.context.Scope;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.MDC;
+
+/**
+ * The spans of a note's story, made as children of the current span with the tracer the traced
+ * request's context carries: the request's wrapper puts it there ({@link #carry}) and it travels
+ * with the context to the work's threads ({@link #carried(Executor, Tracing)}), so the parts inside
+ * (the upload's reading, the work key's resolution, the charge) take no tracer of their own. Where
+ * no traced request began the work (traces off, a job), every span is {@link Span#getInvalid()}:
+ * nothing is recorded and nothing allocated. Stateless and thread safe.
+ *
+ * <p>While a span is current through {@link #enter}, the log lines of its thread carry its {@code
+ * trace_id} and {@code span_id} (MDC), as OpenTelemetry's own Logback integration names them.
+ */
+public final class NoteSpans {
+
+  /** The MDC keys of a line written within a span. */
+  public static final String TRACE_ID = "trace_id";
+
+  public static final String SPAN_ID = "span_id";
+
+  /** Bytes of the note's audio, as read and hashed from its upload. */
+  public static final AttributeKey<Long> AUDIO_BYTES = AttributeKey.longKey("bolo.audio.bytes");
+
+  /** The first hex digits of the work key's hash: enough to find a note's lines, no more. */
+  public static final AttributeKey<String> WORK_KEY = AttributeKey.stringKey("bolo.work_key");
+
+  /** How a copy of the note was served: {@code owner}, {@code joined} or {@code replayed}. */
+  public static final AttributeKey<String> RESOLUTION = AttributeKey.stringKey("bolo.resolution");
+
+  /** Milliseconds of audio charged to the device. */
+  public static final AttributeKey<Long> CHARGED_MS = AttributeKey.longKey("bolo.charged_ms");
+
+  /** The request's id, as its access line and answer carry it. */
+  public static final AttributeKey<String> REQUEST_ID = AttributeKey.stringKey("bolo.request_id");
+
+  /** Hex digits of a work key kept on a span: 12, a 48-bit prefix, as Git's short names. */
+  private static final int WORK_KEY_DIGITS = 12;
+
+  private static final ContextKey<Tracer> TRACER = ContextKey.named("bolo.tracer");
+
+  private NoteSpans() {}
+
+  /** {@code context} carrying {@code tracer} for the spans made within it. */
+  public static Context carry(Context context, Tracer tracer) {
+    return context.with(TRACER, tracer);
+  }
+
+  /**
+   * {@code executor} running each task within the context it was handed over in, when traces are
+   * on; {@code executor} itself when off.
+   */
+  public static Executor carried(Executor executor, Tracing tracing) {
+    return tracing.isOn() ? Context.taskWrapping(executor) : executor;
+  }
+
+  /** A span named {@code name} begun now as a child of the current one; invalid when untraced. */
+  public static Span start(String name) {
+    @Nullable Tracer tracer = Context.current().get(TRACER);
+    if (tracer == null) {
+      return Span.getInvalid();
+    }
+    return tracer.spanBuilder(name).startSpan();
+  }
+
+  /**
+   * Makes {@code span} current on this thread, its ids in the log lines, until the scope closes.
+   */
+  public static Scope enter(Span span) {
+    if (!span.getSpanContext().isValid()) {
+      return Scope.noop();
+    }
+    return enter(Context.current().with(span));
+  }
+
+  /**
+   * Makes {@code context} current on this thread, its span's ids in the log lines; the caller
+   * closes the scope on the same thread.
+   */
+  @SuppressWarnings("MustBeClosedChecker") // Handed to the caller, who closes it.
+  public static Scope enter(Context context) {
+    Scope current = context.makeCurrent();
+    SpanContext span = Span.fromContext(context).getSpanContext();
+    if (!span.isValid()) {
+      return current;
+    }
+    @Nullable String outerTrace = MDC.get(TRACE_ID);
+    @Nullable String outerSpan = MDC.get(SPAN_ID);
+    MDC.put(TRACE_ID, span.getTraceId());
+    MDC.put(SPAN_ID, span.getSpanId());
+    return () -> {
+      restore(TRACE_ID, outerTrace);
+      restore(SPAN_ID, outerSpan);
+      current.close();
+    };
+  }
+
+  /** The span of the work key's resolution, begun now, {@code key} named by its prefix. */
+  public static Span resolving(WorkKey key) {
+    Span span = start("resolve work key");
+    if (span.isRecording()) {
+      span.setAttribute(WORK_KEY, workKeyPrefix(key));
+    }
+    return span;
+  }
+
+  /**
+   * Ends the resolution's span with how the copy was served: {@code owner} (its own work ran),
+   * {@code joined} (it waited for a copy already running) or {@code replayed} (a stored result).
+   */
+  public static void resolved(Span span, @Nullable Replay replay) {
+    if (replay != null) {
+      span.setAttribute(
+          RESOLUTION,
+          switch (replay) {
+            case NONE -> "owner";
+            case JOINED -> "joined";
+            case CACHED -> "replayed";
+          });
+    }
+    span.end();
+  }
+
+  /** Runs {@code charge} within a span of the charge of {@code millis} of audio. */
+  public static void charging(long millis, Runnable charge) {
+    Span span = start("charge");
+    span.setAttribute(CHARGED_MS, millis);
+    try {
+      charge.run();
+    } finally {
+      span.end();
+    }
+  }
+
+  /**
+   * The work key as spans show it: the first hex digits of its SHA-256, which name no device and no
+   * audio, yet tell one note's spans from another's.
+   */
+  public static String workKeyPrefix(WorkKey key) {
+    return WorkKey.sha256Hex(key.asString().getBytes(StandardCharsets.UTF_8))
+        .substring(0, WORK_KEY_DIGITS);
+  }
+
+  private static void restore(String key, @Nullable String outer) {
+    if (outer == null) {
+      MDC.remove(key);
+    } else {
+      MDC.put(key, outer);
+    }
+  }
+}

@@ -1,0 +1,343 @@
+package dev.bolo.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.bolo.server.testing.FakeProvider;
+import dev.bolo.server.testing.Gateway;
+import dev.bolo.server.testing.LogCapture;
+import dev.bolo.server.testing.TestAudio;
+import dev.bolo.server.testing.TraceReceiver;
+import dev.bolo.server.testing.TraceReceiver.Received;
+import dev.bolo.testkit.Await;
+import dev.bolo.testkit.Directories;
+import io.opentelemetry.proto.trace.v1.Span.SpanKind;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import mockwebserver3.MockResponse;
+import mockwebserver3.RecordedRequest;
+import okhttp3.Request;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One note's story as a trace (docs/operations/tracing.md): a gateway with traces on, two providers
+ * behind one route, and an OTLP/HTTP receiver that decodes what the SDK sends. One gateway for the
+ * class; each test follows its own trace, begun by the client's {@code traceparent}.
+ */
+class TracedNoteTest {
+
+  private static final String TRANSCRIPT = "transcript of";
+
+  private static FakeProvider primary;
+  private static FakeProvider backup;
+  private static TraceReceiver receiver;
+  private static Path dataDir;
+  private static Gateway gateway;
+
+  @BeforeAll
+  static void start() throws Exception {
+    primary = new FakeProvider();
+    backup = new FakeProvider();
+    receiver = new TraceReceiver();
+    dataDir = Files.createTempDirectory("bolo-traced-");
+    Map<String, String> env = new HashMap<>();
+    env.put("BOLO_PORT", "0");
+    env.put("BOLO_DATA_DIR", dataDir.toString());
+    env.put("BOLO_DEVICE_TOKENS", "alpha=" + Gateway.TOKEN_A);
+    env.put("BOLO_ENGINES", "primary,backup");
+    env.put("BOLO_ENGINE_PRIMARY_KIND", "openai");
+    env.put("BOLO_ENGINE_PRIMARY_BASE_URL", primary.baseUrl());
+    env.put("BOLO_ENGINE_PRIMARY_API_KEY", "sk-primary");
+    env.put("BOLO_ENGINE_BACKUP_KIND", "openai");
+    env.put("BOLO_ENGINE_BACKUP_BASE_URL", backup.baseUrl());
+    env.put("BOLO_ENGINE_BACKUP_API_KEY", "sk-backup");
+    env.put("BOLO_ROUTES", "whisper-1=primary/whisper-1,backup/whisper-1");
+    env.put("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
+    // Small batches, sent soon: the receiver sees a note's spans shortly after its answer.
+    env.put("OTEL_BSP_SCHEDULE_DELAY", "20");
+    gateway = Gateway.withEnvironment(env);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    try (AutoCloseable d = () -> Directories.deleteTree(dataDir);
+        TraceReceiver r = receiver;
+        FakeProvider p = primary;
+        FakeProvider b = backup;
+        Gateway g = gateway) {
+      primary.release();
+    }
+  }
+
+  @Test
+  void oneNoteIsOneTraceWhoseSpansNestAsItsStoryGoesAndReachTheProvider() throws Exception {
+    String traceId = randomHex(16);
+    String clientSpan = randomHex(8);
+
+    try (LogCapture logs = LogCapture.start()) {
+      Gateway.Reply reply = send(TestAudio.wav(700, 511), traceId, clientSpan);
+      assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+      Spans spans = awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+
+      Received server = spans.get("POST /v1/transcriptions");
+      assertThat(server.parentId()).as("the client's span").isEqualTo(clientSpan);
+      assertThat(server.span().getKind()).isEqualTo(SpanKind.SPAN_KIND_SERVER);
+      assertThat(server.attribute("http.route")).hasValue("/v1/transcriptions");
+      assertThat(server.attribute("url.path")).hasValue("/v1/transcriptions");
+      assertThat(server.attribute("http.request.method")).hasValue("POST");
+      assertThat(server.attribute("http.response.status_code")).hasValue("200");
+      assertThat(server.attribute("bolo.request_id")).hasValue(reply.requestId());
+      assertThat(server.resource()).containsEntry("service.name", "bolo");
+
+      Received read = spans.get("read upload");
+      assertThat(read.parentId()).isEqualTo(server.spanId());
+      assertThat(read.attribute("bolo.audio.bytes")).isPresent();
+
+      Received resolve = spans.get("resolve work key");
+      assertThat(resolve.parentId()).isEqualTo(server.spanId());
+      assertThat(resolve.attribute("bolo.resolution")).hasValue("owner");
+      assertThat(resolve.attribute("bolo.work_key"))
+          .hasValueSatisfying(k -> assertThat(k).hasSize(12));
+
+      Received attempt = spans.get("engine attempt");
+      assertThat(attempt.parentId()).isEqualTo(resolve.spanId());
+      assertThat(attempt.attribute("bolo.engine.target")).hasValue("primary");
+      assertThat(attempt.attribute("bolo.engine.model")).hasValue("whisper-1");
+      assertThat(attempt.attribute("bolo.engine.outcome")).hasValue("transcribed");
+
+      Received call = spans.get("POST");
+      assertThat(call.parentId()).isEqualTo(attempt.spanId());
+      assertThat(call.span().getKind()).isEqualTo(SpanKind.SPAN_KIND_CLIENT);
+      assertThat(call.attribute("http.response.status_code")).hasValue("200");
+      assertThat(call.attribute("server.address"))
+          .hasValue(java.net.URI.create(primary.baseUrl()).getHost());
+
+      assertThat(spans.get("charge").parentId()).isEqualTo(resolve.spanId());
+
+      RecordedRequest atProvider = callOf(primary, traceId);
+      assertThat(atProvider.getHeaders().get("traceparent"))
+          .as("the provider's call carries the client's trace")
+          .isEqualTo("00-" + traceId + "-" + call.spanId() + "-01");
+
+      // Every line the request wrote within its trace names it: the access line too.
+      assertThat(logs.text())
+          .contains("trace_id=" + traceId)
+          .containsPattern("trace_id=" + traceId + ".*POST /v1/transcriptions -> 200");
+      assertNothingPrivate(receiver.trace(traceId));
+    }
+  }
+
+  @Test
+  void aFailoverIsOneAttemptPerTargetEachWithItsOutcome() throws Exception {
+    String traceId = randomHex(16);
+    primary.enqueue(
+        new MockResponse.Builder()
+            .code(503)
+            .setHeader("Content-Type", "application/json")
+            .body("{\"error\":{\"message\":\"overloaded\"}}")
+            .build());
+
+    Gateway.Reply reply = send(TestAudio.wav(800, 512), traceId, randomHex(8));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+    List<Received> trace = receiver.trace(traceId);
+    List<Received> attempts =
+        trace.stream().filter(s -> s.name().equals("engine attempt")).toList();
+    assertThat(attempts)
+        .extracting(
+            a -> a.attribute("bolo.engine.target").orElseThrow(),
+            a -> a.attribute("bolo.engine.outcome").orElseThrow())
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("primary", "unavailable"),
+            org.assertj.core.groups.Tuple.tuple("backup", "transcribed"));
+    Received resolve = only(trace, "resolve work key");
+    assertThat(attempts).allSatisfy(a -> assertThat(a.parentId()).isEqualTo(resolve.spanId()));
+    assertThat(resolve.events()).contains("failover");
+    assertThat(resolve.allAttributes())
+        .contains("bolo.engine.target=primary/whisper-1", "bolo.engine.outcome=unavailable");
+    assertNothingPrivate(trace);
+  }
+
+  @Test
+  void fourCopiesOfOneNoteAreOneEngineAttemptAndThreeLinksToTheOwner() throws Exception {
+    byte[] note = TestAudio.wav(600, 513);
+    List<String> traces = List.of(randomHex(16), randomHex(16), randomHex(16), randomHex(16));
+    primary.hold();
+    List<Future<Gateway.Reply>> replies = new ArrayList<>();
+    try (ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (String traceId : traces) {
+        replies.add(phones.submit(() -> send(note, traceId, randomHex(8))));
+      }
+      Await.until(
+          () -> metric("bolo_dedup_waiting_copies") == 4,
+          () -> "copies waiting: " + metric("bolo_dedup_waiting_copies"));
+      primary.release();
+      for (Future<Gateway.Reply> reply : replies) {
+        assertThat(reply.get().status()).isEqualTo(200);
+      }
+    }
+
+    List<Received> resolutions = new ArrayList<>();
+    for (String traceId : traces) {
+      resolutions.add(awaitSpans(traceId, "POST /v1/transcriptions").get("resolve work key"));
+    }
+    List<Received> owners =
+        resolutions.stream()
+            .filter(r -> r.attribute("bolo.resolution").orElseThrow().equals("owner"))
+            .toList();
+    assertThat(owners).hasSize(1);
+    Received owner = owners.get(0);
+    List<Received> joined = new ArrayList<>(resolutions);
+    joined.remove(owner);
+    assertThat(joined)
+        .allSatisfy(
+            j -> {
+              assertThat(j.attribute("bolo.resolution")).hasValue("joined");
+              assertThat(j.linkedSpanIds()).containsExactly(owner.spanId());
+            });
+    List<Received> attempts = new ArrayList<>();
+    for (String traceId : traces) {
+      receiver.trace(traceId).stream()
+          .filter(s -> s.name().equals("engine attempt"))
+          .forEach(attempts::add);
+    }
+    assertThat(attempts).hasSize(1);
+    assertThat(attempts.get(0).traceId()).isEqualTo(owner.traceId());
+    for (String traceId : traces) {
+      assertNothingPrivate(receiver.trace(traceId));
+    }
+    assertThat(receiver.refused()).isEmpty();
+  }
+
+  @Test
+  void theLatencyHistogramNamesATracedRequestAsItsExemplarInOpenMetrics() throws Exception {
+    String traceId = randomHex(16);
+    Gateway.Reply reply = send(TestAudio.wav(500, 514), traceId, randomHex(8));
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+
+    Gateway.Reply metrics =
+        gateway.send(
+            new Request.Builder()
+                .url(gateway.url("/metrics"))
+                .header("Accept", "application/openmetrics-text; version=1.0.0")
+                .build());
+
+    assertThat(metrics.contentType()).startsWith("application/openmetrics-text");
+    List<String> traced =
+        metrics
+            .body()
+            .lines()
+            .filter(line -> line.startsWith("bolo_http_request_duration_seconds_bucket"))
+            .filter(line -> line.contains("trace_id=\""))
+            .toList();
+    assertThat(traced).as("buckets with an exemplar").isNotEmpty();
+    List<String> known = receiver.spans().stream().map(Received::traceId).toList();
+    assertThat(traced)
+        .allSatisfy(
+            line ->
+                assertThat(known).contains(line.replaceAll(".*trace_id=\"([0-9a-f]+)\".*", "$1")));
+  }
+
+  /** The provider's call within {@code traceId}; the calls of earlier tests are passed over. */
+  private static RecordedRequest callOf(FakeProvider provider, String traceId)
+      throws InterruptedException {
+    while (true) {
+      RecordedRequest call = provider.takeRequest();
+      String traceparent = call.getHeaders().get("traceparent");
+      if (traceparent != null && traceparent.contains(traceId)) {
+        return call;
+      }
+    }
+  }
+
+  /** No attribute of any span names the token, the device, the transcript or the audio. */
+  private static void assertNothingPrivate(List<Received> spans) {
+    assertThat(spans).isNotEmpty();
+    for (Received span : spans) {
+      assertThat(span.allAttributes())
+          .as(span.name())
+          .allSatisfy(
+              attribute ->
+                  assertThat(attribute)
+                      .doesNotContain(Gateway.TOKEN_A)
+                      .doesNotContain("alpha")
+                      .doesNotContain("sk-primary")
+                      .doesNotContain("sk-backup")
+                      .doesNotContain(TRANSCRIPT)
+                      .doesNotContain("RIFF")
+                      .hasSizeLessThan(200));
+    }
+  }
+
+  private static Gateway.Reply send(byte[] note, String traceId, String parentSpan)
+      throws Exception {
+    Request request =
+        gateway
+            .nativeUpload(Gateway.TOKEN_A, note)
+            .newBuilder()
+            .header("traceparent", "00-" + traceId + "-" + parentSpan + "-01")
+            .build();
+    return gateway.send(request);
+  }
+
+  /** A trace's spans by name (the last of each name). */
+  private record Spans(Map<String, Received> byName) {
+    Received get(String name) {
+      Received span = byName.get(name);
+      assertThat(span).as("a span named " + name + " among " + byName.keySet()).isNotNull();
+      return java.util.Objects.requireNonNull(span);
+    }
+  }
+
+  /** The trace's spans by name once those named have arrived. */
+  private static Spans awaitSpans(String traceId, String... names) throws InterruptedException {
+    Await.until(
+        () ->
+            receiver.trace(traceId).stream()
+                .map(Received::name)
+                .toList()
+                .containsAll(List.of(names)),
+        () -> "spans of " + traceId + ": " + receiver.trace(traceId));
+    Map<String, Received> byName = new HashMap<>();
+    receiver.trace(traceId).forEach(s -> byName.put(s.name(), s));
+    return new Spans(byName);
+  }
+
+  private static Received only(List<Received> spans, String name) {
+    List<Received> named = spans.stream().filter(s -> s.name().equals(name)).toList();
+    assertThat(named).as(name).hasSize(1);
+    return named.get(0);
+  }
+
+  private static double metric(String name) {
+    try {
+      Gateway.Reply reply =
+          gateway.send(new Request.Builder().url(gateway.url("/metrics")).build());
+      return reply
+          .body()
+          .lines()
+          .filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+          .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+          .sum();
+    } catch (java.io.IOException e) {
+      return -1;
+    }
+  }
+
+  private static String randomHex(int bytes) {
+    byte[] random = new byte[bytes];
+    ThreadLocalRandom.current().nextBytes(random);
+    return HexFormat.of().formatHex(random);
+  }
+}
