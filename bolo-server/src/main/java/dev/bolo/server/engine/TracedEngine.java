@@ -1,13 +1,10 @@
 package dev.bolo.server.engine;
 
-import dev.bolo.server.health.Readiness;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -17,18 +14,17 @@ import java.util.Objects;
  * tried. Nothing of the note (audio, text) goes on the span. The composition root wraps only when
  * traces are on. Thread safe as the engine it wraps.
  */
-public final class TracedEngine implements SpeechEngine {
+public final class TracedEngine extends ForwardingEngine {
 
   static final AttributeKey<String> TARGET = AttributeKey.stringKey("bolo.engine.target");
   static final AttributeKey<String> MODEL = AttributeKey.stringKey("bolo.engine.model");
   static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("bolo.engine.outcome");
 
-  private final SpeechEngine engine;
   private final String target;
   private final Tracer tracer;
 
   private TracedEngine(SpeechEngine engine, String target, Tracer tracer) {
-    this.engine = Objects.requireNonNull(engine, "engine");
+    super(engine);
     this.target = Objects.requireNonNull(target, "target");
     this.tracer = Objects.requireNonNull(tracer, "tracer");
   }
@@ -75,65 +71,5 @@ public final class TracedEngine implements SpeechEngine {
       case EngineResult.Failed f -> "failed";
       case EngineResult.TimedOut t -> "timed_out";
     };
-  }
-
-  @Override
-  public String name() {
-    return engine.name();
-  }
-
-  @Override
-  public String defaultModel() {
-    return engine.defaultModel();
-  }
-
-  @Override
-  public boolean canTranslate() {
-    return engine.canTranslate();
-  }
-
-  @Override
-  public String source(String model) {
-    return engine.source(model);
-  }
-
-  @Override
-  public boolean timesWords(String model) {
-    return engine.timesWords(model);
-  }
-
-  @Override
-  public List<String> languages() {
-    return engine.languages();
-  }
-
-  @Override
-  public EngineLimits limits(String model) {
-    return engine.limits(model);
-  }
-
-  @Override
-  public LongestNote longestNote(String model) {
-    return engine.longestNote(model);
-  }
-
-  @Override
-  public ResponseFormat richestFormat(String model) {
-    return engine.richestFormat(model);
-  }
-
-  @Override
-  public Readiness readiness() {
-    return engine.readiness();
-  }
-
-  @Override
-  public void bindMetrics(MeterRegistry registry) {
-    engine.bindMetrics(registry);
-  }
-
-  @Override
-  public void close() {
-    engine.close();
   }
 }

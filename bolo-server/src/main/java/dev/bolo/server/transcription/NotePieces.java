@@ -4,15 +4,12 @@ import dev.bolo.server.dedup.WorkCoordinator;
 import dev.bolo.server.engine.EngineLimits;
 import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
-import dev.bolo.server.engine.LongestNote;
-import dev.bolo.server.engine.ResponseFormat;
+import dev.bolo.server.engine.ForwardingEngine;
 import dev.bolo.server.engine.SpeechEngine;
-import dev.bolo.server.health.Readiness;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Semaphore;
@@ -28,7 +25,7 @@ import java.util.function.LongSupplier;
  * the spool folder, so the disk they hold is bounded by {@code atOnce} of them. Everything else it
  * asks of, and answers as, the engine it wraps. Thread safe; one per gateway.
  */
-public final class NotePieces implements SpeechEngine {
+public final class NotePieces extends ForwardingEngine {
 
   /**
    * How notes are sent in pieces; how large a piece may be is the engine's to say.
@@ -50,7 +47,6 @@ public final class NotePieces implements SpeechEngine {
     }
   }
 
-  private final SpeechEngine engine;
   private final WorkCoordinator coordinator;
   private final Config config;
   private final Path folder;
@@ -71,7 +67,7 @@ public final class NotePieces implements SpeechEngine {
       Path folder,
       LongSupplier ticker,
       MeterRegistry metrics) {
-    this.engine = Objects.requireNonNull(engine, "engine");
+    super(engine);
     this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
     this.config = Objects.requireNonNull(config, "config");
     this.folder = Objects.requireNonNull(folder, "folder");
@@ -115,65 +111,5 @@ public final class NotePieces implements SpeechEngine {
             result.getClass().getSimpleName().toLowerCase(Locale.ROOT))
         .register(metrics)
         .increment();
-  }
-
-  @Override
-  public String name() {
-    return engine.name();
-  }
-
-  @Override
-  public String defaultModel() {
-    return engine.defaultModel();
-  }
-
-  @Override
-  public boolean canTranslate() {
-    return engine.canTranslate();
-  }
-
-  @Override
-  public String source(String model) {
-    return engine.source(model);
-  }
-
-  @Override
-  public boolean timesWords(String model) {
-    return engine.timesWords(model);
-  }
-
-  @Override
-  public List<String> languages() {
-    return engine.languages();
-  }
-
-  @Override
-  public EngineLimits limits(String model) {
-    return engine.limits(model);
-  }
-
-  @Override
-  public LongestNote longestNote(String model) {
-    return engine.longestNote(model);
-  }
-
-  @Override
-  public ResponseFormat richestFormat(String model) {
-    return engine.richestFormat(model);
-  }
-
-  @Override
-  public Readiness readiness() {
-    return engine.readiness();
-  }
-
-  @Override
-  public void bindMetrics(MeterRegistry registry) {
-    engine.bindMetrics(registry);
-  }
-
-  @Override
-  public void close() {
-    engine.close();
   }
 }
