@@ -1,7 +1,10 @@
 package dev.bolo.cli;
 
+import dev.bolo.client.BoloClient;
+import dev.bolo.client.Timing;
 import java.util.Map;
 import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -35,7 +38,18 @@ final class GatewayOptions {
    *
    * @param address where the URL came from, for the hint when nothing answers there
    */
-  record Connection(GatewayAddress address, HttpUrl baseUrl, String token) {}
+  record Connection(GatewayAddress address, HttpUrl baseUrl, String token) {
+
+    /** A client of this gateway that sends with {@code http} and waits with {@code timing}. */
+    BoloClient client(OkHttpClient http, Timing timing) {
+      return BoloClient.builder()
+          .baseUrl(baseUrl)
+          .token(token)
+          .okHttpClient(http)
+          .timing(timing)
+          .build();
+    }
+  }
 
   /**
    * Resolves the options against {@code env}.

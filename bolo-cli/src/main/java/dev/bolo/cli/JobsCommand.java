@@ -92,13 +92,7 @@ public final class JobsCommand implements Callable<Integer> {
     GatewayOptions.Connection connection = gateway.resolve(spec.commandLine(), env);
     Job.Status only = status == null ? null : statusOf(spec, status);
     OkHttpClient http = new OkHttpClient();
-    BoloClient client =
-        BoloClient.builder()
-            .baseUrl(connection.baseUrl())
-            .token(connection.token())
-            .okHttpClient(http)
-            .timing(timing)
-            .build();
+    BoloClient client = connection.client(http, timing);
     try {
       ExitCode exitCode;
       if (id != null) {

@@ -139,13 +139,7 @@ public final class TranscribeCommand implements java.util.concurrent.Callable<In
     Dispatcher dispatcher = new Dispatcher();
     dispatcher.setMaxRequestsPerHost(CONCURRENCY);
     OkHttpClient http = new OkHttpClient.Builder().dispatcher(dispatcher).build();
-    BoloClient client =
-        BoloClient.builder()
-            .baseUrl(connection.baseUrl())
-            .token(connection.token())
-            .okHttpClient(http)
-            .timing(timing)
-            .build();
+    BoloClient client = connection.client(http, timing);
     NoGatewayHint hint = new NoGatewayHint(connection.address(), err, MAX_ATTEMPTS_SHOWN);
     boolean verbose = progress != null ? progress : Terminal.isInteractive();
     if (async) {

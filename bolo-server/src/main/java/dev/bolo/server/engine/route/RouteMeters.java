@@ -1,12 +1,12 @@
 package dev.bolo.server.engine.route;
 
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.TracedEngine;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,18 +47,10 @@ final class RouteMeters {
   }
 
   void called(Target target, EngineResult result) {
+    // The metric has always said "ok" where the span says "transcribed".
     String outcome =
-        switch (result) {
-          case EngineResult.Transcribed t -> "ok";
-          case EngineResult.Rejected r -> "rejected";
-          case EngineResult.InvalidAudio r -> "invalid_audio";
-          case EngineResult.UnsupportedAudio r -> "unsupported_audio";
-          case EngineResult.Unavailable u -> "unavailable";
-          case EngineResult.Saturated s -> "saturated";
-          case EngineResult.Failed f -> "failed";
-          case EngineResult.TimedOut t -> "timed_out";
-        };
-    count("bolo_target_calls_total", target, "outcome", outcome.toLowerCase(Locale.ROOT));
+        result instanceof EngineResult.Transcribed ? "ok" : TracedEngine.outcomeOf(result);
+    count("bolo_target_calls_total", target, "outcome", outcome);
   }
 
   void skipped(Target target) {
