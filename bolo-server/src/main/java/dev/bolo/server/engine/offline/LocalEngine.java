@@ -33,6 +33,9 @@ final class LocalEngine implements SpeechEngine {
   private static final Logger log = LoggerFactory.getLogger(LocalEngine.class);
 
   /** The cause is in the log (see {@link #load}); a client is told no more than this. */
+  /** How long a close waits for a load in progress: loading takes seconds, on a busy machine 20. */
+  private static final Duration LOAD_AT_CLOSE = Duration.ofMinutes(1);
+
   private static final String LOAD_FAILED = "offline model failed to load; see the server log";
 
   private final OfflineConfig config;
@@ -78,6 +81,18 @@ final class LocalEngine implements SpeechEngine {
       return true;
     } catch (ExecutionException | TimeoutException e) {
       return false;
+    }
+  }
+
+  private void awaitLoadEnded() {
+    try {
+      model.get(LOAD_AT_CLOSE.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      // Logged by the loader; nothing to free.
+    } catch (TimeoutException e) {
+      log.warn("the offline model was still loading {} after close; not waited for", LOAD_AT_CLOSE);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -207,6 +222,10 @@ final class LocalEngine implements SpeechEngine {
 
   @Override
   public void close() {
+    // A gateway stopped while its model loads waits for the load: a process that exits under ONNX
+    // Runtime's session creation can crash in it, and a model loaded after close would not be
+    // freed. No piece runs before the model has loaded.
+    awaitLoadEnded();
     pool.close();
     if (!pool.terminated()) {
       // Freeing the sessions under a running call would crash the process; leave them to it.

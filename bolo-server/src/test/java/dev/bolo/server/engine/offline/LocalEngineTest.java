@@ -494,6 +494,51 @@ class LocalEngineTest {
         .isInstanceOf(EngineResult.Failure.class);
   }
 
+  @Test
+  void closingWhileTheModelLoadsWaitsForTheLoadAndFreesWhatItLoaded() throws Exception {
+    CountDownLatch loading = new CountDownLatch(1);
+    CountDownLatch finishLoad = new CountDownLatch(1);
+    AtomicInteger freed = new AtomicInteger();
+    NoteRecognizer.Factory model =
+        new NoteRecognizer.Factory() {
+          @Override
+          public NoteRecognizer newRecognizer() {
+            return new FakeRecognizer(new CountDownLatch(0), new CountDownLatch(0));
+          }
+
+          @Override
+          public void close() {
+            freed.incrementAndGet();
+          }
+        };
+    LocalEngine engine =
+        engine(
+            1,
+            0,
+            () -> {
+              loading.countDown();
+              try {
+                finishLoad.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return model;
+            });
+    assertThat(loading.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    Thread closing = Thread.ofPlatform().start(engine::close);
+    // Either close returned at once, or it waits (for the load) before the load may end.
+    Await.until(
+        WAIT,
+        "close to return or to wait",
+        () -> !closing.isAlive() || closing.getState() == Thread.State.TIMED_WAITING);
+
+    finishLoad.countDown();
+    closing.join(WAIT.toMillis());
+    assertThat(closing.isAlive()).as("close still running").isFalse();
+
+    assertThat(freed.get()).as("times the model loaded during close was freed").isEqualTo(1);
+  }
+
   private LocalEngine loaded(int recognizers, int queue, NoteRecognizer.Factory factory)
       throws InterruptedException {
     LocalEngine engine = engine(recognizers, queue, () -> factory);
