@@ -62,6 +62,8 @@ class TracedNoteTest {
     env.put("BOLO_ENGINE_BACKUP_BASE_URL", backup.baseUrl());
     env.put("BOLO_ENGINE_BACKUP_API_KEY", "sk-backup");
     env.put("BOLO_ROUTES", "whisper-1=primary/whisper-1,backup/whisper-1");
+    // A note longer than 20 s goes in pieces; the others here are shorter than a second.
+    env.put("BOLO_OPENAI_MAX_SECONDS", "20");
     env.put("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
     // Small batches, sent soon: the receiver sees a note's spans shortly after its answer.
     env.put("OTEL_BSP_SCHEDULE_DELAY", "20");
@@ -138,7 +140,7 @@ class TracedNoteTest {
   }
 
   @Test
-  void aFailoverIsOneAttemptPerTargetEachWithItsOutcome() throws Exception {
+  void aFailoverIsOneAttemptPerTargetEachWithItsOutcomeAndItsOwnLogLines() throws Exception {
     String traceId = randomHex(16);
     primary.enqueue(
         new MockResponse.Builder()
@@ -147,25 +149,72 @@ class TracedNoteTest {
             .body("{\"error\":{\"message\":\"overloaded\"}}")
             .build());
 
-    Gateway.Reply reply = send(TestAudio.wav(800, 512), traceId, randomHex(8));
+    List<Received> trace;
+    String logged;
+    try (LogCapture logs = LogCapture.start()) {
+      Gateway.Reply reply = send(TestAudio.wav(800, 512), traceId, randomHex(8));
+      assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+      awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+      trace = receiver.trace(traceId);
+      logged = logs.text();
+    }
 
-    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
-    List<Received> trace = receiver.trace(traceId);
     List<Received> attempts =
         trace.stream().filter(s -> s.name().equals("engine attempt")).toList();
     assertThat(attempts)
         .extracting(
             a -> a.attribute("bolo.engine.target").orElseThrow(),
-            a -> a.attribute("bolo.engine.outcome").orElseThrow())
+            a -> a.attribute("bolo.engine.outcome").orElseThrow(),
+            a -> a.attribute("bolo.engine.breaker").orElseThrow())
         .containsExactlyInAnyOrder(
-            org.assertj.core.groups.Tuple.tuple("primary", "unavailable"),
-            org.assertj.core.groups.Tuple.tuple("backup", "transcribed"));
+            org.assertj.core.groups.Tuple.tuple("primary", "unavailable", "closed"),
+            org.assertj.core.groups.Tuple.tuple("backup", "transcribed", "closed"));
     Received resolve = only(trace, "resolve work key");
     assertThat(attempts).allSatisfy(a -> assertThat(a.parentId()).isEqualTo(resolve.spanId()));
     assertThat(resolve.events()).contains("failover");
     assertThat(resolve.allAttributes())
         .contains("bolo.engine.target=primary/whisper-1", "bolo.engine.outcome=unavailable");
+    // The line the provider's 503 made inside the first attempt names that attempt's span.
+    String failedAttempt =
+        attempts.stream()
+            .filter(a -> a.attribute("bolo.engine.target").orElseThrow().equals("primary"))
+            .findFirst()
+            .orElseThrow()
+            .spanId();
+    assertThat(logged.lines().filter(line -> line.contains("provider answered 503")))
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains("trace_id=" + traceId)
+        .contains("span_id=" + failedAttempt);
+    assertNothingPrivate(trace);
+  }
+
+  @Test
+  void aLongNoteSentInPiecesIsOneAttemptPerPieceEachNamingItsPlace() throws Exception {
+    String traceId = randomHex(16);
+
+    Gateway.Reply reply = send(TestAudio.lecture(), traceId, randomHex(8));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+    List<Received> trace = receiver.trace(traceId);
+    Received resolve = only(trace, "resolve work key");
+    long pieces = Long.parseLong(resolve.attribute("bolo.piece.count").orElseThrow());
+    // 68 s in pieces of at most 20 s (BOLO_OPENAI_MAX_SECONDS).
+    assertThat(pieces).isGreaterThanOrEqualTo(4);
+    List<Received> attempts =
+        trace.stream().filter(s -> s.name().equals("engine attempt")).toList();
+    assertThat(attempts)
+        .extracting(a -> Long.parseLong(a.attribute("bolo.piece.index").orElseThrow()))
+        .containsExactlyInAnyOrderElementsOf(
+            java.util.stream.LongStream.range(0, pieces).boxed().toList());
+    assertThat(attempts)
+        .allSatisfy(
+            a -> {
+              assertThat(a.parentId()).isEqualTo(resolve.spanId());
+              assertThat(a.attribute("bolo.engine.target")).hasValue("primary");
+              assertThat(a.attribute("bolo.engine.breaker")).hasValue("closed");
+              assertThat(a.attribute("bolo.engine.outcome")).hasValue("transcribed");
+            });
     assertNothingPrivate(trace);
   }
 
@@ -263,21 +312,8 @@ class TracedNoteTest {
 
   /** No attribute of any span names the token, the device, the transcript or the audio. */
   private static void assertNothingPrivate(List<Received> spans) {
-    assertThat(spans).isNotEmpty();
-    for (Received span : spans) {
-      assertThat(span.allAttributes())
-          .as(span.name())
-          .allSatisfy(
-              attribute ->
-                  assertThat(attribute)
-                      .doesNotContain(Gateway.TOKEN_A)
-                      .doesNotContain("alpha")
-                      .doesNotContain("sk-primary")
-                      .doesNotContain("sk-backup")
-                      .doesNotContain(TRANSCRIPT)
-                      .doesNotContain("RIFF")
-                      .hasSizeLessThan(200));
-    }
+    TraceReceiver.assertNothingPrivate(
+        spans, Gateway.TOKEN_A, "alpha", "sk-primary", "sk-backup", TRANSCRIPT);
   }
 
   private static Gateway.Reply send(byte[] note, String traceId, String parentSpan)
