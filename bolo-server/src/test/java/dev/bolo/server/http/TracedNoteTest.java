@@ -13,6 +13,7 @@ import dev.bolo.testkit.Directories;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -61,7 +62,9 @@ class TracedNoteTest {
     env.put("BOLO_ENGINE_BACKUP_KIND", "openai");
     env.put("BOLO_ENGINE_BACKUP_BASE_URL", backup.baseUrl());
     env.put("BOLO_ENGINE_BACKUP_API_KEY", "sk-backup");
-    env.put("BOLO_ROUTES", "whisper-1=primary/whisper-1,backup/whisper-1");
+    env.put(
+        "BOLO_ROUTES",
+        "whisper-1=primary/whisper-1,backup/whisper-1;probe-1=primary/probe-1,backup/probe-1");
     // A note longer than 20 s goes in pieces; the others here are shorter than a second.
     env.put("BOLO_OPENAI_MAX_SECONDS", "20");
     env.put("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
@@ -186,6 +189,34 @@ class TracedNoteTest {
         .contains("trace_id=" + traceId)
         .contains("span_id=" + failedAttempt);
     assertNothingPrivate(trace);
+  }
+
+  @Test
+  void anAttemptNamesItsBreakerAsItStartsHalfOpenForTheProbeAfterARetryAfter() throws Exception {
+    // The probe-1 route's targets have breakers of their own, which no other test here uses.
+    primary.enqueue(
+        new MockResponse.Builder()
+            .code(429)
+            .setHeader("Retry-After", "60")
+            .setHeader("Content-Type", "application/json")
+            .body("{\"error\":{\"message\":\"slow down\"}}")
+            .build());
+    Gateway.Reply told =
+        send(TestAudio.wav(700, 516), randomHex(16), randomHex(8), "model", "probe-1");
+    assertThat(told.status()).as(told.body()).isEqualTo(200);
+    // The minute the primary asked for passes on the gateway's ticker.
+    gateway.advance(Duration.ofSeconds(61));
+    String traceId = randomHex(16);
+
+    Gateway.Reply probe = send(TestAudio.wav(700, 517), traceId, randomHex(8), "model", "probe-1");
+
+    assertThat(probe.status()).as(probe.body()).isEqualTo(200);
+    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+    Received attempt = only(receiver.trace(traceId), "engine attempt");
+    assertThat(attempt.attribute("bolo.engine.target")).hasValue("primary");
+    assertThat(attempt.attribute("bolo.engine.model")).hasValue("probe-1");
+    assertThat(attempt.attribute("bolo.engine.breaker")).hasValue("half_open");
+    assertThat(attempt.attribute("bolo.engine.outcome")).hasValue("transcribed");
   }
 
   @Test
@@ -316,11 +347,11 @@ class TracedNoteTest {
         spans, Gateway.TOKEN_A, "alpha", "sk-primary", "sk-backup", TRANSCRIPT);
   }
 
-  private static Gateway.Reply send(byte[] note, String traceId, String parentSpan)
-      throws Exception {
+  private static Gateway.Reply send(
+      byte[] note, String traceId, String parentSpan, String... fields) throws Exception {
     Request request =
         gateway
-            .nativeUpload(Gateway.TOKEN_A, note)
+            .nativeUpload(Gateway.TOKEN_A, note, fields)
             .newBuilder()
             .header("traceparent", "00-" + traceId + "-" + parentSpan + "-01")
             .build();
