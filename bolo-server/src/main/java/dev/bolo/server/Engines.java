@@ -21,6 +21,7 @@ import dev.bolo.server.ledger.Device;
 import dev.bolo.server.ledger.RateDecision;
 import dev.bolo.server.ledger.RateLimiter;
 import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.tracing.NoteSpans;
 import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.upload.TransferBuffers;
 import java.time.Clock;
@@ -96,7 +97,9 @@ final class Engines {
   }
 
   private static SpeechEngine traced(SpeechEngine engine, String target, Tracing tracing) {
-    return tracing.isOn() ? TracedEngine.of(engine, target, tracing.tracer()) : engine;
+    return tracing.isOn()
+        ? TracedEngine.of(engine, target, tracing.tracer(), NoteSpans::enter)
+        : engine;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.bolo.server.dedup;
 
 import dev.bolo.server.work.KeptTranscript;
+import io.opentelemetry.api.trace.SpanContext;
 import java.util.Objects;
 
 /** The answer to {@link DedupStore#claim}: who does the work for a key. */
@@ -21,6 +22,21 @@ public sealed interface Claim {
   /** The work is already done; replay this transcript. */
   record Completed(KeptTranscript transcript) implements Claim {}
 
-  /** Someone else holds a live lease on the work; {@link DedupStore#await} its end. */
-  record Busy() implements Claim {}
+  /**
+   * Someone else holds a live lease on the work; {@link DedupStore#await} its end.
+   *
+   * @param owner the span of the copy whose work it is, as the owner put it with its claim ({@link
+   *     DedupStore#claim}); invalid when the store does not know it (traces off, an owner of an
+   *     earlier version)
+   */
+  record Busy(SpanContext owner) implements Claim {
+    public Busy {
+      Objects.requireNonNull(owner, "owner");
+    }
+
+    /** Busy, the owner's span unknown. */
+    public Busy() {
+      this(SpanContext.getInvalid());
+    }
+  }
 }

@@ -60,7 +60,10 @@ public interface DedupStore extends AutoCloseable {
 
   /**
    * Atomically: the stored transcript if the work is done; else ownership with a lease if nobody
-   * holds a live one; else {@link Claim.Busy}.
+   * holds a live one; else {@link Claim.Busy}. A store shared by instances keeps the current span
+   * (the resolution of the copy that claims) with a claim it grants and names it in the {@link
+   * Claim.Busy} it answers others, so that a copy joined on another instance links to the owner's
+   * span; a store of one instance need not (its copies meet in {@link WorkCoordinator}).
    */
   Claim claim(WorkKey key, Duration lease);
 

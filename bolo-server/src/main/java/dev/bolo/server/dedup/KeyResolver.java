@@ -7,8 +7,10 @@ import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
+import io.opentelemetry.api.trace.SpanContext;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -56,8 +58,11 @@ final class KeyResolver {
    * Finds the outcome of the key: a stored one, this instance's run, or another instance's.
    *
    * @param deadline the ticker's nanoseconds after which nobody waits for the outcome any more
+   * @param ownerSpan told, each time the store names who holds the key, the span of the owner on
+   *     another instance; an invalid one when the work is this instance's or its owner unknown
    */
-  Served resolve(WorkKey key, long deadline, Supplier<WorkResult> work)
+  Served resolve(
+      WorkKey key, long deadline, Supplier<WorkResult> work, Consumer<SpanContext> ownerSpan)
       throws InterruptedException {
     ClaimWait elsewhere = new ClaimWait(store, ticker, sleeper, lease, waitingElsewhere);
     try {
@@ -69,9 +74,13 @@ final class KeyResolver {
           }
           case Claim.Owned owned -> {
             elsewhere.stopWaiting();
+            ownerSpan.accept(SpanContext.getInvalid());
             return new Served(runOwned(key, owned, work), Replay.NONE);
           }
-          case Claim.Busy busy -> elsewhere.alive(generation);
+          case Claim.Busy busy -> {
+            elsewhere.alive(generation);
+            ownerSpan.accept(busy.owner());
+          }
         }
         switch (elsewhere.until(key, deadline)) {
           case Resolution.Completed done -> {

@@ -9,6 +9,7 @@ import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.opentelemetry.api.trace.Span;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -26,19 +27,20 @@ import org.jspecify.annotations.Nullable;
 /**
  * {@link DedupStore} in Redis, shared by every gateway instance on the same Redis.
  *
- * <p>Per work key there are up to three entries, all with the key in a hash tag so they share one
- * Redis Cluster slot: {@code :claim} holds the owner's token with the lease as its expiry ({@code
- * SET NX PX}); {@code :done} holds the finished transcript for the TTL; {@code :failed} remembers
- * the last failure briefly, until the next claim. Completion, failure and renewal are Lua scripts
- * that act only while no other owner's token holds the claim (compare-and-set) and, for completion,
- * no result is stored yet, so a late owner never overwrites another's result; they publish the end
- * on the key's channel. A claim that Redis forgot (a restart without persistence) does not stop its
- * owner: its renewal takes the claim again and its result is still stored; a claim made on a vacant
- * key in the lease after such a restart is tentative until then ({@link RedisScripts}, epochs), so
- * the owner's taking back wins however late it comes within its lease. A waiter subscribes first,
- * then looks at the entries, then waits for the message while re-reading the entries on a slow
- * poll, so neither a message published before it subscribed nor a lease that expired without a
- * message is missed.
+ * <p>Per work key there are up to four entries ({@link RedisEntries}), all with the key in a hash
+ * tag so they share one Redis Cluster slot: {@code :claim} holds the owner's token with the lease
+ * as its expiry ({@code SET NX PX}); {@code :owner} the owner's span beside it, when traced, so
+ * that a copy joined on another instance links to it ({@link OwnerSpans}); {@code :done} holds the
+ * finished transcript for the TTL; {@code :failed} remembers the last failure briefly, until the
+ * next claim. Completion, failure and renewal are Lua scripts that act only while no other owner's
+ * token holds the claim (compare-and-set) and, for completion, no result is stored yet, so a late
+ * owner never overwrites another's result; they publish the end on the key's channel. A claim that
+ * Redis forgot (a restart without persistence) does not stop its owner: its renewal takes the claim
+ * again and its result is still stored; a claim made on a vacant key in the lease after such a
+ * restart is tentative until then ({@link RedisScripts}, epochs), so the owner's taking back wins
+ * however late it comes within its lease. A waiter subscribes first, then looks at the entries,
+ * then waits for the message while re-reading the entries on a slow poll, so neither a message
+ * published before it subscribed nor a lease that expired without a message is missed.
  *
  * <p>Thread safe. Redis failures surface as {@link RedisException}; the fail-open wrapper turns
  * them into a local fallback.
@@ -132,26 +134,19 @@ final class RedisDedupStore implements DedupStore {
         options.endpoint().connect(options.commandTimeout(), onDisconnect), options, waits);
   }
 
-  /** The Redis entry names of one work key; the hash tag keeps them in one cluster slot. */
-  private record Entries(String claim, String done, String failed, String channel) {
-    static Entries of(WorkKey key) {
-      String base = "bolo:{" + key.asString() + "}:";
-      return new Entries(base + "claim", base + "done", base + "failed", base + "end");
-    }
-  }
-
   @Override
   public Claim claim(WorkKey key, Duration lease) {
-    Entries e = Entries.of(key);
+    RedisEntries e = RedisEntries.of(key);
     String token = UUID.randomUUID().toString();
     String answer =
         redis.eval(
             RedisScripts.CLAIM,
             ScriptOutputType.VALUE,
-            withEpoch(e.claim(), e.done(), e.failed()),
+            withEpoch(e.claim(), e.done(), e.failed(), e.owner()),
             token,
             millis(lease),
-            knownEpoch);
+            knownEpoch,
+            OwnerSpans.traceparent(Span.current().getSpanContext()));
     return switch (answer.charAt(0)) {
       case 'D' -> new Claim.Completed(transcript(answer.substring(1)));
       case 'O' -> {
@@ -159,8 +154,11 @@ final class RedisDedupStore implements DedupStore {
         yield new Claim.Owned(token);
       }
       case 'B' -> {
-        learnEpoch(answer.substring(1));
-        yield new Claim.Busy();
+        // The epoch, then the owner's span when it left one.
+        int space = answer.indexOf(' ');
+        learnEpoch(space < 0 ? answer.substring(1) : answer.substring(1, space));
+        yield new Claim.Busy(
+            OwnerSpans.fromTraceparent(space < 0 ? null : answer.substring(space + 1)));
       }
       case 'T' -> {
         int colon = answer.indexOf(':');
@@ -176,7 +174,7 @@ final class RedisDedupStore implements DedupStore {
    * Waits out a tentative claim (Redis lost its data less than a lease ago, see {@link
    * RedisScripts}), then makes it real if no owner took the key back meanwhile.
    */
-  private Claim confirmLater(Entries e, String token, Duration wait, Duration lease) {
+  private Claim confirmLater(RedisEntries e, String token, Duration wait, Duration lease) {
     String answer;
     try {
       Thread.sleep(wait);
@@ -205,12 +203,12 @@ final class RedisDedupStore implements DedupStore {
 
   @Override
   public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
-    Entries e = Entries.of(key);
+    RedisEntries e = RedisEntries.of(key);
     Long renewed =
         redis.eval(
             RedisScripts.RENEW,
             ScriptOutputType.INTEGER,
-            withEpoch(e.claim(), e.done()),
+            withEpoch(e.claim(), e.done(), e.owner()),
             owner.token(),
             millis(lease),
             knownEpoch);
@@ -237,14 +235,14 @@ final class RedisDedupStore implements DedupStore {
 
   @Override
   public boolean complete(WorkKey key, Claim.Owned owner, KeptTranscript transcript) {
-    Entries e = Entries.of(key);
+    RedisEntries e = RedisEntries.of(key);
     StoredTranscript stored = StoredTranscript.of(transcript);
     String message = RedisValues.write(new RedisValues.Ended(owner.token(), stored, null));
     Long completed =
         redis.eval(
             RedisScripts.COMPLETE,
             ScriptOutputType.INTEGER,
-            new String[] {e.claim(), e.done()},
+            new String[] {e.claim(), e.done(), e.owner()},
             owner.token(),
             RedisValues.write(stored),
             millis(options.ttl()),
@@ -255,12 +253,12 @@ final class RedisDedupStore implements DedupStore {
 
   @Override
   public void fail(WorkKey key, Claim.Owned owner, WorkResult.Refused refusal) {
-    Entries e = Entries.of(key);
+    RedisEntries e = RedisEntries.of(key);
     RedisValues.StoredRefusal stored = RedisValues.StoredRefusal.of(refusal);
     redis.eval(
         RedisScripts.FAIL,
         ScriptOutputType.INTEGER,
-        new String[] {e.claim(), e.failed()},
+        new String[] {e.claim(), e.failed(), e.owner()},
         owner.token(),
         RedisValues.write(stored),
         millis(options.failureMemory()),
@@ -270,7 +268,7 @@ final class RedisDedupStore implements DedupStore {
 
   @Override
   public Resolution await(WorkKey key, Duration timeout) throws InterruptedException {
-    Entries e = Entries.of(key);
+    RedisEntries e = RedisEntries.of(key);
     long deadline = waits.getAsLong() + timeout.toNanos();
     CompletableFuture<String> ended = new CompletableFuture<>();
     subscriptions.listen(e.channel(), ended);
@@ -330,7 +328,7 @@ final class RedisDedupStore implements DedupStore {
     }
   }
 
-  private Look look(Entries e) {
+  private Look look(RedisEntries e) {
     List<KeyValue<String, String>> values = redis.mget(e.claim(), e.done(), e.failed());
     return new Look(valueOf(values.get(0)), valueOf(values.get(1)), valueOf(values.get(2)));
   }

@@ -61,9 +61,11 @@ final class RedisScripts {
   /**
    * Returns {@code "D" + transcript} when done; else {@code "O" + epoch} after taking the claim
    * (and forgetting an earlier failure); {@code "T" + ms + ":" + epoch} after taking it tentatively
-   * for that long; else {@code "B" + epoch}. KEYS: claim, done, failed, and the epoch outside a
-   * cluster. ARGV: token, lease ms, known epoch. A new epoch is named by the token (random
-   * already).
+   * for that long; else {@code "B" + epoch}, followed by a space and the owner's span when the
+   * owner left one. KEYS: claim, done, failed, owner, and the epoch outside a cluster. ARGV: token,
+   * lease ms, known epoch, the claimant's span ('' for none). A new epoch is named by the token
+   * (random already). The owner's span lives as long as the claim: an owner of an earlier version
+   * leaves none, and a waiter of an earlier version never reads it.
    */
   static final String CLAIM =
       EPOCH
@@ -71,19 +73,33 @@ final class RedisScripts {
           local done = redis.call('GET', KEYS[2])
           if done then return 'D' .. done end
           local id, wait = '', 0
-          if KEYS[4] then id, wait = epoch(KEYS[4], ARGV[3], ARGV[1], ARGV[2]) end
-          if wait > 0 then
-            if redis.call('SET', KEYS[1], 'T' .. ARGV[1], 'NX', 'PX', tonumber(ARGV[2]) + wait) then
-              redis.call('DEL', KEYS[3])
-              return 'T' .. wait .. ':' .. id
+          if KEYS[5] then id, wait = epoch(KEYS[5], ARGV[3], ARGV[1], ARGV[2]) end
+          local function owned(ms)
+            redis.call('DEL', KEYS[3])
+            if ARGV[4] ~= '' then
+              redis.call('SET', KEYS[4], ARGV[4], 'PX', ms)
+            else
+              redis.call('DEL', KEYS[4])
             end
+          end
+          local function busy()
+            local span = redis.call('GET', KEYS[4])
+            if span then return 'B' .. id .. ' ' .. span end
             return 'B' .. id
           end
+          if wait > 0 then
+            local ms = tonumber(ARGV[2]) + wait
+            if redis.call('SET', KEYS[1], 'T' .. ARGV[1], 'NX', 'PX', ms) then
+              owned(ms)
+              return 'T' .. wait .. ':' .. id
+            end
+            return busy()
+          end
           if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-            redis.call('DEL', KEYS[3])
+            owned(ARGV[2])
             return 'O' .. id
           end
-          return 'B' .. id
+          return busy()
           """;
 
   /**
@@ -103,10 +119,10 @@ final class RedisScripts {
       """;
 
   /**
-   * Extends the caller's claim; takes it again when Redis forgot it (a restart without persistence)
-   * or holds it only tentatively for a claim made since, and no result is stored; refuses when
-   * another owner holds it. KEYS: claim, done, and the epoch outside a cluster. ARGV: token, lease
-   * ms, known epoch (a new epoch is named by the token).
+   * Extends the caller's claim, and its span with it; takes it again when Redis forgot it (a
+   * restart without persistence) or holds it only tentatively for a claim made since, and no result
+   * is stored; refuses when another owner holds it. KEYS: claim, done, owner, and the epoch outside
+   * a cluster. ARGV: token, lease ms, known epoch (a new epoch is named by the token).
    */
   static final String RENEW =
       EPOCH
@@ -114,19 +130,20 @@ final class RedisScripts {
           local holder = redis.call('GET', KEYS[1])
           if holder == ARGV[1] then
             redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            redis.call('PEXPIRE', KEYS[3], ARGV[2])
             return 1
           end
           if holder and string.sub(holder, 1, 1) ~= 'T' then return 0 end
           if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-          if KEYS[3] then epoch(KEYS[3], ARGV[3], ARGV[1], ARGV[2]) end
+          if KEYS[4] then epoch(KEYS[4], ARGV[3], ARGV[1], ARGV[2]) end
           redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
           return 1
           """;
 
   /**
    * Stores the result unless one is stored already or another owner holds the claim; a claim Redis
-   * forgot, or holds only tentatively, does not stop the owner. KEYS: claim, done. ARGV: token,
-   * transcript, ttl ms, channel, message.
+   * forgot, or holds only tentatively, does not stop the owner. KEYS: claim, done, owner. ARGV:
+   * token, transcript, ttl ms, channel, message.
    */
   static final String COMPLETE =
       """
@@ -134,20 +151,20 @@ final class RedisScripts {
       local holder = redis.call('GET', KEYS[1])
       if holder and holder ~= ARGV[1] and string.sub(holder, 1, 1) ~= 'T' then return 0 end
       redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-      redis.call('DEL', KEYS[1])
+      redis.call('DEL', KEYS[1], KEYS[3])
       redis.call('PUBLISH', ARGV[4], ARGV[5])
       return 1
       """;
 
   /**
    * Ends the work with a failure unless another owner holds the claim (a tentative one does not
-   * count). KEYS: claim, failed. ARGV: token, refusal, memory ms, channel, message.
+   * count). KEYS: claim, failed, owner. ARGV: token, refusal, memory ms, channel, message.
    */
   static final String FAIL =
       """
       local holder = redis.call('GET', KEYS[1])
       if holder and holder ~= ARGV[1] and string.sub(holder, 1, 1) ~= 'T' then return 0 end
-      redis.call('DEL', KEYS[1])
+      redis.call('DEL', KEYS[1], KEYS[3])
       redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
       redis.call('PUBLISH', ARGV[4], ARGV[5])
       return 1

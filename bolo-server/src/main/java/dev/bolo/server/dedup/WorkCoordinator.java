@@ -20,10 +20,10 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -70,11 +70,16 @@ public final class WorkCoordinator {
    * One resolution on this instance, how many copies wait for it, and the stop of its work: set
    * once every copy withdrew, after which a new copy starts a resolution of its own.
    *
-   * @param owner the span of the copy that started the work (invalid when untraced), which every
-   *     copy joining it links to
+   * @param starter the span of the copy that started the resolution (invalid when untraced)
+   * @param owner the span of the copy whose work it is, which every other copy links to: the
+   *     starter's, or the owner's on another instance once the store names it
    */
   private record InFlight(
-      CompletableFuture<Served> outcome, AtomicInteger copies, WorkStop stop, SpanContext owner) {}
+      CompletableFuture<Served> outcome,
+      AtomicInteger copies,
+      WorkStop stop,
+      SpanContext starter,
+      AtomicReference<SpanContext> owner) {}
 
   /** What a copy that withdrew is answered; never shown to a client. */
   static final Served WITHDRAWN =
@@ -181,7 +186,8 @@ public final class WorkCoordinator {
       Duration maxWait,
       Function<WorkStop, WorkResult> work,
       CompletableFuture<?> withdrawn) {
-    return serve(key, maxWait, work, withdrawn, answerThread(ANSWERS, MDC.getCopyOfContextMap()));
+    return serve(
+        key, maxWait, work, withdrawn, AnswerThreads.of(ANSWERS, MDC.getCopyOfContextMap()));
   }
 
   /** Whether {@code served} is the answer of a copy that withdrew. */
@@ -196,12 +202,15 @@ public final class WorkCoordinator {
       CompletableFuture<?> withdrawn,
       Executor answerOn) {
     long deadline = ticker.getAsLong() + maxWait.toNanos();
+    Span copy = Span.current();
+    SpanContext starter = copy.getSpanContext();
     InFlight started =
         new InFlight(
             new CompletableFuture<>(),
             new AtomicInteger(),
             new WorkStop(),
-            Span.current().getSpanContext());
+            starter,
+            new AtomicReference<>(starter));
     InFlight joined =
         inFlight.compute(
             key,
@@ -213,9 +222,6 @@ public final class WorkCoordinator {
             });
     if (joined == started) {
       resolveDetached(key, deadline, () -> work.apply(started.stop()), started);
-    } else if (joined.owner().isValid()) {
-      // A joined copy's trace points at the one whose work it waits for.
-      Span.current().addLink(joined.owner());
     }
     // Each copy waits with its own deadline on a future of its own: a copy's timeout completes
     // only its wait, never the shared outcome.
@@ -234,6 +240,7 @@ public final class WorkCoordinator {
     return waited
         .handle(
             (served, failure) -> {
+              linkToOwner(copy, joined);
               if (served == WITHDRAWN) {
                 withdraw(key, joined);
               } else {
@@ -246,6 +253,18 @@ public final class WorkCoordinator {
               return served;
             })
         .thenApplyAsync(served -> served, answerOn);
+  }
+
+  /**
+   * Links a copy's span to the span of the copy whose work answered it, as known when its wait
+   * ends: on this instance the copy that started the resolution, on another the owner the store
+   * named (whatever copy on this instance asked the store). The owner's own copy links to nothing.
+   */
+  private static void linkToOwner(Span copy, InFlight entry) {
+    SpanContext owner = entry.owner().get();
+    if (owner.isValid() && !owner.equals(copy.getSpanContext())) {
+      copy.addLink(owner);
+    }
   }
 
   /**
@@ -270,42 +289,6 @@ public final class WorkCoordinator {
       // The resolution ended already: nothing left to stop.
       entry.copies().decrementAndGet();
     }
-  }
-
-  /**
-   * Runs each answer on a virtual thread of its own with {@code context} as its logging context: a
-   * client that reads its answer slowly holds up no other copy's answer, and no work's or timer's
-   * thread.
-   */
-  static Executor answerThread(ThreadFactory threads, @Nullable Map<String, String> context) {
-    return task -> {
-      Runnable withContext =
-          () -> {
-            // The thread's own context, put back after: the fallback below runs on the completing
-            // thread, whose lines go on after this answer.
-            @Nullable Map<String, String> own = MDC.getCopyOfContextMap();
-            if (context != null) {
-              MDC.setContextMap(context);
-            } else {
-              MDC.clear();
-            }
-            try {
-              task.run();
-            } finally {
-              if (own == null) {
-                MDC.clear();
-              } else {
-                MDC.setContextMap(own);
-              }
-            }
-          };
-      try {
-        threads.newThread(withContext).start();
-      } catch (RuntimeException noThread) {
-        // Never lose an answer for want of a thread: the completing thread writes it instead.
-        withContext.run();
-      }
-    };
   }
 
   /** How many copies on this instance wait for an outcome now, over all keys (for a metric). */
@@ -339,7 +322,12 @@ public final class WorkCoordinator {
             }
             Served served = internalError();
             try {
-              served = resolver.resolve(key, deadline, work);
+              served =
+                  resolver.resolve(
+                      key,
+                      deadline,
+                      work,
+                      found -> entry.owner().set(found.isValid() ? found : entry.starter()));
             } catch (InterruptedException e) {
               // Only a shutdown interrupts detached work.
               served = internalError();

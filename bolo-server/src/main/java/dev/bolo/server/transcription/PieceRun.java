@@ -10,11 +10,15 @@ import dev.bolo.server.engine.EngineRequest;
 import dev.bolo.server.engine.EngineResult;
 import dev.bolo.server.engine.Settings;
 import dev.bolo.server.engine.SpeechEngine;
+import dev.bolo.server.engine.TracedEngine;
 import dev.bolo.server.upload.SeekableNote;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -173,6 +177,7 @@ final class PieceRun {
         }
       }
       long noteMillis = splitter.samplesRead() * 1000 / RATE;
+      Span.current().setAttribute(TracedEngine.PIECE_COUNT, heard.size());
       return PieceStitch.stitch(heard, noteMillis, request.settings());
     } catch (UndecodableAudioException e) {
       // The client hears Bolo's sentence; FFmpeg's own words are for the operator.
@@ -247,8 +252,11 @@ final class PieceRun {
             ? PieceStitch.following(pieceSettings, heard.getLast().transcript().text())
             : pieceSettings;
     WorkKey key = WorkKey.ofPiece(request.device(), settings, piece.sha256());
+    // Within the note's trace: the piece's attempt is a span of the note's work.
     CompletableFuture<WorkResult> outcome =
-        CompletableFuture.supplyAsync(() -> serve(key, settings, piece, index), PIECE_THREADS);
+        CompletableFuture.supplyAsync(
+            Context.current().wrapSupplier(() -> serve(key, settings, piece, index)),
+            PIECE_THREADS);
     running.add(new Running(outcome, piece));
     return null;
   }
@@ -279,10 +287,13 @@ final class PieceRun {
   /** The provider call for one piece; its transcript is kept as the piece's work. */
   private WorkResult call(
       WorkKey key, Settings settings, PieceFile piece, int index, Duration timeout) {
-    EngineResult result =
-        engine.transcribe(
-            new EngineRequest(
-                piece, settings, timeout, request.requestId() + "/piece-" + (index + 1)));
+    EngineResult result;
+    try (Scope attempt = TracedEngine.forPiece(index)) {
+      result =
+          engine.transcribe(
+              new EngineRequest(
+                  piece, settings, timeout, request.requestId() + "/piece-" + (index + 1)));
+    }
     called.accept(result);
     return switch (result) {
       case EngineResult.Transcribed t ->

@@ -31,7 +31,7 @@ class AnswerThreadTest {
     ThreadFactory virtual = Thread.ofVirtual().name("answer-under-test").factory();
     List<Thread> started = new ArrayList<>();
     Executor answers =
-        WorkCoordinator.answerThread(
+        AnswerThreads.of(
             task -> {
               Thread thread = virtual.newThread(task);
               started.add(thread);
@@ -50,7 +50,7 @@ class AnswerThreadTest {
   @Test
   void withNoThreadToBeHadTheCompletingThreadAnswersAndKeepsItsOwnContextAfter() {
     List<String> seen = new ArrayList<>();
-    Executor answers = WorkCoordinator.answerThread(NO_THREAD, Map.of("request_id", "phone-1"));
+    Executor answers = AnswerThreads.of(NO_THREAD, Map.of("request_id", "phone-1"));
     MDC.put("request_id", "completing");
     MDC.put("device", "alpha");
 
@@ -65,7 +65,7 @@ class AnswerThreadTest {
   @Test
   void anAnswerWithoutAContextOfItsOwnDoesNotRunUnderTheCompletingThreads() {
     List<String> seen = new ArrayList<>();
-    Executor answers = WorkCoordinator.answerThread(NO_THREAD, null);
+    Executor answers = AnswerThreads.of(NO_THREAD, null);
     MDC.put("request_id", "completing");
 
     answers.execute(() -> seen.add(String.valueOf(MDC.get("request_id"))));

@@ -9,12 +9,20 @@ import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -156,6 +164,77 @@ class RedisDedupStoreTest extends RedisStoreContract {
         wakeUpNanos[rounds / 2] / 1_000,
         wakeUpNanos[(int) Math.ceil(rounds * 0.99) - 1] / 1_000,
         wakeUpNanos[rounds - 1] / 1_000);
+  }
+
+  @Test
+  void aBusyClaimNamesTheOwnersSpanUntilTheWorkEnds() {
+    DedupStore owner = store(LONG_TTL);
+    DedupStore other = store(LONG_TTL);
+    WorkKey key = newKey();
+    SpanContext resolution =
+        SpanContext.create(
+            "0af7651916cd43dd8448eb211c80319c",
+            "b7ad6b7169203331",
+            TraceFlags.getSampled(),
+            TraceState.builder().put("vendor", "not for the store").build());
+    Claim.Owned claim;
+    try (Scope traced = Context.root().with(Span.wrap(resolution)).makeCurrent()) {
+      claim = owned(owner.claim(key, LONG_LEASE));
+    }
+
+    Claim busy = other.claim(key, LONG_LEASE);
+
+    assertThat(busy).isInstanceOf(Claim.Busy.class);
+    SpanContext named = ((Claim.Busy) busy).owner();
+    assertThat(named.getTraceId()).isEqualTo(resolution.getTraceId());
+    assertThat(named.getSpanId()).isEqualTo(resolution.getSpanId());
+    assertThat(named.isSampled()).isTrue();
+    assertThat(named.getTraceState().isEmpty()).as("no trace state kept").isTrue();
+    try (RawRedis raw = new RawRedis()) {
+      // The claim itself is the token alone, as instances of earlier versions read it.
+      assertThat(raw.get(key, "claim")).isEqualTo(claim.token());
+      assertThat(raw.get(key, "owner")).hasSize(55);
+      owner.fail(key, claim, new WorkResult.Refused(Problem.UPSTREAM_TIMEOUT, "no answer"));
+      assertThat(raw.get(key, "owner")).as("the span ends with the claim").isNull();
+    }
+  }
+
+  @Test
+  void aClaimOfAnEarlierVersionIsBusyWithoutASpanAndAnOwnerEntryNotATraceparentIsNotRead() {
+    DedupStore store = store(LONG_TTL);
+    WorkKey key = newKey();
+    try (RawRedis raw = new RawRedis()) {
+      // An instance of an earlier version claims with its token and keeps no span.
+      raw.set(key, "claim", "token-of-an-earlier-version");
+      assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+
+      raw.set(key, "owner", "00-" + "a".repeat(300));
+      assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+      raw.set(key, "owner", "not-a-traceparent-but-fifty-five-characters-long-as-one");
+      assertThat(store.claim(key, LONG_LEASE)).isEqualTo(new Claim.Busy());
+    }
+  }
+
+  /** The test's own connection to Redis, to read and write a key's entries as they are stored. */
+  private static final class RawRedis implements AutoCloseable {
+    private final RedisClient client = RedisClient.create(redis.url());
+    private final StatefulRedisConnection<String, String> connection = client.connect();
+
+    @Nullable String get(WorkKey key, String entry) {
+      return connection.sync().get("bolo:{" + key.asString() + "}:" + entry);
+    }
+
+    void set(WorkKey key, String entry, String value) {
+      connection
+          .sync()
+          .set("bolo:{" + key.asString() + "}:" + entry, value, SetArgs.Builder.px(60_000));
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
   }
 
   @Test

@@ -13,6 +13,7 @@ import dev.bolo.testkit.Directories;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -61,7 +62,11 @@ class TracedNoteTest {
     env.put("BOLO_ENGINE_BACKUP_KIND", "openai");
     env.put("BOLO_ENGINE_BACKUP_BASE_URL", backup.baseUrl());
     env.put("BOLO_ENGINE_BACKUP_API_KEY", "sk-backup");
-    env.put("BOLO_ROUTES", "whisper-1=primary/whisper-1,backup/whisper-1");
+    env.put(
+        "BOLO_ROUTES",
+        "whisper-1=primary/whisper-1,backup/whisper-1;probe-1=primary/probe-1,backup/probe-1");
+    // A note longer than 20 s goes in pieces; the others here are shorter than a second.
+    env.put("BOLO_OPENAI_MAX_SECONDS", "20");
     env.put("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
     // Small batches, sent soon: the receiver sees a note's spans shortly after its answer.
     env.put("OTEL_BSP_SCHEDULE_DELAY", "20");
@@ -138,7 +143,7 @@ class TracedNoteTest {
   }
 
   @Test
-  void aFailoverIsOneAttemptPerTargetEachWithItsOutcome() throws Exception {
+  void aFailoverIsOneAttemptPerTargetEachWithItsOutcomeAndItsOwnLogLines() throws Exception {
     String traceId = randomHex(16);
     primary.enqueue(
         new MockResponse.Builder()
@@ -147,25 +152,100 @@ class TracedNoteTest {
             .body("{\"error\":{\"message\":\"overloaded\"}}")
             .build());
 
-    Gateway.Reply reply = send(TestAudio.wav(800, 512), traceId, randomHex(8));
+    List<Received> trace;
+    String logged;
+    try (LogCapture logs = LogCapture.start()) {
+      Gateway.Reply reply = send(TestAudio.wav(800, 512), traceId, randomHex(8));
+      assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+      awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+      trace = receiver.trace(traceId);
+      logged = logs.text();
+    }
 
-    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
-    List<Received> trace = receiver.trace(traceId);
     List<Received> attempts =
         trace.stream().filter(s -> s.name().equals("engine attempt")).toList();
     assertThat(attempts)
         .extracting(
             a -> a.attribute("bolo.engine.target").orElseThrow(),
-            a -> a.attribute("bolo.engine.outcome").orElseThrow())
+            a -> a.attribute("bolo.engine.outcome").orElseThrow(),
+            a -> a.attribute("bolo.engine.breaker").orElseThrow())
         .containsExactlyInAnyOrder(
-            org.assertj.core.groups.Tuple.tuple("primary", "unavailable"),
-            org.assertj.core.groups.Tuple.tuple("backup", "transcribed"));
+            org.assertj.core.groups.Tuple.tuple("primary", "unavailable", "closed"),
+            org.assertj.core.groups.Tuple.tuple("backup", "transcribed", "closed"));
     Received resolve = only(trace, "resolve work key");
     assertThat(attempts).allSatisfy(a -> assertThat(a.parentId()).isEqualTo(resolve.spanId()));
     assertThat(resolve.events()).contains("failover");
     assertThat(resolve.allAttributes())
         .contains("bolo.engine.target=primary/whisper-1", "bolo.engine.outcome=unavailable");
+    // The line the provider's 503 made inside the first attempt names that attempt's span.
+    String failedAttempt =
+        attempts.stream()
+            .filter(a -> a.attribute("bolo.engine.target").orElseThrow().equals("primary"))
+            .findFirst()
+            .orElseThrow()
+            .spanId();
+    assertThat(logged.lines().filter(line -> line.contains("provider answered 503")))
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains("trace_id=" + traceId)
+        .contains("span_id=" + failedAttempt);
+    assertNothingPrivate(trace);
+  }
+
+  @Test
+  void anAttemptNamesItsBreakerAsItStartsHalfOpenForTheProbeAfterARetryAfter() throws Exception {
+    // The probe-1 route's targets have breakers of their own, which no other test here uses.
+    primary.enqueue(
+        new MockResponse.Builder()
+            .code(429)
+            .setHeader("Retry-After", "60")
+            .setHeader("Content-Type", "application/json")
+            .body("{\"error\":{\"message\":\"slow down\"}}")
+            .build());
+    Gateway.Reply told =
+        send(TestAudio.wav(700, 516), randomHex(16), randomHex(8), "model", "probe-1");
+    assertThat(told.status()).as(told.body()).isEqualTo(200);
+    // The minute the primary asked for passes on the gateway's ticker.
+    gateway.advance(Duration.ofSeconds(61));
+    String traceId = randomHex(16);
+
+    Gateway.Reply probe = send(TestAudio.wav(700, 517), traceId, randomHex(8), "model", "probe-1");
+
+    assertThat(probe.status()).as(probe.body()).isEqualTo(200);
+    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+    Received attempt = only(receiver.trace(traceId), "engine attempt");
+    assertThat(attempt.attribute("bolo.engine.target")).hasValue("primary");
+    assertThat(attempt.attribute("bolo.engine.model")).hasValue("probe-1");
+    assertThat(attempt.attribute("bolo.engine.breaker")).hasValue("half_open");
+    assertThat(attempt.attribute("bolo.engine.outcome")).hasValue("transcribed");
+  }
+
+  @Test
+  void aLongNoteSentInPiecesIsOneAttemptPerPieceEachNamingItsPlace() throws Exception {
+    String traceId = randomHex(16);
+
+    Gateway.Reply reply = send(TestAudio.lecture(), traceId, randomHex(8));
+
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+    List<Received> trace = receiver.trace(traceId);
+    Received resolve = only(trace, "resolve work key");
+    long pieces = Long.parseLong(resolve.attribute("bolo.piece.count").orElseThrow());
+    // 68 s in pieces of at most 20 s (BOLO_OPENAI_MAX_SECONDS).
+    assertThat(pieces).isGreaterThanOrEqualTo(4);
+    List<Received> attempts =
+        trace.stream().filter(s -> s.name().equals("engine attempt")).toList();
+    assertThat(attempts)
+        .extracting(a -> Long.parseLong(a.attribute("bolo.piece.index").orElseThrow()))
+        .containsExactlyInAnyOrderElementsOf(
+            java.util.stream.LongStream.range(0, pieces).boxed().toList());
+    assertThat(attempts)
+        .allSatisfy(
+            a -> {
+              assertThat(a.parentId()).isEqualTo(resolve.spanId());
+              assertThat(a.attribute("bolo.engine.target")).hasValue("primary");
+              assertThat(a.attribute("bolo.engine.breaker")).hasValue("closed");
+              assertThat(a.attribute("bolo.engine.outcome")).hasValue("transcribed");
+            });
     assertNothingPrivate(trace);
   }
 
@@ -263,28 +343,15 @@ class TracedNoteTest {
 
   /** No attribute of any span names the token, the device, the transcript or the audio. */
   private static void assertNothingPrivate(List<Received> spans) {
-    assertThat(spans).isNotEmpty();
-    for (Received span : spans) {
-      assertThat(span.allAttributes())
-          .as(span.name())
-          .allSatisfy(
-              attribute ->
-                  assertThat(attribute)
-                      .doesNotContain(Gateway.TOKEN_A)
-                      .doesNotContain("alpha")
-                      .doesNotContain("sk-primary")
-                      .doesNotContain("sk-backup")
-                      .doesNotContain(TRANSCRIPT)
-                      .doesNotContain("RIFF")
-                      .hasSizeLessThan(200));
-    }
+    TraceReceiver.assertNothingPrivate(
+        spans, Gateway.TOKEN_A, "alpha", "sk-primary", "sk-backup", TRANSCRIPT);
   }
 
-  private static Gateway.Reply send(byte[] note, String traceId, String parentSpan)
-      throws Exception {
+  private static Gateway.Reply send(
+      byte[] note, String traceId, String parentSpan, String... fields) throws Exception {
     Request request =
         gateway
-            .nativeUpload(Gateway.TOKEN_A, note)
+            .nativeUpload(Gateway.TOKEN_A, note, fields)
             .newBuilder()
             .header("traceparent", "00-" + traceId + "-" + parentSpan + "-01")
             .build();

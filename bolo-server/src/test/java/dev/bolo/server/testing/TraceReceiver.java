@@ -1,5 +1,7 @@
 package dev.bolo.server.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
@@ -61,6 +63,13 @@ public final class TraceReceiver implements AutoCloseable {
     public List<String> linkedSpanIds() {
       return span.getLinksList().stream()
           .map(link -> HEX.formatHex(link.getSpanId().toByteArray()))
+          .toList();
+    }
+
+    /** The trace ids of the spans this span links to, in the order of {@link #linkedSpanIds}. */
+    public List<String> linkedTraceIds() {
+      return span.getLinksList().stream()
+          .map(link -> HEX.formatHex(link.getTraceId().toByteArray()))
           .toList();
     }
 
@@ -143,6 +152,26 @@ public final class TraceReceiver implements AutoCloseable {
   /** The spans received so far of the trace {@code traceId}. */
   public List<Received> trace(String traceId) {
     return spans.stream().filter(s -> s.traceId().equals(traceId)).toList();
+  }
+
+  /**
+   * Checks that no attribute of {@code spans} (nor of their events) names any of {@code secrets} (a
+   * token, a device, a provider's key, a transcript's words) or audio ({@code RIFF}, a WAV's first
+   * bytes), and that each is short, as a name, an id or a count is.
+   */
+  public static void assertNothingPrivate(List<Received> spans, String... secrets) {
+    assertThat(spans).isNotEmpty();
+    for (Received span : spans) {
+      assertThat(span.allAttributes())
+          .as(span.name())
+          .allSatisfy(
+              attribute -> {
+                for (String secret : secrets) {
+                  assertThat(attribute).doesNotContain(secret);
+                }
+                assertThat(attribute).doesNotContain("RIFF").hasSizeLessThan(200);
+              });
+    }
   }
 
   /** What was sent that was not OTLP/HTTP protobuf spans; empty when all was. */

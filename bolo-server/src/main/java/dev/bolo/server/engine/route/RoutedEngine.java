@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -213,7 +214,11 @@ public final class RoutedEngine implements SpeechEngine {
   /** One call to one target, its outcome told to the target's breaker and the meters. */
   private EngineResult call(Target target, EngineRequest request, Duration timeout) {
     long started = ticker.getAsLong();
-    EngineResult result = target.call(request, timeout);
+    EngineResult result;
+    // The breaker as the attempt finds it, for the attempt's span.
+    try (Scope attempt = TracedEngine.underBreaker(target.breaker().getState())) {
+      result = target.call(request, timeout);
+    }
     target.record(result, ticker.getAsLong() - started);
     if (result instanceof EngineResult.TimedOut) {
       meters.ambiguous(target);
