@@ -1,5 +1,7 @@
 package dev.bolo.server.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
@@ -143,6 +145,26 @@ public final class TraceReceiver implements AutoCloseable {
   /** The spans received so far of the trace {@code traceId}. */
   public List<Received> trace(String traceId) {
     return spans.stream().filter(s -> s.traceId().equals(traceId)).toList();
+  }
+
+  /**
+   * Checks that no attribute of any of {@code spans} (of the span or its events) names a device's
+   * token, a transcript ({@code transcript of}, the fake providers' text), the audio (a WAV's
+   * {@code RIFF}) or any of {@code secrets} (the test's device names, keys, webhook secrets), and
+   * that each stays short: the privacy rule of docs/operations/tracing.md.
+   */
+  public static void assertNothingPrivate(List<Received> spans, String... secrets) {
+    assertThat(spans).as("spans to check").isNotEmpty();
+    List<String> forbidden = new ArrayList<>(List.of(secrets));
+    forbidden.addAll(List.of(Gateway.TOKEN_A, Gateway.TOKEN_B, "transcript of", "RIFF"));
+    for (Received span : spans) {
+      for (String attribute : span.allAttributes()) {
+        assertThat(attribute).as(span.name()).hasSizeLessThan(200);
+        for (String secret : forbidden) {
+          assertThat(attribute).as(span.name()).doesNotContain(secret);
+        }
+      }
+    }
   }
 
   /** What was sent that was not OTLP/HTTP protobuf spans; empty when all was. */
