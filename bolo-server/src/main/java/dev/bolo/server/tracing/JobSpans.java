@@ -13,6 +13,7 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.context.propagation.TextMapSetter;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import okhttp3.HttpUrl;
 import org.jspecify.annotations.Nullable;
@@ -34,7 +35,7 @@ public final class JobSpans {
   /** Which time an instance takes the job: 1, then 2 after a failure a later attempt may pass. */
   static final AttributeKey<Long> JOB_ATTEMPT = AttributeKey.longKey("bolo.job.attempt");
 
-  /** How the run ended: {@code succeeded}, {@code failed}, {@code retried}, {@code cancelled}. */
+  /** How the run ended ({@link Outcome}): {@code succeeded}, {@code failed}, {@code retried}, … */
   static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("bolo.job.outcome");
 
   /** Which attempt of one webhook event: 1, 2, … */
@@ -120,6 +121,24 @@ public final class JobSpans {
     return new Run(span, NoteSpans.enter(NoteSpans.carry(Context.root().with(span), tracer)));
   }
 
+  /** How one run of a job ended, as its span's {@code bolo.job.outcome} names it. */
+  public enum Outcome {
+    /** The job succeeded. */
+    SUCCEEDED,
+    /** The job failed: the span's status is an error. */
+    FAILED,
+    /** The run failed in a way a later one may not: the job is queued again. */
+    RETRIED,
+    /** The job was cancelled while it ran. */
+    CANCELLED,
+    /** The gateway stopped: the job waits for its next start or another instance. */
+    STOPPED;
+
+    String attribute() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
   /** One run of a job: its span, current on the thread that runs it until it closes. */
   public static final class Run implements AutoCloseable {
     private final Span span;
@@ -130,13 +149,10 @@ public final class JobSpans {
       this.scope = scope;
     }
 
-    /**
-     * Names how the run ended: {@code succeeded}, {@code failed}, {@code retried} (queued again for
-     * a later attempt) or {@code cancelled}.
-     */
-    public void ended(String outcome) {
-      span.setAttribute(OUTCOME, outcome);
-      if (outcome.equals("failed")) {
+    /** Names how the run ended. */
+    public void ended(Outcome outcome) {
+      span.setAttribute(OUTCOME, outcome.attribute());
+      if (outcome == Outcome.FAILED) {
         span.setStatus(StatusCode.ERROR);
       }
     }

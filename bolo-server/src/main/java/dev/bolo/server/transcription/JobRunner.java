@@ -8,6 +8,7 @@ import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.WebhookOutbox;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.tracing.JobSpans;
+import dev.bolo.server.tracing.JobSpans.Outcome;
 import dev.bolo.server.upload.PartialNote;
 import dev.bolo.server.upload.SpooledAudio;
 import dev.bolo.server.work.Problem;
@@ -247,7 +248,7 @@ final class JobRunner implements AutoCloseable {
     try {
       audio = readBack(job);
       if (audio == null) {
-        traced.ended("failed");
+        traced.ended(Outcome.FAILED);
         return;
       }
       NoteRequest request =
@@ -271,13 +272,13 @@ final class JobRunner implements AutoCloseable {
         case Intake.Acceptance.Accepted accepted -> {
           Transcriber.Answer answer = transcriber.transcribe(accepted.note(), cancellation);
           traced.ended(
-              cancellation.isDone() ? "cancelled" : answered(job, accepted.note(), answer));
+              cancellation.isDone() ? Outcome.CANCELLED : answered(job, accepted.note(), answer));
         }
       }
     } catch (InterruptedException e) {
       // The gateway is closing: the job stays queued for the next run or another instance.
       Thread.currentThread().interrupt();
-      traced.ended("stopped");
+      traced.ended(Outcome.STOPPED);
     } catch (RuntimeException | IOException e) {
       log.error("job {} could not be run", job.id(), e);
       traced.ended(
@@ -319,10 +320,10 @@ final class JobRunner implements AutoCloseable {
   }
 
   /** Ends or requeues the job as {@code answer} says; how its run ended, for its span. */
-  private String answered(JobRecord job, Transcriber.Note note, Transcriber.Answer answer) {
+  private Outcome answered(JobRecord job, Transcriber.Note note, Transcriber.Answer answer) {
     if (closed) {
       // Answers made by the gateway's closing (its work interrupted) are no job's end.
-      return "stopped";
+      return Outcome.STOPPED;
     }
     switch (answer.outcome()) {
       case WorkResult.Success success -> {
@@ -334,7 +335,7 @@ final class JobRunner implements AutoCloseable {
                     success.transcript(), note.settings(), answer.replayed(), job.id()),
                 null,
                 success.transcript().durationMs()));
-        return "succeeded";
+        return Outcome.SUCCEEDED;
       }
       case WorkResult.Refused refused -> {
         if (JobRetries.isTransient(refused.problem())) {
@@ -345,7 +346,7 @@ final class JobRunner implements AutoCloseable {
           if (attempts > 0 && attempts < JobRetries.MAX_ATTEMPTS) {
             log.info(
                 "job {} queued again after attempt {}: {}", job.id(), attempts, refused.message());
-            return "retried";
+            return Outcome.RETRIED;
           }
         }
         return failed(job, refused);
@@ -354,14 +355,14 @@ final class JobRunner implements AutoCloseable {
   }
 
   /** Ends the job failed, unless the gateway is closing; how its run ended, for its span. */
-  private String failed(JobRecord job, WorkResult.Refused refused) {
+  private Outcome failed(JobRecord job, WorkResult.Refused refused) {
     if (closed) {
-      return "stopped";
+      return Outcome.STOPPED;
     }
     end(
         job.id(),
         new JobStore.Ending(JobStatus.FAILED, null, rendering.error(refused, job.id()), null));
-    return "failed";
+    return Outcome.FAILED;
   }
 
   /**
