@@ -22,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -66,10 +67,7 @@ class TracedSdkEndToEndTest {
                 () -> {
                   Map<String, String> headers = new HashMap<>();
                   W3CTraceContextPropagator.getInstance()
-                      .inject(
-                          Context.current(),
-                          headers,
-                          (carrier, name, value) -> carrier.put(name, value));
+                      .inject(Context.current(), headers, TracedSdkEndToEndTest::put);
                   return headers;
                 })
             .build();
@@ -105,6 +103,12 @@ class TracedSdkEndToEndTest {
     return TRACES.trace(traceId).stream()
         .filter(s -> s.span().getKind().name().equals("SPAN_KIND_SERVER"))
         .toList();
+  }
+
+  private static void put(@Nullable Map<String, String> carrier, String name, String value) {
+    if (carrier != null) {
+      carrier.put(name, value);
+    }
   }
 
   private static TraceReceiver receiver() {
