@@ -15,7 +15,7 @@ import {callJson} from './calls.js';
 import {jobRequest, listJobs, submitJob} from './jobs.js';
 import {multipartOf, readNote, settingsOf} from './audio.js';
 import {RunningWork} from './running.js';
-import {platformExchange} from './transport.js';
+import {platformExchange, tracedExchange} from './transport.js';
 import {RESUMABLE_THRESHOLD_BYTES, TusUpload} from './tus.js';
 
 /**
@@ -85,6 +85,9 @@ const SYSTEM_CLOCK = Object.freeze({
  * @property {number} [resumableThresholdBytes] notes this large or larger go as resumable uploads
  *     (tus); 256 KiB by default, 0 sends every note whole
  * @property {typeof fetch} [fetch] a fetch to use instead of the platform's XMLHttpRequest or fetch
+ * @property {import('./transport.js').TraceHeaders} [traceHeaders] the app's current trace
+ *     (`{traceparent, tracestate}`), asked before every request and sent with it, so the gateway's
+ *     spans of a note are children of the app's span; see README.md for OpenTelemetry
  * @property {import('./transport.js').Exchange} [exchange] replaces the HTTP layer (for tests)
  * @property {Partial<import('./running.js').Clock>} [clock] replaces time (for tests)
  * @property {() => number} [random] the jitter's source, Math.random by default
@@ -181,7 +184,8 @@ export class BoloClient {
     if (!(this.resumableThresholdBytes >= 0)) {
       throw new RangeError(`resumableThresholdBytes must be >= 0: ${this.resumableThresholdBytes}`);
     }
-    this.exchange = options.exchange ?? platformExchange({fetch: options.fetch});
+    const exchange = options.exchange ?? platformExchange({fetch: options.fetch});
+    this.exchange = options.traceHeaders ? tracedExchange(exchange, options.traceHeaders) : exchange;
     this.clock = {...SYSTEM_CLOCK, ...options.clock};
     this.random = options.random ?? Math.random;
   }

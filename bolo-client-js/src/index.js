@@ -26,4 +26,5 @@ export {WEBHOOK_TOLERANCE_SECONDS, WebhookVerificationError, verifyWebhook} from
  * @typedef {import('./policy.js').Failure} Failure
  * @typedef {import('./audio.js').AudioInput} AudioInput
  * @typedef {import('./running.js').Clock} Clock
+ * @typedef {import('./transport.js').TraceHeaders} TraceHeaders
  */

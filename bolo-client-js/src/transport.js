@@ -21,6 +21,45 @@
  * @typedef {(request: ExchangeRequest) => Promise<Answer>} Exchange
  */
 
+/**
+ * The app's current trace as W3C Trace Context headers, asked before each request; null, an empty
+ * object or a throw sends none.
+ *
+ * @typedef {() => ({traceparent?: string, tracestate?: string} | Record<string, string> | null | undefined)} TraceHeaders
+ */
+
+/**
+ * `exchange`, with the app's `traceparent` and `tracestate` on every request: only those two
+ * names, with visible ASCII values, whatever else `traceHeaders` gives.
+ *
+ * @param {Exchange} exchange
+ * @param {TraceHeaders} traceHeaders
+ * @returns {Exchange}
+ */
+export function tracedExchange(exchange, traceHeaders) {
+  return (request) => {
+    /** @type {Record<string, string>} */
+    const trace = {};
+    let given;
+    try {
+      given = traceHeaders();
+    } catch {
+      // The app's trace helps its operator; it never costs the note.
+      given = null;
+    }
+    for (const [name, value] of Object.entries(given ?? {})) {
+      const lower = name.toLowerCase();
+      if ((lower === 'traceparent' || lower === 'tracestate') && typeof value === 'string'
+          && /^[\x20-\x7e]+$/.test(value)) {
+        trace[lower] = value;
+      }
+    }
+    return exchange(Object.keys(trace).length === 0
+      ? request
+      : {...request, headers: {...request.headers, ...trace}});
+  };
+}
+
 /** Error bodies and transcripts are small; a larger body is not the gateway's. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 

@@ -55,6 +55,7 @@ public final class BoloClient {
   private final long resumableThreshold;
   private final RunningWorkLimits runningWork;
   private final JobCalls jobs;
+  private final TraceHeaders traceHeaders;
 
   /** False once the gateway answered a creation with 404 or 405: it has no resumable uploads. */
   private final AtomicBoolean gatewayHasUploads = new AtomicBoolean(true);
@@ -85,7 +86,9 @@ public final class BoloClient {
     this.runningWork =
         new RunningWorkLimits(
             builder.runningWorkBase, builder.runningWorkMax, builder.stalledWorkTimeout);
-    this.jobs = new JobCalls(http, token, builder.baseUrl, timing, policy, uploadTimeouts);
+    this.traceHeaders = builder.traceHeaders;
+    this.jobs =
+        new JobCalls(http, token, builder.baseUrl, timing, policy, uploadTimeouts, traceHeaders);
   }
 
   /** A builder; {@link Builder#baseUrl} and {@link Builder#token} are required. */
@@ -204,13 +207,13 @@ public final class BoloClient {
     }
     NoteRequests requests =
         new NoteRequests(
-            http,
+            TracedCalls.carrying(http, traceHeaders),
             token,
             timing.clock(),
             note,
             options,
             call.attemptTimeout(),
-            noteTimeout(note, call),
+            uploadTimeouts.timeoutOf(note, call.attemptTimeout()),
             listeners,
             flag,
             timing.scheduler());
@@ -226,16 +229,6 @@ public final class BoloClient {
     ResendPolicy chosen = call.policy() != null ? call.policy() : policy;
     resender.start(noteKey, chosen, listeners, flag, uploader, outcome);
     return noteKey;
-  }
-
-  /** The note's read and write timeout: the app's fixed one, else the SDK's rule for its length. */
-  private Duration noteTimeout(VoiceNote note, CallOptions call) {
-    Duration fixed = call.attemptTimeout();
-    if (fixed != null) {
-      return fixed;
-    }
-    return uploadTimeouts.timeoutFor(
-        note.durationMs().isPresent() ? Long.toString(note.durationMs().getAsLong()) : null);
   }
 
   /**
@@ -259,6 +252,7 @@ public final class BoloClient {
     private Duration runningWorkBase = RunningWorkLimits.DEFAULTS.base();
     private Duration runningWorkMax = RunningWorkLimits.DEFAULTS.max();
     private Duration stalledWorkTimeout = RunningWorkLimits.DEFAULTS.stalledAfter();
+    private TraceHeaders traceHeaders = TraceHeaders.none();
 
     private Builder() {}
 
@@ -388,6 +382,12 @@ public final class BoloClient {
     public Builder stalledWorkTimeout(Duration timeout) {
       this.stalledWorkTimeout =
           new RunningWorkLimits(runningWorkBase, runningWorkMax, timeout).stalledAfter();
+      return this;
+    }
+
+    /** The app's current trace, sent with each note and job call ({@link TraceHeaders}). */
+    public Builder traceHeaders(TraceHeaders traceHeaders) {
+      this.traceHeaders = Objects.requireNonNull(traceHeaders, "traceHeaders");
       return this;
     }
 

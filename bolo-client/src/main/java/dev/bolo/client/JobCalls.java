@@ -47,6 +47,7 @@ final class JobCalls {
   private final Timing timing;
   private final ResendPolicy policy;
   private final UploadTimeouts uploadTimeouts;
+  private final TraceHeaders traceHeaders;
 
   JobCalls(
       OkHttpClient http,
@@ -54,13 +55,15 @@ final class JobCalls {
       HttpUrl baseUrl,
       Timing timing,
       ResendPolicy policy,
-      UploadTimeouts uploadTimeouts) {
+      UploadTimeouts uploadTimeouts,
+      TraceHeaders traceHeaders) {
     this.http = http;
     this.token = token;
     this.jobs = baseUrl.newBuilder().addPathSegments(JOBS_PATH).build();
     this.timing = timing;
     this.policy = policy;
     this.uploadTimeouts = uploadTimeouts;
+    this.traceHeaders = traceHeaders;
   }
 
   /** {@code POST /v1/jobs} with the note as the form {@code POST /v1/transcriptions} takes. */
@@ -69,13 +72,7 @@ final class JobCalls {
     Objects.requireNonNull(note, "note");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(job, "job");
-    Duration timeout =
-        call.attemptTimeout() != null
-            ? call.attemptTimeout()
-            : uploadTimeouts.timeoutFor(
-                note.durationMs().isPresent()
-                    ? Long.toString(note.durationMs().getAsLong())
-                    : null);
+    Duration timeout = uploadTimeouts.timeoutOf(note, call.attemptTimeout());
     return run(
         call,
         note,
@@ -195,6 +192,8 @@ final class JobCalls {
     String key =
         call.idempotencyKey() != null ? call.idempotencyKey() : UUID.randomUUID().toString();
     long start = timing.ticker().getAsLong();
+    // The app's trace, asked on its own thread (this one): every attempt carries it.
+    OkHttpClient traced = TracedCalls.carrying(http, traceHeaders);
     for (int number = 1; ; number++) {
       // An interrupted thread wants no new work.
       if (Thread.currentThread().isInterrupted()) {
@@ -205,7 +204,7 @@ final class JobCalls {
         return new JobOutcome.Unreadable<>(unusable, number - 1);
       }
       Attempt attempt = new Attempt(key, number, UUID.randomUUID() + "-a" + number);
-      Step<T> step = exchange(requestFor.apply(attempt), reader, number);
+      Step<T> step = exchange(traced, requestFor.apply(attempt), reader, number);
       if (step == null) {
         return new JobOutcome.Cancelled<>(number);
       }
@@ -247,7 +246,7 @@ final class JobCalls {
 
   /** One attempt's ending; null when the waiting thread was interrupted (the call is cancelled). */
   private <T> @Nullable Step<T> exchange(
-      Outgoing outgoing, Function<Map<?, ?>, @Nullable T> reader, int number) {
+      OkHttpClient http, Outgoing outgoing, Function<Map<?, ?>, @Nullable T> reader, int number) {
     CompletableFuture<Step<T>> ended = new CompletableFuture<>();
     Call call;
     try {

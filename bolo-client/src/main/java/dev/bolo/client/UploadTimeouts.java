@@ -41,6 +41,15 @@ final class UploadTimeouts implements Interceptor {
     this.max = max;
   }
 
+  /** A note's read and write timeout: {@code fixed}, the app's, else the rule for its length. */
+  Duration timeoutOf(VoiceNote note, @Nullable Duration fixed) {
+    if (fixed != null) {
+      return fixed;
+    }
+    return timeoutFor(
+        note.durationMs().isPresent() ? Long.toString(note.durationMs().getAsLong()) : null);
+  }
+
   /** The timeout for a note whose duration header is {@code durationHeader}. */
   Duration timeoutFor(@Nullable String durationHeader) {
     long durationMs = parseDurationMs(durationHeader);

@@ -57,10 +57,7 @@ public final class AppBuilder {
 
   private static final Logger log = LoggerFactory.getLogger(AppBuilder.class);
 
-  /**
-   * Resumable uploads keep their bytes in this folder of the slot's spool, which a start does not
-   * empty (it deletes only the spool's own files): they outlive a restart.
-   */
+  /** Resumable uploads' folder in the slot's spool: a start leaves it, so they outlive restarts. */
   private static final String RESUMABLE_FOLDER = "resumable";
 
   /**
@@ -297,7 +294,8 @@ public final class AppBuilder {
             threads.countedWork());
     resumable.recover();
     Jobs jobs =
-        GatewayJobs.open(config, webhooks, ledger, transcriber, slot, clock, sleeper, metrics);
+        GatewayJobs.open(
+            config, webhooks, ledger, transcriber, slot, clock, sleeper, metrics, tracing);
     built.push(jobs);
     Map<String, Supplier<Readiness>> readiness = new LinkedHashMap<>();
     readiness.put("engine", engine::readiness);

@@ -5,6 +5,8 @@ import dev.bolo.server.http.JobJson;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.ledger.JobStore;
 import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.tracing.JobSpans;
+import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.transcription.Jobs;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.webhook.HostResolver;
@@ -39,6 +41,7 @@ final class GatewayJobs {
    * into the slot's own spool, which a start empties.
    *
    * @param given a test's webhook side ({@link AppBuilder#webhooks}), or null for the gateway's own
+   * @param tracing the traces jobs' runs and webhook deliveries are spans of
    */
   static Jobs open(
       ServerConfig gateway,
@@ -48,7 +51,8 @@ final class GatewayJobs {
       InstanceSlot slot,
       Clock clock,
       Sleeper sleeper,
-      MeterRegistry metrics) {
+      MeterRegistry metrics,
+      Tracing tracing) {
     ServerConfig.Jobs config = gateway.jobs();
     return Jobs.open(
         ledger,
@@ -63,6 +67,7 @@ final class GatewayJobs {
         sleeper,
         slot.id(),
         slot.spoolDir(),
-        metrics);
+        metrics,
+        new JobSpans(tracing));
   }
 }

@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
  * @param result the transcription answer (JSON) once it succeeded
  * @param error the error (JSON) once it failed
  * @param attempts how many times an instance took it
+ * @param traceparent the W3C {@code traceparent} of the request that made it, when it was traced:
+ *     its runs link to that span
  */
 public record JobRecord(
     String id,
@@ -35,7 +37,8 @@ public record JobRecord(
     @Nullable String error,
     Instant createdAt,
     @Nullable Instant finishedAt,
-    int attempts) {
+    int attempts,
+    @Nullable String traceparent) {
 
   public JobRecord {
     Objects.requireNonNull(id, "id");
@@ -58,7 +61,8 @@ public record JobRecord(
       @Nullable String idempotencyKey,
       @Nullable String webhookUrl,
       String metadata,
-      Instant createdAt) {
+      Instant createdAt,
+      @Nullable String traceparent) {
     return new JobRecord(
         id,
         device,
@@ -75,6 +79,7 @@ public record JobRecord(
         null,
         createdAt,
         null,
-        0);
+        0,
+        traceparent);
   }
 }

@@ -16,7 +16,7 @@ final class JobRows {
   static final String COLUMNS =
       "id, device_name, status, fields, audio_sha256, audio_bytes, duration_ms,"
           + " claimed_duration_ms, idempotency_key, webhook_url, metadata, result, error,"
-          + " created_at, finished_at, attempts";
+          + " created_at, finished_at, attempts, traceparent";
 
   private JobRows() {}
 
@@ -25,7 +25,7 @@ final class JobRows {
         c,
         "INSERT INTO jobs ("
             + COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         job.id(),
         job.device(),
         job.status().name(),
@@ -41,7 +41,8 @@ final class JobRows {
         job.error(),
         job.createdAt().toEpochMilli(),
         job.finishedAt() == null ? null : job.finishedAt().toEpochMilli(),
-        job.attempts());
+        job.attempts(),
+        job.traceparent());
   }
 
   /**
@@ -87,7 +88,8 @@ final class JobRows {
                   r.getString(13),
                   Instant.ofEpochMilli(r.getLong(14)),
                   nullableLong(r, 15) == null ? null : Instant.ofEpochMilli(r.getLong(15)),
-                  r.getInt(16)));
+                  r.getInt(16),
+                  r.getString(17)));
         }
         return jobs;
       }

@@ -20,7 +20,7 @@ public final class WebhookOutbox {
 
   private static final String COLUMNS =
       "id, job_id, device_name, url, event_type, body, state, attempts, created_at,"
-          + " next_attempt_at";
+          + " next_attempt_at, traceparent";
 
   private final Jdbc jdbc;
 
@@ -47,6 +47,8 @@ public final class WebhookOutbox {
    * @param type {@code job.succeeded}, {@code job.failed} or {@code job.cancelled}
    * @param body exactly the JSON that is signed and sent
    * @param attempts how many attempts were made so far
+   * @param traceparent the W3C {@code traceparent} of the span that ended the job, when it was
+   *     traced: each attempt is its child
    */
   public record Event(
       String id,
@@ -57,7 +59,8 @@ public final class WebhookOutbox {
       String body,
       int attempts,
       Instant createdAt,
-      Instant nextAttemptAt) {
+      Instant nextAttemptAt,
+      @Nullable String traceparent) {
     public Event {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(url, "url");
@@ -157,7 +160,7 @@ public final class WebhookOutbox {
   static void insert(Jdbc jdbc, Connection c, Event event) throws SQLException {
     jdbc.update(
         c,
-        "INSERT INTO webhook_outbox (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO webhook_outbox (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         event.id(),
         event.jobId(),
         event.device(),
@@ -167,7 +170,8 @@ public final class WebhookOutbox {
         State.PENDING.name(),
         event.attempts(),
         event.createdAt().toEpochMilli(),
-        event.nextAttemptAt().toEpochMilli());
+        event.nextAttemptAt().toEpochMilli(),
+        event.traceparent());
   }
 
   /** Pending events whose next attempt is due at {@code now}, the longest due first. */
@@ -196,7 +200,8 @@ public final class WebhookOutbox {
                         r.getString(6),
                         r.getInt(8),
                         Instant.ofEpochMilli(r.getLong(9)),
-                        Instant.ofEpochMilli(r.getLong(10))));
+                        Instant.ofEpochMilli(r.getLong(10)),
+                        r.getString(11)));
               }
               return events;
             }

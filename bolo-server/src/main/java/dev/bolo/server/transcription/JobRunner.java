@@ -7,6 +7,8 @@ import dev.bolo.server.ledger.JobStore;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.WebhookOutbox;
 import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.tracing.JobSpans;
+import dev.bolo.server.tracing.JobSpans.Outcome;
 import dev.bolo.server.upload.PartialNote;
 import dev.bolo.server.upload.SpooledAudio;
 import dev.bolo.server.work.Problem;
@@ -50,16 +52,6 @@ final class JobRunner implements AutoCloseable {
    */
   static final Duration POLL = Duration.ofSeconds(2);
 
-  /**
-   * How many times a job is taken before a failure a later attempt might not meet (the engine or
-   * the gateway unavailable, a timeout) ends it failed; the pauses between grow by {@link
-   * #RETRY_PAUSE} each.
-   */
-  static final int MAX_ATTEMPTS = 5;
-
-  /** The pause before a job's second attempt; the third waits twice this, and so on. */
-  static final Duration RETRY_PAUSE = Duration.ofSeconds(30);
-
   /** How often jobs past their retention are deleted. */
   static final Duration SWEEP_INTERVAL = Duration.ofHours(1);
 
@@ -75,6 +67,7 @@ final class JobRunner implements AutoCloseable {
   private final Duration retention;
   private final Semaphore slots;
   private final Runnable afterPoll;
+  private final JobSpans spans;
 
   /** The jobs running here, each with its cancellation: completed once it is no longer ours. */
   private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
@@ -90,6 +83,7 @@ final class JobRunner implements AutoCloseable {
    * @param spool where a running job's note is read back to; emptied when the slot is taken
    * @param atOnce how many jobs this instance runs at once
    * @param afterPoll runs after each poll (the meters read their counts)
+   * @param spans each run's span, linked to the request that made the job
    */
   JobRunner(
       JobStore store,
@@ -102,7 +96,8 @@ final class JobRunner implements AutoCloseable {
       Path spool,
       Duration retention,
       int atOnce,
-      Runnable afterPoll) {
+      Runnable afterPoll,
+      JobSpans spans) {
     this.store = Objects.requireNonNull(store, "store");
     this.transcriber = Objects.requireNonNull(transcriber, "transcriber");
     this.intake = transcriber.transcriptions();
@@ -115,6 +110,7 @@ final class JobRunner implements AutoCloseable {
     this.retention = Objects.requireNonNull(retention, "retention");
     this.slots = new Semaphore(atOnce);
     this.afterPoll = Objects.requireNonNull(afterPoll, "afterPoll");
+    this.spans = Objects.requireNonNull(spans, "spans");
   }
 
   /**
@@ -236,15 +232,23 @@ final class JobRunner implements AutoCloseable {
       JobRecord job = claimed.get();
       CompletableFuture<Void> cancellation = new CompletableFuture<>();
       running.put(job.id(), cancellation);
-      Thread.ofVirtual().name("bolo-job").start(() -> run(job, cancellation));
+      Thread.ofVirtual().name("bolo-job").start(() -> traced(job, cancellation));
     }
   }
 
-  private void run(JobRecord job, CompletableFuture<Void> cancellation) {
+  /** Runs the job within its run's span: the note's spans are its children. */
+  private void traced(JobRecord job, CompletableFuture<Void> cancellation) {
+    try (JobSpans.Run traced = spans.run(job.id(), job.attempts(), job.traceparent())) {
+      run(job, cancellation, traced);
+    }
+  }
+
+  private void run(JobRecord job, CompletableFuture<Void> cancellation, JobSpans.Run traced) {
     SpooledAudio audio = null;
     try {
       audio = readBack(job);
       if (audio == null) {
+        traced.ended(Outcome.FAILED);
         return;
       }
       NoteRequest request =
@@ -260,23 +264,27 @@ final class JobRunner implements AutoCloseable {
               job.id());
       switch (intake.acceptUploaded(request)) {
         case Intake.Acceptance.Refused refused ->
-            failed(
-                job,
-                new WorkResult.Refused(
-                    Problem.INTERNAL, "the job's settings are no longer usable"));
+            traced.ended(
+                failed(
+                    job,
+                    new WorkResult.Refused(
+                        Problem.INTERNAL, "the job's settings are no longer usable")));
         case Intake.Acceptance.Accepted accepted -> {
           Transcriber.Answer answer = transcriber.transcribe(accepted.note(), cancellation);
-          if (!cancellation.isDone()) {
-            answered(job, accepted.note(), answer);
-          }
+          traced.ended(
+              cancellation.isDone() ? Outcome.CANCELLED : answered(job, accepted.note(), answer));
         }
       }
     } catch (InterruptedException e) {
       // The gateway is closing: the job stays queued for the next run or another instance.
       Thread.currentThread().interrupt();
+      traced.ended(Outcome.STOPPED);
     } catch (RuntimeException | IOException e) {
       log.error("job {} could not be run", job.id(), e);
-      failed(job, new WorkResult.Refused(Problem.INTERNAL, "internal error; the job was not run"));
+      traced.ended(
+          failed(
+              job,
+              new WorkResult.Refused(Problem.INTERNAL, "internal error; the job was not run")));
     } finally {
       if (audio != null) {
         audio.close();
@@ -311,65 +319,50 @@ final class JobRunner implements AutoCloseable {
     };
   }
 
-  private void answered(JobRecord job, Transcriber.Note note, Transcriber.Answer answer) {
+  /** Ends or requeues the job as {@code answer} says; how its run ended, for its span. */
+  private Outcome answered(JobRecord job, Transcriber.Note note, Transcriber.Answer answer) {
     if (closed) {
       // Answers made by the gateway's closing (its work interrupted) are no job's end.
-      return;
+      return Outcome.STOPPED;
     }
     switch (answer.outcome()) {
-      case WorkResult.Success success ->
-          end(
-              job.id(),
-              new JobStore.Ending(
-                  JobStatus.SUCCEEDED,
-                  rendering.result(
-                      success.transcript(), note.settings(), answer.replayed(), job.id()),
-                  null,
-                  success.transcript().durationMs()));
+      case WorkResult.Success success -> {
+        end(
+            job.id(),
+            new JobStore.Ending(
+                JobStatus.SUCCEEDED,
+                rendering.result(
+                    success.transcript(), note.settings(), answer.replayed(), job.id()),
+                null,
+                success.transcript().durationMs()));
+        return Outcome.SUCCEEDED;
+      }
       case WorkResult.Refused refused -> {
-        if (isTransient(refused.problem())) {
+        if (JobRetries.isTransient(refused.problem())) {
           int attempts =
               store.requeue(
-                  job.id(),
-                  owner,
-                  clock.instant().plus(RETRY_PAUSE.multipliedBy(Math.max(1, job.attempts()))));
+                  job.id(), owner, clock.instant().plus(JobRetries.pauseAfter(job.attempts())));
           // Taken again later unless it had its attempts (or it is no longer this instance's).
-          if (attempts > 0 && attempts < MAX_ATTEMPTS) {
+          if (attempts > 0 && attempts < JobRetries.MAX_ATTEMPTS) {
             log.info(
                 "job {} queued again after attempt {}: {}", job.id(), attempts, refused.message());
-            return;
+            return Outcome.RETRIED;
           }
         }
-        failed(job, refused);
+        return failed(job, refused);
       }
     }
   }
 
-  /** Whether a later attempt of the same note may succeed where this one failed. */
-  private static boolean isTransient(Problem problem) {
-    return switch (problem) {
-      // The provider or the gateway were away or slow: their trouble, not the note's.
-      case UPSTREAM_UNAVAILABLE, UPSTREAM_TIMEOUT, UPSTREAM_ERROR, SERVER_UNAVAILABLE, INTERNAL ->
-          true;
-      // The note, its settings or the device's quota: the same again would fail the same.
-      case UPSTREAM_REJECTED,
-          AUDIO_TOO_LONG,
-          INVALID_AUDIO,
-          UNSUPPORTED_AUDIO,
-          QUOTA_EXHAUSTED,
-          IDEMPOTENCY_KEY_REUSED,
-          IDEMPOTENCY_CONFLICT ->
-          false;
-    };
-  }
-
-  private void failed(JobRecord job, WorkResult.Refused refused) {
+  /** Ends the job failed, unless the gateway is closing; how its run ended, for its span. */
+  private Outcome failed(JobRecord job, WorkResult.Refused refused) {
     if (closed) {
-      return;
+      return Outcome.STOPPED;
     }
     end(
         job.id(),
         new JobStore.Ending(JobStatus.FAILED, null, rendering.error(refused, job.id()), null));
+    return Outcome.FAILED;
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.bolo.server.ledger.JobStatus;
 import dev.bolo.server.ledger.JobStore;
 import dev.bolo.server.ledger.UploadRegistry;
 import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.tracing.JobSpans;
 import dev.bolo.server.webhook.WebhookSecrets;
 import dev.bolo.server.webhook.WebhookSender;
 import dev.bolo.server.webhook.WebhookUrlPolicy;
@@ -96,6 +97,7 @@ public final class Jobs implements AutoCloseable {
    *
    * @param owner this instance's slot id, the owner of the leases it takes
    * @param spool where running jobs' notes are read back to
+   * @param spans the spans of jobs' runs and webhook deliveries
    */
   public static Jobs open(
       DurableLedger ledger,
@@ -107,7 +109,8 @@ public final class Jobs implements AutoCloseable {
       Sleeper sleeper,
       String owner,
       Path spool,
-      MeterRegistry metrics) {
+      MeterRegistry metrics,
+      JobSpans spans) {
     JobMeters meters = new JobMeters(ledger.jobs(), clock);
     JobRunner runner =
         new JobRunner(
@@ -121,7 +124,8 @@ public final class Jobs implements AutoCloseable {
             spool,
             config.retention(),
             config.atOnce(),
-            meters::refresh);
+            meters::refresh,
+            spans);
     WebhookDeliveries deliveries =
         new WebhookDeliveries(
             ledger.webhookOutbox(),
@@ -130,7 +134,8 @@ public final class Jobs implements AutoCloseable {
             clock,
             sleeper,
             () -> ThreadLocalRandom.current().nextDouble(),
-            metrics);
+            metrics,
+            spans);
     meters.bind(metrics, deliveries::pending);
     return new Jobs(
         ledger.jobs(),
@@ -279,7 +284,9 @@ public final class Jobs implements AutoCloseable {
             null,
             clock.instant(),
             null,
-            0);
+            0,
+            // The request's span: each run of the job links to it, after a restart too.
+            JobSpans.traceparent());
     JobStore.Creation creation;
     try (InputStream audio = note.audio().open()) {
       creation = store.create(job, audio, bounds);

@@ -7,6 +7,7 @@ import dev.bolo.server.ledger.JobStatus;
 import dev.bolo.server.ledger.JobStore;
 import dev.bolo.server.ledger.StoredUpload;
 import dev.bolo.server.ledger.UploadRegistry;
+import dev.bolo.server.tracing.JobSpans;
 import dev.bolo.server.webhook.WebhookUrlPolicy;
 import dev.bolo.server.work.KeptTranscript;
 import java.io.InputStream;
@@ -83,7 +84,8 @@ record UploadJobs(
             null,
             clock.instant(),
             clock.instant(),
-            0);
+            0,
+            JobSpans.traceparent());
     return switch (store.create(job, InputStream.nullInputStream(), bounds, runner::eventOf)) {
       case JobStore.Creation.Created created -> new Jobs.Submission.Accepted(created.job(), false);
       case JobStore.Creation.Existing existing ->

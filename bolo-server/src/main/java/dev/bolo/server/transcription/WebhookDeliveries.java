@@ -7,9 +7,11 @@ import dev.bolo.server.ledger.JobRecord;
 import dev.bolo.server.ledger.LedgerException;
 import dev.bolo.server.ledger.WebhookOutbox;
 import dev.bolo.server.time.Sleeper;
+import dev.bolo.server.tracing.JobSpans;
 import dev.bolo.server.webhook.WebhookSecrets;
 import dev.bolo.server.webhook.WebhookSender;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.trace.Span;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -30,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * webhook-id} on every attempt; a receiver that does not answer 2xx is tried again after 5 s,
  * doubling up to an hour, each pause stretched by up to a fifth at random (so receivers coming back
  * are not met by every gateway at once), for 24 hours from the job's end, then the event is marked
- * failed. An address the sender refuses is never tried again. Thread safe.
+ * failed. An address the sender refuses is never tried again. Each attempt is a span of the trace
+ * that ended the job ({@link JobSpans#delivery}), sent on to the receiver. Thread safe.
  */
 final class WebhookDeliveries implements AutoCloseable {
 
@@ -66,12 +69,14 @@ final class WebhookDeliveries implements AutoCloseable {
   private final Sleeper sleeper;
   private final DoubleSupplier jitter;
   private final MeterRegistry metrics;
+  private final JobSpans spans;
   private volatile long pending;
   private volatile boolean closed;
   private volatile @Nullable Thread loop;
 
   /**
    * @param jitter a number in [0, 1) for each pause: its share of the fifth added to it
+   * @param spans each attempt's span
    */
   WebhookDeliveries(
       WebhookOutbox outbox,
@@ -80,7 +85,8 @@ final class WebhookDeliveries implements AutoCloseable {
       Clock clock,
       Sleeper sleeper,
       DoubleSupplier jitter,
-      MeterRegistry metrics) {
+      MeterRegistry metrics,
+      JobSpans spans) {
     this.outbox = Objects.requireNonNull(outbox, "outbox");
     this.sender = Objects.requireNonNull(sender, "sender");
     this.secrets = Objects.requireNonNull(secrets, "secrets");
@@ -88,11 +94,13 @@ final class WebhookDeliveries implements AutoCloseable {
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     this.jitter = Objects.requireNonNull(jitter, "jitter");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.spans = Objects.requireNonNull(spans, "spans");
   }
 
   /**
    * The event telling {@code ended}'s webhook that it ended, when it has one: {@code
-   * {"type":"job.succeeded","timestamp":…,"data":{…the job…}}} with a fresh {@code webhook-id}.
+   * {"type":"job.succeeded","timestamp":…,"data":{…the job…}}} with a fresh {@code webhook-id}, in
+   * the trace of the span current as the job ends (its run's, or the cancelling request's).
    */
   static Optional<WebhookOutbox.Event> eventOf(JobRecord ended, Instant now) {
     String url = ended.webhookUrl();
@@ -117,7 +125,8 @@ final class WebhookDeliveries implements AutoCloseable {
               JSON.writeValueAsString(body),
               0,
               now,
-              now));
+              now,
+              JobSpans.traceparent()));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a tree of JSON always serialises", e);
     }
@@ -185,6 +194,7 @@ final class WebhookDeliveries implements AutoCloseable {
           "the device is gone");
       return;
     }
+    Span span = spans.delivery(event.url(), event.traceparent(), event.jobId(), attempts);
     WebhookSender.Delivery delivery =
         sender.send(
             event.url(),
@@ -192,14 +202,12 @@ final class WebhookDeliveries implements AutoCloseable {
                 event.id(),
                 clock.instant(),
                 event.body().getBytes(StandardCharsets.UTF_8),
-                signing));
+                signing,
+                spans.headers(span)));
+    String outcome = delivery.outcome().name().toLowerCase(java.util.Locale.ROOT);
+    JobSpans.delivered(span, delivery.status(), outcome);
     Instant now = clock.instant();
-    metrics
-        .counter(
-            "bolo_webhook_deliveries_total",
-            "outcome",
-            delivery.outcome().name().toLowerCase(java.util.Locale.ROOT))
-        .increment();
+    metrics.counter("bolo_webhook_deliveries_total", "outcome", outcome).increment();
     switch (delivery.outcome()) {
       case DELIVERED ->
           outbox.attempted(

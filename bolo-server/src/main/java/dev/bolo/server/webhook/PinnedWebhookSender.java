@@ -27,7 +27,8 @@ import okhttp3.ResponseBody;
  * for, while TLS still sends the name (SNI) and checks the certificate against it, and {@code Host}
  * is the URL's. Redirects are not followed; no proxy is used (a proxy would resolve the name
  * itself); a whole attempt, the receiver's answer included, ends within the timeout; at most {@link
- * #MAX_ANSWER_BYTES} of the receiver's body are read, and never logged or kept. Thread safe.
+ * #MAX_ANSWER_BYTES} of the receiver's body are read, and never logged or kept. The message's trace
+ * headers ({@code traceparent}) go with it, so the receiver can go on with the trace. Thread safe.
  */
 final class PinnedWebhookSender implements WebhookSender {
 
@@ -82,7 +83,7 @@ final class PinnedWebhookSender implements WebhookSender {
       return new Delivery(
           Outcome.UNREACHABLE, 0, "the receiver's host does not resolve to any address now");
     }
-    Request request =
+    Request.Builder request =
         new Request.Builder()
             .url(target.url())
             .header("webhook-id", message.id())
@@ -92,10 +93,10 @@ final class PinnedWebhookSender implements WebhookSender {
                 WebhookSignature.header(
                     message.id(), message.timestamp(), message.body(), message.secrets()))
             .header("User-Agent", USER_AGENT)
-            .post(RequestBody.create(message.body(), JSON))
-            .build();
+            .post(RequestBody.create(message.body(), JSON));
+    message.traceHeaders().forEach(request::header);
     OkHttpClient pinned = client.newBuilder().dns(new PinnedDns(target.addresses())).build();
-    try (Response response = pinned.newCall(request).execute()) {
+    try (Response response = pinned.newCall(request.build()).execute()) {
       int status = response.code();
       discardSome(response.body());
       if (response.isSuccessful()) {

@@ -2,6 +2,7 @@ package dev.bolo.server.webhook;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Posts one signed event to a receiver, once. Retrying is the caller's (the outbox's) business:
@@ -31,13 +32,26 @@ public interface WebhookSender {
    * @param timestamp the {@code webhook-timestamp} of this attempt
    * @param body the JSON body, exactly the bytes that are signed and sent
    * @param secrets the device's {@code whsec_…} secrets, newest first; each signs the message
+   * @param traceHeaders the W3C trace context ({@code traceparent}, {@code tracestate}) of this
+   *     attempt's span, sent so that the receiver can go on with the trace; empty when untraced
    */
-  record Message(String id, Instant timestamp, byte[] body, List<String> secrets) {
+  record Message(
+      String id,
+      Instant timestamp,
+      byte[] body,
+      List<String> secrets,
+      Map<String, String> traceHeaders) {
     public Message {
       secrets = List.copyOf(secrets);
+      traceHeaders = Map.copyOf(traceHeaders);
       if (secrets.isEmpty()) {
         throw new IllegalArgumentException("a webhook is signed with at least one secret");
       }
+    }
+
+    /** An untraced message. */
+    public Message(String id, Instant timestamp, byte[] body, List<String> secrets) {
+      this(id, timestamp, body, secrets, Map.of());
     }
   }
 

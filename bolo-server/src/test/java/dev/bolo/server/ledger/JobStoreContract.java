@@ -64,6 +64,15 @@ abstract class JobStoreContract {
   }
 
   private JobRecord job(String device, long bytes, @Nullable String key, @Nullable String url) {
+    return job(device, bytes, key, url, null);
+  }
+
+  private JobRecord job(
+      String device,
+      long bytes,
+      @Nullable String key,
+      @Nullable String url,
+      @Nullable String traceparent) {
     made++;
     return JobRecord.queued(
         "job_" + made,
@@ -75,7 +84,8 @@ abstract class JobStoreContract {
         key,
         url,
         "{}",
-        START.plusMillis(made));
+        START.plusMillis(made),
+        traceparent);
   }
 
   private JobStore.Creation create(JobRecord job, byte[] note, JobStore.Bounds bounds) {
@@ -186,6 +196,49 @@ abstract class JobStoreContract {
   }
 
   @Test
+  void aJobAndItsEventKeepTheTraceTheyWereMadeIn() {
+    String submitted = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    String ended = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    JobRecord job = job("alpha", 4, null, "https://receiver.test/hook", submitted);
+    create(job, new byte[4], ROOMY);
+    assertThat(create(job("alpha", 4, null, null), new byte[4], ROOMY))
+        .isInstanceOf(JobStore.Creation.Created.class);
+
+    JobRecord claimed = jobs().claim("slot-a", START, START.plusSeconds(60)).orElseThrow();
+    assertThat(claimed.id()).isEqualTo(job.id());
+    assertThat(claimed.traceparent())
+        .as("the run links to it after a restart")
+        .isEqualTo(submitted);
+    assertThat(jobs().claim("slot-a", START, START.plusSeconds(60)).orElseThrow().traceparent())
+        .as("an untraced job")
+        .isNull();
+    jobs()
+        .finish(
+            job.id(),
+            cancelled(),
+            START,
+            done -> event(done, "msg_traced").map(e -> withTrace(e, ended)));
+
+    assertThat(java.util.Objects.requireNonNull(ledger).webhookOutbox().due(START, 10))
+        .singleElement()
+        .satisfies(e -> assertThat(e.traceparent()).isEqualTo(ended));
+  }
+
+  private static WebhookOutbox.Event withTrace(WebhookOutbox.Event e, String traceparent) {
+    return new WebhookOutbox.Event(
+        e.id(),
+        e.jobId(),
+        e.device(),
+        e.url(),
+        e.type(),
+        e.body(),
+        e.attempts(),
+        e.createdAt(),
+        e.nextAttemptAt(),
+        traceparent);
+  }
+
+  @Test
   void anEndedJobsEventIsWrittenWithItsEndAndAJobEndsOnce() {
     JobRecord job = job("alpha", 4, null, "https://receiver.test/hook");
     create(job, new byte[4], ROOMY);
@@ -259,6 +312,7 @@ abstract class JobStoreContract {
             "{}",
             0,
             START,
-            START));
+            START,
+            null));
   }
 }

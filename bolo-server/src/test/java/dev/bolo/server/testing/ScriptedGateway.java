@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +33,7 @@ public class ScriptedGateway implements BeforeEachCallback, AfterEachCallback {
 
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicInteger successes = new AtomicInteger();
+  private final List<String> traceparents = new CopyOnWriteArrayList<>();
   private volatile int failFirst;
   private volatile Duration delay = Duration.ZERO;
   private volatile @Nullable CountDownLatch hold;
@@ -59,6 +62,10 @@ public class ScriptedGateway implements BeforeEachCallback, AfterEachCallback {
           @Override
           public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
             int call = calls.incrementAndGet();
+            String traceparent = request.getHeaders().get("traceparent");
+            if (traceparent != null) {
+              traceparents.add(traceparent);
+            }
             called.countDown();
             CountDownLatch held = hold;
             if (held != null) {
@@ -146,5 +153,10 @@ public class ScriptedGateway implements BeforeEachCallback, AfterEachCallback {
 
   public int successes() {
     return successes.get();
+  }
+
+  /** The {@code traceparent} of each provider call that carried one, in order. */
+  public List<String> traceparents() {
+    return List.copyOf(traceparents);
   }
 }

@@ -13,6 +13,8 @@ import dev.bolo.server.ledger.Ledger;
 import dev.bolo.server.ledger.LedgerConfig;
 import dev.bolo.server.ledger.WebhookOutbox;
 import dev.bolo.server.testing.SystemTime;
+import dev.bolo.server.tracing.JobSpans;
+import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.webhook.WebhookSender;
 import dev.bolo.testkit.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -134,7 +136,8 @@ class WebhookDeliveriesTest {
             null,
             "https://receiver.example/hook",
             "{\"order\":\"42\"}",
-            START);
+            START,
+            null);
     assertThat(
             jobs.create(
                 job, new ByteArrayInputStream(new byte[4]), new JobStore.Bounds(10, 1 << 20)))
@@ -165,7 +168,8 @@ class WebhookDeliveriesTest {
             clock,
             pause -> {},
             () -> 0.5,
-            metrics);
+            metrics,
+            new JobSpans(Tracing.off()));
     return ledger.webhookOutbox().due(START, 1).getFirst().id();
   }
 
