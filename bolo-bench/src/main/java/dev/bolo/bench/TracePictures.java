@@ -87,7 +87,7 @@ public final class TracePictures {
       write(
           out.resolve("trace-duplicate-storm.svg"),
           TraceWaterfall.svg(
-              "A duplicate storm: four copies of one note, sent 40 ms apart, provider takes 800 ms",
+              "A duplicate storm: four copies of one note at once, the provider takes 800 ms",
               stormSpans,
               storm));
       write(

@@ -135,7 +135,8 @@ public final class TracingOverhead {
 
   /**
    * A duplicate storm on each gateway by turns, {@code --rounds} times, with the CPU each spent per
-   * request; the storms' own lines (provider calls against distinct notes) follow the table.
+   * request; each row's first storm line follows the table, and how many of its storms called the
+   * provider once per distinct note.
    */
   private static void storms(
       StringBuilder out,
@@ -144,7 +145,8 @@ public final class TracingOverhead {
       Map<String, Long> answered)
       throws Exception {
     Map<String, List<Double>> perRequest = new LinkedHashMap<>();
-    StringBuilder lines = new StringBuilder();
+    Map<String, String> firstLine = new LinkedHashMap<>();
+    Map<String, Integer> oncePerNote = new LinkedHashMap<>();
     for (int round = 1; round <= options.rounds(); round++) {
       for (var target : LoadRounds.inRoundOrder(targets.urls(), round)) {
         String name = target.getKey();
@@ -155,7 +157,8 @@ public final class TracingOverhead {
         long requests = (long) options.stormNotes() * options.copies();
         answered.merge(name, requests, Long::sum);
         perRequest.computeIfAbsent(name, k -> new ArrayList<>()).add((double) cpu / requests);
-        lines.append("- ").append(name).append(": ").append(line.toString().trim()).append('\n');
+        firstLine.putIfAbsent(name, line.toString().trim());
+        oncePerNote.merge(name, line.indexOf("(= distinct notes)") >= 0 ? 1 : 0, Integer::sum);
         System.out.printf(
             "storm %d %-9s %.3f ms CPU per request%n", round, name, (double) cpu / requests);
       }
@@ -171,7 +174,13 @@ public final class TracingOverhead {
                 format(
                     "| %s | %s | **%.3f** |%n",
                     name, joined(values, "%.3f"), LoadReport.median(values))));
-    out.append('\n').append(lines);
+    out.append('\n');
+    firstLine.forEach(
+        (name, line) ->
+            out.append(
+                format(
+                    "- %s, %d of %d storms with provider calls = distinct notes; the first: %s%n",
+                    name, oncePerNote.getOrDefault(name, 0), options.rounds(), line)));
   }
 
   /** What the sink received, by service and span name, against the notes each gateway answered. */
