@@ -19,6 +19,7 @@ final class LoadRounds {
   private final LoadGenerator load;
   private final LoadTargets targets;
   private final GatewayLoadOptions options;
+  private final List<Double> loadAverages = new ArrayList<>();
 
   LoadRounds(LoadGenerator load, LoadTargets targets, GatewayLoadOptions options) {
     this.load = load;
@@ -26,18 +27,30 @@ final class LoadRounds {
     this.options = options;
   }
 
-  /** {@code --warmup} seconds of unmeasured load on every target. */
-  void warmUp() throws Exception {
+  /**
+   * {@code --warmup} seconds of unmeasured load on every target; returns the requests each
+   * answered.
+   */
+  Map<String, Long> warmUp() throws Exception {
+    Map<String, Long> answered = new LinkedHashMap<>();
     for (var target : targets.urls().entrySet()) {
       // A gateway serves for days: measure it after the JIT has compiled its request path (on
       // two cores that takes tens of seconds of load), as JMH measures after its warm-up.
-      load.run(
-          target.getValue(),
-          LoadTargets.tokenFor(target.getKey()),
-          options.warmupSeconds(),
-          "warm",
-          options.warmupConnections());
+      LoadResult result =
+          load.run(
+              target.getValue(),
+              LoadTargets.tokenFor(target.getKey()),
+              options.warmupSeconds(),
+              "warm",
+              options.warmupConnections());
+      answered.put(target.getKey(), result.requests());
     }
+    return answered;
+  }
+
+  /** The machine's load average over the last minute when each round ended, in order. */
+  List<Double> loadAverages() {
+    return List.copyOf(loadAverages);
   }
 
   /**
@@ -80,6 +93,10 @@ final class LoadRounds {
         results.computeIfAbsent(name, k -> new ArrayList<>()).add(result);
         System.out.printf("round %d %-8s %s%n", round, name, result);
       }
+      loadAverages.add(
+          Double.parseDouble(
+              java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                  .split(" ")[0]));
     }
     LoadReport.table(out, results);
     out.append(

@@ -1,18 +1,21 @@
 package dev.bolo.bench;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The servers {@link GatewayLoad} measures, each in its own process and started by {@link #start}:
  * the provider stand-in reached directly ({@code direct}), nginx in front of it ({@code nginx}),
- * the gateway ({@code gateway}) and, with {@code --baseline}, another checkout's gateway ({@code
- * baseline}). Immutable once started.
+ * the gateway ({@code gateway}), with {@code --baseline} another checkout's gateway ({@code
+ * baseline}), and any variants of this checkout's gateway a harness names, each with variables of
+ * its own ({@link TracingOverhead}'s). Immutable once started.
  */
 final class LoadTargets {
 
@@ -45,6 +48,17 @@ final class LoadTargets {
 
   /** Starts the stand-in, nginx and the gateway (and the baseline), each once it is ready. */
   static LoadTargets start(HarnessRun run, GatewayLoadOptions options) throws Exception {
+    return start(run, options, Map.of());
+  }
+
+  /**
+   * Starts the stand-in, nginx, the gateway (and the baseline) and, after them in the order given,
+   * a gateway of this checkout per variant, named by its key and started with its variables as
+   * well.
+   */
+  static LoadTargets start(
+      HarnessRun run, GatewayLoadOptions options, Map<String, Map<String, String>> variants)
+      throws Exception {
     Path root = run.root();
     Path work = run.work();
     int providerPort = BenchRun.freePort();
@@ -53,7 +67,8 @@ final class LoadTargets {
     Process nginx = run.add(NginxProxy.start(work, nginxPort, providerPort, options.noteKb()));
     BenchRun.awaitPort(nginxPort);
     int gatewayPort = BenchRun.freePort();
-    Process gateway = run.add(startGateway(root, work, gatewayPort, providerPort, options));
+    Process gateway =
+        run.add(startGateway(root, work, gatewayPort, providerPort, options, Map.of()));
     BenchRun.awaitReady(gatewayPort);
 
     Map<String, String> urls = new LinkedHashMap<>();
@@ -80,11 +95,28 @@ final class LoadTargets {
       Process other =
           run.add(
               startGateway(
-                  baseline, work.resolve("baseline"), baselinePort, providerPort, options));
+                  baseline,
+                  work.resolve("baseline"),
+                  baselinePort,
+                  providerPort,
+                  options,
+                  Map.of()));
       processes.put(
           "baseline", Map.of(LoadResult.SERVER, other.pid(), LoadResult.STAND_IN, standIn.pid()));
       BenchRun.awaitReady(baselinePort);
       urls.put("baseline", url(baselinePort));
+    }
+    for (var variant : variants.entrySet()) {
+      String name = variant.getKey();
+      int port = BenchRun.freePort();
+      Process other =
+          run.add(
+              startGateway(
+                  root, work.resolve(name), port, providerPort, options, variant.getValue()));
+      processes.put(
+          name, Map.of(LoadResult.SERVER, other.pid(), LoadResult.STAND_IN, standIn.pid()));
+      BenchRun.awaitReady(port);
+      urls.put(name, url(port));
     }
     return new LoadTargets(urls, processes, providerPort, gatewayPort, gateway);
   }
@@ -120,9 +152,17 @@ final class LoadTargets {
     return d == 0 ? TOKEN : String.format("bench-phone-%05d-token-p2r66OvPTA2UFaWbA", d);
   }
 
-  /** The device token the load sends to the target, or null where it takes none. */
+  /**
+   * The device token the load sends to the target, or null where it takes none: every target but
+   * the stand-in and nginx is a gateway.
+   */
   static @Nullable String tokenFor(String target) {
-    return target.equals("gateway") || target.equals("baseline") ? TOKEN : null;
+    return target.equals("direct") || target.equals("nginx") ? null : TOKEN;
+  }
+
+  /** The port of the target's server, from its URL. */
+  int port(String target) {
+    return URI.create(Objects.requireNonNull(urls.get(target), target)).getPort();
   }
 
   Process gateway() {
@@ -142,7 +182,12 @@ final class LoadTargets {
   }
 
   private static Process startGateway(
-      Path root, Path work, int port, int providerPort, GatewayLoadOptions options)
+      Path root,
+      Path work,
+      int port,
+      int providerPort,
+      GatewayLoadOptions options,
+      Map<String, String> variables)
       throws IOException {
     // The normal load stands for many phones, with one device token for all its connections
     // unless --devices gives each phone its own.
@@ -150,13 +195,9 @@ final class LoadTargets {
     for (int d = 1; d < options.devices(); d++) {
       devices.append(",phone").append(d).append('=').append(deviceToken(d));
     }
+    Map<String, String> extra = new HashMap<>(variables);
+    extra.put("BOLO_MAX_BODIES_PER_DEVICE", Integer.toString(options.connections() + 14));
     return BenchRun.startGateway(
-        root,
-        work,
-        port,
-        providerPort,
-        devices.toString(),
-        options.heap(),
-        Map.of("BOLO_MAX_BODIES_PER_DEVICE", Integer.toString(options.connections() + 14)));
+        root, work, port, providerPort, devices.toString(), options.heap(), extra);
   }
 }

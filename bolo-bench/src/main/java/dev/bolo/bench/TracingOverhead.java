@@ -1,0 +1,226 @@
+package dev.bolo.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What traces cost the gateway: the same gateway of this checkout started three times by {@code
+ * ./bolo serve}, each in its own process on the same stand-in provider, and loaded by turns in the
+ * same rounds ({@link LoadRounds}, the order rotated each round) with unique notes from wrk:
+ *
+ * <ul>
+ *   <li>{@code gateway}: traces off (no {@code OTEL_*} variable);
+ *   <li>{@code traced}: traces on, every note sampled, the SDK's batch span processor exporting
+ *       over OTLP/HTTP to a collector on loopback that decodes and counts them ({@link OtlpSink});
+ *   <li>{@code unsampled}: the same, with {@code OTEL_TRACES_SAMPLER=always_off};
+ * </ul>
+ *
+ * and with {@code --baseline DIR} another checkout's gateway (the code before tracing) in the same
+ * rounds. The figure is the gateway process's CPU time (user + system, from {@code /proc}) over the
+ * notes it answered, per round, and each variant's ratio to traces off in the same round; medians
+ * over rounds. Then, with {@code --copies} above 1, a duplicate storm on each gateway by turns, its
+ * CPU per request measured the same way. At the end the sink's count of spans per service and name
+ * shows what the traced gateway sent (and that the unsampled one sent nothing).
+ *
+ * <p>Usage: {@code bolo-bench/run TracingOverhead [--connections 50] [--delay-ms 200] [--seconds
+ * 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR]}, and the rest
+ * of {@link GatewayLoad}'s options. The stand-in answers after {@code --delay-ms}, as a provider
+ * does not answer at once; the load then stays below what the two cores can carry.
+ */
+public final class TracingOverhead {
+
+  /** The rows compared against traces off, in the order they are started. */
+  private static final List<String> VARIANTS = List.of("traced", "unsampled");
+
+  private TracingOverhead() {}
+
+  public static void main(String[] args) throws Exception {
+    GatewayLoadOptions options =
+        GatewayLoadOptions.parse(
+            withDefaults(args, "--targets", "gateway", "--delay-ms", "200", "--rounds", "5"));
+    try (HarnessRun harness = HarnessRun.start("bolo-tracing");
+        OtlpSink sink = OtlpSink.start()) {
+      Path root = harness.root();
+      LoadGenerator load = LoadGenerator.prepare(harness.work(), options);
+      LoadTargets targets = LoadTargets.start(harness, options, variables(sink.endpoint()));
+      StringBuilder report = new StringBuilder();
+      LoadReport.header(report, root, options);
+      report.replace(0, report.indexOf("\n"), "# What traces cost the gateway");
+      report.append(
+          "- rows: `gateway` traces off; `traced` OTEL_EXPORTER_OTLP_ENDPOINT at a collector on"
+              + " loopback (the SDK's batch span processor, its defaults), every note sampled;"
+              + " `unsampled` the same with OTEL_TRACES_SAMPLER=always_off"
+              + (options.baseline() == null ? "" : "; `baseline` " + options.baseline())
+              + "\n\n");
+      System.out.print(report);
+
+      LoadRounds rounds = new LoadRounds(load, targets, options);
+      Map<String, Long> answered = new LinkedHashMap<>(rounds.warmUp());
+      StringBuilder table = new StringBuilder();
+      Map<String, List<LoadResult>> results = rounds.measure(table);
+      results.forEach(
+          (name, runs) ->
+              answered.merge(name, runs.stream().mapToLong(LoadResult::requests).sum(), Long::sum));
+      overhead(table, results, rounds.loadAverages());
+      if (options.copies() > 1) {
+        storms(table, targets, options, answered);
+      }
+      // The batch processor sends what it holds every 5 s: wait for its last batch.
+      Thread.sleep(7_000);
+      spansReceived(table, sink, answered);
+      System.out.print(table);
+      report.append(table);
+      BenchRun.writeResults(root, "tracing-overhead", report);
+      harness.finished();
+    }
+  }
+
+  /** The variables of each variant: where the traced gateways send, and how they sample. */
+  private static Map<String, Map<String, String>> variables(String endpoint) {
+    Map<String, Map<String, String>> variants = new LinkedHashMap<>();
+    variants.put(
+        "traced", Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "traced"));
+    variants.put(
+        "unsampled",
+        Map.of(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            endpoint,
+            "OTEL_SERVICE_NAME",
+            "unsampled",
+            "OTEL_TRACES_SAMPLER",
+            "always_off"));
+    return variants;
+  }
+
+  /**
+   * Each row's CPU per note in every round and its ratio to traces off in the same round, with the
+   * medians and the machine's load average as each round ended.
+   */
+  private static void overhead(
+      StringBuilder out, Map<String, List<LoadResult>> results, List<Double> loadAverages) {
+    List<LoadResult> off = results.get("gateway");
+    if (off == null) {
+      return;
+    }
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%n## Gateway CPU per note against traces off%n%nLoad average (1 min) as each round"
+                + " ended: %s.%n%n| row | gateway CPU ms/note, each round | median | ratio to off,"
+                + " each round | median ratio |%n|---|---|---|---|---|%n",
+            String.join(", ", loadAverages.stream().map(l -> format("%.1f", l)).toList())));
+    for (var row : results.entrySet()) {
+      List<LoadResult> runs = row.getValue();
+      List<Double> perNote = runs.stream().map(LoadResult::serverCpuPerRequest).toList();
+      List<Double> ratios = new ArrayList<>();
+      for (int i = 0; i < runs.size() && i < off.size(); i++) {
+        ratios.add(perNote.get(i) / off.get(i).serverCpuPerRequest());
+      }
+      out.append(
+          format(
+              "| %s | %s | **%.3f** | %s | **%.3f** |%n",
+              row.getKey(),
+              joined(perNote, "%.3f"),
+              LoadReport.median(perNote),
+              joined(ratios, "%.3f"),
+              LoadReport.median(ratios)));
+    }
+  }
+
+  /**
+   * A duplicate storm on each gateway by turns, {@code --rounds} times, with the CPU each spent per
+   * request; each row's first storm line follows the table, and how many of its storms called the
+   * provider once per distinct note.
+   */
+  private static void storms(
+      StringBuilder out,
+      LoadTargets targets,
+      GatewayLoadOptions options,
+      Map<String, Long> answered)
+      throws Exception {
+    Map<String, List<Double>> perRequest = new LinkedHashMap<>();
+    Map<String, String> firstLine = new LinkedHashMap<>();
+    Map<String, Integer> oncePerNote = new LinkedHashMap<>();
+    for (int round = 1; round <= options.rounds(); round++) {
+      for (var target : LoadRounds.inRoundOrder(targets.urls(), round)) {
+        String name = target.getKey();
+        long before = ProcessStats.treeCpuMillis(serverPid(targets, name));
+        StringBuilder line = new StringBuilder();
+        DuplicateStorm.run(line, targets.providerPort(), targets.port(name), options);
+        long cpu = ProcessStats.treeCpuMillis(serverPid(targets, name)) - before;
+        long requests = (long) options.stormNotes() * options.copies();
+        answered.merge(name, requests, Long::sum);
+        perRequest.computeIfAbsent(name, k -> new ArrayList<>()).add((double) cpu / requests);
+        firstLine.putIfAbsent(name, line.toString().trim());
+        oncePerNote.merge(name, line.indexOf("(= distinct notes)") >= 0 ? 1 : 0, Integer::sum);
+        System.out.printf(
+            "storm %d %-9s %.3f ms CPU per request%n", round, name, (double) cpu / requests);
+      }
+    }
+    out.append(
+        format(
+            "%n## Duplicate storms (%d notes x %d copies at once), by turns%n%n| row | gateway CPU"
+                + " ms/request, each storm | median |%n|---|---|---|%n",
+            options.stormNotes(), options.copies()));
+    perRequest.forEach(
+        (name, values) ->
+            out.append(
+                format(
+                    "| %s | %s | **%.3f** |%n",
+                    name, joined(values, "%.3f"), LoadReport.median(values))));
+    out.append('\n');
+    firstLine.forEach(
+        (name, line) ->
+            out.append(
+                format(
+                    "- %s, %d of %d storms with provider calls = distinct notes; the first: %s%n",
+                    name, oncePerNote.getOrDefault(name, 0), options.rounds(), line)));
+  }
+
+  /** What the sink received, by service and span name, against the notes each gateway answered. */
+  private static void spansReceived(StringBuilder out, OtlpSink sink, Map<String, Long> answered) {
+    out.append(
+        format(
+            "%n## Spans the collector received%n%n%d OTLP/HTTP exports decoded, %d requests"
+                + " refused. Notes answered (warm-up, rounds, storms): %s.%n%n| service and span"
+                + " name | spans |%n|---|---|%n",
+            sink.exports(), sink.refused(), answered.toString()));
+    sink.spans().forEach((name, count) -> out.append(format("| %s | %d |%n", name, count)));
+    for (String variant : VARIANTS) {
+      long notes = answered.getOrDefault(variant, 0L);
+      out.append(
+          format(
+              "%n`%s`: %d spans for %d notes answered, %.2f per note.",
+              variant,
+              sink.spansOf(variant),
+              notes,
+              notes == 0 ? 0.0 : (double) sink.spansOf(variant) / notes));
+    }
+    out.append('\n');
+  }
+
+  private static long serverPid(LoadTargets targets, String name) {
+    return Objects.requireNonNull(targets.processes(name).get(LoadResult.SERVER), name);
+  }
+
+  /** {@code args} with each default pair added in front, so that a name given wins. */
+  static String[] withDefaults(String[] args, String... defaults) {
+    List<String> all = new ArrayList<>(Arrays.asList(defaults));
+    all.addAll(Arrays.asList(args));
+    return all.toArray(String[]::new);
+  }
+
+  private static String joined(List<Double> values, String pattern) {
+    return String.join(", ", values.stream().map(v -> format(pattern, v)).toList());
+  }
+
+  private static String format(String pattern, Object... values) {
+    return String.format(Locale.ROOT, pattern, values);
+  }
+}
