@@ -1,6 +1,12 @@
 package dev.bolo.server.engine;
 
-import io.opentelemetry.api.common.AttributeKey;
+import static io.opentelemetry.semconv.ErrorAttributes.ERROR_TYPE;
+import static io.opentelemetry.semconv.HttpAttributes.HTTP_REQUEST_METHOD;
+import static io.opentelemetry.semconv.HttpAttributes.HTTP_RESPONSE_STATUS_CODE;
+import static io.opentelemetry.semconv.ServerAttributes.SERVER_ADDRESS;
+import static io.opentelemetry.semconv.ServerAttributes.SERVER_PORT;
+import static io.opentelemetry.semconv.UrlAttributes.URL_FULL;
+
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -28,13 +34,6 @@ import okhttp3.Response;
  */
 public final class ProviderSpans implements Interceptor {
 
-  static final AttributeKey<String> METHOD = AttributeKey.stringKey("http.request.method");
-  static final AttributeKey<String> SERVER_ADDRESS = AttributeKey.stringKey("server.address");
-  static final AttributeKey<Long> SERVER_PORT = AttributeKey.longKey("server.port");
-  static final AttributeKey<String> URL_FULL = AttributeKey.stringKey("url.full");
-  static final AttributeKey<Long> STATUS = AttributeKey.longKey("http.response.status_code");
-  static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
-
   private static final TextMapSetter<Request.Builder> HEADERS =
       (builder, name, value) -> {
         if (builder != null) {
@@ -59,7 +58,7 @@ public final class ProviderSpans implements Interceptor {
         tracer
             .spanBuilder(request.method())
             .setSpanKind(SpanKind.CLIENT)
-            .setAttribute(METHOD, request.method())
+            .setAttribute(HTTP_REQUEST_METHOD, request.method())
             .setAttribute(SERVER_ADDRESS, url.host())
             .setAttribute(SERVER_PORT, (long) url.port())
             .setAttribute(URL_FULL, url.newBuilder().query(null).build().toString())
@@ -68,7 +67,7 @@ public final class ProviderSpans implements Interceptor {
       Request.Builder traced = request.newBuilder();
       propagator.inject(Context.current(), traced, HEADERS);
       Response response = chain.proceed(traced.build());
-      span.setAttribute(STATUS, (long) response.code());
+      span.setAttribute(HTTP_RESPONSE_STATUS_CODE, (long) response.code());
       if (response.code() >= 400) {
         span.setAttribute(ERROR_TYPE, Integer.toString(response.code()));
         span.setStatus(StatusCode.ERROR);

@@ -1,8 +1,14 @@
 package dev.bolo.server.http;
 
+import static io.opentelemetry.semconv.ErrorAttributes.ERROR_TYPE;
+import static io.opentelemetry.semconv.HttpAttributes.HTTP_REQUEST_METHOD;
+import static io.opentelemetry.semconv.HttpAttributes.HTTP_RESPONSE_STATUS_CODE;
+import static io.opentelemetry.semconv.HttpAttributes.HTTP_ROUTE;
+import static io.opentelemetry.semconv.UrlAttributes.URL_PATH;
+import static io.opentelemetry.semconv.UrlAttributes.URL_SCHEME;
+
 import dev.bolo.server.tracing.NoteSpans;
 import dev.bolo.server.tracing.Tracing;
-import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -38,13 +44,6 @@ public final class RequestSpans extends Handler.Wrapper {
   /** The request attribute holding this request's {@link Traced}. */
   private static final String TRACED = RequestSpans.class.getName() + ".traced";
 
-  static final AttributeKey<String> METHOD = AttributeKey.stringKey("http.request.method");
-  static final AttributeKey<String> URL_PATH = AttributeKey.stringKey("url.path");
-  static final AttributeKey<String> URL_SCHEME = AttributeKey.stringKey("url.scheme");
-  static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
-  static final AttributeKey<Long> STATUS = AttributeKey.longKey("http.response.status_code");
-  static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
-
   /** Reads a propagated context's headers ({@code traceparent}, {@code tracestate}) from Jetty. */
   private static final TextMapGetter<Request> HEADERS =
       new TextMapGetter<>() {
@@ -77,7 +76,7 @@ public final class RequestSpans extends Handler.Wrapper {
             .spanBuilder(method)
             .setParent(parent)
             .setSpanKind(SpanKind.SERVER)
-            .setAttribute(METHOD, method)
+            .setAttribute(HTTP_REQUEST_METHOD, method)
             .setAttribute(URL_SCHEME, request.getHttpURI().getScheme())
             .startSpan();
     Traced traced =
@@ -160,14 +159,14 @@ public final class RequestSpans extends Handler.Wrapper {
       @Nullable String template = route;
       if (template != null) {
         span.updateName(method + " " + template);
-        span.setAttribute(ROUTE, template);
+        span.setAttribute(HTTP_ROUTE, template);
         span.setAttribute(URL_PATH, template);
       } else {
         // No device route: a probe, a page or an unknown path, none of which names a device's
         // upload or note.
         span.setAttribute(URL_PATH, path);
       }
-      span.setAttribute(STATUS, status);
+      span.setAttribute(HTTP_RESPONSE_STATUS_CODE, status);
       if (failure != null) {
         // The exchange broke (the client left, the server stopped): the type, not the message.
         span.setAttribute(ERROR_TYPE, failure.getClass().getName());

@@ -1,5 +1,12 @@
 package dev.bolo.server.tracing;
 
+import static io.opentelemetry.semconv.ErrorAttributes.ERROR_TYPE;
+import static io.opentelemetry.semconv.HttpAttributes.HTTP_REQUEST_METHOD;
+import static io.opentelemetry.semconv.HttpAttributes.HTTP_RESPONSE_STATUS_CODE;
+import static io.opentelemetry.semconv.ServerAttributes.SERVER_ADDRESS;
+import static io.opentelemetry.semconv.ServerAttributes.SERVER_PORT;
+import static io.opentelemetry.semconv.UrlAttributes.URL_FULL;
+
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
@@ -40,13 +47,6 @@ public final class JobSpans {
 
   /** Which attempt of one webhook event: 1, 2, … */
   static final AttributeKey<Long> WEBHOOK_ATTEMPT = AttributeKey.longKey("bolo.webhook.attempt");
-
-  static final AttributeKey<String> METHOD = AttributeKey.stringKey("http.request.method");
-  static final AttributeKey<String> SERVER_ADDRESS = AttributeKey.stringKey("server.address");
-  static final AttributeKey<Long> SERVER_PORT = AttributeKey.longKey("server.port");
-  static final AttributeKey<String> URL_FULL = AttributeKey.stringKey("url.full");
-  static final AttributeKey<Long> STATUS = AttributeKey.longKey("http.response.status_code");
-  static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
 
   private static final String TRACEPARENT = "traceparent";
 
@@ -181,7 +181,7 @@ public final class JobSpans {
         .spanBuilder("POST")
         .setParent(parent.isValid() ? Context.root().with(Span.wrap(parent)) : Context.root())
         .setSpanKind(SpanKind.CLIENT)
-        .setAttribute(METHOD, "POST")
+        .setAttribute(HTTP_REQUEST_METHOD, "POST")
         .setAttribute(SERVER_ADDRESS, parsed.host())
         .setAttribute(SERVER_PORT, (long) parsed.port())
         .setAttribute(URL_FULL, withoutSecrets(parsed))
@@ -220,7 +220,7 @@ public final class JobSpans {
    */
   public static void delivered(Span span, int status, String failure) {
     if (status > 0) {
-      span.setAttribute(STATUS, (long) status);
+      span.setAttribute(HTTP_RESPONSE_STATUS_CODE, (long) status);
     }
     if (status == 0 || status >= 400) {
       span.setAttribute(ERROR_TYPE, status == 0 ? failure : Integer.toString(status));
