@@ -114,6 +114,27 @@ class TraceHeadersTest {
     assertThat(take().getHeaders().get("traceparent")).isNull();
   }
 
+  @Test
+  void aTraceStateTooLargeForTheGatewaysHeadersIsNotSentAndTheNoteGoesOn() throws Exception {
+    // A tracestate OpenTelemetry itself accepts and sends (32 members, values of 256 characters):
+    // over the gateway's 8 KiB of request headers, it would have every note refused with a 431.
+    StringBuilder state = new StringBuilder();
+    for (int i = 0; i < 32; i++) {
+      state.append(i == 0 ? "" : ",").append("v").append(i).append('=').append("x".repeat(256));
+    }
+    server.enqueue(json(200, OK_BODY));
+    current.set(Map.of("traceparent", TRACEPARENT, "tracestate", state.toString()));
+
+    client(currentTrace()).transcribe(note, TranscriptionOptions.defaults());
+
+    RecordedRequest request = take();
+    assertThat(request.getHeaders().get("traceparent")).isEqualTo(TRACEPARENT);
+    assertThat(request.getHeaders().get("tracestate"))
+        .as("W3C: a tracestate may be cut to 512 characters; whole, it costs the note")
+        .satisfiesAnyOf(
+            v -> assertThat(v).isNull(), v -> assertThat(v).hasSizeLessThanOrEqualTo(512));
+  }
+
   private RecordedRequest take() throws InterruptedException {
     return java.util.Objects.requireNonNull(
         server.takeRequest(10, java.util.concurrent.TimeUnit.SECONDS));

@@ -37,6 +37,8 @@ import org.junit.jupiter.api.Test;
  */
 class TracedNoteTest {
 
+  private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
+
   private static FakeProvider primary;
   private static FakeProvider backup;
   private static TraceReceiver receiver;
@@ -53,6 +55,7 @@ class TracedNoteTest {
     env.put("BOLO_PORT", "0");
     env.put("BOLO_DATA_DIR", dataDir.toString());
     env.put("BOLO_DEVICE_TOKENS", "alpha=" + Gateway.TOKEN_A);
+    env.put("BOLO_ADMIN_TOKEN", ADMIN_TOKEN);
     env.put("BOLO_ENGINES", "primary,backup");
     env.put("BOLO_ENGINE_PRIMARY_KIND", "openai");
     env.put("BOLO_ENGINE_PRIMARY_BASE_URL", primary.baseUrl());
@@ -342,6 +345,27 @@ class TracedNoteTest {
   /** No attribute of any span names the token, the device, the transcript or the audio. */
   private static void assertNothingPrivate(List<Received> spans) {
     TraceReceiver.assertNothingPrivate(spans, "alpha", "sk-primary", "sk-backup");
+  }
+
+  @Test
+  void anAdminRequestsSpanNamesItsRouteNotTheDeviceInItsPath() throws Exception {
+    String traceId = randomHex(16);
+    // A quota for a device that does not exist: nothing of the class's gateway changes.
+    Gateway.Reply reply =
+        gateway.send(
+            new Request.Builder()
+                .url(gateway.url("/admin/api/devices/kitchen-phone-of-asha/quota"))
+                .header("Authorization", "Bearer " + ADMIN_TOKEN)
+                .header("traceparent", "00-" + traceId + "-" + randomHex(8) + "-01")
+                .put(
+                    okhttp3.RequestBody.create(
+                        "{\"monthly_minutes\":5}", okhttp3.MediaType.get("application/json")))
+                .build());
+    assertThat(reply.status()).as(reply.body()).isBetween(200, 499);
+
+    Await.until(() -> !receiver.trace(traceId).isEmpty(), () -> "spans of " + traceId);
+    // tracing.md, What no span carries: no device name or other device identity.
+    TraceReceiver.assertNothingPrivate(receiver.trace(traceId), "kitchen-phone-of-asha");
   }
 
   private static Gateway.Reply send(
