@@ -330,6 +330,25 @@ class TracedNoteTest {
                 assertThat(known).contains(line.replaceAll(".*trace_id=\"([0-9a-f]+)\".*", "$1")));
   }
 
+  @Test
+  void aClientsBaggageIsNotSentOnToTheProvider() throws Exception {
+    String traceId = randomHex(16);
+    Request request =
+        gateway
+            .nativeUpload(Gateway.TOKEN_A, TestAudio.wav(650, 517))
+            .newBuilder()
+            .header("traceparent", "00-" + traceId + "-" + randomHex(8) + "-01")
+            .header("baggage", "user.email=asha%40example.com")
+            .build();
+    Gateway.Reply reply = gateway.send(request);
+    assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+
+    RecordedRequest atProvider = callOf(primary, traceId);
+    // tracing.md: only traceparent and tracestate cross a hop; what a client put in its baggage
+    // (an app's user, its e-mail) is no business of a third-party provider's.
+    assertThat(atProvider.getHeaders().get("baggage")).isNull();
+  }
+
   /** The provider's call within {@code traceId}; the calls of earlier tests are passed over. */
   private static RecordedRequest callOf(FakeProvider provider, String traceId)
       throws InterruptedException {
