@@ -4,8 +4,10 @@ import dev.bolo.server.health.Readiness;
 import dev.bolo.server.ledger.DurableLedger;
 import dev.bolo.server.tls.PhoneAccess;
 import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.context.Scope;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -99,24 +101,32 @@ public final class AdminRoutes {
    */
   private static Handler guarded(byte[] tokenSha256, WrongTokens wrongTokens, Handler handler) {
     return ctx -> {
-      String presented = DeviceGate.bearerToken(ctx);
-      InetAddress client = WrongTokens.clientOf(ctx);
-      Duration untilNextGuess =
-          presented == null ? Duration.ZERO : wrongTokens.waitBefore(client, presented);
-      if (!untilNextGuess.isZero()) {
-        ErrorWriter.write(ctx, Dialect.NATIVE, Errors.tooManyWrongTokens(untilNextGuess));
-        return;
+      // The request's span names the route, never the device or event its path names.
+      try (Scope traced = RequestSpans.enter(ctx.req(), ctx.endpoint().path)) {
+        guard(tokenSha256, wrongTokens, handler, ctx);
       }
-      if (presented == null || !MessageDigest.isEqual(tokenSha256, sha256(presented))) {
-        if (presented != null) {
-          wrongTokens.count(client);
-        }
-        ctx.header("WWW-Authenticate", "Bearer realm=\"bolo-admin\"");
-        ErrorWriter.write(ctx, Dialect.NATIVE, Errors.adminUnauthorized());
-        return;
-      }
-      handler.handle(ctx);
     };
+  }
+
+  private static void guard(
+      byte[] tokenSha256, WrongTokens wrongTokens, Handler handler, Context ctx) throws Exception {
+    String presented = DeviceGate.bearerToken(ctx);
+    InetAddress client = WrongTokens.clientOf(ctx);
+    Duration untilNextGuess =
+        presented == null ? Duration.ZERO : wrongTokens.waitBefore(client, presented);
+    if (!untilNextGuess.isZero()) {
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.tooManyWrongTokens(untilNextGuess));
+      return;
+    }
+    if (presented == null || !MessageDigest.isEqual(tokenSha256, sha256(presented))) {
+      if (presented != null) {
+        wrongTokens.count(client);
+      }
+      ctx.header("WWW-Authenticate", "Bearer realm=\"bolo-admin\"");
+      ErrorWriter.write(ctx, Dialect.NATIVE, Errors.adminUnauthorized());
+      return;
+    }
+    handler.handle(ctx);
   }
 
   private static byte[] sha256(String text) {

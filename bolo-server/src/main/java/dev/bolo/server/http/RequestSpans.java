@@ -69,7 +69,10 @@ public final class RequestSpans extends Handler.Wrapper {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
-    Context parent = propagator.extract(Context.root(), request, HEADERS);
+    // Only the client's span is taken from what it propagates: its baggage (an app's user, say) is
+    // no provider's or receiver's business, and would otherwise go on with every provider call.
+    Context parent =
+        Context.root().with(Span.fromContext(propagator.extract(Context.root(), request, HEADERS)));
     String method = request.getMethod();
     Span span =
         tracer
