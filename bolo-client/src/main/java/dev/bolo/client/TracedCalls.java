@@ -14,6 +14,16 @@ import okhttp3.Request;
  */
 final class TracedCalls {
 
+  /**
+   * The longest trace header sent: W3C Trace Context asks that 512 characters of a {@code
+   * tracestate} be passed on; a longer one (OpenTelemetry allows 32 members of 256 characters) is
+   * cut to its leading members, entries of over 128 characters first, as the recommendation says,
+   * so that the app's trace never takes the gateway's 8 KiB of request headers.
+   */
+  static final int MAX_TRACE_HEADER = 512;
+
+  private static final int LARGE_MEMBER = 128;
+
   private TracedCalls() {}
 
   /** {@code http}, adding the app's current trace headers to each request; itself when none. */
@@ -52,9 +62,31 @@ final class TracedCalls {
               && value != null
               && !value.isEmpty()
               && value.chars().allMatch(c -> c >= ' ' && c < 0x7f)) {
-            sendable.put(lower, value);
+            String bounded = lower.equals("tracestate") ? cut(value) : value;
+            if (!bounded.isEmpty() && bounded.length() <= MAX_TRACE_HEADER) {
+              sendable.put(lower, bounded);
+            }
           }
         });
     return sendable;
+  }
+
+  /** {@code tracestate}'s leading members within {@link #MAX_TRACE_HEADER}, large ones left out. */
+  private static String cut(String tracestate) {
+    if (tracestate.length() <= MAX_TRACE_HEADER) {
+      return tracestate;
+    }
+    StringBuilder kept = new StringBuilder();
+    for (String member : tracestate.split(",")) {
+      String trimmed = member.strip();
+      if (trimmed.isEmpty() || trimmed.length() > LARGE_MEMBER) {
+        continue;
+      }
+      if (kept.length() + trimmed.length() + 1 > MAX_TRACE_HEADER) {
+        break;
+      }
+      kept.append(kept.length() == 0 ? "" : ",").append(trimmed);
+    }
+    return kept.toString();
   }
 }
