@@ -8,6 +8,7 @@ import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.WorkKey;
 import dev.bolo.server.work.WorkResult;
+import dev.bolo.testkit.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -215,6 +216,55 @@ class RedisDedupStoreTest extends RedisStoreContract {
     }
   }
 
+  @Test
+  void anOwnerThatTakesItsClaimBackFromATentativeOneIsTheSpanOthersAreNamed() throws Exception {
+    DedupStore owner = store(LONG_TTL);
+    DedupStore tentative = store(LONG_TTL);
+    DedupStore other = store(LONG_TTL);
+    WorkKey key = newKey();
+    SpanContext owners = span("b7ad6b7169203331");
+    SpanContext tentatives = span("c8be7c827a314442");
+    Claim.Owned claim;
+    try (Scope traced = Context.root().with(Span.wrap(owners)).makeCurrent()) {
+      claim = owned(owner.claim(key, LONG_LEASE));
+    }
+    try (RawRedis raw = new RawRedis()) {
+      // Redis restarted without persistence: the epoch, the claim and its span are gone.
+      raw.delete(RedisDedupStore.EPOCH);
+      raw.delete("bolo:{" + key.asString() + "}:claim");
+      raw.delete("bolo:{" + key.asString() + "}:owner");
+      // Another instance claims the vacant key: tentative for its short lease.
+      Future<Claim> claimed =
+          threads.submit(
+              () -> {
+                try (Scope traced = Context.root().with(Span.wrap(tentatives)).makeCurrent()) {
+                  return tentative.claim(key, shortLease());
+                }
+              });
+      Await.until(
+          () -> String.valueOf(raw.get(key, "claim")).startsWith("T"),
+          () -> "claim: " + raw.get(key, "claim"));
+      // The owner's renewal takes its claim back, and the tentative claimant loses.
+      assertThat(owner.renew(key, claim, LONG_LEASE)).isTrue();
+      assertThat(waitFor(claimed)).isInstanceOf(Claim.Busy.class);
+    }
+
+    Claim busy = other.claim(key, LONG_LEASE);
+
+    assertThat(busy).isInstanceOf(Claim.Busy.class);
+    assertThat(((Claim.Busy) busy).owner().getSpanId())
+        .as("the span of the copy whose work it is")
+        .isEqualTo(owners.getSpanId());
+  }
+
+  private static SpanContext span(String spanId) {
+    return SpanContext.create(
+        "0af7651916cd43dd8448eb211c80319c",
+        spanId,
+        TraceFlags.getSampled(),
+        TraceState.getDefault());
+  }
+
   /** The test's own connection to Redis, to read and write a key's entries as they are stored. */
   private static final class RawRedis implements AutoCloseable {
     private final RedisClient client = RedisClient.create(redis.url());
@@ -222,6 +272,10 @@ class RedisDedupStoreTest extends RedisStoreContract {
 
     @Nullable String get(WorkKey key, String entry) {
       return connection.sync().get("bolo:{" + key.asString() + "}:" + entry);
+    }
+
+    void delete(String name) {
+      connection.sync().del(name);
     }
 
     void set(WorkKey key, String entry, String value) {
