@@ -51,13 +51,43 @@ export function tracedExchange(exchange, traceHeaders) {
       const lower = name.toLowerCase();
       if ((lower === 'traceparent' || lower === 'tracestate') && typeof value === 'string'
           && /^[\x20-\x7e]+$/.test(value)) {
-        trace[lower] = value;
+        const bounded = lower === 'tracestate' ? cutTraceState(value) : value;
+        if (bounded.length > 0 && bounded.length <= MAX_TRACE_HEADER) {
+          trace[lower] = bounded;
+        }
       }
     }
     return exchange(Object.keys(trace).length === 0
       ? request
       : {...request, headers: {...request.headers, ...trace}});
   };
+}
+
+/**
+ * The longest trace header sent: W3C Trace Context asks that 512 characters of a `tracestate` be
+ * passed on; a longer one (OpenTelemetry allows 32 members of 256 characters, more than the
+ * gateway's headers take) is cut to its leading members, those of over 128 characters left out
+ * first, as the recommendation says. The Java SDK's TracedCalls cuts it the same way.
+ */
+export const MAX_TRACE_HEADER = 512;
+
+/** @param {string} tracestate */
+function cutTraceState(tracestate) {
+  if (tracestate.length <= MAX_TRACE_HEADER) {
+    return tracestate;
+  }
+  let kept = '';
+  for (const member of tracestate.split(',')) {
+    const trimmed = member.trim();
+    if (trimmed.length === 0 || trimmed.length > 128) {
+      continue;
+    }
+    if (kept.length + trimmed.length + 1 > MAX_TRACE_HEADER) {
+      break;
+    }
+    kept += (kept.length === 0 ? '' : ',') + trimmed;
+  }
+  return kept;
 }
 
 /** Error bodies and transcripts are small; a larger body is not the gateway's. */

@@ -54,3 +54,25 @@ test('only trace context headers are taken from the app, and a failing supplier 
   assert.equal(broken.headers.traceparent, undefined);
   assert.equal(untraced.headers.traceparent, undefined);
 });
+
+test('a tracestate too large for the gateway\'s headers is cut to its leading members', async () => {
+  const gateway = fakeGateway();
+  // OpenTelemetry allows 32 members of up to 256 characters: 8 KB, more than a gateway's headers.
+  const members = Array.from({length: 32}, (_, i) => `v${i}=${'x'.repeat(i === 0 ? 200 : 250)}`);
+  await clientOf(gateway, fakeClock(), {
+    traceHeaders: () => ({traceparent: TRACEPARENT, tracestate: members.join(',')}),
+  }).transcribe(noteOf(1000));
+
+  const [sent] = gateway.requests;
+  assert.equal(sent.headers.traceparent, TRACEPARENT);
+  assert.equal(sent.headers.tracestate, undefined, 'every member is over 128 characters');
+
+  const small = Array.from({length: 60}, (_, i) => `k${i}=${'y'.repeat(10)}`);
+  await clientOf(gateway, fakeClock(), {
+    traceHeaders: () => ({traceparent: TRACEPARENT, tracestate: small.join(',')}),
+  }).transcribe(noteOf(1000));
+  const cut = gateway.requests[1].headers.tracestate;
+  assert.ok(cut.length <= 512, `${cut.length} characters`);
+  assert.ok(small.join(',').startsWith(cut), 'the leading members, whole');
+  assert.ok(cut.split(',').length > 30, 'as many as fit');
+});

@@ -121,8 +121,9 @@ final class RedisScripts {
   /**
    * Extends the caller's claim, and its span with it; takes it again when Redis forgot it (a
    * restart without persistence) or holds it only tentatively for a claim made since, and no result
-   * is stored; refuses when another owner holds it. KEYS: claim, done, owner, and the epoch outside
-   * a cluster. ARGV: token, lease ms, known epoch (a new epoch is named by the token).
+   * is stored (the span of the claimant it takes the key from is removed, its own is not known
+   * here); refuses when another owner holds it. KEYS: claim, done, owner, and the epoch outside a
+   * cluster. ARGV: token, lease ms, known epoch (a new epoch is named by the token).
    */
   static final String RENEW =
       EPOCH
@@ -137,6 +138,8 @@ final class RedisScripts {
           if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
           if KEYS[4] then epoch(KEYS[4], ARGV[3], ARGV[1], ARGV[2]) end
           redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+          -- A span left by the claimant it took the key from names work that will not run.
+          redis.call('DEL', KEYS[3])
           return 1
           """;
 

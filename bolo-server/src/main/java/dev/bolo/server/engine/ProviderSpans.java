@@ -61,7 +61,10 @@ public final class ProviderSpans implements Interceptor {
             .setAttribute(HTTP_REQUEST_METHOD, request.method())
             .setAttribute(SERVER_ADDRESS, url.host())
             .setAttribute(SERVER_PORT, (long) url.port())
-            .setAttribute(URL_FULL, url.newBuilder().query(null).build().toString())
+            .setAttribute(
+                URL_FULL,
+                // An engine's base URL may carry credentials; the conventions ask them removed.
+                url.newBuilder().username("").password("").query(null).build().toString())
             .startSpan();
     try (Scope scope = span.makeCurrent()) {
       Request.Builder traced = request.newBuilder();

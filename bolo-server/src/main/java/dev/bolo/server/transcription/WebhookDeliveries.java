@@ -195,15 +195,22 @@ final class WebhookDeliveries implements AutoCloseable {
       return;
     }
     Span span = spans.delivery(event.url(), event.traceparent(), event.jobId(), attempts);
-    WebhookSender.Delivery delivery =
-        sender.send(
-            event.url(),
-            new WebhookSender.Message(
-                event.id(),
-                clock.instant(),
-                event.body().getBytes(StandardCharsets.UTF_8),
-                signing,
-                spans.headers(span)));
+    WebhookSender.Delivery delivery;
+    try {
+      delivery =
+          sender.send(
+              event.url(),
+              new WebhookSender.Message(
+                  event.id(),
+                  clock.instant(),
+                  event.body().getBytes(StandardCharsets.UTF_8),
+                  signing,
+                  spans.headers(span)));
+    } catch (RuntimeException e) {
+      // The sender answers every outcome; a fault of its own still ends the attempt's span.
+      span.end();
+      throw e;
+    }
     String outcome = delivery.outcome().name().toLowerCase(java.util.Locale.ROOT);
     JobSpans.delivered(span, delivery.status(), outcome);
     Instant now = clock.instant();

@@ -32,10 +32,10 @@ final class LocalEngine implements SpeechEngine {
 
   private static final Logger log = LoggerFactory.getLogger(LocalEngine.class);
 
-  /** The cause is in the log (see {@link #load}); a client is told no more than this. */
   /** How long a close waits for a load in progress: loading takes seconds, on a busy machine 20. */
   private static final Duration LOAD_AT_CLOSE = Duration.ofMinutes(1);
 
+  /** The cause is in the log (see {@link #load}); a client is told no more than this. */
   private static final String LOAD_FAILED = "offline model failed to load; see the server log";
 
   private final OfflineConfig config;
