@@ -20,7 +20,6 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import mockwebserver3.MockResponse;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,12 +62,7 @@ public final class TracePictures {
       primary.delay(Duration.ofMillis(800));
       List<String> storm = duplicateStorm(gateway, receiver);
       primary.delay(Duration.ofMillis(250));
-      primary.enqueue(
-          new MockResponse.Builder()
-              .code(503)
-              .setHeader("Content-Type", "application/json")
-              .body("{\"error\":{\"message\":\"overloaded\"}}")
-              .build());
+      primary.enqueue(FakeProvider.overloaded());
       backup.delay(Duration.ofMillis(600));
       List<String> failover =
           List.of(traceOf(gateway, receiver, send(gateway, TestAudio.wav(3000, 52))));

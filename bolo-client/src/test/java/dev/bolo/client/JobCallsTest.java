@@ -1,5 +1,6 @@
 package dev.bolo.client;
 
+import static dev.bolo.client.JsonAnswers.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -55,14 +56,6 @@ class JobCallsTest {
         .token("device-token")
         .policy(ResendPolicy.standard().withoutJitter())
         .timing(scheduler.timing())
-        .build();
-  }
-
-  private static MockResponse json(int status, String body) {
-    return new MockResponse.Builder()
-        .code(status)
-        .addHeader("Content-Type", "application/json")
-        .body(body)
         .build();
   }
 

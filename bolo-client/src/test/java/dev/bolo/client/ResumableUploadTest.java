@@ -1,5 +1,6 @@
 package dev.bolo.client;
 
+import static dev.bolo.client.JsonAnswers.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.testkit.CuttingProxy;
@@ -632,13 +633,5 @@ class ResumableUploadTest {
 
   private static MockResponse ok() {
     return json(200, OK_BODY);
-  }
-
-  private static MockResponse json(int status, String body) {
-    return new MockResponse.Builder()
-        .code(status)
-        .addHeader("Content-Type", "application/json")
-        .body(body)
-        .build();
   }
 }

@@ -1,11 +1,11 @@
 package dev.bolo.client;
 
+import static dev.bolo.client.JsonAnswers.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.junit5.StartStop;
@@ -138,13 +138,5 @@ class TraceHeadersTest {
   private RecordedRequest take() throws InterruptedException {
     return java.util.Objects.requireNonNull(
         server.takeRequest(10, java.util.concurrent.TimeUnit.SECONDS));
-  }
-
-  private static MockResponse json(int status, String body) {
-    return new MockResponse.Builder()
-        .code(status)
-        .addHeader("Content-Type", "application/json")
-        .body(body)
-        .build();
   }
 }

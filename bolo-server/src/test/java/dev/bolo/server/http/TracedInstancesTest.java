@@ -10,7 +10,6 @@ import dev.bolo.server.testing.TraceReceiver;
 import dev.bolo.server.testing.TraceReceiver.Received;
 import dev.bolo.testkit.Await;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,21 +53,9 @@ class TracedInstancesTest {
         () -> named("resolve work key").size() == 4 && named("POST /v1/transcriptions").size() == 4,
         () -> "spans received: " + receiver.spans().stream().map(Received::name).toList());
     List<Received> resolutions = named("resolve work key");
-    List<Received> owners =
-        resolutions.stream()
-            .filter(r -> r.attribute("bolo.resolution").orElseThrow().equals("owner"))
-            .toList();
-    assertThat(owners).hasSize(1);
-    Received owner = owners.get(0);
-    List<Received> joined = new ArrayList<>(resolutions);
-    joined.remove(owner);
-    assertThat(joined)
-        .allSatisfy(
-            copy -> {
-              assertThat(copy.attribute("bolo.resolution")).hasValue("joined");
-              assertThat(copy.linkedSpanIds()).containsExactly(owner.spanId());
-              assertThat(copy.linkedTraceIds()).containsExactly(owner.traceId());
-            });
+    TraceReceiver.Resolved resolved = TraceReceiver.assertOneOwnerLinkedByTheRest(resolutions);
+    Received owner = resolved.owner();
+    List<Received> joined = resolved.joined();
     assertThat(joined.stream().map(TracedInstancesTest::instanceOf).collect(Collectors.toSet()))
         .as("the instances of the joined copies")
         .isEqualTo(Set.of("a", "b"));

@@ -146,12 +146,7 @@ class TracedNoteTest {
   @Test
   void aFailoverIsOneAttemptPerTargetEachWithItsOutcomeAndItsOwnLogLines() throws Exception {
     String traceId = randomHex(16);
-    primary.enqueue(
-        new MockResponse.Builder()
-            .code(503)
-            .setHeader("Content-Type", "application/json")
-            .body("{\"error\":{\"message\":\"overloaded\"}}")
-            .build());
+    primary.enqueue(FakeProvider.overloaded());
 
     List<Received> trace;
     String logged;
@@ -273,20 +268,7 @@ class TracedNoteTest {
     for (String traceId : traces) {
       resolutions.add(awaitSpans(traceId, "POST /v1/transcriptions").get("resolve work key"));
     }
-    List<Received> owners =
-        resolutions.stream()
-            .filter(r -> r.attribute("bolo.resolution").orElseThrow().equals("owner"))
-            .toList();
-    assertThat(owners).hasSize(1);
-    Received owner = owners.get(0);
-    List<Received> joined = new ArrayList<>(resolutions);
-    joined.remove(owner);
-    assertThat(joined)
-        .allSatisfy(
-            j -> {
-              assertThat(j.attribute("bolo.resolution")).hasValue("joined");
-              assertThat(j.linkedSpanIds()).containsExactly(owner.spanId());
-            });
+    Received owner = TraceReceiver.assertOneOwnerLinkedByTheRest(resolutions).owner();
     List<Received> attempts = new ArrayList<>();
     for (String traceId : traces) {
       receiver.trace(traceId).stream()

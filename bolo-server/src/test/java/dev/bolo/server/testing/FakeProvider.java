@@ -107,6 +107,15 @@ public final class FakeProvider implements AutoCloseable {
     return " in " + text.substring(start, end);
   }
 
+  /** The provider's 503 with an OpenAI-shaped error body: it is overloaded. */
+  public static MockResponse overloaded() {
+    return new MockResponse.Builder()
+        .code(503)
+        .setHeader("Content-Type", "application/json")
+        .body("{\"error\":{\"message\":\"overloaded\"}}")
+        .build();
+  }
+
   /** A recorded request's body as UTF-8 text, empty when it had none. */
   public static String bodyText(RecordedRequest request) {
     okio.ByteString body = request.getBody();

@@ -199,4 +199,32 @@ public final class TraceReceiver implements AutoCloseable {
   public void close() {
     server.close();
   }
+
+  /**
+   * A duplicate storm's resolution spans: the one that owned the work, and the copies that joined.
+   */
+  public record Resolved(Received owner, List<Received> joined) {}
+
+  /**
+   * Checks that exactly one of {@code resolutions} owned the work and that every other joined it
+   * with one link, to the owner's span in the owner's trace.
+   */
+  public static Resolved assertOneOwnerLinkedByTheRest(List<Received> resolutions) {
+    List<Received> owners =
+        resolutions.stream()
+            .filter(r -> r.attribute("bolo.resolution").orElseThrow().equals("owner"))
+            .toList();
+    assertThat(owners).hasSize(1);
+    Received owner = owners.get(0);
+    List<Received> joined = new ArrayList<>(resolutions);
+    joined.remove(owner);
+    assertThat(joined)
+        .allSatisfy(
+            copy -> {
+              assertThat(copy.attribute("bolo.resolution")).hasValue("joined");
+              assertThat(copy.linkedSpanIds()).containsExactly(owner.spanId());
+              assertThat(copy.linkedTraceIds()).containsExactly(owner.traceId());
+            });
+    return new Resolved(owner, joined);
+  }
 }
