@@ -4,6 +4,7 @@ import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.dedup.DedupStore;
 import dev.bolo.server.engine.SpeechEngine;
 import dev.bolo.server.http.ClosingConnections;
+import dev.bolo.server.http.HandlerThreads;
 import dev.bolo.server.http.HeaderDeadline;
 import dev.bolo.server.http.InFlightRequests;
 import dev.bolo.server.http.RequestAdmission;
@@ -52,6 +53,11 @@ public final class App implements AutoCloseable {
 
   /** How often expired resumable uploads are swept with their files. */
   private static final Duration UPLOAD_SWEEP_INTERVAL = Duration.ofMinutes(1);
+
+  /**
+   * How long {@link #close()} first lets the threads in a route leave it ({@link HandlerThreads}).
+   */
+  private static final Duration CLOSE_HANDLER_WAIT = Duration.ofSeconds(1);
 
   /** How long {@link #close()} lets detached work (engine calls) finish before interrupting it. */
   private static final Duration CLOSE_WORK_WAIT = Duration.ofSeconds(5);
@@ -345,8 +351,8 @@ public final class App implements AutoCloseable {
     if (closingConnections != null) {
       closingConnections.close();
     }
-    parts.javalin().stop();
     try {
+      HandlerThreads.stop(parts.javalin(), CLOSE_HANDLER_WAIT);
       parts.threads().finishDetachedWork(CLOSE_WORK_WAIT);
       parts.inFlight().awaitIdle(CLOSE_ANSWER_WAIT);
       parts.charges().drain(Duration.ofSeconds(1));

@@ -3,6 +3,7 @@ package dev.bolo.server;
 import dev.bolo.server.config.ServerConfig;
 import dev.bolo.server.health.Readiness;
 import dev.bolo.server.http.AdminRoutes;
+import dev.bolo.server.http.HandlerThreads;
 import dev.bolo.server.http.HttpsOnly;
 import dev.bolo.server.http.JsonErrorHandler;
 import dev.bolo.server.http.RequestAdmission;
@@ -102,6 +103,9 @@ final class HttpServer {
                 // Outermost, so that every answer is counted, a turned-away upload too; then the
                 // upload line; Javalin nests its own inside the innermost wrapper.
                 RequestMetrics counted = new RequestMetrics(metrics, services.wireTicker());
+                // Innermost, around Javalin (which it adds inside): the stop lets the threads in a
+                // route leave before it closes the connections.
+                admission.setHandler(new HandlerThreads());
                 server.setErrorHandler(new JsonErrorHandler(counted));
                 // With traces on, every request's span begins here, before it waits its turn.
                 if (tracing.isOn()) {

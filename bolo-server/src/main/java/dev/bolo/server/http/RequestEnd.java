@@ -115,7 +115,7 @@ final class RequestEnd {
     ctx.future(
         () -> {
           ctx.req().getAsyncContext().addListener(new Abandoned());
-          return forJavalin();
+          return forJavalin(ctx);
         });
   }
 
@@ -185,16 +185,18 @@ final class RequestEnd {
   }
 
   /**
-   * What Javalin waits for to end the request: the answer and every step, unless Jetty ended the
-   * exchange first. Then it never completes: Javalin's own steps (its exception handlers, writing
-   * the response, completing the exchange) would touch a request Jetty has already recycled.
+   * What Javalin waits for to end the request: the answer and every step, while the exchange is
+   * still Javalin's. When Jetty ended it first it never completes: Javalin's own steps (its
+   * exception handlers, writing the response, completing the exchange) would touch a request Jetty
+   * has already recycled. Jetty may end it after the answer looked ({@link #abandoned} is set only
+   * once Jetty has told its listeners), so the exchange itself is asked too.
    */
-  private CompletableFuture<?> forJavalin() {
+  private CompletableFuture<?> forJavalin(Context ctx) {
     CompletableFuture<?> done = Objects.requireNonNull(ended, "the request's end was not finished");
     CompletableFuture<@Nullable Object> exchange = new CompletableFuture<>();
     done.whenComplete(
         (value, failure) -> {
-          if (abandoned) {
+          if (abandoned || !isWaiting(ctx)) {
             if (failure != null) {
               noteAfterAbandoned(failure);
             }
@@ -207,6 +209,18 @@ final class RequestEnd {
           }
         });
     return exchange;
+  }
+
+  /**
+   * Whether the exchange still waits for its later answer; a request Jetty has ended and recycled
+   * says no, or throws.
+   */
+  private static boolean isWaiting(Context ctx) {
+    try {
+      return ctx.req().isAsyncStarted();
+    } catch (RuntimeException recycled) {
+      return false;
+    }
   }
 
   /**

@@ -10,6 +10,7 @@ import dev.bolo.server.transcription.ResumableUploads;
 import dev.bolo.server.transcription.Transcriber;
 import dev.bolo.server.upload.UploadReader;
 import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
@@ -117,8 +118,9 @@ public final class Routes {
     routes.exception(
         LedgerException.class,
         (e, ctx) ->
-            RequestLog.failed(
+            answerFailure(
                 ctx,
+                e,
                 () -> {
                   log.error("the ledger is unavailable: {}", e.getMessage());
                   ErrorWriter.write(
@@ -131,13 +133,31 @@ public final class Routes {
     routes.exception(
         Exception.class,
         (e, ctx) ->
-            RequestLog.failed(
+            answerFailure(
                 ctx,
+                e,
                 () -> {
                   log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
                   ErrorWriter.write(ctx, Dialect.of(ctx.path()), Errors.internal());
                 },
                 ticker));
+  }
+
+  /**
+   * Answers a failure that escaped a handler ({@code answer} logs it and writes the error), never
+   * throwing: Javalin hands a failure that escapes its exception handler to them again, and a
+   * request Jetty had already ended and recycled (the server stopped, the connection failed) throws
+   * on whatever is asked of it. Such a failure is one line in the log; nobody is left to answer.
+   */
+  static void answerFailure(Context ctx, Exception failure, Runnable answer, LongSupplier ticker) {
+    try {
+      RequestLog.failed(ctx, answer, ticker);
+    } catch (RuntimeException ended) {
+      log.warn(
+          "a failure came after its request had ended, nobody to answer: {} ({})",
+          failure.toString(),
+          ended.toString());
+    }
   }
 
   /** Jobs (PROTOCOL v4): a note handed over now, transcribed later, its webhook told. */

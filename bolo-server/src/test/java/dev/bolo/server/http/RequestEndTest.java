@@ -1,10 +1,21 @@
 package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.bolo.server.testing.LogCapture;
+import dev.bolo.testkit.FakeTicker;
+import io.javalin.http.Context;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.http.HttpServletRequest;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -82,5 +93,101 @@ class RequestEndTest {
     end.finishFailed();
 
     assertThat(done).containsExactly("drain count left");
+  }
+
+  @Test
+  void aFailedAnswerOfAnExchangeJettyRecycledBeforeItsListenerRanIsNotHandedToJavalin() {
+    AtomicBoolean recycled = new AtomicBoolean();
+    AtomicReference<Supplier<? extends CompletableFuture<?>>> javalinAsks = new AtomicReference<>();
+    // Jetty ended the exchange as the answer was written, and its listener has not run yet: the
+    // request's end still thinks it waits, the request itself throws.
+    HttpServletRequest request =
+        proxy(
+            HttpServletRequest.class,
+            (method, args) ->
+                switch (method) {
+                  case "getAsyncContext" -> proxy(AsyncContext.class, (name, given) -> null);
+                  case "isAsyncStarted" -> {
+                    if (recycled.get()) {
+                      throw new NullPointerException();
+                    }
+                    yield true;
+                  }
+                  default -> throw new UnsupportedOperationException(method);
+                });
+    Context ctx =
+        proxy(
+            Context.class,
+            (method, args) ->
+                switch (method) {
+                  case "req" -> request;
+                  case "future" -> {
+                    @SuppressWarnings("unchecked")
+                    Supplier<? extends CompletableFuture<?>> asked =
+                        (Supplier<? extends CompletableFuture<?>>) args[0];
+                    javalinAsks.set(asked);
+                    yield null;
+                  }
+                  default -> throw new UnsupportedOperationException(method);
+                });
+    CompletableFuture<String> result = new CompletableFuture<>();
+    end.answerWhen(
+        ctx,
+        result,
+        value -> {
+          throw new IllegalStateException("the response was recycled");
+        });
+    end.release(() -> done.add("upload let go"));
+    end.finish(() -> done.add("access line"));
+    CompletableFuture<?> forJavalin = javalinAsks.get().get();
+
+    recycled.set(true);
+    result.complete("200");
+
+    // Javalin's exception handlers would answer into the recycled request: they are not asked.
+    assertThat(forJavalin).isNotDone();
+    assertThat(done).containsExactly("upload let go");
+  }
+
+  @Test
+  void aFailureAfterItsRequestWasRecycledIsOneLineAndNeverThrowsBackIntoJavalin() {
+    // Every question to a recycled request throws, as Jetty's do once its fields are cleared.
+    Context recycled =
+        proxy(
+            Context.class,
+            (method, args) -> {
+              throw new NullPointerException();
+            });
+    try (LogCapture logs = LogCapture.start()) {
+      assertThatCode(
+              () ->
+                  Routes.answerFailure(
+                      recycled,
+                      new NullPointerException(),
+                      () -> {
+                        throw new AssertionError("answered: " + recycled.path());
+                      },
+                      FakeTicker.atZero()))
+          .doesNotThrowAnyException();
+      assertThat(logs.text().lines().filter(line -> line.contains("Routes")))
+          .singleElement()
+          .asString()
+          .contains("a failure came after its request had ended");
+    }
+  }
+
+  /** {@code type} answering each call by its method's name; Object's own methods answer alike. */
+  private static <T> T proxy(Class<T> type, BiFunction<String, Object[], Object> answer) {
+    return type.cast(
+        Proxy.newProxyInstance(
+            type.getClassLoader(),
+            new Class<?>[] {type},
+            (self, method, args) ->
+                switch (method.getName()) {
+                  case "toString" -> type.getSimpleName();
+                  case "hashCode" -> System.identityHashCode(self);
+                  case "equals" -> self == args[0];
+                  default -> answer.apply(method.getName(), args);
+                }));
   }
 }
