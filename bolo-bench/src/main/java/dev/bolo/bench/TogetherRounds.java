@@ -1,0 +1,119 @@
+package dev.bolo.bench;
+
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Rounds in which every target is loaded at the same time, each by its own wrk over an equal share
+ * of {@code --connections}, and each gateway's CPU counted over its own run: what the machine does
+ * to one target in a round (a neighbour on the host, the clock, a noisy build beside it) it does to
+ * all of them, so their ratios in a round hold where the rounds of {@link LoadRounds} (one target
+ * after the other) differ by a quarter on a shared machine. Only the servers' CPU is kept: the
+ * stand-in and the wrk processes serve every target at once.
+ */
+final class TogetherRounds {
+
+  private final LoadGenerator load;
+  private final LoadTargets targets;
+  private final GatewayLoadOptions options;
+  private final List<Double> loadAverages = new ArrayList<>();
+
+  TogetherRounds(LoadGenerator load, LoadTargets targets, GatewayLoadOptions options) {
+    this.load = load;
+    this.targets = targets;
+    this.options = options;
+  }
+
+  /** The connections each target gets: {@code --connections} shared out, at least one. */
+  int connectionsEach() {
+    return Math.max(1, options.connections() / targets.urls().size());
+  }
+
+  /**
+   * {@code --warmup} seconds of unmeasured load on all targets at once; the requests each answered.
+   */
+  Map<String, Long> warmUp() throws Exception {
+    Map<String, Long> answered = new LinkedHashMap<>();
+    all(options.warmupSeconds(), "warm")
+        .forEach((name, result) -> answered.put(name, result.requests()));
+    return answered;
+  }
+
+  /** The machine's load average over the last minute when each round ended, in order. */
+  List<Double> loadAverages() {
+    return List.copyOf(loadAverages);
+  }
+
+  /** Runs the rounds, printing each target's figures as they come; each target's rounds. */
+  Map<String, List<LoadResult>> measure() throws Exception {
+    Map<String, List<LoadResult>> results = new LinkedHashMap<>();
+    HttpClient settle = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    for (int round = 1; round <= options.rounds(); round++) {
+      // The stand-in finishes the calls of the round before, each taking --delay-ms.
+      Thread.sleep(options.delayMillis() + 1_000);
+      ProviderCalls.countOnceQuiet(settle, targets.providerPort());
+      for (var result : all(options.seconds(), "r" + round).entrySet()) {
+        results.computeIfAbsent(result.getKey(), k -> new ArrayList<>()).add(result.getValue());
+        System.out.printf(
+            java.util.Locale.ROOT,
+            "round %d %-9s %s, %.3f ms CPU per note%n",
+            round,
+            result.getKey(),
+            result.getValue(),
+            result.getValue().serverCpuPerRequest());
+      }
+      loadAverages.add(
+          Double.parseDouble(
+              java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                  .split(" ")[0]));
+    }
+    return results;
+  }
+
+  /** Every target loaded for {@code seconds} at once, with its server's CPU over its own run. */
+  private Map<String, LoadResult> all(int seconds, String tag) throws Exception {
+    Map<String, Future<LoadResult>> running = new LinkedHashMap<>();
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (var target : targets.urls().entrySet()) {
+        String name = target.getKey();
+        long pid =
+            java.util.Objects.requireNonNull(targets.processes(name).get(LoadResult.SERVER), name);
+        running.put(
+            name,
+            pool.submit(
+                () -> {
+                  long before = ProcessStats.treeCpuMillis(pid);
+                  LoadResult result =
+                      load.run(
+                          target.getValue(),
+                          LoadTargets.tokenFor(name),
+                          seconds,
+                          tag,
+                          connectionsEach());
+                  long cpu = ProcessStats.treeCpuMillis(pid) - before;
+                  return new LoadResult(
+                      result.requests(),
+                      result.durationMicros(),
+                      result.p50Micros(),
+                      result.p99Micros(),
+                      result.statusErrors(),
+                      result.timeouts(),
+                      result.socketErrors(),
+                      Map.of(LoadResult.SERVER, cpu));
+                }));
+      }
+      Map<String, LoadResult> results = new LinkedHashMap<>();
+      for (var result : running.entrySet()) {
+        results.put(result.getKey(), result.getValue().get());
+      }
+      return results;
+    }
+  }
+}
