@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Rounds in which every target is loaded at the same time, each by its own wrk over an equal share
@@ -19,6 +20,12 @@ import java.util.concurrent.Future;
  * stand-in and the wrk processes serve every target at once.
  */
 final class TogetherRounds {
+
+  /** The JIT compiler's share of a gateway's CPU, in %, below which it has settled. */
+  static final double SETTLED_PERCENT = 3;
+
+  /** At most this many 10 s steps of load are added to the warm-up for the JIT to settle. */
+  static final int MAX_SETTLING = 60;
 
   private final LoadGenerator load;
   private final LoadTargets targets;
@@ -37,13 +44,64 @@ final class TogetherRounds {
   }
 
   /**
-   * {@code --warmup} seconds of unmeasured load on all targets at once; the requests each answered.
+   * {@code --warmup} seconds of unmeasured load on all targets at once, then more, 10 s at a time,
+   * until no gateway's JIT compiler threads took more than {@value #SETTLED_PERCENT} % of its CPU
+   * in the last 10 s (at most {@value #MAX_SETTLING} times): at a few dozen notes a second a
+   * gateway still compiles minutes after it starts, a quarter of its CPU, and more for the traced
+   * one, whose request path holds more code. Returns the requests each answered.
    */
   Map<String, Long> warmUp() throws Exception {
     Map<String, Long> answered = new LinkedHashMap<>();
     all(options.warmupSeconds(), "warm")
-        .forEach((name, result) -> answered.put(name, result.requests()));
+        .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
+    for (int step = 1; step <= MAX_SETTLING; step++) {
+      Map<String, Map<String, Long>> before = threads();
+      all(10, "settle" + step)
+          .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
+      Map<String, Map<String, Long>> after = threads();
+      Map<String, String> compiling = new LinkedHashMap<>();
+      boolean settled = true;
+      for (String name : after.keySet()) {
+        double share = compilerShare(before.get(name), after.get(name));
+        compiling.put(name, String.format(java.util.Locale.ROOT, "%.1f %%", share));
+        settled &= share <= SETTLED_PERCENT;
+      }
+      System.out.println("warm-up: the JIT compiler's share of each gateway's CPU " + compiling);
+      if (settled) {
+        break;
+      }
+    }
     return answered;
+  }
+
+  /** The JIT compiler's share of the CPU a gateway's threads spent between two readings, in %. */
+  static double compilerShare(
+      @Nullable Map<String, Long> before, @Nullable Map<String, Long> after) {
+    if (before == null || after == null) {
+      return 0;
+    }
+    long total = 0;
+    long compiler = 0;
+    for (var thread : after.entrySet()) {
+      long spent = thread.getValue() - before.getOrDefault(thread.getKey(), 0L);
+      total += spent;
+      if (thread.getKey().contains("CompilerThre")) {
+        compiler += spent;
+      }
+    }
+    return total == 0 ? 0 : 100.0 * compiler / total;
+  }
+
+  private Map<String, Map<String, Long>> threads() throws java.io.IOException {
+    Map<String, Map<String, Long>> threads = new LinkedHashMap<>();
+    for (String name : targets.urls().keySet()) {
+      threads.put(
+          name,
+          ProcessStats.threadCpuMillis(
+              java.util.Objects.requireNonNull(
+                  targets.processes(name).get(LoadResult.SERVER), name)));
+    }
+    return threads;
   }
 
   /** The machine's load average over the last minute when each round ended, in order. */
