@@ -77,10 +77,11 @@ public final class TracingOverhead {
       StringBuilder table = new StringBuilder();
       Map<String, List<LoadResult>> results;
       List<Double> loadAverages;
-      Map<String, Map<String, Long>> threadsBefore = threadCpu(targets);
+      Map<String, Map<String, Long>> threadsBefore;
       if (together) {
         TogetherRounds rounds = new TogetherRounds(load, targets, options);
         answered = new LinkedHashMap<>(rounds.warmUp());
+        threadsBefore = threadCpu(targets);
         results = rounds.measure();
         loadAverages = rounds.loadAverages();
         table.append(
@@ -90,6 +91,7 @@ public final class TracingOverhead {
       } else {
         LoadRounds rounds = new LoadRounds(load, targets, options);
         answered = new LinkedHashMap<>(rounds.warmUp());
+        threadsBefore = threadCpu(targets);
         results = rounds.measure(table);
         loadAverages = rounds.loadAverages();
       }
