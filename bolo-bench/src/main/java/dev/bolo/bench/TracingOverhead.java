@@ -98,7 +98,15 @@ public final class TracingOverhead {
       results.forEach(
           (name, runs) ->
               answered.merge(name, runs.stream().mapToLong(LoadResult::requests).sum(), Long::sum));
-      overhead(table, results, loadAverages);
+      overhead(table, results, loadAverages, LoadResult.SERVER, "Gateway CPU per note");
+      if (together) {
+        overhead(
+            table,
+            results,
+            loadAverages,
+            TogetherRounds.WITHOUT_JIT,
+            "Gateway CPU per note, its JIT compiler's threads left out");
+      }
       threads(table, threadsBefore, threadCpu(targets));
       if (options.copies() > 1) {
         storms(table, targets, options, answered);
@@ -135,7 +143,11 @@ public final class TracingOverhead {
    * medians and the machine's load average as each round ended.
    */
   private static void overhead(
-      StringBuilder out, Map<String, List<LoadResult>> results, List<Double> loadAverages) {
+      StringBuilder out,
+      Map<String, List<LoadResult>> results,
+      List<Double> loadAverages,
+      String role,
+      String title) {
     List<LoadResult> off = results.get("gateway");
     if (off == null) {
       return;
@@ -143,25 +155,30 @@ public final class TracingOverhead {
     out.append(
         String.format(
             Locale.ROOT,
-            "%n## Gateway CPU per note against traces off%n%nLoad average (1 min) as each round"
+            "%n## %s against traces off%n%nLoad average (1 min) as each round"
                 + " ended: %s.%n%n| row | gateway CPU ms/note, each round | median | ratio to off,"
-                + " each round | median ratio |%n|---|---|---|---|---|%n",
+                + " each round | median ratio | middle half of the ratios |%n"
+                + "|---|---|---|---|---|---|%n",
+            title,
             String.join(", ", loadAverages.stream().map(l -> format("%.1f", l)).toList())));
     for (var row : results.entrySet()) {
       List<LoadResult> runs = row.getValue();
-      List<Double> perNote = runs.stream().map(LoadResult::serverCpuPerRequest).toList();
+      List<Double> perNote = runs.stream().map(r -> r.cpuPerRequest(role)).toList();
       List<Double> ratios = new ArrayList<>();
       for (int i = 0; i < runs.size() && i < off.size(); i++) {
-        ratios.add(perNote.get(i) / off.get(i).serverCpuPerRequest());
+        ratios.add(perNote.get(i) / off.get(i).cpuPerRequest(role));
       }
+      List<Double> sorted = ratios.stream().sorted().toList();
       out.append(
           format(
-              "| %s | %s | **%.3f** | %s | **%.3f** |%n",
+              "| %s | %s | **%.3f** | %s | **%.3f** | %.3f–%.3f |%n",
               row.getKey(),
               joined(perNote, "%.3f"),
               LoadReport.median(perNote),
               joined(ratios, "%.3f"),
-              LoadReport.median(ratios)));
+              LoadReport.median(ratios),
+              sorted.get(sorted.size() / 4),
+              sorted.get((sorted.size() * 3 - 1) / 4)));
     }
   }
 
