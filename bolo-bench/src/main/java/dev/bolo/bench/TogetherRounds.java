@@ -50,19 +50,21 @@ final class TogetherRounds {
   }
 
   /**
-   * {@code --warmup} seconds of unmeasured load on all targets at once, then more, 10 s at a time,
-   * until no gateway's JIT compiler threads took more than {@value #SETTLED_PERCENT} % of its CPU
-   * in the last 10 s (at most {@value #MAX_SETTLING} times): at a few dozen notes a second a
-   * gateway still compiles minutes after it starts, a quarter of its CPU, and more for the traced
-   * one, whose request path holds more code. Returns the requests each answered.
+   * {@code --warmup} seconds of unmeasured load on all targets at once (over an equal share of
+   * {@code --warmup-connections} each), then more, 10 s at a time, until no gateway's JIT compiler
+   * threads took more than {@value #SETTLED_PERCENT} % of its CPU in the last 10 s (at most {@value
+   * #MAX_SETTLING} times): at a few dozen notes a second a gateway still compiles minutes after it
+   * starts, a quarter of its CPU, and more for the traced one, whose request path holds more code.
+   * Returns the requests each answered.
    */
   Map<String, Long> warmUp() throws Exception {
     Map<String, Long> answered = new LinkedHashMap<>();
-    all(options.warmupSeconds(), "warm")
+    int warming = Math.max(1, options.warmupConnections() / targets.urls().size());
+    all(options.warmupSeconds(), "warm", warming)
         .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
     for (int step = 1; step <= MAX_SETTLING; step++) {
       Map<String, Map<String, Long>> before = threads();
-      all(10, "settle" + step)
+      all(10, "settle" + step, warming)
           .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
       Map<String, Map<String, Long>> after = threads();
       Map<String, String> compiling = new LinkedHashMap<>();
@@ -129,7 +131,7 @@ final class TogetherRounds {
       // The stand-in finishes the calls of the round before, each taking --delay-ms.
       Thread.sleep(options.delayMillis() + 1_000);
       ProviderCalls.countOnceQuiet(settle, targets.providerPort());
-      for (var result : all(options.seconds(), "r" + round).entrySet()) {
+      for (var result : all(options.seconds(), "r" + round, connectionsEach()).entrySet()) {
         results.computeIfAbsent(result.getKey(), k -> new ArrayList<>()).add(result.getValue());
         System.out.printf(
             java.util.Locale.ROOT,
@@ -148,7 +150,7 @@ final class TogetherRounds {
   }
 
   /** Every target loaded for {@code seconds} at once, with its server's CPU over its own run. */
-  private Map<String, LoadResult> all(int seconds, String tag) throws Exception {
+  private Map<String, LoadResult> all(int seconds, String tag, int connections) throws Exception {
     Map<String, Future<LoadResult>> running = new LinkedHashMap<>();
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (var target : targets.urls().entrySet()) {
@@ -163,11 +165,7 @@ final class TogetherRounds {
                   Map<String, Long> threadsBefore = ProcessStats.threadCpuMillis(pid);
                   LoadResult result =
                       load.run(
-                          target.getValue(),
-                          LoadTargets.tokenFor(name),
-                          seconds,
-                          tag,
-                          connectionsEach());
+                          target.getValue(), LoadTargets.tokenFor(name), seconds, tag, connections);
                   long cpu = ProcessStats.treeCpuMillis(pid) - before;
                   long jit = compilerMillis(threadsBefore, ProcessStats.threadCpuMillis(pid));
                   return new LoadResult(
