@@ -3,7 +3,10 @@ package dev.bolo.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** What a measured server process has used so far, read from Linux's {@code /proc}. */
 final class ProcessStats {
@@ -31,6 +34,36 @@ final class ProcessStats {
       }
     }
     return total;
+  }
+
+  /**
+   * The CPU time so far of the threads of a process and the processes it started, in ms, by thread
+   * name with its digits left out ({@code HttpClient-1-Worker-0} counts as {@code
+   * HttpClient--Worker-}; Linux keeps a thread's first 15 characters); a thread or process that
+   * ended meanwhile is not counted.
+   */
+  static Map<String, Long> threadCpuMillis(long pid) throws IOException {
+    Map<String, Long> byName = new TreeMap<>();
+    List<Long> pids = new ArrayList<>();
+    pids.add(pid);
+    ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(c -> pids.add(c.pid())));
+    for (long process : pids) {
+      try (var tasks = Files.list(Path.of("/proc/" + process + "/task"))) {
+        for (Path task : tasks.toList()) {
+          try {
+            String name = Files.readString(task.resolve("comm")).strip().replaceAll("\\d", "");
+            String[] fields = statFields(task.resolve("stat").toString());
+            long millis = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
+            byName.merge(name, millis, Long::sum);
+          } catch (IOException ended) {
+            // The thread ended between the listing and the reading.
+          }
+        }
+      } catch (IOException ended) {
+        // The process ended between the listing and the reading.
+      }
+    }
+    return byName;
   }
 
   /** This JVM's own CPU time so far, in ms. */

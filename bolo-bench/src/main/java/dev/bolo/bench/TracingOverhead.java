@@ -28,10 +28,15 @@ import java.util.Objects;
  * CPU per request measured the same way. At the end the sink's count of spans per service and name
  * shows what the traced gateway sent (and that the unsampled one sent nothing).
  *
- * <p>Usage: {@code bolo-bench/run TracingOverhead [--connections 50] [--delay-ms 200] [--seconds
- * 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR]}, and the rest
- * of {@link GatewayLoad}'s options. The stand-in answers after {@code --delay-ms}, as a provider
- * does not answer at once; the load then stays below what the two cores can carry.
+ * <p>With {@code --together}, every target is loaded at the same time in each round ({@link
+ * TogetherRounds}), each over an equal share of {@code --connections}: the rows of a round then
+ * bear the same machine, which a shared one makes differ by a quarter from one turn to the next.
+ * Either way, each gateway's CPU by thread over the rounds shows the exporter's threads' share.
+ *
+ * <p>Usage: {@code bolo-bench/run TracingOverhead [--together] [--connections 50] [--delay-ms 200]
+ * [--seconds 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR]}, and
+ * the rest of {@link GatewayLoad}'s options. The stand-in answers after {@code --delay-ms}, as a
+ * provider does not answer at once; the load then stays below what the two cores can carry.
  */
 public final class TracingOverhead {
 
@@ -41,9 +46,17 @@ public final class TracingOverhead {
   private TracingOverhead() {}
 
   public static void main(String[] args) throws Exception {
+    boolean together = Arrays.asList(args).contains("--together");
     GatewayLoadOptions options =
         GatewayLoadOptions.parse(
-            withDefaults(args, "--targets", "gateway", "--delay-ms", "200", "--rounds", "5"));
+            withDefaults(
+                Arrays.stream(args).filter(a -> !a.equals("--together")).toArray(String[]::new),
+                "--targets",
+                "gateway",
+                "--delay-ms",
+                "200",
+                "--rounds",
+                "5"));
     try (HarnessRun harness = HarnessRun.start("bolo-tracing");
         OtlpSink sink = OtlpSink.start()) {
       Path root = harness.root();
@@ -60,14 +73,41 @@ public final class TracingOverhead {
               + "\n\n");
       System.out.print(report);
 
-      LoadRounds rounds = new LoadRounds(load, targets, options);
-      Map<String, Long> answered = new LinkedHashMap<>(rounds.warmUp());
+      Map<String, Long> answered;
       StringBuilder table = new StringBuilder();
-      Map<String, List<LoadResult>> results = rounds.measure(table);
+      Map<String, List<LoadResult>> results;
+      List<Double> loadAverages;
+      Map<String, Map<String, Long>> threadsBefore;
+      if (together) {
+        TogetherRounds rounds = new TogetherRounds(load, targets, options);
+        answered = new LinkedHashMap<>(rounds.warmUp());
+        threadsBefore = threadCpu(targets);
+        results = rounds.measure();
+        loadAverages = rounds.loadAverages();
+        table.append(
+            format(
+                "%nAll targets loaded at the same time in each round, %d connections each.%n",
+                rounds.connectionsEach()));
+      } else {
+        LoadRounds rounds = new LoadRounds(load, targets, options);
+        answered = new LinkedHashMap<>(rounds.warmUp());
+        threadsBefore = threadCpu(targets);
+        results = rounds.measure(table);
+        loadAverages = rounds.loadAverages();
+      }
       results.forEach(
           (name, runs) ->
               answered.merge(name, runs.stream().mapToLong(LoadResult::requests).sum(), Long::sum));
-      overhead(table, results, rounds.loadAverages());
+      overhead(table, results, loadAverages, LoadResult.SERVER, "Gateway CPU per note");
+      if (together) {
+        overhead(
+            table,
+            results,
+            loadAverages,
+            TogetherRounds.WITHOUT_JIT,
+            "Gateway CPU per note, its JIT compiler's threads left out");
+      }
+      threads(table, threadsBefore, threadCpu(targets));
       if (options.copies() > 1) {
         storms(table, targets, options, answered);
       }
@@ -103,7 +143,11 @@ public final class TracingOverhead {
    * medians and the machine's load average as each round ended.
    */
   private static void overhead(
-      StringBuilder out, Map<String, List<LoadResult>> results, List<Double> loadAverages) {
+      StringBuilder out,
+      Map<String, List<LoadResult>> results,
+      List<Double> loadAverages,
+      String role,
+      String title) {
     List<LoadResult> off = results.get("gateway");
     if (off == null) {
       return;
@@ -111,25 +155,30 @@ public final class TracingOverhead {
     out.append(
         String.format(
             Locale.ROOT,
-            "%n## Gateway CPU per note against traces off%n%nLoad average (1 min) as each round"
+            "%n## %s against traces off%n%nLoad average (1 min) as each round"
                 + " ended: %s.%n%n| row | gateway CPU ms/note, each round | median | ratio to off,"
-                + " each round | median ratio |%n|---|---|---|---|---|%n",
+                + " each round | median ratio | middle half of the ratios |%n"
+                + "|---|---|---|---|---|---|%n",
+            title,
             String.join(", ", loadAverages.stream().map(l -> format("%.1f", l)).toList())));
     for (var row : results.entrySet()) {
       List<LoadResult> runs = row.getValue();
-      List<Double> perNote = runs.stream().map(LoadResult::serverCpuPerRequest).toList();
+      List<Double> perNote = runs.stream().map(r -> r.cpuPerRequest(role)).toList();
       List<Double> ratios = new ArrayList<>();
       for (int i = 0; i < runs.size() && i < off.size(); i++) {
-        ratios.add(perNote.get(i) / off.get(i).serverCpuPerRequest());
+        ratios.add(perNote.get(i) / off.get(i).cpuPerRequest(role));
       }
+      List<Double> sorted = ratios.stream().sorted().toList();
       out.append(
           format(
-              "| %s | %s | **%.3f** | %s | **%.3f** |%n",
+              "| %s | %s | **%.3f** | %s | **%.3f** | %.3f–%.3f |%n",
               row.getKey(),
               joined(perNote, "%.3f"),
               LoadReport.median(perNote),
               joined(ratios, "%.3f"),
-              LoadReport.median(ratios)));
+              LoadReport.median(ratios),
+              sorted.get(sorted.size() / 4),
+              sorted.get((sorted.size() * 3 - 1) / 4)));
     }
   }
 
@@ -181,6 +230,44 @@ public final class TracingOverhead {
                 format(
                     "- %s, %d of %d storms with provider calls = distinct notes; the first: %s%n",
                     name, oncePerNote.getOrDefault(name, 0), options.rounds(), line)));
+  }
+
+  /** Each target's CPU so far by thread name. */
+  private static Map<String, Map<String, Long>> threadCpu(LoadTargets targets) throws Exception {
+    Map<String, Map<String, Long>> threads = new LinkedHashMap<>();
+    for (String name : targets.urls().keySet()) {
+      threads.put(name, ProcessStats.threadCpuMillis(serverPid(targets, name)));
+    }
+    return threads;
+  }
+
+  /**
+   * Where each gateway's CPU went during the measured rounds, by thread (read from {@code /proc},
+   * not sampled): the threads that took at least 1 % of it, which shows the exporter's own threads
+   * (the batch span processor's and its HTTP client's) with their share.
+   */
+  private static void threads(
+      StringBuilder out,
+      Map<String, Map<String, Long>> before,
+      Map<String, Map<String, Long>> after) {
+    out.append(
+        "\n## Gateway CPU by thread during the rounds\n\n| row | threads (name without digits:"
+            + " share of the process's CPU in the rounds) |\n|---|---|\n");
+    for (var target : after.entrySet()) {
+      Map<String, Long> was = before.getOrDefault(target.getKey(), Map.of());
+      Map<String, Long> spent = new LinkedHashMap<>();
+      target
+          .getValue()
+          .forEach((thread, millis) -> spent.put(thread, millis - was.getOrDefault(thread, 0L)));
+      long total = spent.values().stream().mapToLong(Long::longValue).sum();
+      List<String> shares =
+          spent.entrySet().stream()
+              .filter(e -> total > 0 && e.getValue() * 100 >= total)
+              .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+              .map(e -> format("%s %.1f %%", e.getKey(), 100.0 * e.getValue() / total))
+              .toList();
+      out.append(format("| %s | %s |%n", target.getKey(), String.join(", ", shares)));
+    }
   }
 
   /** What the sink received, by service and span name, against the notes each gateway answered. */
