@@ -1,5 +1,6 @@
 package dev.bolo.bench;
 
+import dev.bolo.server.tracing.JobSpans;
 import dev.bolo.server.tracing.NoteSpans;
 import dev.bolo.server.tracing.Tracing;
 import dev.bolo.server.work.Replay;
@@ -10,7 +11,6 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.semconv.HttpAttributes;
 import io.opentelemetry.semconv.ServerAttributes;
@@ -44,19 +44,6 @@ public class NoteSpansBenchmark extends OneCoreBenchmark {
   private static final AttributeKey<String> MODEL = AttributeKey.stringKey("bolo.engine.model");
   private static final AttributeKey<String> BREAKER = AttributeKey.stringKey("bolo.engine.breaker");
   private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("bolo.engine.outcome");
-
-  private static final TextMapGetter<Map<String, String>> HEADERS =
-      new TextMapGetter<>() {
-        @Override
-        public Iterable<String> keys(Map<String, String> carrier) {
-          return carrier.keySet();
-        }
-
-        @Override
-        public @Nullable String get(@Nullable Map<String, String> carrier, String key) {
-          return carrier == null ? null : carrier.get(key);
-        }
-      };
 
   /** A note's audio hash before the note's number (16 digits), and its settings' fingerprint. */
   private static final String AUDIO = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822c";
@@ -109,7 +96,8 @@ public class NoteSpansBenchmark extends OneCoreBenchmark {
     // The request: its parent read from the client's headers, as the gateway's wrapper does.
     Context parent =
         Context.root()
-            .with(Span.fromContext(propagator.extract(Context.root(), clientHeaders, HEADERS)));
+            .with(
+                Span.fromContext(propagator.extract(Context.root(), clientHeaders, JobSpans.MAP)));
     Span request =
         tracer
             .spanBuilder("POST")
@@ -147,10 +135,7 @@ public class NoteSpansBenchmark extends OneCoreBenchmark {
                   .startSpan();
           try (Scope inCall = call.makeCurrent()) {
             Map<String, String> providerHeaders = new HashMap<>();
-            propagator.inject(
-                Context.current(),
-                providerHeaders,
-                (carrier, name, value) -> providerHeaders.put(name, value));
+            propagator.inject(Context.current(), providerHeaders, JobSpans.PUT);
             hole.consume(providerHeaders);
             call.setAttribute(HttpAttributes.HTTP_RESPONSE_STATUS_CODE, 200L);
           } finally {

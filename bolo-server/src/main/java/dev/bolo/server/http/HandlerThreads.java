@@ -2,8 +2,6 @@ package dev.bolo.server.http;
 
 import io.javalin.Javalin;
 import java.time.Duration;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -22,17 +20,17 @@ import org.eclipse.jetty.util.Callback;
  */
 public final class HandlerThreads extends Handler.Wrapper {
 
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition none = lock.newCondition();
-  private int inside;
+  /** The threads inside, counted as the drain counts the notes being served; never closed. */
+  private final InFlightRequests inside = new InFlightRequests();
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
-    enter();
+    // Never closed, so always counted.
+    inside.tryEnter();
     try {
       return super.handle(request, response, callback);
     } finally {
-      leave();
+      inside.exit();
     }
   }
 
@@ -45,42 +43,10 @@ public final class HandlerThreads extends Handler.Wrapper {
     try {
       HandlerThreads threads = javalin.jettyServer().server().getDescendant(HandlerThreads.class);
       if (threads != null) {
-        threads.awaitNone(wait);
+        threads.inside.awaitIdle(wait);
       }
     } finally {
       javalin.stop();
-    }
-  }
-
-  private void enter() {
-    lock.lock();
-    try {
-      inside++;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void leave() {
-    lock.lock();
-    try {
-      if (--inside == 0) {
-        none.signalAll();
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void awaitNone(Duration wait) throws InterruptedException {
-    long left = wait.toNanos();
-    lock.lock();
-    try {
-      while (inside > 0 && left > 0) {
-        left = none.awaitNanos(left);
-      }
-    } finally {
-      lock.unlock();
     }
   }
 }

@@ -50,14 +50,16 @@ public final class JobSpans {
 
   private static final String TRACEPARENT = "traceparent";
 
-  private static final TextMapSetter<Map<String, String>> PUT =
+  /** Writes a context's headers into a map. */
+  public static final TextMapSetter<Map<String, String>> PUT =
       (carrier, key, value) -> {
         if (carrier != null) {
           carrier.put(key, value);
         }
       };
 
-  private static final TextMapGetter<Map<String, String>> MAP =
+  /** Reads a context's headers from a map. */
+  public static final TextMapGetter<Map<String, String>> MAP =
       new TextMapGetter<>() {
         @Override
         public Iterable<String> keys(Map<String, String> carrier) {
