@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What traces cost the gateway: the same gateway of this checkout started three times by {@code
+ * What traces cost the gateway: the same gateway of this checkout started four times by {@code
  * ./bolo serve}, each in its own process on the same stand-in provider, and loaded by turns in the
  * same rounds ({@link LoadRounds}, the order rotated each round) with unique notes from wrk:
  *
@@ -18,6 +18,8 @@ import java.util.Objects;
  *   <li>{@code gateway}: traces off (no {@code OTEL_*} variable);
  *   <li>{@code traced}: traces on, every note sampled, the SDK's batch span processor exporting
  *       over OTLP/HTTP to a collector on loopback that decodes and counts them ({@link OtlpSink});
+ *   <li>{@code tenth}: the same, a tenth of the notes sampled ({@code
+ *       OTEL_TRACES_SAMPLER=parentbased_traceidratio}, {@code OTEL_TRACES_SAMPLER_ARG=0.1});
  *   <li>{@code unsampled}: the same, with {@code OTEL_TRACES_SAMPLER=always_off};
  * </ul>
  *
@@ -41,7 +43,7 @@ import java.util.Objects;
 public final class TracingOverhead {
 
   /** The rows compared against traces off, in the order they are started. */
-  private static final List<String> VARIANTS = List.of("traced", "unsampled");
+  private static final List<String> VARIANTS = List.of("traced", "tenth", "unsampled");
 
   private TracingOverhead() {}
 
@@ -68,7 +70,9 @@ public final class TracingOverhead {
       report.append(
           "- rows: `gateway` traces off; `traced` OTEL_EXPORTER_OTLP_ENDPOINT at a collector on"
               + " loopback (the SDK's batch span processor, its defaults), every note sampled;"
-              + " `unsampled` the same with OTEL_TRACES_SAMPLER=always_off"
+              + " `tenth` the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and"
+              + " OTEL_TRACES_SAMPLER_ARG=0.1; `unsampled` the same with"
+              + " OTEL_TRACES_SAMPLER=always_off"
               + (options.baseline() == null ? "" : "; `baseline` " + options.baseline())
               + "\n\n");
       System.out.print(report);
@@ -126,6 +130,17 @@ public final class TracingOverhead {
     Map<String, Map<String, String>> variants = new LinkedHashMap<>();
     variants.put(
         "traced", Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "traced"));
+    variants.put(
+        "tenth",
+        Map.of(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            endpoint,
+            "OTEL_SERVICE_NAME",
+            "tenth",
+            "OTEL_TRACES_SAMPLER",
+            "parentbased_traceidratio",
+            "OTEL_TRACES_SAMPLER_ARG",
+            "0.1"));
     variants.put(
         "unsampled",
         Map.of(
