@@ -64,7 +64,9 @@ final class TogetherRounds {
         .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
     for (int step = 1; step <= MAX_SETTLING; step++) {
       Map<String, Map<String, Long>> before = threads();
-      all(10, "settle" + step, warming)
+      // A short tag: it begins the notes' 8-character nonce, whose rest is the clock's, so the
+      // steps' notes stay apart ("settle10" would have left no room and met "settle1" + "0").
+      all(10, "s" + step, warming)
           .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
       Map<String, Map<String, Long>> after = threads();
       Map<String, String> compiling = new LinkedHashMap<>();
