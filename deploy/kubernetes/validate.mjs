@@ -197,9 +197,9 @@ for (const deployment of all('Deployment')) {
   });
 
   check(`${name}: the grace period outlasts preStop, the drain and the close`, (fail) => {
-    // App.drain(BOLO_DRAIN_TIMEOUT), then App.close(): detached engine work 5 s, the answers of
-    // that work 1 s, charges 1 s, the usage roll-up 5 s.
-    const close = 12;
+    // App.drain(BOLO_DRAIN_TIMEOUT), then App.close(): threads leaving their routes 1 s, detached
+    // engine work 5 s, the answers of that work 1 s, charges 1 s, the usage roll-up 5 s.
+    const close = 13;
     const drain = seconds(config.BOLO_DRAIN_TIMEOUT ?? '30s');
     const preStop = container.lifecycle?.preStop?.sleep?.seconds ?? 0;
     const grace = pod.terminationGracePeriodSeconds ?? 30;

@@ -2,10 +2,14 @@ package dev.bolo.server.http;
 
 import io.javalin.Javalin;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts the threads inside the routes (between {@link RequestAdmission} and Javalin), so that the
@@ -20,17 +24,24 @@ import org.eclipse.jetty.util.Callback;
  */
 public final class HandlerThreads extends Handler.Wrapper {
 
-  /** The threads inside, counted as the drain counts the notes being served; never closed. */
-  private final InFlightRequests inside = new InFlightRequests();
+  private final AtomicInteger inside = new AtomicInteger();
+
+  /** Set by a stop that waits: the last thread to leave opens it. */
+  private volatile @Nullable CountDownLatch none;
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
-    // Never closed, so always counted.
-    inside.tryEnter();
+    // Every request passes here: a counter, no lock.
+    inside.incrementAndGet();
     try {
       return super.handle(request, response, callback);
     } finally {
-      inside.exit();
+      if (inside.decrementAndGet() == 0) {
+        @Nullable CountDownLatch waiting = none;
+        if (waiting != null) {
+          waiting.countDown();
+        }
+      }
     }
   }
 
@@ -43,10 +54,19 @@ public final class HandlerThreads extends Handler.Wrapper {
     try {
       HandlerThreads threads = javalin.jettyServer().server().getDescendant(HandlerThreads.class);
       if (threads != null) {
-        threads.inside.awaitIdle(wait);
+        threads.awaitNone(wait);
       }
     } finally {
       javalin.stop();
+    }
+  }
+
+  private void awaitNone(Duration wait) throws InterruptedException {
+    CountDownLatch waiting = new CountDownLatch(1);
+    none = waiting;
+    // Published before looking: a thread leaving after this look sees the latch and opens it.
+    if (inside.get() > 0) {
+      waiting.await(wait.toNanos(), TimeUnit.NANOSECONDS);
     }
   }
 }

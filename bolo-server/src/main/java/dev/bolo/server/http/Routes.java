@@ -147,16 +147,18 @@ public final class Routes {
    * Answers a failure that escaped a handler ({@code answer} logs it and writes the error), never
    * throwing: Javalin hands a failure that escapes its exception handler to them again, and a
    * request Jetty had already ended and recycled (the server stopped, the connection failed) throws
-   * on whatever is asked of it. Such a failure is one line in the log; nobody is left to answer.
+   * on whatever is asked of it. Such a failure is logged with its stack; nobody is left to answer.
    */
   static void answerFailure(Context ctx, Exception failure, Runnable answer, LongSupplier ticker) {
     try {
       RequestLog.failed(ctx, answer, ticker);
-    } catch (RuntimeException ended) {
+    } catch (RuntimeException unanswered) {
+      // Mostly a request Jetty had ended (its client left, the server stopped); the failure's own
+      // stack is kept, whatever kept it from being answered.
       log.warn(
-          "a failure came after its request had ended, nobody to answer: {} ({})",
-          failure.toString(),
-          ended.toString());
+          "a failure could not be answered (its request had ended, or the answer failed: {})",
+          unanswered.toString(),
+          failure);
     }
   }
 
