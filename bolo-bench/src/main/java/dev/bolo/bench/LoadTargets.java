@@ -144,6 +144,20 @@ final class LoadTargets {
     return processes.getOrDefault(target, Map.of());
   }
 
+  /** The id of the target's own server process ({@link LoadResult#SERVER}). */
+  long serverPid(String target) {
+    return Objects.requireNonNull(processes(target).get(LoadResult.SERVER), target);
+  }
+
+  /** Each target's server CPU so far by thread name ({@link ProcessStats#threadCpuMillis}). */
+  Map<String, Map<String, Long>> threadCpu() throws IOException {
+    Map<String, Map<String, Long>> threads = new java.util.LinkedHashMap<>();
+    for (String target : urls().keySet()) {
+      threads.put(target, ProcessStats.threadCpuMillis(serverPid(target)));
+    }
+    return threads;
+  }
+
   /**
    * The token of the load's device {@code d} when it stands for several ({@code --devices}): device
    * 0 is {@link #TOKEN}.

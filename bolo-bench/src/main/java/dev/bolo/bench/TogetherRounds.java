@@ -63,12 +63,12 @@ final class TogetherRounds {
     all(options.warmupSeconds(), "warm", warming)
         .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
     for (int step = 1; step <= MAX_SETTLING; step++) {
-      Map<String, Map<String, Long>> before = threads();
+      Map<String, Map<String, Long>> before = targets.threadCpu();
       // A short tag: it begins the notes' 8-character nonce, whose rest is the clock's, so the
       // steps' notes stay apart ("settle10" would have left no room and met "settle1" + "0").
       all(10, "s" + step, warming)
           .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
-      Map<String, Map<String, Long>> after = threads();
+      Map<String, Map<String, Long>> after = targets.threadCpu();
       Map<String, String> compiling = new LinkedHashMap<>();
       boolean settled = true;
       for (String name : after.keySet()) {
@@ -108,18 +108,6 @@ final class TogetherRounds {
     return compiler;
   }
 
-  private Map<String, Map<String, Long>> threads() throws java.io.IOException {
-    Map<String, Map<String, Long>> threads = new LinkedHashMap<>();
-    for (String name : targets.urls().keySet()) {
-      threads.put(
-          name,
-          ProcessStats.threadCpuMillis(
-              java.util.Objects.requireNonNull(
-                  targets.processes(name).get(LoadResult.SERVER), name)));
-    }
-    return threads;
-  }
-
   /** The machine's load average over the last minute when each round ended, in order. */
   List<Double> loadAverages() {
     return List.copyOf(loadAverages);
@@ -157,8 +145,7 @@ final class TogetherRounds {
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (var target : targets.urls().entrySet()) {
         String name = target.getKey();
-        long pid =
-            java.util.Objects.requireNonNull(targets.processes(name).get(LoadResult.SERVER), name);
+        long pid = targets.serverPid(name);
         running.put(
             name,
             pool.submit(

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * What traces cost the gateway: the same gateway of this checkout started four times by {@code
@@ -85,7 +84,7 @@ public final class TracingOverhead {
       if (together) {
         TogetherRounds rounds = new TogetherRounds(load, targets, options);
         answered = new LinkedHashMap<>(rounds.warmUp());
-        threadsBefore = threadCpu(targets);
+        threadsBefore = targets.threadCpu();
         results = rounds.measure();
         loadAverages = rounds.loadAverages();
         table.append(
@@ -95,7 +94,7 @@ public final class TracingOverhead {
       } else {
         LoadRounds rounds = new LoadRounds(load, targets, options);
         answered = new LinkedHashMap<>(rounds.warmUp());
-        threadsBefore = threadCpu(targets);
+        threadsBefore = targets.threadCpu();
         results = rounds.measure(table);
         loadAverages = rounds.loadAverages();
       }
@@ -111,7 +110,7 @@ public final class TracingOverhead {
             TogetherRounds.WITHOUT_JIT,
             "Gateway CPU per note, its JIT compiler's threads left out");
       }
-      threads(table, threadsBefore, threadCpu(targets));
+      threads(table, threadsBefore, targets.threadCpu());
       if (options.copies() > 1) {
         storms(table, targets, options, answered);
       }
@@ -214,10 +213,10 @@ public final class TracingOverhead {
     for (int round = 1; round <= options.rounds(); round++) {
       for (var target : LoadRounds.inRoundOrder(targets.urls(), round)) {
         String name = target.getKey();
-        long before = ProcessStats.treeCpuMillis(serverPid(targets, name));
+        long before = ProcessStats.treeCpuMillis(targets.serverPid(name));
         StringBuilder line = new StringBuilder();
         DuplicateStorm.run(line, targets.providerPort(), targets.port(name), options);
-        long cpu = ProcessStats.treeCpuMillis(serverPid(targets, name)) - before;
+        long cpu = ProcessStats.treeCpuMillis(targets.serverPid(name)) - before;
         long requests = (long) options.stormNotes() * options.copies();
         answered.merge(name, requests, Long::sum);
         perRequest.computeIfAbsent(name, k -> new ArrayList<>()).add((double) cpu / requests);
@@ -245,15 +244,6 @@ public final class TracingOverhead {
                 format(
                     "- %s, %d of %d storms with provider calls = distinct notes; the first: %s%n",
                     name, oncePerNote.getOrDefault(name, 0), options.rounds(), line)));
-  }
-
-  /** Each target's CPU so far by thread name. */
-  private static Map<String, Map<String, Long>> threadCpu(LoadTargets targets) throws Exception {
-    Map<String, Map<String, Long>> threads = new LinkedHashMap<>();
-    for (String name : targets.urls().keySet()) {
-      threads.put(name, ProcessStats.threadCpuMillis(serverPid(targets, name)));
-    }
-    return threads;
   }
 
   /**
@@ -305,10 +295,6 @@ public final class TracingOverhead {
               notes == 0 ? 0.0 : (double) sink.spansOf(variant) / notes));
     }
     out.append('\n');
-  }
-
-  private static long serverPid(LoadTargets targets, String name) {
-    return Objects.requireNonNull(targets.processes(name).get(LoadResult.SERVER), name);
   }
 
   /** {@code args} with each default pair added in front, so that a name given wins. */
