@@ -1,6 +1,5 @@
 package dev.bolo.server.tracing;
 
-import io.micrometer.core.instrument.Clock;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.opentelemetry.api.OpenTelemetry;
@@ -9,7 +8,6 @@ import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.common.CompletableResultCode;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -154,15 +152,12 @@ public final class Tracing implements AutoCloseable {
   }
 
   /**
-   * The gateway's metrics registry: with traces on, its histograms keep exemplars naming the trace
-   * current when a value was recorded (shown in the OpenMetrics format).
+   * The gateway's metrics registry: with traces on, its latency histograms (its timers) keep
+   * exemplars naming the trace current when a value was recorded, shown in the OpenMetrics format
+   * ({@link ExemplarTimers}).
    */
   public PrometheusMeterRegistry metricsRegistry() {
-    if (!isOn()) {
-      return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    }
-    return new PrometheusMeterRegistry(
-        PrometheusConfig.DEFAULT, new PrometheusRegistry(), Clock.SYSTEM, new ExemplarSpans());
+    return isOn() ? new ExemplarTimers() : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
   /** Whether spans are made and sent. */
