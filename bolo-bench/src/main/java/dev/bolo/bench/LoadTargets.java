@@ -54,7 +54,8 @@ final class LoadTargets {
   /**
    * Starts the stand-in, nginx, the gateway (and the baseline) and, after them in the order given,
    * a gateway of this checkout per variant, named by its key and started with its variables as
-   * well.
+   * well. A variant named {@code baseline} is not started from this checkout: its variables go to
+   * the baseline's gateway instead (with {@code --baseline}).
    */
   static LoadTargets start(
       HarnessRun run, GatewayLoadOptions options, Map<String, Map<String, String>> variants)
@@ -100,7 +101,7 @@ final class LoadTargets {
                   baselinePort,
                   providerPort,
                   options,
-                  Map.of()));
+                  variants.getOrDefault("baseline", Map.of())));
       processes.put(
           "baseline", Map.of(LoadResult.SERVER, other.pid(), LoadResult.STAND_IN, standIn.pid()));
       BenchRun.awaitReady(baselinePort);
@@ -108,6 +109,9 @@ final class LoadTargets {
     }
     for (var variant : variants.entrySet()) {
       String name = variant.getKey();
+      if (name.equals("baseline")) {
+        continue;
+      }
       int port = BenchRun.freePort();
       Process other =
           run.add(

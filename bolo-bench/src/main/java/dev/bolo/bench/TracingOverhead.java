@@ -23,10 +23,11 @@ import java.util.Map;
  * </ul>
  *
  * and with {@code --baseline DIR} another checkout's gateway (the code before tracing) in the same
- * rounds. The figure is the gateway process's CPU time (user + system, from {@code /proc}) over the
- * notes it answered, per round, and each variant's ratio to traces off in the same round; medians
- * over rounds. Then, with {@code --copies} above 1, a duplicate storm on each gateway by turns, its
- * CPU per request measured the same way. At the end the sink's count of spans per service and name
+ * rounds, traced as {@code traced} with {@code --baseline-traced} (to compare two builds' traces).
+ * The figure is the gateway process's CPU time (user + system, from {@code /proc}) over the notes
+ * it answered, per round, and each variant's ratio to traces off in the same round; medians over
+ * rounds. Then, with {@code --copies} above 1, a duplicate storm on each gateway by turns, its CPU
+ * per request measured the same way. At the end the sink's count of spans per service and name
  * shows what the traced gateway sent (and that the unsampled one sent nothing).
  *
  * <p>With {@code --together}, every target is loaded at the same time in each round ({@link
@@ -35,9 +36,10 @@ import java.util.Map;
  * Either way, each gateway's CPU by thread over the rounds shows the exporter's threads' share.
  *
  * <p>Usage: {@code bolo-bench/run TracingOverhead [--together] [--connections 50] [--delay-ms 200]
- * [--seconds 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR]}, and
- * the rest of {@link GatewayLoad}'s options. The stand-in answers after {@code --delay-ms}, as a
- * provider does not answer at once; the load then stays below what the two cores can carry.
+ * [--seconds 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR
+ * [--baseline-traced]]}, and the rest of {@link GatewayLoad}'s options. The stand-in answers after
+ * {@code --delay-ms}, as a provider does not answer at once; the load then stays below what the two
+ * cores can carry.
  */
 public final class TracingOverhead {
 
@@ -48,10 +50,13 @@ public final class TracingOverhead {
 
   public static void main(String[] args) throws Exception {
     boolean together = Arrays.asList(args).contains("--together");
+    boolean baselineTraced = Arrays.asList(args).contains("--baseline-traced");
     GatewayLoadOptions options =
         GatewayLoadOptions.parse(
             withDefaults(
-                Arrays.stream(args).filter(a -> !a.equals("--together")).toArray(String[]::new),
+                Arrays.stream(args)
+                    .filter(a -> !a.equals("--together") && !a.equals("--baseline-traced"))
+                    .toArray(String[]::new),
                 "--targets",
                 "gateway",
                 "--delay-ms",
@@ -62,7 +67,8 @@ public final class TracingOverhead {
         OtlpSink sink = OtlpSink.start()) {
       Path root = harness.root();
       LoadGenerator load = LoadGenerator.prepare(harness.work(), options);
-      LoadTargets targets = LoadTargets.start(harness, options, variables(sink.endpoint()));
+      LoadTargets targets =
+          LoadTargets.start(harness, options, variables(sink.endpoint(), baselineTraced));
       StringBuilder report = new StringBuilder();
       LoadReport.header(report, root, options);
       report.replace(0, report.indexOf("\n"), "# What traces cost the gateway");
@@ -72,7 +78,11 @@ public final class TracingOverhead {
               + " `tenth` the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and"
               + " OTEL_TRACES_SAMPLER_ARG=0.1; `unsampled` the same with"
               + " OTEL_TRACES_SAMPLER=always_off"
-              + (options.baseline() == null ? "" : "; `baseline` " + options.baseline())
+              + (options.baseline() == null
+                  ? ""
+                  : "; `baseline` "
+                      + options.baseline()
+                      + (baselineTraced ? ", traced as `traced`" : ""))
               + "\n\n");
       System.out.print(report);
 
@@ -124,9 +134,18 @@ public final class TracingOverhead {
     }
   }
 
-  /** The variables of each variant: where the traced gateways send, and how they sample. */
-  private static Map<String, Map<String, String>> variables(String endpoint) {
+  /**
+   * The variables of each variant: where the traced gateways send, and how they sample; with {@code
+   * baselineTraced}, the baseline's gateway is traced as {@code traced} is.
+   */
+  private static Map<String, Map<String, String>> variables(
+      String endpoint, boolean baselineTraced) {
     Map<String, Map<String, String>> variants = new LinkedHashMap<>();
+    if (baselineTraced) {
+      variants.put(
+          "baseline",
+          Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "baseline"));
+    }
     variants.put(
         "traced", Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "traced"));
     variants.put(

@@ -61,10 +61,7 @@ public final class ProviderSpans implements Interceptor {
             .setAttribute(HTTP_REQUEST_METHOD, request.method())
             .setAttribute(SERVER_ADDRESS, url.host())
             .setAttribute(SERVER_PORT, (long) url.port())
-            .setAttribute(
-                URL_FULL,
-                // An engine's base URL may carry credentials; the conventions ask them removed.
-                url.newBuilder().username("").password("").query(null).build().toString())
+            .setAttribute(URL_FULL, fullUrl(url))
             .startSpan();
     try (Scope scope = span.makeCurrent()) {
       Request.Builder traced = request.newBuilder();
@@ -84,5 +81,19 @@ public final class ProviderSpans implements Interceptor {
     } finally {
       span.end();
     }
+  }
+
+  /**
+   * {@code url} as the span names it: without credentials, which an engine's base URL may carry and
+   * the conventions ask removed, and without its query. A provider's URL seldom has either, and is
+   * then named as it is, without building another.
+   */
+  static String fullUrl(HttpUrl url) {
+    if (url.encodedUsername().isEmpty()
+        && url.encodedPassword().isEmpty()
+        && url.encodedQuery() == null) {
+      return url.toString();
+    }
+    return url.newBuilder().username("").password("").query(null).build().toString();
   }
 }

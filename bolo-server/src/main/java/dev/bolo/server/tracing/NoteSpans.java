@@ -3,6 +3,7 @@ package dev.bolo.server.tracing;
 import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.Tracer;
@@ -18,9 +19,9 @@ import org.slf4j.MDC;
  * The spans of a note's story, made as children of the current span with the tracer the traced
  * request's context carries: the request's wrapper puts it there ({@link #carry}) and it travels
  * with the context to the work's threads ({@link #carried(Executor, Tracing)}), so the parts inside
- * (the upload's reading, the work key's resolution, the charge) take no tracer of their own. Where
- * no traced request began the work (traces off, a job), every span is {@link Span#getInvalid()}:
- * nothing is recorded and nothing allocated. Stateless and thread safe.
+ * (the upload's reading, the work key's resolution) take no tracer of their own. Where no traced
+ * request began the work (traces off, a job), every span is {@link Span#getInvalid()}: nothing is
+ * recorded and nothing allocated. Stateless and thread safe.
  *
  * <p>While a span is current through {@link #enter}, the log lines of its thread carry its {@code
  * trace_id} and {@code span_id} (MDC), as OpenTelemetry's own Logback integration names them.
@@ -46,6 +47,9 @@ public final class NoteSpans {
 
   /** The request's id, as its access line and answer carry it. */
   public static final AttributeKey<String> REQUEST_ID = AttributeKey.stringKey("bolo.request_id");
+
+  /** The event of a note's charge, on the span of the work that made its transcript. */
+  public static final String CHARGE = "charge";
 
   /** Hex digits of a work key kept on a span: 12, a 48-bit prefix, as Git's short names. */
   private static final int WORK_KEY_DIGITS = 12;
@@ -134,14 +138,16 @@ public final class NoteSpans {
     span.end();
   }
 
-  /** Runs {@code charge} within a span of the charge of {@code millis} of audio. */
-  public static void charging(long millis, Runnable charge) {
-    Span span = start("charge");
-    span.setAttribute(CHARGED_MS, millis);
-    try {
-      charge.run();
-    } finally {
-      span.end();
+  /**
+   * Marks the charge of {@code millis} of audio on the current span (the resolution's, whose work
+   * made the transcript), as an event: the charge is a moment (handed to the ledger's outbox, which
+   * writes it with others in its next batch), with no duration of its own to show. Nothing when the
+   * work is untraced.
+   */
+  public static void charged(long millis) {
+    Span span = Span.current();
+    if (span.isRecording()) {
+      span.addEvent(CHARGE, Attributes.of(CHARGED_MS, millis));
     }
   }
 

@@ -367,7 +367,8 @@ public final class Transcriber {
         case EngineResult.Transcribed t -> {
           CountedLength charged = length.chargedFor(t.reportedDurationMs());
           // The transcript is paid for at the provider: answer it whatever the ledger does now.
-          NoteSpans.charging(charged.millis(), () -> charges.charge(granted, charged.millis()));
+          charges.charge(granted, charged.millis());
+          NoteSpans.charged(charged.millis());
           yield new WorkResult.Success(
               new KeptTranscript(
                   t.transcript(),

@@ -93,7 +93,7 @@ class TracedNoteTest {
     try (LogCapture logs = LogCapture.start()) {
       Gateway.Reply reply = send(TestAudio.wav(700, 511), traceId, clientSpan);
       assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-      Spans spans = awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+      Spans spans = awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
 
       Received server = spans.get("POST /v1/transcriptions");
       assertThat(server.parentId()).as("the client's span").isEqualTo(clientSpan);
@@ -128,7 +128,10 @@ class TracedNoteTest {
       assertThat(call.attribute("server.address"))
           .hasValue(java.net.URI.create(primary.baseUrl()).getHost());
 
-      assertThat(spans.get("charge").parentId()).isEqualTo(resolve.spanId());
+      // The charge is a moment of the work that made the transcript: an event on its resolution.
+      assertThat(resolve.events()).containsOnlyOnce("charge");
+      assertThat(resolve.eventAttribute("charge", "bolo.charged_ms")).hasValue("700");
+      assertThat(spans.byName()).doesNotContainKey("charge");
 
       RecordedRequest atProvider = callOf(primary, traceId);
       assertThat(atProvider.getHeaders().get("traceparent"))
@@ -153,7 +156,7 @@ class TracedNoteTest {
     try (LogCapture logs = LogCapture.start()) {
       Gateway.Reply reply = send(TestAudio.wav(800, 512), traceId, randomHex(8));
       assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-      awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+      awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
       trace = receiver.trace(traceId);
       logged = logs.text();
     }
@@ -207,7 +210,7 @@ class TracedNoteTest {
     Gateway.Reply probe = send(TestAudio.wav(700, 517), traceId, randomHex(8), "model", "probe-1");
 
     assertThat(probe.status()).as(probe.body()).isEqualTo(200);
-    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+    awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
     Received attempt = only(receiver.trace(traceId), "engine attempt");
     assertThat(attempt.attribute("bolo.engine.target")).hasValue("primary");
     assertThat(attempt.attribute("bolo.engine.model")).hasValue("probe-1");
@@ -222,7 +225,7 @@ class TracedNoteTest {
     Gateway.Reply reply = send(TestAudio.lecture(), traceId, randomHex(8));
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    awaitSpans(traceId, "POST /v1/transcriptions", "charge");
+    awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
     List<Received> trace = receiver.trace(traceId);
     Received resolve = only(trace, "resolve work key");
     long pieces = Long.parseLong(resolve.attribute("bolo.piece.count").orElseThrow());

@@ -94,6 +94,19 @@ public final class TraceReceiver implements AutoCloseable {
       return all;
     }
 
+    /** The attribute of the span's first event named {@code event}, as text, or empty. */
+    public Optional<String> eventAttribute(String event, String key) {
+      return span.getEventsList().stream()
+          .filter(e -> e.getName().equals(event))
+          .findFirst()
+          .flatMap(
+              e ->
+                  e.getAttributesList().stream()
+                      .filter(kv -> kv.getKey().equals(key))
+                      .map(kv -> text(kv.getValue()))
+                      .findFirst());
+    }
+
     /** The names of the span's events, in order. */
     public List<String> events() {
       return span.getEventsList().stream().map(Span.Event::getName).toList();
