@@ -24,6 +24,8 @@ import java.util.Map;
  *
  * and with {@code --baseline DIR} another checkout's gateway (the code before tracing) in the same
  * rounds, traced as {@code traced} with {@code --baseline-traced} (to compare two builds' traces).
+ * With {@code --replicas=N}, traces off and every note sampled each run in N processes, pooled
+ * ({@link PooledRatios}), since one process's JIT luck moves its CPU per note by a few per cent.
  * The figure is the gateway process's CPU time (user + system, from {@code /proc}) over the notes
  * it answered, per round, and each variant's ratio to traces off in the same round; medians over
  * rounds. Then, with {@code --copies} above 1, a duplicate storm on each gateway by turns, its CPU
@@ -37,9 +39,9 @@ import java.util.Map;
  *
  * <p>Usage: {@code bolo-bench/run TracingOverhead [--together] [--connections 50] [--delay-ms 200]
  * [--seconds 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR
- * [--baseline-traced]]}, and the rest of {@link GatewayLoad}'s options. The stand-in answers after
- * {@code --delay-ms}, as a provider does not answer at once; the load then stays below what the two
- * cores can carry.
+ * [--baseline-traced]] [--replicas=N]}, and the rest of {@link GatewayLoad}'s options. The stand-in
+ * answers after {@code --delay-ms}, as a provider does not answer at once; the load then stays
+ * below what the two cores can carry.
  */
 public final class TracingOverhead {
 
@@ -51,11 +53,13 @@ public final class TracingOverhead {
   public static void main(String[] args) throws Exception {
     boolean together = Arrays.asList(args).contains("--together");
     boolean baselineTraced = Arrays.asList(args).contains("--baseline-traced");
+    int replicas = replicas(args);
     GatewayLoadOptions options =
         GatewayLoadOptions.parse(
             withDefaults(
                 Arrays.stream(args)
                     .filter(a -> !a.equals("--together") && !a.equals("--baseline-traced"))
+                    .filter(a -> !a.startsWith("--replicas="))
                     .toArray(String[]::new),
                 "--targets",
                 "gateway",
@@ -68,7 +72,7 @@ public final class TracingOverhead {
       Path root = harness.root();
       LoadGenerator load = LoadGenerator.prepare(harness.work(), options);
       LoadTargets targets =
-          LoadTargets.start(harness, options, variables(sink.endpoint(), baselineTraced));
+          LoadTargets.start(harness, options, variables(sink.endpoint(), baselineTraced, replicas));
       StringBuilder report = new StringBuilder();
       LoadReport.header(report, root, options);
       report.replace(0, report.indexOf("\n"), "# What traces cost the gateway");
@@ -120,6 +124,19 @@ public final class TracingOverhead {
             TogetherRounds.WITHOUT_JIT,
             "Gateway CPU per note, its JIT compiler's threads left out");
       }
+      if (replicas > 1) {
+        for (String role : List.of(LoadResult.SERVER, TogetherRounds.WITHOUT_JIT)) {
+          PooledRatios.append(
+              table,
+              results,
+              name -> name.startsWith("traced"),
+              name -> name.equals("gateway") || name.startsWith("off-"),
+              role,
+              role.equals(LoadResult.SERVER)
+                  ? "Gateway CPU per note"
+                  : "Gateway CPU per note, its JIT compiler's threads left out");
+        }
+      }
       threads(table, threadsBefore, targets.threadCpu());
       if (options.copies() > 1) {
         storms(table, targets, options, answered);
@@ -134,13 +151,35 @@ public final class TracingOverhead {
     }
   }
 
+  /** {@code --replicas=N}: how many processes each of traces off and on runs in; 1 without it. */
+  private static int replicas(String[] args) {
+    return Arrays.stream(args)
+        .filter(a -> a.startsWith("--replicas="))
+        .mapToInt(a -> Integer.parseInt(a.substring("--replicas=".length())))
+        .findFirst()
+        .orElse(1);
+  }
+
   /**
    * The variables of each variant: where the traced gateways send, and how they sample; with {@code
-   * baselineTraced}, the baseline's gateway is traced as {@code traced} is.
+   * baselineTraced}, the baseline's gateway is traced as {@code traced} is. With {@code replicas}
+   * above 1, only traces off and every note sampled, each in that many processes ({@code gateway}
+   * and {@code off-2}…, {@code traced} and {@code traced-2}…).
    */
   private static Map<String, Map<String, String>> variables(
-      String endpoint, boolean baselineTraced) {
+      String endpoint, boolean baselineTraced, int replicas) {
     Map<String, Map<String, String>> variants = new LinkedHashMap<>();
+    if (replicas > 1) {
+      for (int i = 1; i <= replicas; i++) {
+        String name = i == 1 ? "traced" : "traced-" + i;
+        variants.put(
+            name, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", name));
+      }
+      for (int i = 2; i <= replicas; i++) {
+        variants.put("off-" + i, Map.of());
+      }
+      return variants;
+    }
     if (baselineTraced) {
       variants.put(
           "baseline",

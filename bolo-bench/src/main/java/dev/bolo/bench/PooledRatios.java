@@ -1,0 +1,95 @@
+package dev.bolo.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * Traces on against off when each is run in several processes at once ({@code TracingOverhead
+ * --replicas N}): one process's JIT compiler makes its own choices, which hold for the whole run
+ * and move its CPU per note by a few per cent whatever it traces, so one process per row measures
+ * that luck as much as the traces. Here each round's ratio is the mean CPU per note of the traced
+ * processes over that of the untraced ones, and each process's own median ratio to the untraced
+ * mean shows the spread between processes of one build.
+ */
+final class PooledRatios {
+
+  private PooledRatios() {}
+
+  /**
+   * Appends the pooled ratios of the rows {@code on} selects over those {@code off} selects, by
+   * {@code role}'s CPU per note.
+   */
+  static void append(
+      StringBuilder out,
+      Map<String, List<LoadResult>> results,
+      Predicate<String> on,
+      Predicate<String> off,
+      String role,
+      String title) {
+    List<List<LoadResult>> traced = select(results, on);
+    List<List<LoadResult>> untraced = select(results, off);
+    if (traced.isEmpty() || untraced.isEmpty()) {
+      return;
+    }
+    int rounds = untraced.get(0).size();
+    List<Double> ratios = new ArrayList<>();
+    List<Double> offMeans = new ArrayList<>();
+    for (int round = 0; round < rounds; round++) {
+      double offMean = mean(untraced, round, role);
+      offMeans.add(offMean);
+      ratios.add(mean(traced, round, role) / offMean);
+    }
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%n## %s: %d traced processes against %d untraced, pooled%n%n"
+                + "Each round: the traced processes' mean CPU per note over the untraced ones'."
+                + " Median of %d rounds **%.3f**, middle half %s.%n%n"
+                + "| process | median of its CPU per note over the untraced mean, each round |%n"
+                + "|---|---|%n",
+            title,
+            traced.size(),
+            untraced.size(),
+            rounds,
+            LoadReport.median(ratios),
+            middleHalf(ratios)));
+    results.forEach(
+        (name, runs) -> {
+          if (!on.test(name) && !off.test(name)) {
+            return;
+          }
+          List<Double> own = new ArrayList<>();
+          for (int round = 0; round < rounds && round < runs.size(); round++) {
+            own.add(runs.get(round).cpuPerRequest(role) / offMeans.get(round));
+          }
+          out.append(String.format(Locale.ROOT, "| %s | %.3f |%n", name, LoadReport.median(own)));
+        });
+  }
+
+  private static List<List<LoadResult>> select(
+      Map<String, List<LoadResult>> results, Predicate<String> rows) {
+    return results.entrySet().stream()
+        .filter(row -> rows.test(row.getKey()))
+        .map(Map.Entry::getValue)
+        .toList();
+  }
+
+  private static double mean(List<List<LoadResult>> rows, int round, String role) {
+    return rows.stream()
+        .mapToDouble(runs -> runs.get(round).cpuPerRequest(role))
+        .average()
+        .orElseThrow();
+  }
+
+  private static String middleHalf(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    return String.format(
+        Locale.ROOT,
+        "%.3f–%.3f",
+        sorted.get(sorted.size() / 4),
+        sorted.get((sorted.size() * 3 - 1) / 4));
+  }
+}
