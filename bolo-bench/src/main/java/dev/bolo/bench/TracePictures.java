@@ -67,14 +67,19 @@ public final class TracePictures {
       List<String> failover =
           List.of(traceOf(gateway, receiver, send(gateway, TestAudio.wav(3000, 52))));
 
-      List<Received> stormSpans = spansOf(receiver, storm, 15);
+      List<Received> stormSpans = spansOf(receiver, storm, 14);
       check(stormSpans, "engine attempt", 1);
       check(stormSpans, "resolve work key", 4);
       if (stormSpans.stream().filter(s -> !s.linkedSpanIds().isEmpty()).count() != 3) {
         throw new IllegalStateException("the storm's three copies did not join the owner");
       }
-      List<Received> failoverSpans = spansOf(receiver, failover, 8);
+      List<Received> failoverSpans = spansOf(receiver, failover, 7);
       check(failoverSpans, "engine attempt", 2);
+      for (List<Received> spans : List.of(stormSpans, failoverSpans)) {
+        if (spans.stream().filter(s -> s.events().contains("charge")).count() != 1) {
+          throw new IllegalStateException("not one charge event: " + spans);
+        }
+      }
       for (Received span : receiver.spans()) {
         noPrivateAttribute(span);
       }

@@ -214,7 +214,12 @@ final class TraceWaterfall {
       for (String key : SHOWN) {
         event.getAttributesList().stream()
             .filter(kv -> kv.getKey().equals(key))
-            .forEach(kv -> values.add(kv.getValue().getStringValue()));
+            .forEach(
+                kv ->
+                    values.add(
+                        kv.getValue().hasIntValue()
+                            ? Long.toString(kv.getValue().getIntValue())
+                            : kv.getValue().getStringValue()));
       }
       shown.add(event.getName() + ": " + String.join(" ", values));
     }

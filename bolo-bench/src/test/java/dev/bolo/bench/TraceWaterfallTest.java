@@ -111,6 +111,29 @@ class TraceWaterfallTest {
     assertThat(svg).contains("marker-end=\"url(#arrow)\"").doesNotContain("alpha-token");
   }
 
+  @Test
+  void anEventShowsItsNumberAttributeAsWellAsItsText() {
+    Received resolve =
+        new Received(
+            span(OWNER_TRACE, "a2", "", "resolve work key", 10, 880, "bolo.resolution", "owner")
+                .span()
+                .toBuilder()
+                .addEvents(
+                    Span.Event.newBuilder()
+                        .setName("charge")
+                        .setTimeUnixNano(870_000_000L)
+                        .addAttributes(
+                            KeyValue.newBuilder()
+                                .setKey("bolo.charged_ms")
+                                .setValue(AnyValue.newBuilder().setIntValue(6_400))))
+                .build(),
+            Map.of());
+
+    String svg = TraceWaterfall.svg("a note", List.of(resolve), List.of(OWNER_TRACE));
+
+    assertThat(svg).contains("bolo.resolution=owner", "charge: 6400");
+  }
+
   private static Received span(
       String trace,
       String id,
