@@ -45,9 +45,6 @@ import java.util.Map;
  */
 public final class TracingOverhead {
 
-  /** The rows compared against traces off, in the order they are started. */
-  private static final List<String> VARIANTS = List.of("traced", "tenth", "unsampled");
-
   private TracingOverhead() {}
 
   public static void main(String[] args) throws Exception {
@@ -79,9 +76,11 @@ public final class TracingOverhead {
       report.append(
           "- rows: `gateway` traces off; `traced` OTEL_EXPORTER_OTLP_ENDPOINT at a collector on"
               + " loopback (the SDK's batch span processor, its defaults), every note sampled;"
-              + " `tenth` the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and"
-              + " OTEL_TRACES_SAMPLER_ARG=0.1; `unsampled` the same with"
-              + " OTEL_TRACES_SAMPLER=always_off"
+              + (replicas > 1
+                  ? format(" each in %d processes (`off-2`… and `traced-2`… the others)", replicas)
+                  : " `tenth` the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and"
+                      + " OTEL_TRACES_SAMPLER_ARG=0.1; `unsampled` the same with"
+                      + " OTEL_TRACES_SAMPLER=always_off")
               + (options.baseline() == null
                   ? ""
                   : "; `baseline` "
@@ -342,8 +341,8 @@ public final class TracingOverhead {
                 + " name | spans |%n|---|---|%n",
             sink.exports(), sink.refused(), answered.toString()));
     sink.spans().forEach((name, count) -> out.append(format("| %s | %d |%n", name, count)));
-    for (String variant : VARIANTS) {
-      long notes = answered.getOrDefault(variant, 0L);
+    for (String variant : answered.keySet()) {
+      long notes = answered.get(variant);
       out.append(
           format(
               "%n`%s`: %d spans for %d notes answered, %.2f per note.",
