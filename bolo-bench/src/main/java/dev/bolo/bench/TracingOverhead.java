@@ -24,13 +24,14 @@ import java.util.Map;
  *
  * and with {@code --baseline DIR} another checkout's gateway (the code before tracing) in the same
  * rounds, traced as {@code traced} with {@code --baseline-traced} (to compare two builds' traces).
- * With {@code --replicas=N}, traces off and every note sampled each run in N processes, pooled
- * ({@link PooledRatios}), since one process's JIT luck moves its CPU per note by a few per cent.
- * The figure is the gateway process's CPU time (user + system, from {@code /proc}) over the notes
- * it answered, per round, and each variant's ratio to traces off in the same round; medians over
- * rounds. Then, with {@code --copies} above 1, a duplicate storm on each gateway by turns, its CPU
- * per request measured the same way. At the end the sink's count of spans per service and name
- * shows what the traced gateway sent (and that the unsampled one sent nothing).
+ * With {@code --replicas=N}, traces off and every note sampled (a tenth with {@code
+ * --replicas-tenth}) each run in N processes, pooled ({@link PooledRatios}), since one process's
+ * JIT luck moves its CPU per note by a few per cent. The figure is the gateway process's CPU time
+ * (user + system, from {@code /proc}) over the notes it answered, per round, and each variant's
+ * ratio to traces off in the same round; medians over rounds. Then, with {@code --copies} above 1,
+ * a duplicate storm on each gateway by turns, its CPU per request measured the same way. At the end
+ * the sink's count of spans per service and name shows what the traced gateway sent (and that the
+ * unsampled one sent nothing).
  *
  * <p>With {@code --together}, every target is loaded at the same time in each round ({@link
  * TogetherRounds}), each over an equal share of {@code --connections}: the rows of a round then
@@ -39,9 +40,9 @@ import java.util.Map;
  *
  * <p>Usage: {@code bolo-bench/run TracingOverhead [--together] [--connections 50] [--delay-ms 200]
  * [--seconds 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR
- * [--baseline-traced]] [--replicas=N]}, and the rest of {@link GatewayLoad}'s options. The stand-in
- * answers after {@code --delay-ms}, as a provider does not answer at once; the load then stays
- * below what the two cores can carry.
+ * [--baseline-traced]] [--replicas=N [--replicas-tenth]]}, and the rest of {@link GatewayLoad}'s
+ * options. The stand-in answers after {@code --delay-ms}, as a provider does not answer at once;
+ * the load then stays below what the two cores can carry.
  */
 public final class TracingOverhead {
 
@@ -51,12 +52,13 @@ public final class TracingOverhead {
     boolean together = Arrays.asList(args).contains("--together");
     boolean baselineTraced = Arrays.asList(args).contains("--baseline-traced");
     int replicas = replicas(args);
+    boolean tenthReplicas = Arrays.asList(args).contains("--replicas-tenth");
     GatewayLoadOptions options =
         GatewayLoadOptions.parse(
             withDefaults(
                 Arrays.stream(args)
                     .filter(a -> !a.equals("--together") && !a.equals("--baseline-traced"))
-                    .filter(a -> !a.startsWith("--replicas="))
+                    .filter(a -> !a.startsWith("--replicas"))
                     .toArray(String[]::new),
                 "--targets",
                 "gateway",
@@ -69,7 +71,10 @@ public final class TracingOverhead {
       Path root = harness.root();
       LoadGenerator load = LoadGenerator.prepare(harness.work(), options);
       LoadTargets targets =
-          LoadTargets.start(harness, options, variables(sink.endpoint(), baselineTraced, replicas));
+          LoadTargets.start(
+              harness,
+              options,
+              variables(sink.endpoint(), baselineTraced, replicas, tenthReplicas));
       StringBuilder report = new StringBuilder();
       LoadReport.header(report, root, options);
       report.replace(0, report.indexOf("\n"), "# What traces cost the gateway");
@@ -77,7 +82,15 @@ public final class TracingOverhead {
           "- rows: `gateway` traces off; `traced` OTEL_EXPORTER_OTLP_ENDPOINT at a collector on"
               + " loopback (the SDK's batch span processor, its defaults), every note sampled;"
               + (replicas > 1
-                  ? format(" each in %d processes (`off-2`… and `traced-2`… the others)", replicas)
+                  ? format(
+                      " each in %d processes (`off-2`… and `%s-2`… the others)%s",
+                      replicas,
+                      tenthReplicas ? "tenth" : "traced",
+                      tenthReplicas
+                          ? ", the traced ones sampling a tenth of their notes"
+                              + " (OTEL_TRACES_SAMPLER=parentbased_traceidratio,"
+                              + " OTEL_TRACES_SAMPLER_ARG=0.1)"
+                          : "")
                   : " `tenth` the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and"
                       + " OTEL_TRACES_SAMPLER_ARG=0.1; `unsampled` the same with"
                       + " OTEL_TRACES_SAMPLER=always_off")
@@ -128,7 +141,7 @@ public final class TracingOverhead {
           PooledRatios.append(
               table,
               results,
-              name -> name.startsWith("traced"),
+              name -> !name.equals("gateway") && !name.startsWith("off-"),
               name -> name.equals("gateway") || name.startsWith("off-"),
               role,
               role.equals(LoadResult.SERVER)
@@ -163,16 +176,24 @@ public final class TracingOverhead {
    * The variables of each variant: where the traced gateways send, and how they sample; with {@code
    * baselineTraced}, the baseline's gateway is traced as {@code traced} is. With {@code replicas}
    * above 1, only traces off and every note sampled, each in that many processes ({@code gateway}
-   * and {@code off-2}…, {@code traced} and {@code traced-2}…).
+   * and {@code off-2}…, {@code traced} and {@code traced-2}…); with {@code tenthReplicas} the
+   * traced ones sample a tenth of their notes ({@code tenth} and {@code tenth-2}…).
    */
   private static Map<String, Map<String, String>> variables(
-      String endpoint, boolean baselineTraced, int replicas) {
+      String endpoint, boolean baselineTraced, int replicas, boolean tenthReplicas) {
     Map<String, Map<String, String>> variants = new LinkedHashMap<>();
     if (replicas > 1) {
       for (int i = 1; i <= replicas; i++) {
-        String name = i == 1 ? "traced" : "traced-" + i;
-        variants.put(
-            name, Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", name));
+        String row = tenthReplicas ? "tenth" : "traced";
+        String name = i == 1 ? row : row + "-" + i;
+        Map<String, String> traced =
+            new LinkedHashMap<>(
+                Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", name));
+        if (tenthReplicas) {
+          traced.put("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
+          traced.put("OTEL_TRACES_SAMPLER_ARG", "0.1");
+        }
+        variants.put(name, traced);
       }
       for (int i = 2; i <= replicas; i++) {
         variants.put("off-" + i, Map.of());
