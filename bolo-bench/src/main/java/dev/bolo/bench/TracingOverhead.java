@@ -141,7 +141,7 @@ public final class TracingOverhead {
           PooledRatios.append(
               table,
               results,
-              name -> !name.equals("gateway") && !name.startsWith("off-"),
+              name -> name.startsWith("traced") || name.startsWith("tenth"),
               name -> name.equals("gateway") || name.startsWith("off-"),
               role,
               role.equals(LoadResult.SERVER)

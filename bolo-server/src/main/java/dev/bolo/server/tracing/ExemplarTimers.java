@@ -20,8 +20,12 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
  *
  * <p>How: the timers are made by a second registry built with the exemplars' {@link ExemplarSpans}
  * and sharing this one's {@link PrometheusRegistry}, so {@code /metrics} shows both as one. The
- * timers are still this registry's meters (found, listed and closed through it); a timer removed
- * from it keeps its series on {@code /metrics}, which the gateway never does. Thread safe.
+ * timers are still this registry's meters (found, listed and closed through it). Two things differ
+ * from one registry, neither of which the gateway does: a timer removed from it keeps its series on
+ * {@code /metrics}; and a timer and another meter whose Prometheus names clash are not refused when
+ * the second registers (the plain registry drops the second with a warning), so a scrape would fail
+ * on the clash. This registry's naming convention and registration-failure handling do not reach
+ * the timers. Thread safe.
  */
 final class ExemplarTimers extends PrometheusMeterRegistry {
 

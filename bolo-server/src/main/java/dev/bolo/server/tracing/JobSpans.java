@@ -30,9 +30,10 @@ import org.jspecify.annotations.Nullable;
  * traceparent} is kept with it in the ledger, so each run of the job (after a restart, on another
  * instance) is a trace of its own whose {@code job run} span links to that request's span, as
  * OpenTelemetry's messaging conventions link a consumer to its producer; the note's spans (the work
- * key's resolution, the engine attempts, the charge) are its children. Each webhook delivery
- * attempt is an HTTP client span, a child of the span that ended the job, and sends the trace on to
- * the receiver. Off, every span is {@link Span#getInvalid()} and no header is sent. Thread safe.
+ * key's resolution with its charge's event, the engine attempts) are its children. Each webhook
+ * delivery attempt is an HTTP client span, a child of the span that ended the job, and sends the
+ * trace on to the receiver. Off, every span is {@link Span#getInvalid()} and no header is sent.
+ * Thread safe.
  */
 public final class JobSpans {
 

@@ -141,13 +141,19 @@ public final class NoteSpans {
   /**
    * Marks the charge of {@code millis} of audio on the current span (the resolution's, whose work
    * made the transcript), as an event: the charge is a moment (handed to the ledger's outbox, which
-   * writes it with others in its next batch), with no duration of its own to show. Nothing when the
-   * work is untraced.
+   * writes it with others in its next batch), with no duration of its own to show. When that span
+   * has ended already (its wait was withdrawn, a cancelled job's, while the work went on for a copy
+   * that joined it), an ended span takes no event: the charge is then a short span of its own, its
+   * child, as it always was before. Nothing when the work is untraced or not sampled.
    */
   public static void charged(long millis) {
-    Span span = Span.current();
-    if (span.isRecording()) {
-      span.addEvent(CHARGE, Attributes.of(CHARGED_MS, millis));
+    Span current = Span.current();
+    if (current.isRecording()) {
+      current.addEvent(CHARGE, Attributes.of(CHARGED_MS, millis));
+    } else if (current.getSpanContext().isSampled()) {
+      Span charge = start(CHARGE);
+      charge.setAttribute(CHARGED_MS, millis);
+      charge.end();
     }
   }
 

@@ -308,6 +308,16 @@ class TracedNoteTest {
             .filter(line -> line.contains("trace_id=\""))
             .toList();
     assertThat(traced).as("buckets with an exemplar").isNotEmpty();
+    // Only the latency histograms sample exemplars: a counter or the note-length histogram
+    // re-arming a sampler every 90 ms costs CPU for exemplars no one asked for.
+    assertThat(metrics.body().lines())
+        .filteredOn(
+            line ->
+                line.startsWith("bolo_http_requests_total")
+                    || line.startsWith("bolo_transcriptions_total")
+                    || line.startsWith("bolo_note_duration"))
+        .isNotEmpty()
+        .noneSatisfy(line -> assertThat(line).contains("trace_id"));
     List<String> known = receiver.spans().stream().map(Received::traceId).toList();
     assertThat(traced)
         .allSatisfy(
