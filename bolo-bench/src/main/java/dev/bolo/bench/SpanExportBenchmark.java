@@ -1,21 +1,18 @@
 package dev.bolo.bench;
 
+import dev.bolo.server.testing.KeptSpans;
 import dev.bolo.server.tracing.NoteSpans;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.exporter.internal.otlp.traces.LowAllocationTraceRequestMarshaler;
-import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
-import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.opentelemetry.semconv.HttpAttributes;
 import io.opentelemetry.semconv.UrlAttributes;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -40,25 +37,7 @@ public class SpanExportBenchmark extends OneCoreBenchmark {
 
   @Setup(Level.Trial)
   public void record() {
-    List<SpanData> finished = new ArrayList<>();
-    SpanExporter keep =
-        new SpanExporter() {
-          @Override
-          public CompletableResultCode export(Collection<SpanData> spans) {
-            finished.addAll(spans);
-            return CompletableResultCode.ofSuccess();
-          }
-
-          @Override
-          public CompletableResultCode flush() {
-            return CompletableResultCode.ofSuccess();
-          }
-
-          @Override
-          public CompletableResultCode shutdown() {
-            return CompletableResultCode.ofSuccess();
-          }
-        };
+    KeptSpans keep = new KeptSpans();
     try (SdkTracerProvider provider =
         SdkTracerProvider.builder()
             .setResource(
@@ -121,7 +100,7 @@ public class SpanExportBenchmark extends OneCoreBenchmark {
         request.end();
       }
     }
-    batch = List.copyOf(finished);
+    batch = keep.spans();
   }
 
   /** One batch of 102 notes' spans written as the OTLP/HTTP request's protobuf body. */
