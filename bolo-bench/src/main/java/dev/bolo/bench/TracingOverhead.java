@@ -40,9 +40,9 @@ import java.util.Map;
  *
  * <p>Usage: {@code bolo-bench/run TracingOverhead [--together] [--connections 50] [--delay-ms 200]
  * [--seconds 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR
- * [--baseline-traced]] [--replicas=N [--replicas-tenth]]}, and the rest of {@link GatewayLoad}'s
- * options. The stand-in answers after {@code --delay-ms}, as a provider does not answer at once;
- * the load then stays below what the two cores can carry.
+ * [--baseline-traced]] [--replicas=N [--replicas-tenth|--replicas-unsampled]]}, and the rest of
+ * {@link GatewayLoad}'s options. The stand-in answers after {@code --delay-ms}, as a provider does
+ * not answer at once; the load then stays below what the two cores can carry.
  */
 public final class TracingOverhead {
 
@@ -52,7 +52,10 @@ public final class TracingOverhead {
     boolean together = Arrays.asList(args).contains("--together");
     boolean baselineTraced = Arrays.asList(args).contains("--baseline-traced");
     int replicas = replicas(args);
-    boolean tenthReplicas = Arrays.asList(args).contains("--replicas-tenth");
+    String replicated =
+        Arrays.asList(args).contains("--replicas-tenth")
+            ? "tenth"
+            : Arrays.asList(args).contains("--replicas-unsampled") ? "unsampled" : "traced";
     GatewayLoadOptions options =
         GatewayLoadOptions.parse(
             withDefaults(
@@ -72,9 +75,7 @@ public final class TracingOverhead {
       LoadGenerator load = LoadGenerator.prepare(harness.work(), options);
       LoadTargets targets =
           LoadTargets.start(
-              harness,
-              options,
-              variables(sink.endpoint(), baselineTraced, replicas, tenthReplicas));
+              harness, options, variables(sink.endpoint(), baselineTraced, replicas, replicated));
       StringBuilder report = new StringBuilder();
       LoadReport.header(report, root, options);
       report.replace(0, report.indexOf("\n"), "# What traces cost the gateway");
@@ -85,12 +86,16 @@ public final class TracingOverhead {
                   ? format(
                       " each in %d processes (`off-2`… and `%s-2`… the others)%s",
                       replicas,
-                      tenthReplicas ? "tenth" : "traced",
-                      tenthReplicas
-                          ? ", the traced ones sampling a tenth of their notes"
-                              + " (OTEL_TRACES_SAMPLER=parentbased_traceidratio,"
-                              + " OTEL_TRACES_SAMPLER_ARG=0.1)"
-                          : "")
+                      replicated,
+                      switch (replicated) {
+                        case "tenth" ->
+                            ", the traced ones sampling a tenth of their notes"
+                                + " (OTEL_TRACES_SAMPLER=parentbased_traceidratio,"
+                                + " OTEL_TRACES_SAMPLER_ARG=0.1)";
+                        case "unsampled" ->
+                            ", the traced ones sampling none (OTEL_TRACES_SAMPLER=always_off)";
+                        default -> "";
+                      })
                   : " `tenth` the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and"
                       + " OTEL_TRACES_SAMPLER_ARG=0.1; `unsampled` the same with"
                       + " OTEL_TRACES_SAMPLER=always_off")
@@ -141,7 +146,7 @@ public final class TracingOverhead {
           PooledRatios.append(
               table,
               results,
-              name -> name.startsWith("traced") || name.startsWith("tenth"),
+              name -> name.startsWith(replicated),
               name -> name.equals("gateway") || name.startsWith("off-"),
               role,
               role.equals(LoadResult.SERVER)
@@ -176,22 +181,23 @@ public final class TracingOverhead {
    * The variables of each variant: where the traced gateways send, and how they sample; with {@code
    * baselineTraced}, the baseline's gateway is traced as {@code traced} is. With {@code replicas}
    * above 1, only traces off and every note sampled, each in that many processes ({@code gateway}
-   * and {@code off-2}…, {@code traced} and {@code traced-2}…); with {@code tenthReplicas} the
-   * traced ones sample a tenth of their notes ({@code tenth} and {@code tenth-2}…).
+   * and {@code off-2}…, {@code traced} and {@code traced-2}…); {@code replicated} {@code tenth}
+   * samples a tenth of their notes ({@code tenth-2}…), {@code unsampled} none.
    */
   private static Map<String, Map<String, String>> variables(
-      String endpoint, boolean baselineTraced, int replicas, boolean tenthReplicas) {
+      String endpoint, boolean baselineTraced, int replicas, String replicated) {
     Map<String, Map<String, String>> variants = new LinkedHashMap<>();
     if (replicas > 1) {
       for (int i = 1; i <= replicas; i++) {
-        String row = tenthReplicas ? "tenth" : "traced";
-        String name = i == 1 ? row : row + "-" + i;
+        String name = i == 1 ? replicated : replicated + "-" + i;
         Map<String, String> traced =
             new LinkedHashMap<>(
                 Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", name));
-        if (tenthReplicas) {
+        if (replicated.equals("tenth")) {
           traced.put("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
           traced.put("OTEL_TRACES_SAMPLER_ARG", "0.1");
+        } else if (replicated.equals("unsampled")) {
+          traced.put("OTEL_TRACES_SAMPLER", "always_off");
         }
         variants.put(name, traced);
       }
