@@ -25,7 +25,8 @@ import java.util.Map;
  * and with {@code --baseline DIR} another checkout's gateway (the code before tracing) in the same
  * rounds, traced as {@code traced} with {@code --baseline-traced} (to compare two builds' traces).
  * With {@code --replicas=N}, traces off and every note sampled (a tenth with {@code
- * --replicas-tenth}) each run in N processes, pooled ({@link PooledRatios}), since one process's
+ * --replicas-tenth}, none with {@code --replicas-unsampled}, untraced too with {@code
+ * --replicas-control}) each run in N processes, pooled ({@link PooledRatios}), since one process's
  * JIT luck moves its CPU per note by a few per cent. The figure is the gateway process's CPU time
  * (user + system, from {@code /proc}) over the notes it answered, per round, and each variant's
  * ratio to traces off in the same round; medians over rounds. Then, with {@code --copies} above 1,
@@ -40,7 +41,7 @@ import java.util.Map;
  *
  * <p>Usage: {@code bolo-bench/run TracingOverhead [--together] [--connections 50] [--delay-ms 200]
  * [--seconds 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR
- * [--baseline-traced]] [--replicas=N [--replicas-tenth|--replicas-unsampled]]}, and the rest of
+ * [--baseline-traced]] [--replicas=N [--replicas-tenth|-unsampled|-control]]}, and the rest of
  * {@link GatewayLoad}'s options. The stand-in answers after {@code --delay-ms}, as a provider does
  * not answer at once; the load then stays below what the two cores can carry.
  */
@@ -53,9 +54,11 @@ public final class TracingOverhead {
     boolean baselineTraced = Arrays.asList(args).contains("--baseline-traced");
     int replicas = replicas(args);
     String replicated =
-        Arrays.asList(args).contains("--replicas-tenth")
-            ? "tenth"
-            : Arrays.asList(args).contains("--replicas-unsampled") ? "unsampled" : "traced";
+        Arrays.stream(args)
+            .filter(a -> a.startsWith("--replicas-"))
+            .map(a -> a.substring("--replicas-".length()))
+            .findFirst()
+            .orElse("traced");
     GatewayLoadOptions options =
         GatewayLoadOptions.parse(
             withDefaults(
@@ -75,7 +78,9 @@ public final class TracingOverhead {
       LoadGenerator load = LoadGenerator.prepare(harness.work(), options);
       LoadTargets targets =
           LoadTargets.start(
-              harness, options, variables(sink.endpoint(), baselineTraced, replicas, replicated));
+              harness,
+              options,
+              TracingVariants.of(sink.endpoint(), baselineTraced, replicas, replicated));
       StringBuilder report = new StringBuilder();
       LoadReport.header(report, root, options);
       report.replace(0, report.indexOf("\n"), "# What traces cost the gateway");
@@ -94,6 +99,7 @@ public final class TracingOverhead {
                                 + " OTEL_TRACES_SAMPLER_ARG=0.1)";
                         case "unsampled" ->
                             ", the traced ones sampling none (OTEL_TRACES_SAMPLER=always_off)";
+                        case "control" -> ", the `control` ones untraced too: an A/A control";
                         default -> "";
                       })
                   : " `tenth` the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and"
@@ -175,65 +181,6 @@ public final class TracingOverhead {
         .mapToInt(a -> Integer.parseInt(a.substring("--replicas=".length())))
         .findFirst()
         .orElse(1);
-  }
-
-  /**
-   * The variables of each variant: where the traced gateways send, and how they sample; with {@code
-   * baselineTraced}, the baseline's gateway is traced as {@code traced} is. With {@code replicas}
-   * above 1, only traces off and every note sampled, each in that many processes ({@code gateway}
-   * and {@code off-2}…, {@code traced} and {@code traced-2}…); {@code replicated} {@code tenth}
-   * samples a tenth of their notes ({@code tenth-2}…), {@code unsampled} none.
-   */
-  private static Map<String, Map<String, String>> variables(
-      String endpoint, boolean baselineTraced, int replicas, String replicated) {
-    Map<String, Map<String, String>> variants = new LinkedHashMap<>();
-    if (replicas > 1) {
-      for (int i = 1; i <= replicas; i++) {
-        String name = i == 1 ? replicated : replicated + "-" + i;
-        Map<String, String> traced =
-            new LinkedHashMap<>(
-                Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", name));
-        if (replicated.equals("tenth")) {
-          traced.put("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
-          traced.put("OTEL_TRACES_SAMPLER_ARG", "0.1");
-        } else if (replicated.equals("unsampled")) {
-          traced.put("OTEL_TRACES_SAMPLER", "always_off");
-        }
-        variants.put(name, traced);
-      }
-      for (int i = 2; i <= replicas; i++) {
-        variants.put("off-" + i, Map.of());
-      }
-      return variants;
-    }
-    if (baselineTraced) {
-      variants.put(
-          "baseline",
-          Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "baseline"));
-    }
-    variants.put(
-        "traced", Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "traced"));
-    variants.put(
-        "tenth",
-        Map.of(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            endpoint,
-            "OTEL_SERVICE_NAME",
-            "tenth",
-            "OTEL_TRACES_SAMPLER",
-            "parentbased_traceidratio",
-            "OTEL_TRACES_SAMPLER_ARG",
-            "0.1"));
-    variants.put(
-        "unsampled",
-        Map.of(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            endpoint,
-            "OTEL_SERVICE_NAME",
-            "unsampled",
-            "OTEL_TRACES_SAMPLER",
-            "always_off"));
-    return variants;
   }
 
   /**

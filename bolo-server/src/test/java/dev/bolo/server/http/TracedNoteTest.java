@@ -1,5 +1,9 @@
 package dev.bolo.server.http;
 
+import static dev.bolo.server.http.TracedGateway.assertNothingPrivate;
+import static dev.bolo.server.http.TracedGateway.callOf;
+import static dev.bolo.server.http.TracedGateway.only;
+import static dev.bolo.server.http.TracedGateway.randomHex;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.testing.FakeProvider;
@@ -9,20 +13,13 @@ import dev.bolo.server.testing.TestAudio;
 import dev.bolo.server.testing.TraceReceiver;
 import dev.bolo.server.testing.TraceReceiver.Received;
 import dev.bolo.testkit.Await;
-import dev.bolo.testkit.Directories;
 import io.opentelemetry.proto.trace.v1.Span.SpanKind;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import okhttp3.Request;
@@ -32,57 +29,28 @@ import org.junit.jupiter.api.Test;
 
 /**
  * One note's story as a trace (docs/operations/tracing.md): a gateway with traces on, two providers
- * behind one route, and an OTLP/HTTP receiver that decodes what the SDK sends. One gateway for the
- * class; each test follows its own trace, begun by the client's {@code traceparent}.
+ * behind one route, and an OTLP/HTTP receiver that decodes what the SDK sends ({@link
+ * TracedGateway}). One gateway for the class; each test follows its own trace, begun by the
+ * client's {@code traceparent}.
  */
 class TracedNoteTest {
 
-  private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
-
+  private static TracedGateway traced;
   private static FakeProvider primary;
-  private static FakeProvider backup;
   private static TraceReceiver receiver;
-  private static Path dataDir;
   private static Gateway gateway;
 
   @BeforeAll
   static void start() throws Exception {
-    primary = new FakeProvider();
-    backup = new FakeProvider();
-    receiver = new TraceReceiver();
-    dataDir = Files.createTempDirectory("bolo-traced-");
-    Map<String, String> env = new HashMap<>();
-    env.put("BOLO_PORT", "0");
-    env.put("BOLO_DATA_DIR", dataDir.toString());
-    env.put("BOLO_DEVICE_TOKENS", "alpha=" + Gateway.TOKEN_A);
-    env.put("BOLO_ADMIN_TOKEN", ADMIN_TOKEN);
-    env.put("BOLO_ENGINES", "primary,backup");
-    env.put("BOLO_ENGINE_PRIMARY_KIND", "openai");
-    env.put("BOLO_ENGINE_PRIMARY_BASE_URL", primary.baseUrl());
-    env.put("BOLO_ENGINE_PRIMARY_API_KEY", "sk-primary");
-    env.put("BOLO_ENGINE_BACKUP_KIND", "openai");
-    env.put("BOLO_ENGINE_BACKUP_BASE_URL", backup.baseUrl());
-    env.put("BOLO_ENGINE_BACKUP_API_KEY", "sk-backup");
-    env.put(
-        "BOLO_ROUTES",
-        "whisper-1=primary/whisper-1,backup/whisper-1;probe-1=primary/probe-1,backup/probe-1");
-    // A note longer than 20 s goes in pieces; the others here are shorter than a second.
-    env.put("BOLO_OPENAI_MAX_SECONDS", "20");
-    env.put("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
-    // Small batches, sent soon: the receiver sees a note's spans shortly after its answer.
-    env.put("OTEL_BSP_SCHEDULE_DELAY", "20");
-    gateway = Gateway.withEnvironment(env);
+    traced = TracedGateway.start();
+    primary = traced.primary;
+    receiver = traced.receiver;
+    gateway = traced.gateway;
   }
 
   @AfterAll
   static void stop() throws Exception {
-    try (AutoCloseable d = () -> Directories.deleteTree(dataDir);
-        TraceReceiver r = receiver;
-        FakeProvider p = primary;
-        FakeProvider b = backup;
-        Gateway g = gateway) {
-      primary.release();
-    }
+    traced.close();
   }
 
   @Test
@@ -91,9 +59,10 @@ class TracedNoteTest {
     String clientSpan = randomHex(8);
 
     try (LogCapture logs = LogCapture.start()) {
-      Gateway.Reply reply = send(TestAudio.wav(700, 511), traceId, clientSpan);
+      Gateway.Reply reply = traced.send(TestAudio.wav(700, 511), traceId, clientSpan);
       assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-      Spans spans = awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
+      TracedGateway.Spans spans =
+          traced.awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
 
       Received server = spans.get("POST /v1/transcriptions");
       assertThat(server.parentId()).as("the client's span").isEqualTo(clientSpan);
@@ -154,9 +123,9 @@ class TracedNoteTest {
     List<Received> trace;
     String logged;
     try (LogCapture logs = LogCapture.start()) {
-      Gateway.Reply reply = send(TestAudio.wav(800, 512), traceId, randomHex(8));
+      Gateway.Reply reply = traced.send(TestAudio.wav(800, 512), traceId, randomHex(8));
       assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-      awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
+      traced.awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
       trace = receiver.trace(traceId);
       logged = logs.text();
     }
@@ -201,16 +170,17 @@ class TracedNoteTest {
             .body("{\"error\":{\"message\":\"slow down\"}}")
             .build());
     Gateway.Reply told =
-        send(TestAudio.wav(700, 516), randomHex(16), randomHex(8), "model", "probe-1");
+        traced.send(TestAudio.wav(700, 516), randomHex(16), randomHex(8), "model", "probe-1");
     assertThat(told.status()).as(told.body()).isEqualTo(200);
     // The minute the primary asked for passes on the gateway's ticker.
     gateway.advance(Duration.ofSeconds(61));
     String traceId = randomHex(16);
 
-    Gateway.Reply probe = send(TestAudio.wav(700, 517), traceId, randomHex(8), "model", "probe-1");
+    Gateway.Reply probe =
+        traced.send(TestAudio.wav(700, 517), traceId, randomHex(8), "model", "probe-1");
 
     assertThat(probe.status()).as(probe.body()).isEqualTo(200);
-    awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
+    traced.awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
     Received attempt = only(receiver.trace(traceId), "engine attempt");
     assertThat(attempt.attribute("bolo.engine.target")).hasValue("primary");
     assertThat(attempt.attribute("bolo.engine.model")).hasValue("probe-1");
@@ -222,10 +192,10 @@ class TracedNoteTest {
   void aLongNoteSentInPiecesIsOneAttemptPerPieceEachNamingItsPlace() throws Exception {
     String traceId = randomHex(16);
 
-    Gateway.Reply reply = send(TestAudio.lecture(), traceId, randomHex(8));
+    Gateway.Reply reply = traced.send(TestAudio.lecture(), traceId, randomHex(8));
 
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-    awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
+    traced.awaitSpans(traceId, "POST /v1/transcriptions", "resolve work key");
     List<Received> trace = receiver.trace(traceId);
     Received resolve = only(trace, "resolve work key");
     long pieces = Long.parseLong(resolve.attribute("bolo.piece.count").orElseThrow());
@@ -256,11 +226,11 @@ class TracedNoteTest {
     List<Future<Gateway.Reply>> replies = new ArrayList<>();
     try (ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor()) {
       for (String traceId : traces) {
-        replies.add(phones.submit(() -> send(note, traceId, randomHex(8))));
+        replies.add(phones.submit(() -> traced.send(note, traceId, randomHex(8))));
       }
       Await.until(
-          () -> metric("bolo_dedup_waiting_copies") == 4,
-          () -> "copies waiting: " + metric("bolo_dedup_waiting_copies"));
+          () -> traced.metric("bolo_dedup_waiting_copies") == 4,
+          () -> "copies waiting: " + traced.metric("bolo_dedup_waiting_copies"));
       primary.release();
       for (Future<Gateway.Reply> reply : replies) {
         assertThat(reply.get().status()).isEqualTo(200);
@@ -269,7 +239,8 @@ class TracedNoteTest {
 
     List<Received> resolutions = new ArrayList<>();
     for (String traceId : traces) {
-      resolutions.add(awaitSpans(traceId, "POST /v1/transcriptions").get("resolve work key"));
+      resolutions.add(
+          traced.awaitSpans(traceId, "POST /v1/transcriptions").get("resolve work key"));
     }
     Received owner = TraceReceiver.assertOneOwnerLinkedByTheRest(resolutions).owner();
     List<Received> attempts = new ArrayList<>();
@@ -289,7 +260,7 @@ class TracedNoteTest {
   @Test
   void theLatencyHistogramNamesATracedRequestAsItsExemplarInOpenMetrics() throws Exception {
     String traceId = randomHex(16);
-    Gateway.Reply reply = send(TestAudio.wav(500, 514), traceId, randomHex(8));
+    Gateway.Reply reply = traced.send(TestAudio.wav(500, 514), traceId, randomHex(8));
     assertThat(reply.status()).as(reply.body()).isEqualTo(200);
 
     Gateway.Reply metrics =
@@ -344,23 +315,6 @@ class TracedNoteTest {
     assertThat(atProvider.getHeaders().get("baggage")).isNull();
   }
 
-  /** The provider's call within {@code traceId}; the calls of earlier tests are passed over. */
-  private static RecordedRequest callOf(FakeProvider provider, String traceId)
-      throws InterruptedException {
-    while (true) {
-      RecordedRequest call = provider.takeRequest();
-      String traceparent = call.getHeaders().get("traceparent");
-      if (traceparent != null && traceparent.contains(traceId)) {
-        return call;
-      }
-    }
-  }
-
-  /** No attribute of any span names the token, the device, the transcript or the audio. */
-  private static void assertNothingPrivate(List<Received> spans) {
-    TraceReceiver.assertNothingPrivate(spans, "alpha", "sk-primary", "sk-backup");
-  }
-
   @Test
   void anAdminRequestsSpanNamesItsRouteNotTheDeviceInItsPath() throws Exception {
     String traceId = randomHex(16);
@@ -369,7 +323,7 @@ class TracedNoteTest {
         gateway.send(
             new Request.Builder()
                 .url(gateway.url("/admin/api/devices/kitchen-phone-of-asha/quota"))
-                .header("Authorization", "Bearer " + ADMIN_TOKEN)
+                .header("Authorization", "Bearer " + TracedGateway.ADMIN_TOKEN)
                 .header("traceparent", "00-" + traceId + "-" + randomHex(8) + "-01")
                 .put(
                     okhttp3.RequestBody.create(
@@ -380,66 +334,5 @@ class TracedNoteTest {
     Await.until(() -> !receiver.trace(traceId).isEmpty(), () -> "spans of " + traceId);
     // tracing.md, What no span carries: no device name or other device identity.
     TraceReceiver.assertNothingPrivate(receiver.trace(traceId), "kitchen-phone-of-asha");
-  }
-
-  private static Gateway.Reply send(
-      byte[] note, String traceId, String parentSpan, String... fields) throws Exception {
-    Request request =
-        gateway
-            .nativeUpload(Gateway.TOKEN_A, note, fields)
-            .newBuilder()
-            .header("traceparent", "00-" + traceId + "-" + parentSpan + "-01")
-            .build();
-    return gateway.send(request);
-  }
-
-  /** A trace's spans by name (the last of each name). */
-  private record Spans(Map<String, Received> byName) {
-    Received get(String name) {
-      Received span = byName.get(name);
-      assertThat(span).as("a span named " + name + " among " + byName.keySet()).isNotNull();
-      return java.util.Objects.requireNonNull(span);
-    }
-  }
-
-  /** The trace's spans by name once those named have arrived. */
-  private static Spans awaitSpans(String traceId, String... names) throws InterruptedException {
-    Await.until(
-        () ->
-            receiver.trace(traceId).stream()
-                .map(Received::name)
-                .toList()
-                .containsAll(List.of(names)),
-        () -> "spans of " + traceId + ": " + receiver.trace(traceId));
-    Map<String, Received> byName = new HashMap<>();
-    receiver.trace(traceId).forEach(s -> byName.put(s.name(), s));
-    return new Spans(byName);
-  }
-
-  private static Received only(List<Received> spans, String name) {
-    List<Received> named = spans.stream().filter(s -> s.name().equals(name)).toList();
-    assertThat(named).as(name).hasSize(1);
-    return named.get(0);
-  }
-
-  private static double metric(String name) {
-    try {
-      Gateway.Reply reply =
-          gateway.send(new Request.Builder().url(gateway.url("/metrics")).build());
-      return reply
-          .body()
-          .lines()
-          .filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
-          .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
-          .sum();
-    } catch (java.io.IOException e) {
-      return -1;
-    }
-  }
-
-  private static String randomHex(int bytes) {
-    byte[] random = new byte[bytes];
-    ThreadLocalRandom.current().nextBytes(random);
-    return HexFormat.of().formatHex(random);
   }
 }

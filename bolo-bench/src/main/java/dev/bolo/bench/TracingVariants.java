@@ -1,0 +1,72 @@
+package dev.bolo.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The gateways {@link TracingOverhead} starts beside its untraced one, with their variables. */
+final class TracingVariants {
+
+  private TracingVariants() {}
+
+  /**
+   * The variables of each variant: where the traced gateways send, and how they sample; with {@code
+   * baselineTraced}, the baseline's gateway is traced as {@code traced} is. With {@code replicas}
+   * above 1, only traces off and every note sampled, each in that many processes ({@code gateway}
+   * and {@code off-2}…, {@code traced} and {@code traced-2}…); {@code replicated} {@code tenth}
+   * samples a tenth of their notes ({@code tenth-2}…), {@code unsampled} none, and {@code control}
+   * is untraced as well, which measures what the pooling itself makes of two groups alike.
+   */
+  static Map<String, Map<String, String>> of(
+      String endpoint, boolean baselineTraced, int replicas, String replicated) {
+    Map<String, Map<String, String>> variants = new LinkedHashMap<>();
+    if (replicas > 1) {
+      for (int i = 1; i <= replicas; i++) {
+        String name = i == 1 ? replicated : replicated + "-" + i;
+        Map<String, String> traced =
+            new LinkedHashMap<>(
+                Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", name));
+        if (replicated.equals("control")) {
+          traced.clear();
+        } else if (replicated.equals("tenth")) {
+          traced.put("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
+          traced.put("OTEL_TRACES_SAMPLER_ARG", "0.1");
+        } else if (replicated.equals("unsampled")) {
+          traced.put("OTEL_TRACES_SAMPLER", "always_off");
+        }
+        variants.put(name, traced);
+      }
+      for (int i = 2; i <= replicas; i++) {
+        variants.put("off-" + i, Map.of());
+      }
+      return variants;
+    }
+    if (baselineTraced) {
+      variants.put(
+          "baseline",
+          Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "baseline"));
+    }
+    variants.put(
+        "traced", Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "traced"));
+    variants.put(
+        "tenth",
+        Map.of(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            endpoint,
+            "OTEL_SERVICE_NAME",
+            "tenth",
+            "OTEL_TRACES_SAMPLER",
+            "parentbased_traceidratio",
+            "OTEL_TRACES_SAMPLER_ARG",
+            "0.1"));
+    variants.put(
+        "unsampled",
+        Map.of(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            endpoint,
+            "OTEL_SERVICE_NAME",
+            "unsampled",
+            "OTEL_TRACES_SAMPLER",
+            "always_off"));
+    return variants;
+  }
+}
