@@ -8,8 +8,6 @@ import io.micrometer.core.instrument.distribution.pause.PauseDetector;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.util.Properties;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The gateway's metrics registry with traces on: its timers, the latency histograms, keep exemplars
@@ -27,23 +25,9 @@ import org.jspecify.annotations.Nullable;
  * {@code /metrics}; and a timer and another meter whose Prometheus names clash are not refused when
  * the second registers (the plain registry drops the second with a warning), so a scrape would fail
  * on the clash. This registry's naming convention and registration-failure handling do not reach
- * the timers.
- *
- * <p>How often: each timer's series takes a value for its exemplar at most once a second ({@link
- * #SAMPLE_INTERVAL_MILLIS}), not every 90 ms as the Prometheus client would. Each value taken
- * re-arms the sampler on the client's scheduler thread; at 90 ms those wake-ups cost a traced
- * gateway several per cent of its CPU per note, more than the thread's own CPU shows ({@code
- * docs/performance.md}, runs 18 and 19). A second still keeps an exemplar in every bucket a scrape
- * interval sees often; a rare slow request is less often one. The client's own system property
- * ({@value #SAMPLE_INTERVAL}) set on the gateway's JVM wins. Thread safe.
+ * the timers. Thread safe.
  */
 final class ExemplarTimers extends PrometheusMeterRegistry {
-
-  /** The Prometheus client's property of how often an exemplar sampler takes a value. */
-  static final String SAMPLE_INTERVAL = "io.prometheus.exemplars.sample_interval_milliseconds";
-
-  /** How often a timer's series takes a value for its exemplar, unless the property says. */
-  static final long SAMPLE_INTERVAL_MILLIS = 1_000;
 
   private final Sampling timers;
 
@@ -74,35 +58,11 @@ final class ExemplarTimers extends PrometheusMeterRegistry {
   /** The registry that makes the timers, each with an exemplar sampler. */
   private static final class Sampling extends PrometheusMeterRegistry {
     Sampling(PrometheusRegistry shared) {
-      super(new SamplingConfig(), shared, Clock.SYSTEM, new ExemplarSpans());
+      super(PrometheusConfig.DEFAULT, shared, Clock.SYSTEM, new ExemplarSpans());
     }
 
     Timer timer(Meter.Id id, DistributionStatisticConfig config, PauseDetector pauseDetector) {
       return newTimer(id, config, pauseDetector);
-    }
-  }
-
-  /**
-   * The defaults, with the exemplars' sampling interval at {@link #SAMPLE_INTERVAL_MILLIS} unless
-   * the JVM's system property gives one (the client reads it, but a value given here would win).
-   */
-  static final class SamplingConfig implements PrometheusConfig {
-    @Override
-    public @Nullable String get(String key) {
-      return null;
-    }
-
-    @Override
-    public Properties prometheusProperties() {
-      Properties properties = new Properties();
-      @Nullable Properties defaults = PrometheusConfig.super.prometheusProperties();
-      if (defaults != null) {
-        properties.putAll(defaults);
-      }
-      if (System.getProperty(SAMPLE_INTERVAL) == null) {
-        properties.setProperty(SAMPLE_INTERVAL, Long.toString(SAMPLE_INTERVAL_MILLIS));
-      }
-      return properties;
     }
   }
 }
