@@ -22,16 +22,24 @@ final class TracingVariants {
     if (replicas > 1) {
       for (int i = 1; i <= replicas; i++) {
         String name = i == 1 ? replicated : replicated + "-" + i;
-        Map<String, String> traced =
-            new LinkedHashMap<>(
-                Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", name));
-        if (replicated.equals("control")) {
-          traced.clear();
-        } else if (replicated.equals("tenth")) {
-          traced.put("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
-          traced.put("OTEL_TRACES_SAMPLER_ARG", "0.1");
-        } else if (replicated.equals("unsampled")) {
-          traced.put("OTEL_TRACES_SAMPLER", "always_off");
+        Map<String, String> traced = new LinkedHashMap<>();
+        switch (replicated) {
+          case "control" -> {}
+          case "traced", "tenth", "unsampled" -> {
+            traced.put("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint);
+            traced.put("OTEL_SERVICE_NAME", name);
+            if (replicated.equals("tenth")) {
+              traced.put("OTEL_TRACES_SAMPLER", "parentbased_traceidratio");
+              traced.put("OTEL_TRACES_SAMPLER_ARG", "0.1");
+            } else if (replicated.equals("unsampled")) {
+              traced.put("OTEL_TRACES_SAMPLER", "always_off");
+            }
+          }
+          default ->
+              throw new IllegalArgumentException(
+                  "--replicas-"
+                      + replicated
+                      + ": not one of --replicas-tenth, -unsampled, -control");
         }
         variants.put(name, traced);
       }
