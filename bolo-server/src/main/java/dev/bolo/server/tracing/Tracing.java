@@ -34,16 +34,6 @@ public final class Tracing implements AutoCloseable {
   /** The instrumentation scope of every span the gateway makes. */
   static final String SCOPE = "dev.bolo.server";
 
-  /** The most spans one export carries, unless {@code OTEL_BSP_MAX_EXPORT_BATCH_SIZE} says. */
-  static final int EXPORT_BATCH = 2048;
-
-  /**
-   * The most ended spans held for export, unless {@code OTEL_BSP_MAX_QUEUE_SIZE} says: two exports'
-   * worth, so spans ended while one is sent are kept (about 16 s of a gateway at 50 notes a second,
-   * a few megabytes), and the rest dropped when the collector does not take them.
-   */
-  static final int QUEUED_SPANS = 2 * EXPORT_BATCH;
-
   /** How long a stop waits for the last spans to reach the collector. */
   private static final long FLUSH_SECONDS = 5;
 
@@ -92,22 +82,13 @@ public final class Tracing implements AutoCloseable {
     try {
       sdk =
           AutoConfiguredOpenTelemetrySdk.builder()
-              // The gateway's defaults, each replaced by the operator's value: its name; OTLP over
-              // HTTP, the protocol the specification makes the default (the SDK's own default is
-              // gRPC); and exports of up to 2048 spans, not 512, over the same 5 s. A note is five
-              // spans, and an export's own cost (about a millisecond of CPU whatever it carries)
-              // was a third of what exporting cost a loaded gateway (docs/performance.md).
+              // The gateway's name unless the operator gives another, and OTLP over HTTP, the
+              // protocol the specification makes the default (the SDK's own default is gRPC).
               .addPropertiesSupplier(
                   () ->
                       Map.of(
-                          "otel.service.name",
-                          "bolo",
-                          "otel.exporter.otlp.protocol",
-                          "http/protobuf",
-                          "otel.bsp.max.export.batch.size",
-                          Integer.toString(EXPORT_BATCH),
-                          "otel.bsp.max.queue.size",
-                          Integer.toString(QUEUED_SPANS)))
+                          "otel.service.name", "bolo",
+                          "otel.exporter.otlp.protocol", "http/protobuf"))
               .addPropertiesCustomizer(
                   config -> {
                     Map<String, String> own = new HashMap<>(properties);

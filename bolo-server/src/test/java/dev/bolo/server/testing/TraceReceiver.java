@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -39,7 +38,6 @@ public final class TraceReceiver implements AutoCloseable {
   private final MockWebServer server = new MockWebServer();
   private final List<Received> spans = new CopyOnWriteArrayList<>();
   private final List<String> refused = new CopyOnWriteArrayList<>();
-  private final AtomicInteger exports = new AtomicInteger();
 
   /** One span as received, with the attributes of the resource that sent it. */
   public record Received(Span span, Map<String, String> resource) {
@@ -141,7 +139,6 @@ public final class TraceReceiver implements AutoCloseable {
       refused.add("undecodable: " + e.getMessage());
       return new MockResponse.Builder().code(400).build();
     }
-    exports.incrementAndGet();
     for (ResourceSpans resourceSpans : export.getResourceSpansList()) {
       Map<String, String> resource = attributes(resourceSpans.getResource());
       for (ScopeSpans scope : resourceSpans.getScopeSpansList()) {
@@ -188,11 +185,6 @@ public final class TraceReceiver implements AutoCloseable {
         }
       }
     }
-  }
-
-  /** How many exports (OTLP/HTTP requests of spans) were received so far. */
-  public int exports() {
-    return exports.get();
   }
 
   /** What was sent that was not OTLP/HTTP protobuf spans; empty when all was. */

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.bolo.server.config.ServerConfig;
-import dev.bolo.server.testing.TraceReceiver;
 import io.opentelemetry.api.trace.Span;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -34,29 +32,6 @@ class TracingTest {
       // Not ended: an ended span would be sent, to a collector that is not there.
       Span span = tracing.tracer().spanBuilder("note").startSpan();
       assertThat(span.getSpanContext().isValid()).isTrue();
-    }
-  }
-
-  @Test
-  void anExportCarriesUpTo2048SpansUnlessTheVariableSaysFewer() throws Exception {
-    // 1,500 spans, all sent by the stop's flush: one export by the gateway's default, three of at
-    // most 512 (the SDK's own default) when the operator sets it.
-    assertThat(exportsOf(1_500, Map.of())).isEqualTo(1);
-    assertThat(exportsOf(1_500, Map.of("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "512"))).isEqualTo(3);
-  }
-
-  /** How many exports carry {@code spans} spans ended at once by a gateway with {@code more}. */
-  private static int exportsOf(int spans, Map<String, String> more) throws Exception {
-    try (TraceReceiver receiver = new TraceReceiver()) {
-      Map<String, String> variables = new HashMap<>(more);
-      variables.put("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
-      try (Tracing tracing = Tracing.configure(variables, new Properties())) {
-        for (int i = 0; i < spans; i++) {
-          tracing.tracer().spanBuilder("note").startSpan().end();
-        }
-      }
-      assertThat(receiver.spans()).hasSize(spans);
-      return receiver.exports();
     }
   }
 
