@@ -53,6 +53,9 @@ public class NoteSpansBenchmark extends OneCoreBenchmark {
   @Param({"off", "unsampled", "on"})
   public String traces = "on";
 
+  /** More {@code OTEL_*} variables for {@code on} and {@code unsampled} ({@link ExportCost}). */
+  public Map<String, String> more = Map.of();
+
   private @Nullable OtlpSink sink;
   private Tracing tracing = Tracing.off();
   private Tracer tracer = Tracing.off().tracer();
@@ -76,6 +79,11 @@ public class NoteSpansBenchmark extends OneCoreBenchmark {
           case "on" -> Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", started.endpoint());
           default -> throw new IllegalArgumentException("traces: off, unsampled or on");
         };
+    if (!variables.isEmpty()) {
+      Map<String, String> all = new HashMap<>(variables);
+      all.putAll(more);
+      variables = all;
+    }
     tracing = Tracing.configure(variables);
     tracer = tracing.tracer();
     propagator = tracing.propagator();

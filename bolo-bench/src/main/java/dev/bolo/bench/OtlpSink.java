@@ -31,7 +31,12 @@ import java.util.concurrent.atomic.LongAdder;
 final class OtlpSink implements AutoCloseable {
 
   private final HttpServer server;
-  private final ExecutorService threads = Executors.newFixedThreadPool(2);
+
+  /** The start of the names of the sink's threads. */
+  static final String THREAD = "otlp-sink-";
+
+  private final ExecutorService threads =
+      Executors.newFixedThreadPool(2, Thread.ofPlatform().name(THREAD, 0).factory());
   private final Map<String, LongAdder> spans = new ConcurrentHashMap<>();
   private final LongAdder exports = new LongAdder();
   private final LongAdder refused = new LongAdder();
