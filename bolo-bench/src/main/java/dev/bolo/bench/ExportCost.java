@@ -1,89 +1,127 @@
 package dev.bolo.bench;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * What exporting a note's spans costs in CPU, thread by thread, where JMH sees only the thread that
  * makes the spans: one process makes {@link NoteSpansBenchmark}'s five spans and the charge's event
- * for {@code --notes} notes in a burst, with traces off and with traces on at each of {@code
+ * for {@code --notes} notes at a time, with traces off and with traces on at each of {@code
  * --batches} (the batch span processor's most spans an export, {@code
- * OTEL_BSP_MAX_EXPORT_BATCH_SIZE}), each its own SDK exporting to {@link OtlpSink}, the variants in
- * turn within each of {@code --rounds} rounds. Per variant: the process's CPU per note (without the
- * sink's threads: a collector runs elsewhere), and per thread group the median of the rounds. The
- * processor exports every 200 ms here and holds up to 65,536 spans, so a burst's spans all go out,
- * in full batches, before the next variant's turn. Results go to {@code results/export-cost-*.md}.
+ * OTEL_BSP_MAX_EXPORT_BATCH_SIZE}), each its own SDK exporting to its own {@link OtlpSink} every
+ * 200 ms, the variants in turn within each of {@code --rounds} rounds after five of warm-up, with
+ * 1.2 s after each burst for its exports to go out.
+ *
+ * <p>CPU is read per thread from {@code /proc/self/task/}{@code *}{@code /schedstat} (nanoseconds,
+ * the GC's and the JIT compiler's threads included, and given again without the compiler's, which
+ * still compiles some of the export's code after the warm-up), less the sinks' threads (a collector
+ * runs elsewhere), and charged to the variant whose turn it was. The variants share the process, so
+ * each figure also holds the others' idle work (their processors' timers): the {@code off} row
+ * shows that floor. Per variant the report gives the CPU per note, each thread group's (name
+ * without digits, as the kernel keeps it, 15 characters), and the exports and spans its sink
+ * received a round, which show whether every span went out and in how many exports. Results go to
+ * {@code results/export-cost-*.md}.
  *
  * <pre>bolo-bench/run ExportCost --notes 2000 --rounds 12 --batches 512,2048</pre>
  */
 public final class ExportCost {
 
+  /** The most spans each processor holds: every burst's spans, up to 13,000 notes a burst. */
+  private static final int QUEUE = 65_536;
+
+  /** The sinks' threads: their pool, the JDK HttpServer's dispatcher and its idle timer. */
+  private static final List<String> SINK_THREADS =
+      List.of(OtlpSink.THREAD, "HTTP-Dispatche", "idle-timeout");
+
+  /** The JIT compiler's threads, as the kernel names them ({@code C2 CompilerThre}). */
+  private static final String COMPILER = "CompilerThre";
+
   private ExportCost() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = options(args);
-    int notes = Integer.parseInt(options.getOrDefault("notes", "2000"));
-    int rounds = Integer.parseInt(options.getOrDefault("rounds", "12"));
-    List<String> batches = List.of(options.getOrDefault("batches", "512,2048").split(","));
+    BenchArgs options = BenchArgs.parse(args);
+    String unknown = options.unknownName(List.of("--notes", "--rounds", "--batches"));
+    int notes = options.integer("--notes", 2000);
+    int rounds = options.integer("--rounds", 12);
+    LinkedHashSet<Integer> batches = new LinkedHashSet<>();
+    for (String batch : options.list("--batches", "512,2048")) {
+      batches.add(Integer.parseInt(batch.trim()));
+    }
+    if (unknown != null
+        || notes < 1
+        || notes * 6 > QUEUE
+        || rounds < 1
+        || batches.stream().anyMatch(b -> b < 1 || b > QUEUE)) {
+      System.err.println(
+          "ExportCost: --notes 1-10000, --rounds 1 or more, --batches of 1-65536, comma-separated;"
+              + (unknown == null ? "" : " no option " + unknown));
+      System.exit(2);
+    }
     System.setProperty("otel.bsp.schedule.delay", "200");
-    System.setProperty("otel.bsp.max.queue.size", "65536");
+    System.setProperty("otel.bsp.max.queue.size", Integer.toString(QUEUE));
     Map<String, NoteSpansBenchmark> variants = new LinkedHashMap<>();
     variants.put("off", note("off", Map.of()));
-    for (String batch : batches) {
+    for (int batch : batches) {
       variants.put(
           "on, batches of " + batch,
-          note("on", Map.of("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batch.trim())));
+          note("on", Map.of("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", Integer.toString(batch))));
     }
     Blackhole hole =
         new Blackhole(
             "Today's password is swordfish. I understand instantiating Blackholes directly is"
                 + " dangerous.");
-    var os =
-        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    Map<String, double[]> perNote = new LinkedHashMap<>();
-    Map<String, Map<String, double[]>> byThread = new LinkedHashMap<>();
-    variants.keySet().forEach(name -> perNote.put(name, new double[rounds]));
     List<String> names = new ArrayList<>(variants.keySet());
+    Map<String, Map<String, List<Double>>> measured = new LinkedHashMap<>();
     // Five rounds of warm-up, then the measured ones, the variants' order turned each round.
     for (int round = -5; round < rounds; round++) {
       for (int i = 0; i < names.size(); i++) {
         String name = names.get((i + Math.max(round, 0)) % names.size());
-        Map<String, Long> before = threadCpu();
-        long start = os.getProcessCpuTime();
-        NoteSpansBenchmark variant = java.util.Objects.requireNonNull(variants.get(name));
+        NoteSpansBenchmark variant = Objects.requireNonNull(variants.get(name));
+        Map<String, Task> before = threads();
+        long exports = variant.exports();
+        long spans = variant.spans();
         for (int n = 0; n < notes; n++) {
           variant.note(hole);
         }
         Thread.sleep(1_200);
-        long spent = os.getProcessCpuTime() - start;
-        Map<String, Long> after = threadCpu();
-        long sink = 0;
+        Map<String, Task> after = threads();
+        if (round < 0) {
+          continue;
+        }
+        Map<String, List<Double>> row = measured.computeIfAbsent(name, v -> new TreeMap<>());
+        Map<String, Double> groups = new TreeMap<>();
+        double process = 0;
+        double compiled = 0;
         for (var thread : after.entrySet()) {
-          long used = thread.getValue() - before.getOrDefault(thread.getKey(), 0L);
-          String group = group(thread.getKey());
-          if (group.equals(SINK)) {
-            sink += used;
-          } else if (round >= 0) {
-            byThread.computeIfAbsent(name, v -> new TreeMap<>())
-                    .computeIfAbsent(group, g -> new double[rounds])[round] +=
-                used / 1000.0 / notes;
+          Task earlier = before.get(thread.getKey());
+          double used = (thread.getValue().nanos - (earlier == null ? 0 : earlier.nanos)) / 1e3;
+          String group = thread.getValue().group();
+          if (SINK_THREADS.stream().noneMatch(thread.getValue().name()::startsWith)) {
+            process += used / notes;
+            compiled += group.contains(COMPILER) ? used / notes : 0;
+            groups.merge(group, used / notes, Double::sum);
           }
         }
-        if (round >= 0) {
-          perNote.computeIfAbsent(name, v -> new double[rounds])[round] =
-              (spent - sink) / 1000.0 / notes;
-        }
+        row.computeIfAbsent(" CPU", g -> new ArrayList<>()).add(process);
+        row.computeIfAbsent(" CPU without", g -> new ArrayList<>()).add(process - compiled);
+        row.computeIfAbsent(" exports", g -> new ArrayList<>())
+            .add((double) (variant.exports() - exports));
+        row.computeIfAbsent(" spans", g -> new ArrayList<>())
+            .add((double) (variant.spans() - spans));
+        groups.forEach(
+            (group, used) -> row.computeIfAbsent(group, g -> new ArrayList<>()).add(used));
       }
     }
     for (NoteSpansBenchmark variant : variants.values()) {
@@ -96,34 +134,35 @@ public final class ExportCost {
         String.format(
             Locale.ROOT,
             "- `bolo-bench/run ExportCost --notes %d --rounds %d --batches %s`: %d notes a burst,"
-                + " the variants in turn, %d measured rounds after 5\n\n",
+                + " the variants in turn, %d measured rounds after 5%n%n",
             notes,
             rounds,
-            String.join(",", batches),
+            String.join(",", batches.stream().map(String::valueOf).toList()),
             notes,
             rounds));
-    report.append("| variant | CPU per note, µs (median, middle half) | by thread, µs a note |\n");
-    report.append("|---|---|---|\n");
+    report.append(
+        "| variant | CPU per note, µs (median, middle half) | the same without the JIT compiler's"
+            + " threads | exports, spans a round (median) | thread groups from 0.5 µs a note"
+            + " (median) |\n|---|---|---|---|---|\n");
     for (String name : names) {
+      Map<String, List<Double>> row = measured.getOrDefault(name, Map.of());
       StringBuilder threads = new StringBuilder();
-      byThread
-          .getOrDefault(name, Map.of())
-          .forEach(
-              (group, used) -> {
-                double median = quartiles(used)[1];
-                if (median >= 0.5) {
-                  threads.append(String.format(Locale.ROOT, "%s %.1f, ", group, median));
-                }
-              });
-      double[] q = quartiles(perNote.getOrDefault(name, new double[1]));
+      row.forEach(
+          (group, used) -> {
+            double median = LoadReport.median(used);
+            if (!group.startsWith(" ") && median >= 0.5) {
+              threads.append(String.format(Locale.ROOT, "%s %.1f, ", group, median));
+            }
+          });
       report.append(
           String.format(
               Locale.ROOT,
-              "| %s | %.1f (%.1f–%.1f) | %s |%n",
+              "| %s | %s | %s | %.0f, %.0f | %s |%n",
               name,
-              q[1],
-              q[0],
-              q[2],
+              spread(row.getOrDefault(" CPU", List.of(0.0))),
+              spread(row.getOrDefault(" CPU without", List.of(0.0))),
+              LoadReport.median(row.getOrDefault(" exports", List.of(0.0))),
+              LoadReport.median(row.getOrDefault(" spans", List.of(0.0))),
               threads.toString().replaceAll(", $", "")));
     }
     System.out.print(report);
@@ -131,7 +170,16 @@ public final class ExportCost {
     System.exit(0);
   }
 
-  private static final String SINK = "(the sink)";
+  /** The median and the middle half, as {@link PooledRatios} reads its rounds. */
+  private static String spread(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    return String.format(
+        Locale.ROOT,
+        "%.1f (%.1f–%.1f)",
+        LoadReport.median(sorted),
+        sorted.get(sorted.size() / 4),
+        sorted.get((sorted.size() * 3 - 1) / 4));
+  }
 
   private static NoteSpansBenchmark note(String traces, Map<String, String> more) throws Exception {
     NoteSpansBenchmark note = new NoteSpansBenchmark();
@@ -141,44 +189,28 @@ public final class ExportCost {
     return note;
   }
 
-  /** A thread's group: its name without digits, the sink's threads as one. */
-  private static String group(String thread) {
-    if (thread.startsWith(OtlpSink.THREAD) || thread.startsWith("HTTP-Dispatcher")) {
-      return SINK;
+  /** One thread of this process as the kernel shows it: its name and its CPU time so far. */
+  private record Task(String name, long nanos) {
+    String group() {
+      return name.replaceAll("[0-9]+", "").replaceAll("[-# ]+$", "");
     }
-    String name = thread.substring(0, thread.lastIndexOf(' '));
-    return name.replaceAll("[0-9]+", "").replaceAll("[- ]+$", "");
   }
 
-  /** Every live thread's CPU time in ns, by name and id. */
-  private static Map<String, Long> threadCpu() {
-    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    Map<String, Long> cpu = new HashMap<>();
-    for (long id : threads.getAllThreadIds()) {
-      ThreadInfo info = threads.getThreadInfo(id);
-      long used = threads.getThreadCpuTime(id);
-      if (info != null && used > 0) {
-        cpu.put(info.getThreadName() + " " + id, used);
+  /** Every thread of this process, by its id. */
+  private static Map<String, Task> threads() throws IOException {
+    Map<String, Task> threads = new HashMap<>();
+    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          String name = Files.readString(task.resolve("comm")).strip();
+          String schedstat = Files.readString(task.resolve("schedstat")).strip();
+          long nanos = Long.parseLong(schedstat.substring(0, schedstat.indexOf(' ')));
+          threads.put(task.getFileName().toString(), new Task(name, nanos));
+        } catch (IOException ended) {
+          // The thread ended between the listing and the reading: its time is not counted.
+        }
       }
     }
-    return cpu;
-  }
-
-  private static double[] quartiles(double[] values) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    int n = sorted.length;
-    return new double[] {sorted[n / 4], sorted[n / 2], sorted[(3 * n) / 4]};
-  }
-
-  private static Map<String, String> options(String[] args) {
-    Map<String, String> options = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("ExportCost: expected --name value, got " + args[i]);
-      }
-      options.put(args[i].substring(2), args[i + 1]);
-    }
-    return options;
+    return threads;
   }
 }

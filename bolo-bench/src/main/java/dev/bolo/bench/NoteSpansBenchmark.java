@@ -89,6 +89,16 @@ public class NoteSpansBenchmark extends OneCoreBenchmark {
     propagator = tracing.propagator();
   }
 
+  /** The exports this state's collector received so far ({@link ExportCost}). */
+  public long exports() {
+    return sink == null ? 0 : sink.exports();
+  }
+
+  /** The spans this state's collector received so far ({@link ExportCost}). */
+  public long spans() {
+    return sink == null ? 0 : sink.spans().values().stream().mapToLong(Long::longValue).sum();
+  }
+
   @TearDown(Level.Trial)
   public void stop() {
     tracing.close();
