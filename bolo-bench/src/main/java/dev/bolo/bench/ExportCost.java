@@ -1,10 +1,7 @@
 package dev.bolo.bench;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,7 +9,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
@@ -24,15 +20,15 @@ import org.openjdk.jmh.infra.Blackhole;
  * 200 ms, the variants in turn within each of {@code --rounds} rounds after five of warm-up, with
  * 1.2 s after each burst for its exports to go out.
  *
- * <p>CPU is read per thread from {@code /proc/self/task/}{@code *}{@code /schedstat} (nanoseconds,
- * the GC's and the JIT compiler's threads included, and given again without the compiler's, which
- * still compiles some of the export's code after the warm-up), less the sinks' threads (a collector
- * runs elsewhere), and charged to the variant whose turn it was. The variants share the process, so
- * each figure also holds the others' idle work (their processors' timers): the {@code off} row
- * shows that floor. Per variant the report gives the CPU per note, each thread group's (name
- * without digits, as the kernel keeps it, 15 characters), and the exports and spans its sink
- * received a round, which show whether every span went out and in how many exports. Results go to
- * {@code results/export-cost-*.md}.
+ * <p>CPU is read per thread ({@link ProcessStats#threads}: {@code schedstat}, in nanoseconds, by
+ * thread id), the GC's and the JIT compiler's threads included, and given again without the
+ * compiler's, which still compiles some of the export's code after the warm-up), less the sinks'
+ * threads (a collector runs elsewhere), and charged to the variant whose turn it was. The variants
+ * share the process, so each figure also holds the others' idle work (their processors' timers):
+ * the {@code off} row shows that floor. Per variant the report gives the CPU per note, each thread
+ * group's (name without digits, as the kernel keeps it, 15 characters), and the exports and spans
+ * its sink received a round, which show whether every span went out and in how many exports.
+ * Results go to {@code results/export-cost-*.md}.
  *
  * <pre>bolo-bench/run ExportCost --notes 2000 --rounds 12 --batches 512,2048</pre>
  */
@@ -44,9 +40,6 @@ public final class ExportCost {
   /** The sinks' threads: their pool, the JDK HttpServer's dispatcher and its idle timer. */
   private static final List<String> SINK_THREADS =
       List.of(OtlpSink.THREAD, "HTTP-Dispatche", "idle-timeout");
-
-  /** The JIT compiler's threads, as the kernel names them ({@code C2 CompilerThre}). */
-  private static final String COMPILER = "CompilerThre";
 
   private ExportCost() {}
 
@@ -83,35 +76,33 @@ public final class ExportCost {
             "Today's password is swordfish. I understand instantiating Blackholes directly is"
                 + " dangerous.");
     List<String> names = new ArrayList<>(variants.keySet());
+    long self = ProcessHandle.current().pid();
     Map<String, Map<String, List<Double>>> measured = new LinkedHashMap<>();
     // Five rounds of warm-up, then the measured ones, the variants' order turned each round.
     for (int round = -5; round < rounds; round++) {
       for (int i = 0; i < names.size(); i++) {
         String name = names.get((i + Math.max(round, 0)) % names.size());
         NoteSpansBenchmark variant = Objects.requireNonNull(variants.get(name));
-        Map<String, Task> before = threads();
+        ProcessStats.ThreadTimes before = ProcessStats.threads(self);
         long exports = variant.exports();
         long spans = variant.spans();
         for (int n = 0; n < notes; n++) {
           variant.note(hole);
         }
         Thread.sleep(1_200);
-        Map<String, Task> after = threads();
+        Map<String, Long> spent = ProcessStats.threads(self).spentSince(before);
         if (round < 0) {
           continue;
         }
         Map<String, List<Double>> row = measured.computeIfAbsent(name, v -> new TreeMap<>());
-        Map<String, Double> groups = new TreeMap<>();
         double process = 0;
         double compiled = 0;
-        for (var thread : after.entrySet()) {
-          Task earlier = before.get(thread.getKey());
-          double used = (thread.getValue().nanos - (earlier == null ? 0 : earlier.nanos)) / 1e3;
-          String group = thread.getValue().group();
-          if (SINK_THREADS.stream().noneMatch(thread.getValue().name()::startsWith)) {
-            process += used / notes;
-            compiled += group.contains(COMPILER) ? used / notes : 0;
-            groups.merge(group, used / notes, Double::sum);
+        for (var group : spent.entrySet()) {
+          double used = group.getValue() / 1e3 / notes;
+          if (SINK_THREADS.stream().noneMatch(group.getKey()::startsWith)) {
+            process += used;
+            compiled += group.getKey().contains(TogetherRounds.COMPILER) ? used : 0;
+            row.computeIfAbsent(group.getKey(), g -> new ArrayList<>()).add(used);
           }
         }
         row.computeIfAbsent(" CPU", g -> new ArrayList<>()).add(process);
@@ -120,8 +111,6 @@ public final class ExportCost {
             .add((double) (variant.exports() - exports));
         row.computeIfAbsent(" spans", g -> new ArrayList<>())
             .add((double) (variant.spans() - spans));
-        groups.forEach(
-            (group, used) -> row.computeIfAbsent(group, g -> new ArrayList<>()).add(used));
       }
     }
     for (NoteSpansBenchmark variant : variants.values()) {
@@ -187,30 +176,5 @@ public final class ExportCost {
     note.more = more;
     note.start();
     return note;
-  }
-
-  /** One thread of this process as the kernel shows it: its name and its CPU time so far. */
-  private record Task(String name, long nanos) {
-    String group() {
-      return name.replaceAll("[0-9]+", "").replaceAll("[-# ]+$", "");
-    }
-  }
-
-  /** Every thread of this process, by its id. */
-  private static Map<String, Task> threads() throws IOException {
-    Map<String, Task> threads = new HashMap<>();
-    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-      for (Path task : tasks.toList()) {
-        try {
-          String name = Files.readString(task.resolve("comm")).strip();
-          String schedstat = Files.readString(task.resolve("schedstat")).strip();
-          long nanos = Long.parseLong(schedstat.substring(0, schedstat.indexOf(' ')));
-          threads.put(task.getFileName().toString(), new Task(name, nanos));
-        } catch (IOException ended) {
-          // The thread ended between the listing and the reading: its time is not counted.
-        }
-      }
-    }
-    return threads;
   }
 }

@@ -153,11 +153,11 @@ final class LoadTargets {
     return Objects.requireNonNull(processes(target).get(LoadResult.SERVER), target);
   }
 
-  /** Each target's server CPU so far by thread name ({@link ProcessStats#threadCpuMillis}). */
-  Map<String, Map<String, Long>> threadCpu() throws IOException {
-    Map<String, Map<String, Long>> threads = new java.util.LinkedHashMap<>();
+  /** Each target's server threads' CPU so far ({@link ProcessStats#threads}). */
+  Map<String, ProcessStats.ThreadTimes> threadCpu() throws IOException {
+    Map<String, ProcessStats.ThreadTimes> threads = new java.util.LinkedHashMap<>();
     for (String target : urls().keySet()) {
-      threads.put(target, ProcessStats.threadCpuMillis(serverPid(target)));
+      threads.put(target, ProcessStats.threads(serverPid(target)));
     }
     return threads;
   }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -37,13 +38,38 @@ final class ProcessStats {
   }
 
   /**
-   * The CPU time so far of the threads of a process and the processes it started, in ms, by thread
-   * name with its digits left out ({@code HttpClient-1-Worker-0} counts as {@code
-   * HttpClient--Worker-}; Linux keeps a thread's first 15 characters); a thread or process that
-   * ended meanwhile is not counted.
+   * The threads of a process and of the processes it started, each by its id with its name and its
+   * CPU time so far in ns ({@code schedstat}; Linux keeps a thread's first 15 characters of name);
+   * a thread or process that ended meanwhile is not counted. Immutable.
    */
-  static Map<String, Long> threadCpuMillis(long pid) throws IOException {
-    Map<String, Long> byName = new TreeMap<>();
+  record ThreadTimes(Map<String, Named> threads) {
+
+    /** One thread: its name as read, and its CPU time so far in ns. */
+    record Named(String name, long nanos) {}
+
+    /**
+     * The CPU each thread spent since {@code before}, in ns, by its name now with its digits left
+     * out ({@code HttpClient-1-Worker-0} counts as {@code HttpClient--Worker-}). Read by thread id:
+     * a thread renamed in between (OkHttp's task runner takes the name of each task it runs) counts
+     * what it spent since under its new name, not its whole life.
+     */
+    Map<String, Long> spentSince(ThreadTimes before) {
+      Map<String, Long> byName = new TreeMap<>();
+      threads.forEach(
+          (id, now) -> {
+            Named was = before.threads().get(id);
+            byName.merge(
+                now.name().replaceAll("\\d", ""),
+                now.nanos() - (was == null ? 0 : was.nanos()),
+                Long::sum);
+          });
+      return byName;
+    }
+  }
+
+  /** The threads of process {@code pid} and of the processes it started, with their CPU so far. */
+  static ThreadTimes threads(long pid) throws IOException {
+    Map<String, ThreadTimes.Named> threads = new HashMap<>();
     List<Long> pids = new ArrayList<>();
     pids.add(pid);
     ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(c -> pids.add(c.pid())));
@@ -51,10 +77,10 @@ final class ProcessStats {
       try (var tasks = Files.list(Path.of("/proc/" + process + "/task"))) {
         for (Path task : tasks.toList()) {
           try {
-            String name = Files.readString(task.resolve("comm")).strip().replaceAll("\\d", "");
-            String[] fields = statFields(task.resolve("stat").toString());
-            long millis = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
-            byName.merge(name, millis, Long::sum);
+            String name = Files.readString(task.resolve("comm")).strip();
+            String schedstat = Files.readString(task.resolve("schedstat")).strip();
+            long nanos = Long.parseLong(schedstat.substring(0, schedstat.indexOf(' ')));
+            threads.put(task.getFileName().toString(), new ThreadTimes.Named(name, nanos));
           } catch (IOException ended) {
             // The thread ended between the listing and the reading.
           }
@@ -63,7 +89,7 @@ final class ProcessStats {
         // The process ended between the listing and the reading.
       }
     }
-    return byName;
+    return new ThreadTimes(Map.copyOf(threads));
   }
 
   /** This JVM's own CPU time so far, in ms. */

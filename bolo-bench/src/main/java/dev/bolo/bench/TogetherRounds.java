@@ -63,12 +63,12 @@ final class TogetherRounds {
     all(options.warmupSeconds(), "warm", warming)
         .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
     for (int step = 1; step <= MAX_SETTLING; step++) {
-      Map<String, Map<String, Long>> before = targets.threadCpu();
+      Map<String, ProcessStats.ThreadTimes> before = targets.threadCpu();
       // A short tag: it begins the notes' 8-character nonce, whose rest is the clock's, so the
       // steps' notes stay apart ("settle10" would have left no room and met "settle1" + "0").
       all(10, "s" + step, warming)
           .forEach((name, result) -> answered.merge(name, result.requests(), Long::sum));
-      Map<String, Map<String, Long>> after = targets.threadCpu();
+      Map<String, ProcessStats.ThreadTimes> after = targets.threadCpu();
       Map<String, String> compiling = new LinkedHashMap<>();
       boolean settled = true;
       for (String name : after.keySet()) {
@@ -86,27 +86,30 @@ final class TogetherRounds {
 
   /** The JIT compiler's share of the CPU a gateway's threads spent between two readings, in %. */
   static double compilerShare(
-      @Nullable Map<String, Long> before, @Nullable Map<String, Long> after) {
+      ProcessStats.@Nullable ThreadTimes before, ProcessStats.@Nullable ThreadTimes after) {
     if (before == null || after == null) {
       return 0;
     }
-    long total = 0;
-    for (var thread : after.entrySet()) {
-      total += thread.getValue() - before.getOrDefault(thread.getKey(), 0L);
-    }
-    return total == 0 ? 0 : 100.0 * compilerMillis(before, after) / total;
+    Map<String, Long> spent = after.spentSince(before);
+    long total = spent.values().stream().mapToLong(Long::longValue).sum();
+    long compiler = compilerNanos(spent);
+    return total == 0 ? 0 : 100.0 * compiler / total;
   }
 
   /** The CPU a gateway's JIT compiler threads spent between two readings, in ms. */
-  static long compilerMillis(Map<String, Long> before, Map<String, Long> after) {
-    long compiler = 0;
-    for (var thread : after.entrySet()) {
-      if (thread.getKey().contains("CompilerThre")) {
-        compiler += thread.getValue() - before.getOrDefault(thread.getKey(), 0L);
-      }
-    }
-    return compiler;
+  static long compilerMillis(ProcessStats.ThreadTimes before, ProcessStats.ThreadTimes after) {
+    return compilerNanos(after.spentSince(before)) / 1_000_000;
   }
+
+  private static long compilerNanos(Map<String, Long> spent) {
+    return spent.entrySet().stream()
+        .filter(thread -> thread.getKey().contains(COMPILER))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
+  }
+
+  /** The JIT compiler's threads, as Linux names them ({@code C2 CompilerThre}). */
+  static final String COMPILER = "CompilerThre";
 
   /** The machine's load average over the last minute when each round ended, in order. */
   List<Double> loadAverages() {
@@ -151,12 +154,12 @@ final class TogetherRounds {
             pool.submit(
                 () -> {
                   long before = ProcessStats.treeCpuMillis(pid);
-                  Map<String, Long> threadsBefore = ProcessStats.threadCpuMillis(pid);
+                  ProcessStats.ThreadTimes threadsBefore = ProcessStats.threads(pid);
                   LoadResult result =
                       load.run(
                           target.getValue(), LoadTargets.tokenFor(name), seconds, tag, connections);
                   long cpu = ProcessStats.treeCpuMillis(pid) - before;
-                  long jit = compilerMillis(threadsBefore, ProcessStats.threadCpuMillis(pid));
+                  long jit = compilerMillis(threadsBefore, ProcessStats.threads(pid));
                   return new LoadResult(
                       result.requests(),
                       result.durationMicros(),

@@ -117,7 +117,7 @@ public final class TracingOverhead {
       StringBuilder table = new StringBuilder();
       Map<String, List<LoadResult>> results;
       List<Double> loadAverages;
-      Map<String, Map<String, Long>> threadsBefore;
+      Map<String, ProcessStats.ThreadTimes> threadsBefore;
       if (together) {
         TogetherRounds rounds = new TogetherRounds(load, targets, options);
         answered = new LinkedHashMap<>(rounds.warmUp());
@@ -284,17 +284,17 @@ public final class TracingOverhead {
    */
   private static void threads(
       StringBuilder out,
-      Map<String, Map<String, Long>> before,
-      Map<String, Map<String, Long>> after) {
+      Map<String, ProcessStats.ThreadTimes> before,
+      Map<String, ProcessStats.ThreadTimes> after) {
     out.append(
         "\n## Gateway CPU by thread during the rounds\n\n| row | threads (name without digits:"
             + " share of the process's CPU in the rounds) |\n|---|---|\n");
     for (var target : after.entrySet()) {
-      Map<String, Long> was = before.getOrDefault(target.getKey(), Map.of());
-      Map<String, Long> spent = new LinkedHashMap<>();
-      target
-          .getValue()
-          .forEach((thread, millis) -> spent.put(thread, millis - was.getOrDefault(thread, 0L)));
+      Map<String, Long> spent =
+          target
+              .getValue()
+              .spentSince(
+                  before.getOrDefault(target.getKey(), new ProcessStats.ThreadTimes(Map.of())));
       long total = spent.values().stream().mapToLong(Long::longValue).sum();
       List<String> shares =
           spent.entrySet().stream()
