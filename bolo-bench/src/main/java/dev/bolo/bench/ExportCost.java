@@ -34,7 +34,7 @@ import org.openjdk.jmh.infra.Blackhole;
  */
 public final class ExportCost {
 
-  /** The most spans each processor holds: every burst's spans, up to 13,000 notes a burst. */
+  /** The most spans each processor holds: every burst's spans (six a note) up to a sixth of it. */
   private static final int QUEUE = 65_536;
 
   /** The sinks' threads: their pool, the JDK HttpServer's dispatcher and its idle timer. */
@@ -58,7 +58,11 @@ public final class ExportCost {
         || rounds < 1
         || batches.stream().anyMatch(b -> b < 1 || b > QUEUE)) {
       System.err.println(
-          "ExportCost: --notes 1-10000, --rounds 1 or more, --batches of 1-65536, comma-separated;"
+          "ExportCost: --notes 1-"
+              + QUEUE / 6
+              + ", --rounds 1 or more, --batches of 1-"
+              + QUEUE
+              + ", comma-separated;"
               + (unknown == null ? "" : " no option " + unknown));
       System.exit(2);
     }
