@@ -135,8 +135,12 @@ class RedisChaosTest {
     replies.addAll(storm.send(notes, COPIES / 2, COPIES));
     Await.until(
         PATIENCE,
-        "the late copies wait on their instances",
-        () -> storm.waitingCopies() == NOTES * COPIES);
+        () -> storm.waitingCopies() == NOTES * COPIES,
+        () ->
+            "the late copies wait on their instances ("
+                + callsBefore
+                + " provider calls before this storm): "
+                + storm.state(replies));
     provider.release();
 
     Map<Integer, Integer> statuses = storm.statuses(replies);

@@ -193,6 +193,43 @@ public final class Storm implements AutoCloseable {
     return provider.calls() - before;
   }
 
+  /**
+   * What a storm's copies are doing, for a wait's failure message: how many wait, how many calls
+   * the provider has, and the answers already back (a copy answered before the provider was
+   * released ran somewhere it should not have, or failed).
+   */
+  public String state(List<Future<Gateway.Reply>> replies) {
+    Map<Integer, Integer> answered = new TreeMap<>();
+    List<String> bodies = new ArrayList<>();
+    for (Future<Gateway.Reply> reply : replies) {
+      if (reply.state() == Future.State.SUCCESS) {
+        Gateway.Reply answer = reply.resultNow();
+        answered.merge(answer.status(), 1, Integer::sum);
+        if (bodies.size() < 3) {
+          bodies.add(answer.status() + " " + answer.body());
+        }
+      } else if (reply.state() == Future.State.FAILED) {
+        answered.merge(-1, 1, Integer::sum);
+        if (bodies.size() < 3) {
+          bodies.add("no answer: " + reply.exceptionNow());
+        }
+      }
+    }
+    return waitingCopies()
+        + " of "
+        + replies.size()
+        + " copies waiting, "
+        + gauges("bolo_dedup_waiting_on_other_instances")
+        + " resolutions on other instances, "
+        + gauges("bolo_dedup_store_degraded")
+        + " instances degraded, provider calls "
+        + provider.calls()
+        + ", answered early (status: count, -1 none) "
+        + answered
+        + " "
+        + bodies;
+  }
+
   /** How many copies wait for an outcome, over the instances. */
   public int waitingCopies() {
     return gauges("bolo_dedup_waiting_copies");
