@@ -133,14 +133,11 @@ class RedisChaosTest {
     long restartedAt = System.nanoTime();
     Await.until(PATIENCE, "every instance uses Redis again", storm::allUseTheStore);
     replies.addAll(storm.send(notes, COPIES / 2, COPIES));
-    Await.until(
-        PATIENCE,
-        () -> storm.waitingCopies() == NOTES * COPIES,
-        () ->
-            "the late copies wait on their instances ("
-                + callsBefore
-                + " provider calls before this storm): "
-                + storm.state(replies));
+    storm.untilAllWait(
+        replies,
+        "the late copies wait on their instances ("
+            + callsBefore
+            + " provider calls before this storm)");
     provider.release();
 
     Map<Integer, Integer> statuses = storm.statuses(replies);

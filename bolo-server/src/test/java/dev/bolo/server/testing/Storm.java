@@ -17,7 +17,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import okhttp3.Response;
 
 /**
  * A storm of duplicate notes over several gateway instances sharing one store, for the tests that
@@ -36,6 +38,13 @@ public final class Storm implements AutoCloseable {
   private final ExecutorService phones = Executors.newVirtualThreadPerTaskExecutor();
 
   /**
+   * The phones' client: each waits for its answer through every wait of the storm (each up to
+   * {@code patience}), not the 60 s of a gateway's own client, so a storm slowed by a busy machine
+   * fails on what it awaits, not on a phone that hung up first.
+   */
+  private final OkHttpClient phone;
+
+  /**
    * @param copies how many copies of each note a whole storm sends, spread over the instances
    * @param patience the bound on anything awaited
    */
@@ -44,6 +53,13 @@ public final class Storm implements AutoCloseable {
     this.provider = provider;
     this.copies = copies;
     this.patience = patience;
+    this.phone =
+        this.gateways
+            .getFirst()
+            .client()
+            .newBuilder()
+            .readTimeout(patience.multipliedBy(6))
+            .build();
   }
 
   /** Distinct notes of {@code millis} each. */
@@ -70,10 +86,7 @@ public final class Storm implements AutoCloseable {
     provider.hold();
     List<Future<Gateway.Reply>> storm = send(notes, 0, sent);
     int notesCount = notes.size();
-    Await.until(
-        patience,
-        () -> waitingCopies() == notesCount * sent,
-        () -> "every copy waits on its instance: " + waitingCopies() + " of " + notesCount * sent);
+    untilAllWait(storm, "every copy waits on its instance");
     Await.until(
         patience,
         () -> provider.calls() - before == notesCount,
@@ -108,10 +121,16 @@ public final class Storm implements AutoCloseable {
       for (int n = 0; n < notes.size(); n++) {
         Gateway gateway = gateways.get((n + copy) % gateways.size());
         byte[] note = notes.get(n);
-        replies.add(phones.submit(() -> gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, note))));
+        replies.add(phones.submit(() -> answer(gateway.nativeUpload(Gateway.TOKEN_A, note))));
       }
     }
     return replies;
+  }
+
+  private Gateway.Reply answer(Request request) throws IOException {
+    try (Response response = phone.newCall(request).execute()) {
+      return Gateway.replyOf(response);
+    }
   }
 
   /** A fault done to the store under a storm. */
@@ -191,6 +210,25 @@ public final class Storm implements AutoCloseable {
       }
     }
     return provider.calls() - before;
+  }
+
+  /**
+   * Returns once every copy in {@code replies} waits on its instance (the provider holds every
+   * call). Fails at once, saying what it saw, when a copy was answered meanwhile or more copies
+   * wait than were sent: then they never all will, and waiting out the patience hides why.
+   */
+  public void untilAllWait(List<Future<Gateway.Reply>> replies, String what)
+      throws InterruptedException {
+    Await.until(
+        patience,
+        () -> {
+          int waiting = waitingCopies();
+          if (waiting > replies.size() || replies.stream().anyMatch(Future::isDone)) {
+            throw new AssertionError(what + ", but cannot: " + state(replies));
+          }
+          return waiting == replies.size();
+        },
+        () -> what + ": " + state(replies));
   }
 
   /**
