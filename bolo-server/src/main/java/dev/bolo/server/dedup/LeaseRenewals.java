@@ -116,7 +116,9 @@ final class LeaseRenewals {
 
     private void renew() {
       try {
-        if (!store.renew(key, owned, lease)) {
+        // While the shared store is unreachable, a fail-open store refuses every renewal: the
+        // outage is logged once as it begins, not here once per running note every third lease.
+        if (!store.renew(key, owned, lease) && !store.isDegraded()) {
           log.warn("lost the claim on {} while transcribing", key.asString());
         }
       } catch (RuntimeException e) {

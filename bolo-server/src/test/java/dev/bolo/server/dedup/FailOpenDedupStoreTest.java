@@ -9,6 +9,7 @@ import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.health.Readiness;
+import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Replay;
 import dev.bolo.server.work.WorkKey;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -323,7 +325,7 @@ class FailOpenDedupStoreTest {
         new WorkCoordinator(
             ownerStore, threads, renewals, System::nanoTime, Thread::sleep, Duration.ofHours(1));
     WorkKey key = newKey();
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
     Future<WorkCoordinator.Served> running = heldWork(owner, key, calls, release, "still mine");
     eventually("the owner runs the work", () -> calls.get() == 1);
@@ -355,7 +357,7 @@ class FailOpenDedupStoreTest {
         new WorkCoordinator(
             waiterStore, threads, renewals, System::nanoTime, Thread::sleep, LONG_LEASE);
     WorkKey key = newKey();
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
     java.util.function.Supplier<WorkResult> work =
         () -> {
@@ -395,7 +397,7 @@ class FailOpenDedupStoreTest {
     WorkCoordinator owner = coordinator(ownerStore);
     WorkCoordinator other = coordinator(otherStore);
     WorkKey key = newKey();
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     AtomicInteger ownerRuns = new AtomicInteger();
     AtomicInteger otherRuns = new AtomicInteger();
     Future<WorkCoordinator.Served> first =
@@ -464,15 +466,55 @@ class FailOpenDedupStoreTest {
     assertThat(instance().claim(newKey(), Duration.ofHours(1))).isInstanceOf(Claim.Owned.class);
   }
 
-  /** {@code store}, counting in {@code asked} every time its readiness is asked. */
-  private static DedupStore countingReadiness(DedupStore store, AtomicInteger asked) {
+  @Test
+  void anOutageUnderRunningWorkIsLoggedOnceAsItBeginsNotAsEveryLeaseLostAtEachRenewal()
+      throws Exception {
+    AtomicInteger renewals = new AtomicInteger();
+    DedupStore store = countingCalls(instance(), "renew", renewals);
+    WorkCoordinator coordinator = coordinator(store);
+    WorkKey key = newKey();
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    try (LogCapture log = LogCapture.start()) {
+      Future<WorkCoordinator.Served> work =
+          threads.submit(
+              () ->
+                  coordinator.serve(
+                      key,
+                      PATIENCE,
+                      () -> {
+                        running.countDown();
+                        WorkCoordinatorTest.await(finish);
+                        return new WorkResult.Success(transcriptFor(key, "through the outage"));
+                      }));
+      WorkCoordinatorTest.await(running);
+      redis.stop();
+      // Renewed every second (a third of the coordinator's 3 s lease), each refused by the
+      // fail-open store while Redis is away.
+      int before = renewals.get();
+      eventually(
+          "three renewals during the outage",
+          () -> store.isDegraded() && renewals.get() >= before + 3);
+      finish.countDown();
+      assertThat(work.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
+          .isInstanceOf(WorkResult.Success.class);
+
+      assertThat(log.text()).doesNotContain("lost the claim");
+      assertThat(log.text().lines().filter(line -> line.contains("is unreachable")).count())
+          .as(log.text())
+          .isOne();
+    }
+  }
+
+  /** {@code store}, counting in {@code calls} every call of its method {@code name}. */
+  private static DedupStore countingCalls(DedupStore store, String name, AtomicInteger calls) {
     return (DedupStore)
         Proxy.newProxyInstance(
             DedupStore.class.getClassLoader(),
             new Class<?>[] {DedupStore.class},
             (proxy, method, args) -> {
-              if (method.getName().equals("readiness")) {
-                asked.incrementAndGet();
+              if (method.getName().equals(name)) {
+                calls.incrementAndGet();
               }
               try {
                 return method.invoke(store, args);
@@ -480,6 +522,11 @@ class FailOpenDedupStoreTest {
                 throw e.getCause();
               }
             });
+  }
+
+  /** {@code store}, counting in {@code asked} every time its readiness is asked. */
+  private static DedupStore countingReadiness(DedupStore store, AtomicInteger asked) {
+    return countingCalls(store, "readiness", asked);
   }
 
   /**
@@ -518,7 +565,7 @@ class FailOpenDedupStoreTest {
       WorkCoordinator coordinator,
       WorkKey key,
       AtomicInteger runs,
-      java.util.concurrent.CountDownLatch release,
+      CountDownLatch release,
       String text) {
     return threads.submit(
         () ->

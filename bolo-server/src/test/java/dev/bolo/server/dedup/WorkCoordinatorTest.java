@@ -638,7 +638,8 @@ class WorkCoordinatorTest {
                 }));
   }
 
-  private static void await(CountDownLatch latch) {
+  /** Waits for {@code latch}, failing after the patience. */
+  static void await(CountDownLatch latch) {
     try {
       if (!latch.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
         throw new AssertionError("latch not opened within " + PATIENCE);
