@@ -654,6 +654,41 @@ abstract class DedupStoreContract {
     }
   }
 
+  /**
+   * Serves work on {@code key} through {@code coordinator} on one of {@code threads}: the work runs
+   * {@code started}, holds until {@code release} opens, and succeeds with {@code text}.
+   */
+  static Future<WorkCoordinator.Served> heldWork(
+      ExecutorService threads,
+      WorkCoordinator coordinator,
+      WorkKey key,
+      Runnable started,
+      CountDownLatch release,
+      String text) {
+    return threads.submit(
+        () ->
+            coordinator.serve(
+                key,
+                PATIENCE,
+                () -> {
+                  started.run();
+                  await(release);
+                  return new WorkResult.Success(transcriptFor(key, text));
+                }));
+  }
+
+  /** Waits for {@code latch} to open, failing after the patience. */
+  static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+        throw new AssertionError("latch not opened within " + PATIENCE);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
   /** Waits, with a bound, until {@code condition} holds; fails the test otherwise. */
   static void eventually(String what, BooleanSupplier condition) {
     try {

@@ -4,6 +4,7 @@ import static dev.bolo.server.dedup.DedupStoreContract.LONG_LEASE;
 import static dev.bolo.server.dedup.DedupStoreContract.LONG_TTL;
 import static dev.bolo.server.dedup.DedupStoreContract.PATIENCE;
 import static dev.bolo.server.dedup.DedupStoreContract.eventually;
+import static dev.bolo.server.dedup.DedupStoreContract.heldWork;
 import static dev.bolo.server.dedup.DedupStoreContract.owned;
 import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -327,7 +328,8 @@ class FailOpenDedupStoreTest {
     WorkKey key = newKey();
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
-    Future<WorkCoordinator.Served> running = heldWork(owner, key, calls, release, "still mine");
+    Future<WorkCoordinator.Served> running =
+        heldWork(threads, owner, key, calls::incrementAndGet, release, "still mine");
     eventually("the owner runs the work", () -> calls.get() == 1);
 
     redis.stop();
@@ -401,7 +403,7 @@ class FailOpenDedupStoreTest {
     AtomicInteger ownerRuns = new AtomicInteger();
     AtomicInteger otherRuns = new AtomicInteger();
     Future<WorkCoordinator.Served> first =
-        heldWork(owner, key, ownerRuns, release, "the owner's run");
+        heldWork(threads, owner, key, ownerRuns::incrementAndGet, release, "the owner's run");
     eventually("the owner runs the work", () -> ownerRuns.get() == 1);
 
     busyMachine.set(true);
@@ -473,21 +475,12 @@ class FailOpenDedupStoreTest {
     DedupStore store = countingCalls(instance(), "renew", renewals);
     WorkCoordinator coordinator = coordinator(store);
     WorkKey key = newKey();
-    CountDownLatch running = new CountDownLatch(1);
+    AtomicInteger runs = new AtomicInteger();
     CountDownLatch finish = new CountDownLatch(1);
     try (LogCapture log = LogCapture.start()) {
       Future<WorkCoordinator.Served> work =
-          threads.submit(
-              () ->
-                  coordinator.serve(
-                      key,
-                      PATIENCE,
-                      () -> {
-                        running.countDown();
-                        WorkCoordinatorTest.await(finish);
-                        return new WorkResult.Success(transcriptFor(key, "through the outage"));
-                      }));
-      WorkCoordinatorTest.await(running);
+          heldWork(threads, coordinator, key, runs::incrementAndGet, finish, "mine");
+      eventually("the work runs", () -> runs.get() == 1);
       redis.stop();
       // Renewed every second (a third of the coordinator's 3 s lease), each refused by the
       // fail-open store while Redis is away.
@@ -555,32 +548,6 @@ class FailOpenDedupStoreTest {
                 throw e.getCause();
               }
             });
-  }
-
-  /**
-   * {@code coordinator} serving {@code key} with work that counts its runs in {@code runs} and
-   * holds until {@code release}, then succeeds with {@code text}.
-   */
-  private Future<WorkCoordinator.Served> heldWork(
-      WorkCoordinator coordinator,
-      WorkKey key,
-      AtomicInteger runs,
-      CountDownLatch release,
-      String text) {
-    return threads.submit(
-        () ->
-            coordinator.serve(
-                key,
-                PATIENCE,
-                () -> {
-                  runs.incrementAndGet();
-                  try {
-                    release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                  return new WorkResult.Success(transcriptFor(key, text));
-                }));
   }
 
   /** One instance's claim makes the other wait, and the other wakes on the first's result. */

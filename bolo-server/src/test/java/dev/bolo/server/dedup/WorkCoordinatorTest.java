@@ -1,7 +1,9 @@
 package dev.bolo.server.dedup;
 
 import static dev.bolo.server.dedup.DedupStoreContract.PATIENCE;
+import static dev.bolo.server.dedup.DedupStoreContract.await;
 import static dev.bolo.server.dedup.DedupStoreContract.eventually;
+import static dev.bolo.server.dedup.DedupStoreContract.heldWork;
 import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -198,16 +200,7 @@ class WorkCoordinatorTest {
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
     Future<WorkCoordinator.Served> work =
-        threads.submit(
-            () ->
-                coordinator.serve(
-                    key,
-                    PATIENCE,
-                    () -> {
-                      started.countDown();
-                      await(finish);
-                      return new WorkResult.Success(transcriptFor(key, "done"));
-                    }));
+        heldWork(threads, coordinator, key, started::countDown, finish, "done");
     // The work runs once its lease is in the sweep's list, whose clock starts then (at 0 here).
     await(started);
 
@@ -239,7 +232,7 @@ class WorkCoordinatorTest {
           @Override
           public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
             if (key.equals(stuck)) {
-              WorkCoordinatorTest.await(unstick);
+              DedupStoreContract.await(unstick);
             }
             return super.renew(key, owner, lease);
           }
@@ -279,7 +272,7 @@ class WorkCoordinatorTest {
         new DedupStoreContract.WatchedStore(shared) {
           @Override
           public boolean renew(WorkKey key, Claim.Owned owner, Duration lease) {
-            WorkCoordinatorTest.await(renewalsResume);
+            DedupStoreContract.await(renewalsResume);
             return super.renew(key, owner, lease);
           }
         };
@@ -627,27 +620,7 @@ class WorkCoordinatorTest {
   /** Serves {@code key} on another thread with work that succeeds once {@code finish} opens. */
   private Future<WorkCoordinator.Served> serveOnceOpened(
       WorkCoordinator coordinator, WorkKey key, CountDownLatch finish) {
-    return threads.submit(
-        () ->
-            coordinator.serve(
-                key,
-                PATIENCE,
-                () -> {
-                  await(finish);
-                  return new WorkResult.Success(transcriptFor(key, "done"));
-                }));
-  }
-
-  /** Waits for {@code latch}, failing after the patience. */
-  static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-        throw new AssertionError("latch not opened within " + PATIENCE);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
+    return heldWork(threads, coordinator, key, () -> {}, finish, "done");
   }
 
   private static WorkKey newKey() {
