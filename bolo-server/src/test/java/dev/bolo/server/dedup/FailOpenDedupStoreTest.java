@@ -493,7 +493,8 @@ class FailOpenDedupStoreTest {
           .isInstanceOf(WorkResult.Success.class);
 
       assertThat(log.text()).doesNotContain("lost the claim");
-      assertThat(log.text().lines().filter(line -> line.contains("is unreachable")).count())
+      String unreachable = ":" + redis.port() + " is unreachable";
+      assertThat(log.text().lines().filter(line -> line.contains(unreachable)).count())
           .as(log.text())
           .isOne();
     }

@@ -7,6 +7,7 @@ import static dev.bolo.server.dedup.DedupStoreContract.heldWork;
 import static dev.bolo.server.dedup.DedupStoreContract.transcriptFor;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.bolo.server.testing.LogCapture;
 import dev.bolo.server.work.KeptTranscript;
 import dev.bolo.server.work.Problem;
 import dev.bolo.server.work.Replay;
@@ -301,12 +302,18 @@ class WorkCoordinatorTest {
     WorkCoordinator.Served onB = b.serve(key, PATIENCE, () -> new WorkResult.Success(fromB));
     assertThat(onB).isEqualTo(new WorkCoordinator.Served(new WorkResult.Success(fromB), false));
 
-    aFinishes.countDown();
-    renewalsResume.countDown();
+    try (LogCapture log = LogCapture.start()) {
+      aFinishes.countDown();
+      renewalsResume.countDown();
 
-    assertThat(onA.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
-        .isEqualTo(new WorkResult.Success(fromA));
-    assertThat(shared.claim(key, lease)).isEqualTo(new Claim.Completed(fromB));
+      assertThat(onA.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).outcome())
+          .isEqualTo(new WorkResult.Success(fromA));
+      assertThat(shared.claim(key, lease)).isEqualTo(new Claim.Completed(fromB));
+      // The store answers and another owner held the key: the loss is the operator's to know.
+      eventually(
+          "the lost claim is logged",
+          () -> log.text().contains("lost the claim on " + key.asString()));
+    }
   }
 
   @Test

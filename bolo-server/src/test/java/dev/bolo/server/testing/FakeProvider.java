@@ -34,6 +34,24 @@ public final class FakeProvider implements AutoCloseable {
           .onResponseStart(new SocketEffect.CloseSocket(true, false, false))
           .build();
 
+  /**
+   * How long a held answer waits for {@link #release()}: far beyond any test's patience, so a held
+   * call is still held however slow the machine makes the test, and a test that never releases
+   * fails loudly ({@link #lapsedHolds()}, a 500) rather than seeing the call answered after all.
+   * (It was 30 s, and answered normally then: a storm slowed past it found its notes transcribed
+   * before every copy arrived, and waited for copies that had been answered.)
+   */
+  private static final Duration HOLD_LIMIT = Duration.ofMinutes(10);
+
+  /** What a held call answers when the test never released it. */
+  private static final MockResponse NEVER_RELEASED =
+      new MockResponse.Builder()
+          .code(500)
+          .setHeader("Content-Type", "application/json")
+          .body("{\"error\":{\"message\":\"held, and never released by the test\"}}")
+          .build();
+
+  private final AtomicInteger lapsed = new AtomicInteger();
   private volatile boolean dead;
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -64,7 +82,10 @@ public final class FakeProvider implements AutoCloseable {
           }
 
           private MockResponse answer(RecordedRequest request) throws InterruptedException {
-            gate.await(30, TimeUnit.SECONDS);
+            if (!gate.await(HOLD_LIMIT.toSeconds(), TimeUnit.SECONDS)) {
+              lapsed.incrementAndGet();
+              return NEVER_RELEASED;
+            }
             Duration wait = delay;
             if (!wait.isZero()) {
               // A provider's latency is the behaviour the test scripts, not a wait for something.
@@ -164,6 +185,11 @@ public final class FakeProvider implements AutoCloseable {
 
   public void release() {
     gate.countDown();
+  }
+
+  /** Held calls that gave up waiting for {@link #release()} ({@link #HOLD_LIMIT}). */
+  public int lapsedHolds() {
+    return lapsed.get();
   }
 
   /**

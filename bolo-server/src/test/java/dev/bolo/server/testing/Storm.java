@@ -232,9 +232,9 @@ public final class Storm implements AutoCloseable {
   }
 
   /**
-   * What a storm's copies are doing, for a wait's failure message: how many wait, how many calls
-   * the provider has, and the answers already back (a copy answered before the provider was
-   * released ran somewhere it should not have, or failed).
+   * What a storm's copies are doing, for a wait's failure message: how many wait, the provider's
+   * calls (held now, and any that gave up being held), and the answers already back (before the
+   * provider is released, a copy answered was refused, failed, or waited out its deadline).
    */
   public String state(List<Future<Gateway.Reply>> replies) {
     Map<Integer, Integer> answered = new TreeMap<>();
@@ -262,6 +262,11 @@ public final class Storm implements AutoCloseable {
         + gauges("bolo_dedup_store_degraded")
         + " instances degraded, provider calls "
         + provider.calls()
+        + " ("
+        + provider.inFlight()
+        + " held now, "
+        + provider.lapsedHolds()
+        + " gave up being held)"
         + ", answered early (status: count, -1 none) "
         + answered
         + " "
