@@ -70,10 +70,12 @@ class RefusedBodiesTest {
                 "BOLO_WRONG_TOKENS_PER_MINUTE", "100"));
     List<Socket> tricklers = new ArrayList<>();
     try {
+      // Each starts once the one before has its answer: a guess waits in the line of 16 (twice
+      // the 8 served) until the gate refuses it, and 30 arriving together on a busy machine would
+      // find that line full (503, rightly) before any of the first 8 was refused.
       for (int i = 0; i < 30; i++) {
-        tricklers.add(startUpload(gateway, "/v1/transcriptions", authorization));
-      }
-      for (Socket trickler : tricklers) {
+        Socket trickler = startUpload(gateway, "/v1/transcriptions", authorization);
+        tricklers.add(trickler);
         RawAnswer answer = RawAnswer.read(new BufferedInputStream(trickler.getInputStream()));
         assertThat(answer.status()).as(answer.body()).isEqualTo(401);
         assertThat(JSON.readTree(answer.body()).path("code").asText()).isEqualTo("unauthorized");
