@@ -2,7 +2,6 @@ package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.dedup.EmbeddedRedis;
 import dev.bolo.server.testing.ClusterExtension;
 import dev.bolo.server.testing.FakeProvider;
@@ -37,7 +36,6 @@ import org.slf4j.LoggerFactory;
 class RedisChaosTest {
 
   private static final Logger log = LoggerFactory.getLogger(RedisChaosTest.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
    * Short, so an outage longer than a lease takes seconds, yet longer than a restart and an owner's
