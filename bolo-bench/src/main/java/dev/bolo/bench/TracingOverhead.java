@@ -26,13 +26,14 @@ import java.util.Map;
  * rounds, traced as {@code traced} with {@code --baseline-traced} (to compare two builds' traces).
  * With {@code --replicas=N}, traces off and every note sampled (a tenth with {@code
  * --replicas-tenth}, none with {@code --replicas-unsampled}, untraced too with {@code
- * --replicas-control}) each run in N processes, pooled ({@link PooledRatios}), since one process's
- * JIT luck moves its CPU per note by a few per cent. The figure is the gateway process's CPU time
- * (user + system, from {@code /proc}) over the notes it answered, per round, and each variant's
- * ratio to traces off in the same round; medians over rounds. Then, with {@code --copies} above 1,
- * a duplicate storm on each gateway by turns, its CPU per request measured the same way. At the end
- * the sink's count of spans per service and name shows what the traced gateway sent (and that the
- * unsampled one sent nothing).
+ * --replicas-control}, several of them at once when named together, {@code --replicas-traced} for
+ * every note sampled among them) each run in N processes, pooled ({@link PooledRatios}), since one
+ * process's JIT luck moves its CPU per note by a few per cent. The figure is the gateway process's
+ * CPU time (user + system, from {@code /proc}) over the notes it answered, per round, and each
+ * variant's ratio to traces off in the same round; medians over rounds. Then, with {@code --copies}
+ * above 1, a duplicate storm on each gateway by turns, its CPU per request measured the same way.
+ * At the end the sink's count of spans per service and name shows what the traced gateway sent (and
+ * that the unsampled one sent nothing).
  *
  * <p>With {@code --together}, every target is loaded at the same time in each round ({@link
  * TogetherRounds}), each over an equal share of {@code --connections}: the rows of a round then
@@ -41,9 +42,9 @@ import java.util.Map;
  *
  * <p>Usage: {@code bolo-bench/run TracingOverhead [--together] [--connections 50] [--delay-ms 200]
  * [--seconds 10] [--rounds 5] [--warmup 60] [--copies 4] [--storm-notes 100] [--baseline DIR
- * [--baseline-traced]] [--replicas=N [--replicas-tenth|-unsampled|-control]]}, and the rest of
- * {@link GatewayLoad}'s options. The stand-in answers after {@code --delay-ms}, as a provider does
- * not answer at once; the load then stays below what the two cores can carry.
+ * [--baseline-traced]] [--replicas=N [--replicas-traced|-tenth|-unsampled|-control …]]}, and the
+ * rest of {@link GatewayLoad}'s options. The stand-in answers after {@code --delay-ms}, as a
+ * provider does not answer at once; the load then stays below what the two cores can carry.
  */
 public final class TracingOverhead {
 
@@ -53,12 +54,7 @@ public final class TracingOverhead {
     boolean together = Arrays.asList(args).contains("--together");
     boolean baselineTraced = Arrays.asList(args).contains("--baseline-traced");
     int replicas = replicas(args);
-    String replicated =
-        Arrays.stream(args)
-            .filter(a -> a.startsWith("--replicas-"))
-            .map(a -> a.substring("--replicas-".length()))
-            .findFirst()
-            .orElse("traced");
+    List<String> replicated = replicatedGroups(args);
     GatewayLoadOptions options =
         GatewayLoadOptions.parse(
             withDefaults(
@@ -91,17 +87,8 @@ public final class TracingOverhead {
                   ? format(
                       " each in %d processes (`off-2`… and `%s-2`… the others)%s",
                       replicas,
-                      replicated,
-                      switch (replicated) {
-                        case "tenth" ->
-                            ", the traced ones sampling a tenth of their notes"
-                                + " (OTEL_TRACES_SAMPLER=parentbased_traceidratio,"
-                                + " OTEL_TRACES_SAMPLER_ARG=0.1)";
-                        case "unsampled" ->
-                            ", the traced ones sampling none (OTEL_TRACES_SAMPLER=always_off)";
-                        case "control" -> ", the `control` ones untraced too: an A/A control";
-                        default -> "";
-                      })
+                      String.join("-2`…, `", replicated),
+                      String.join("", replicated.stream().map(TracingOverhead::described).toList()))
                   : " `tenth` the same with OTEL_TRACES_SAMPLER=parentbased_traceidratio and"
                       + " OTEL_TRACES_SAMPLER_ARG=0.1; `unsampled` the same with"
                       + " OTEL_TRACES_SAMPLER=always_off")
@@ -148,16 +135,19 @@ public final class TracingOverhead {
             "Gateway CPU per note, its JIT compiler's threads left out");
       }
       if (replicas > 1) {
-        for (String role : List.of(LoadResult.SERVER, TogetherRounds.WITHOUT_JIT)) {
-          PooledRatios.append(
-              table,
-              results,
-              name -> name.startsWith(replicated),
-              name -> name.equals("gateway") || name.startsWith("off-"),
-              role,
-              role.equals(LoadResult.SERVER)
-                  ? "Gateway CPU per note"
-                  : "Gateway CPU per note, its JIT compiler's threads left out");
+        for (String group : replicated) {
+          for (String role : List.of(LoadResult.SERVER, TogetherRounds.WITHOUT_JIT)) {
+            PooledRatios.append(
+                table,
+                results,
+                name -> name.equals(group) || name.startsWith(group + "-"),
+                name -> name.equals("gateway") || name.startsWith("off-"),
+                role,
+                (role.equals(LoadResult.SERVER)
+                        ? "Gateway CPU per note"
+                        : "Gateway CPU per note, its JIT compiler's threads left out")
+                    + (replicated.size() > 1 ? ", `" + group + "`" : ""));
+          }
         }
       }
       threads(table, threadsBefore, targets.threadCpu());
@@ -172,6 +162,34 @@ public final class TracingOverhead {
       BenchRun.writeResults(root, "tracing-overhead", report);
       harness.finished();
     }
+  }
+
+  /**
+   * The groups {@code --replicas-tenth}, {@code -unsampled}, {@code -control} and {@code -traced}
+   * name, in their order, each run in {@code --replicas=N} processes beside the untraced ones;
+   * {@code traced} (every note sampled) when none is named. Several in one run put their costs in
+   * the same rounds, where separate runs differ by more than the costs between them.
+   */
+  static List<String> replicatedGroups(String[] args) {
+    List<String> groups =
+        Arrays.stream(args)
+            .filter(a -> a.startsWith("--replicas-"))
+            .map(a -> a.substring("--replicas-".length()))
+            .distinct()
+            .toList();
+    return groups.isEmpty() ? List.of("traced") : groups;
+  }
+
+  /** How {@code group}'s processes are traced, as the report's list of rows says it. */
+  private static String described(String group) {
+    return switch (group) {
+      case "tenth" ->
+          ", `tenth` sampling a tenth of their notes"
+              + " (OTEL_TRACES_SAMPLER=parentbased_traceidratio, OTEL_TRACES_SAMPLER_ARG=0.1)";
+      case "unsampled" -> ", `unsampled` sampling none (OTEL_TRACES_SAMPLER=always_off)";
+      case "control" -> ", `control` untraced too: an A/A control";
+      default -> "";
+    };
   }
 
   /** {@code --replicas=N}: how many processes each of traces off and on runs in; 1 without it. */
