@@ -30,7 +30,8 @@ import okhttp3.Response;
  * tracestate} headers. The query is left out because a provider's key may ride in it (Gemini's
  * {@code ?key=}), and no header or body goes on the span. An OkHttp interceptor on the providers'
  * one client; the composition root adds it only when traces are on. The span ends when the answer's
- * headers arrive. Thread safe.
+ * headers arrive. A call within a trace that is not sampled makes no span: it carries the request's
+ * span on, flagged unsampled ({@link TracedEngine#unsampled}). Thread safe.
  */
 public final class ProviderSpans implements Interceptor {
 
@@ -53,6 +54,10 @@ public final class ProviderSpans implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
+    if (TracedEngine.unsampled()) {
+      // No span for a call no one records: the request's trace goes on to the provider, unsampled.
+      return chain.proceed(propagated(request));
+    }
     HttpUrl url = request.url();
     Span span =
         tracer
@@ -64,9 +69,7 @@ public final class ProviderSpans implements Interceptor {
             .setAttribute(URL_FULL, fullUrl(url))
             .startSpan();
     try (Scope scope = span.makeCurrent()) {
-      Request.Builder traced = request.newBuilder();
-      propagator.inject(Context.current(), traced, HEADERS);
-      Response response = chain.proceed(traced.build());
+      Response response = chain.proceed(propagated(request));
       span.setAttribute(HTTP_RESPONSE_STATUS_CODE, (long) response.code());
       if (response.code() >= 400) {
         span.setAttribute(ERROR_TYPE, Integer.toString(response.code()));
@@ -81,6 +84,13 @@ public final class ProviderSpans implements Interceptor {
     } finally {
       span.end();
     }
+  }
+
+  /** {@code request} with the current trace's {@code traceparent} (and {@code tracestate}). */
+  private Request propagated(Request request) {
+    Request.Builder traced = request.newBuilder();
+    propagator.inject(Context.current(), traced, HEADERS);
+    return traced.build();
   }
 
   /**

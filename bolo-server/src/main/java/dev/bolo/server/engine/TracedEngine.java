@@ -4,6 +4,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
@@ -21,8 +22,9 @@ import org.jspecify.annotations.Nullable;
  * starts ({@link #underBreaker}) and the piece of a long note it sends ({@link #forPiece}). Each
  * target of a route is wrapped alone, so a note that fails over shows one attempt per target tried.
  * While the attempt runs its span is current, its ids in the log lines of the thread that runs it.
- * Nothing of the note (audio, text) goes on the span. The composition root wraps only when traces
- * are on. Thread safe as the engine it wraps.
+ * Nothing of the note (audio, text) goes on the span; a note whose trace is not sampled makes none
+ * ({@link #unsampled}). The composition root wraps only when traces are on. Thread safe as the
+ * engine it wraps.
  */
 public final class TracedEngine extends ForwardingEngine {
 
@@ -83,15 +85,28 @@ public final class TracedEngine extends ForwardingEngine {
 
   @SuppressWarnings("MustBeClosedChecker") // Handed to the caller, who closes it.
   private static <T> Scope within(ContextKey<T> key, T value) {
-    // Untraced work carries nothing: no context is made for a span that is not there.
-    if (!Span.current().getSpanContext().isValid()) {
+    // Untraced or unsampled work carries nothing: no context is made for a span that is not made.
+    if (!Span.current().getSpanContext().isSampled()) {
       return Scope.noop();
     }
     return Context.current().with(key, value).makeCurrent();
   }
 
+  /**
+   * Whether the current work is within a trace that goes on but is not sampled (a client's
+   * unsampled {@code traceparent}, or a ratio sampler's choice): its attempts and calls make no
+   * span of their own, and its provider call carries the request's span on, flagged unsampled.
+   */
+  static boolean unsampled() {
+    SpanContext current = Span.current().getSpanContext();
+    return current.isValid() && !current.isSampled();
+  }
+
   @Override
   public EngineResult transcribe(EngineRequest request) {
+    if (unsampled()) {
+      return engine.transcribe(request);
+    }
     Context context = Context.current();
     SpanBuilder attempt =
         tracer

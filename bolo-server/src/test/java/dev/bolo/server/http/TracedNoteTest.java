@@ -297,6 +297,43 @@ class TracedNoteTest {
   }
 
   @Test
+  void aClientsUnsampledTraceGoesOnToTheProviderAsItsRequestsSpanAndMakesNoSpanInside()
+      throws Exception {
+    String traceId = randomHex(16);
+    String logged;
+    try (LogCapture logs = LogCapture.start()) {
+      Request request =
+          gateway
+              .nativeUpload(Gateway.TOKEN_A, TestAudio.wav(660, 519))
+              .newBuilder()
+              .header("traceparent", "00-" + traceId + "-" + randomHex(8) + "-00")
+              .build();
+      Gateway.Reply reply = gateway.send(request);
+      assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+      logged = logs.text();
+    }
+
+    // The access line names the request's span: the provider's call carries that same span on,
+    // flagged unsampled, with no attempt's or call's span made between them.
+    String access =
+        logged
+            .lines()
+            .filter(line -> line.contains("trace_id=" + traceId) && line.contains("-> 200"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no access line of " + traceId + ":\n" + logged));
+    String requestSpan = access.replaceAll(".*span_id=([0-9a-f]{16}).*", "$1");
+    RecordedRequest atProvider = callOf(primary, traceId);
+    assertThat(atProvider.getHeaders().get("traceparent"))
+        .isEqualTo("00-" + traceId + "-" + requestSpan + "-00");
+
+    // A sampled note after it: once its spans have arrived, none of the unsampled one's did.
+    String after = randomHex(16);
+    assertThat(traced.send(TestAudio.wav(670, 520), after, randomHex(8)).status()).isEqualTo(200);
+    traced.awaitSpans(after, "POST /v1/transcriptions", "resolve work key");
+    assertThat(receiver.trace(traceId)).isEmpty();
+  }
+
+  @Test
   void aClientsBaggageIsNotSentOnToTheProvider() throws Exception {
     String traceId = randomHex(16);
     Request request =
