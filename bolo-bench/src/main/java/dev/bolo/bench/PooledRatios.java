@@ -29,6 +29,19 @@ final class PooledRatios {
       Predicate<String> off,
       String role,
       String title) {
+    append(out, results, on, off, role, title, "traced", "untraced");
+  }
+
+  /** The same, the groups named {@code onName} and {@code offName} in the table's words. */
+  static void append(
+      StringBuilder out,
+      Map<String, List<LoadResult>> results,
+      Predicate<String> on,
+      Predicate<String> off,
+      String role,
+      String title,
+      String onName,
+      String offName) {
     List<List<LoadResult>> traced = select(results, on);
     List<List<LoadResult>> untraced = select(results, off);
     if (traced.isEmpty() || untraced.isEmpty()) {
@@ -45,17 +58,22 @@ final class PooledRatios {
     out.append(
         String.format(
             Locale.ROOT,
-            "%n## %s: %d traced processes against %d untraced, pooled%n%n"
-                + "Each round: the traced processes' mean CPU per note over the untraced ones'."
+            "%n## %s: %d %s processes against %d %s, pooled%n%n"
+                + "Each round: the %s processes' mean CPU per note over the %s ones'."
                 + " Median of %d rounds **%.3f**, middle half %s.%n%n"
-                + "| process | median of its CPU per note over the untraced mean, each round |%n"
+                + "| process | median of its CPU per note over the %s mean, each round |%n"
                 + "|---|---|%n",
             title,
             traced.size(),
+            onName,
             untraced.size(),
+            offName,
+            onName,
+            offName,
             rounds,
             LoadReport.median(ratios),
-            middleHalf(ratios)));
+            middleHalf(ratios),
+            offName));
     results.forEach(
         (name, runs) -> {
           if (!on.test(name) && !off.test(name)) {

@@ -149,6 +149,22 @@ public final class TracingOverhead {
                     + (replicated.size() > 1 ? ", `" + group + "`" : ""));
           }
         }
+        // Each group against each named before it, in the same rounds: the parts of the cost.
+        for (int later = 1; later < replicated.size(); later++) {
+          for (int earlier = 0; earlier < later; earlier++) {
+            String on = replicated.get(later);
+            String off = replicated.get(earlier);
+            PooledRatios.append(
+                table,
+                results,
+                name -> name.equals(on) || name.startsWith(on + "-"),
+                name -> name.equals(off) || name.startsWith(off + "-"),
+                LoadResult.SERVER,
+                "Gateway CPU per note, `" + on + "` against `" + off + "`",
+                "`" + on + "`",
+                "`" + off + "`");
+          }
+        }
       }
       threads(table, threadsBefore, targets.threadCpu());
       if (options.copies() > 1) {

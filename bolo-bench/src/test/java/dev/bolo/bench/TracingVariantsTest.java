@@ -41,4 +41,37 @@ class TracingVariantsTest {
     assertThatThrownBy(() -> TracingVariants.of(SINK, false, 3, List.of("half")))
         .hasMessageContaining("--replicas-half");
   }
+
+  @Test
+  void oneGroupAgainstAnotherIsEachRoundsMeanOverTheOthersNamedAsThoseGroups() {
+    // Two rounds; `traced` spends 1.1 and 1.2 times what `unsampled` does in each.
+    Map<String, List<LoadResult>> results =
+        Map.of(
+            "unsampled", List.of(round(100, 1000), round(100, 2000)),
+            "unsampled-2", List.of(round(100, 1000), round(100, 2000)),
+            "traced", List.of(round(100, 1100), round(100, 2400)),
+            "traced-2", List.of(round(100, 1100), round(100, 2400)));
+    StringBuilder out = new StringBuilder();
+
+    PooledRatios.append(
+        out,
+        results,
+        name -> name.startsWith("traced"),
+        name -> name.startsWith("unsampled"),
+        LoadResult.SERVER,
+        "Gateway CPU per note, `traced` against `unsampled`",
+        "`traced`",
+        "`unsampled`");
+
+    assertThat(out.toString())
+        .contains("## Gateway CPU per note, `traced` against `unsampled`: 2 `traced` processes")
+        .contains("the `traced` processes' mean CPU per note over the `unsampled` ones'")
+        .contains("Median of 2 rounds **1.150**")
+        .contains("| traced-2 | 1.150 |");
+  }
+
+  private static LoadResult round(long notes, long cpuMillis) {
+    return new LoadResult(notes, 10_000_000, 200_000, 210_000, 0, 0, 0, Map.of())
+        .withServerCpuMillis(cpuMillis);
+  }
 }
