@@ -21,6 +21,7 @@ import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One HTTP client span per provider call, by OpenTelemetry's semantic conventions for HTTP clients
@@ -31,7 +32,8 @@ import okhttp3.Response;
  * {@code ?key=}), and no header or body goes on the span. An OkHttp interceptor on the providers'
  * one client; the composition root adds it only when traces are on. The span ends when the answer's
  * headers arrive. A call within a trace that is not sampled makes no span: it carries the request's
- * span on, flagged unsampled ({@link TracedEngine#unsampled}). Thread safe.
+ * span on, flagged unsampled ({@link TracedEngine#unsampled}). A call made off the note's thread names the note's context as its {@link Context}
+ * tag. Thread safe.
  */
 public final class ProviderSpans implements Interceptor {
 
@@ -54,22 +56,27 @@ public final class ProviderSpans implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    if (TracedEngine.unsampled()) {
+    // A call sent from OkHttp's own threads (a Gemini file's deletion) names its note's context.
+    @Nullable Context tagged = request.tag(Context.class);
+    Context parent = tagged != null ? tagged : Context.current();
+    if (TracedEngine.unsampled(Span.fromContext(parent))) {
       // No span for a call no one records: the request's trace goes on to the provider, unsampled.
-      return chain.proceed(propagated(request));
+      return chain.proceed(propagated(request, parent));
     }
     HttpUrl url = request.url();
     Span span =
         tracer
             .spanBuilder(request.method())
+            .setParent(parent)
             .setSpanKind(SpanKind.CLIENT)
             .setAttribute(HTTP_REQUEST_METHOD, request.method())
             .setAttribute(SERVER_ADDRESS, url.host())
             .setAttribute(SERVER_PORT, (long) url.port())
             .setAttribute(URL_FULL, fullUrl(url))
             .startSpan();
-    try (Scope scope = span.makeCurrent()) {
-      Response response = chain.proceed(propagated(request));
+    Context within = parent.with(span);
+    try (Scope scope = within.makeCurrent()) {
+      Response response = chain.proceed(propagated(request, within));
       span.setAttribute(HTTP_RESPONSE_STATUS_CODE, (long) response.code());
       if (response.code() >= 400) {
         span.setAttribute(ERROR_TYPE, Integer.toString(response.code()));
@@ -86,10 +93,10 @@ public final class ProviderSpans implements Interceptor {
     }
   }
 
-  /** {@code request} with the current trace's {@code traceparent} (and {@code tracestate}). */
-  private Request propagated(Request request) {
+  /** {@code request} with {@code context}'s {@code traceparent} (and {@code tracestate}). */
+  private Request propagated(Request request, Context context) {
     Request.Builder traced = request.newBuilder();
-    propagator.inject(Context.current(), traced, HEADERS);
+    propagator.inject(context, traced, HEADERS);
     return traced.build();
   }
 

@@ -69,7 +69,7 @@ public final class TracedEngine extends ForwardingEngine {
 
   /**
    * Tells the attempts made on this thread until the scope closes that the route's breaker of their
-   * target is in {@code state}; nothing when the work is untraced.
+   * target is in {@code state}; nothing when the work is untraced or not sampled.
    */
   public static Scope underBreaker(CircuitBreaker.State state) {
     return within(BREAKER_STATE, state.name().toLowerCase(Locale.ROOT));
@@ -77,7 +77,7 @@ public final class TracedEngine extends ForwardingEngine {
 
   /**
    * Tells the attempts made on this thread until the scope closes that they send the piece {@code
-   * index} (from 0) of a long note; nothing when the work is untraced.
+   * index} (from 0) of a long note; nothing when the work is untraced or not sampled.
    */
   public static Scope forPiece(int index) {
     return within(PIECE, (long) index);
@@ -86,25 +86,27 @@ public final class TracedEngine extends ForwardingEngine {
   @SuppressWarnings("MustBeClosedChecker") // Handed to the caller, who closes it.
   private static <T> Scope within(ContextKey<T> key, T value) {
     // Untraced or unsampled work carries nothing: no context is made for a span that is not made.
-    if (!Span.current().getSpanContext().isSampled()) {
+    Span current = Span.current();
+    if (!current.getSpanContext().isValid() || unsampled(current)) {
       return Scope.noop();
     }
     return Context.current().with(key, value).makeCurrent();
   }
 
   /**
-   * Whether the current work is within a trace that goes on but is not sampled (a client's
-   * unsampled {@code traceparent}, or a ratio sampler's choice): its attempts and calls make no
-   * span of their own, and its provider call carries the request's span on, flagged unsampled.
+   * Whether {@code span} (the one work runs within) belongs to a trace that goes on but is neither
+   * sampled nor recorded (a client's unsampled {@code traceparent}, or a ratio sampler's choice):
+   * the attempts and calls within it make no span of their own, and a provider call carries the
+   * request's span on, flagged unsampled.
    */
-  static boolean unsampled() {
-    SpanContext current = Span.current().getSpanContext();
-    return current.isValid() && !current.isSampled();
+  static boolean unsampled(Span span) {
+    SpanContext context = span.getSpanContext();
+    return context.isValid() && !context.isSampled() && !span.isRecording();
   }
 
   @Override
   public EngineResult transcribe(EngineRequest request) {
-    if (unsampled()) {
+    if (unsampled(Span.current())) {
       return engine.transcribe(request);
     }
     Context context = Context.current();

@@ -19,8 +19,9 @@ import org.slf4j.MDC;
  * The spans of a note's story, made as children of the current span with the tracer the traced
  * request's context carries: the request's wrapper puts it there ({@link #carry}) and it travels
  * with the context to the work's threads ({@link #carried(Executor, Tracing)}), so the parts inside
- * (the upload's reading, the work key's resolution) take no tracer of their own. Where no traced
- * request began the work (traces off, a job), every span is {@link Span#getInvalid()}: nothing is
+ * (the upload's reading, the work key's resolution) take no tracer of their own; a job's run
+ * carries its tracer the same way ({@link JobSpans}). Where no traced request or run began the work
+ * (traces off), or its trace is not sampled, every span is {@link Span#getInvalid()}: nothing is
  * recorded and nothing allocated. Stateless and thread safe.
  *
  * <p>While a span is current through {@link #enter}, the log lines of its thread carry its {@code
@@ -80,7 +81,8 @@ public final class NoteSpans {
   public static Span start(String name) {
     Context current = Context.current();
     @Nullable Tracer tracer = current.get(TRACER);
-    if (tracer == null || !Span.fromContext(current).getSpanContext().isSampled()) {
+    Span parent = Span.fromContext(current);
+    if (tracer == null || !(parent.getSpanContext().isSampled() || parent.isRecording())) {
       return Span.getInvalid();
     }
     return tracer.spanBuilder(name).setParent(current).startSpan();

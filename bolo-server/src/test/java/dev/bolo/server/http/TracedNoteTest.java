@@ -310,17 +310,16 @@ class TracedNoteTest {
               .build();
       Gateway.Reply reply = gateway.send(request);
       assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+      // The access line is written once the answer has gone out: the client may read it first.
+      Await.until(
+          () -> accessLine(logs.text(), traceId) != null,
+          () -> "the access line of " + traceId + " in:\n" + logs.text());
       logged = logs.text();
     }
 
     // The access line names the request's span: the provider's call carries that same span on,
     // flagged unsampled, with no attempt's or call's span made between them.
-    String access =
-        logged
-            .lines()
-            .filter(line -> line.contains("trace_id=" + traceId) && line.contains("-> 200"))
-            .findFirst()
-            .orElseThrow(() -> new AssertionError("no access line of " + traceId + ":\n" + logged));
+    String access = java.util.Objects.requireNonNull(accessLine(logged, traceId));
     String requestSpan = access.replaceAll(".*span_id=([0-9a-f]{16}).*", "$1");
     RecordedRequest atProvider = callOf(primary, traceId);
     assertThat(atProvider.getHeaders().get("traceparent"))
@@ -331,6 +330,14 @@ class TracedNoteTest {
     assertThat(traced.send(TestAudio.wav(670, 520), after, randomHex(8)).status()).isEqualTo(200);
     traced.awaitSpans(after, "POST /v1/transcriptions", "resolve work key");
     assertThat(receiver.trace(traceId)).isEmpty();
+  }
+
+  private static @org.jspecify.annotations.Nullable String accessLine(String logged, String traceId) {
+    return logged
+        .lines()
+        .filter(line -> line.contains("trace_id=" + traceId) && line.contains("-> 200"))
+        .findFirst()
+        .orElse(null);
   }
 
   @Test

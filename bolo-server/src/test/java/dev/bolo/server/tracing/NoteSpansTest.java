@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bolo.server.testing.KeptSpans;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
@@ -59,6 +62,34 @@ class NoteSpansTest {
     assertThat(charge.getParentSpanId()).isEqualTo(resolving.getSpanContext().getSpanId());
     assertThat(charge.getAttributes().get(NoteSpans.CHARGED_MS)).isEqualTo(6_400L);
     assertThat(kept.spans().get(0).getEvents()).isEmpty();
+  }
+
+  @Test
+  void aNoteWhoseTraceIsNotSampledMakesNoSpanInsideItsRequests() {
+    // The request's span of a client's unsampled traceparent: valid, not sampled, not recording.
+    Span request =
+        Span.wrap(
+            SpanContext.create(
+                "0af7651916cd43dd8448eb211c80319c",
+                "b7ad6b7169203331",
+                TraceFlags.getDefault(),
+                TraceState.getDefault()));
+    Span sampled = tracer.spanBuilder("POST /v1/transcriptions").startSpan();
+
+    try (Scope scope = NoteSpans.carry(Context.root().with(request), tracer).makeCurrent()) {
+      Span reading = NoteSpans.start("read upload");
+      assertThat(reading.getSpanContext().isValid()).isFalse();
+      reading.end();
+    }
+    try (Scope scope = NoteSpans.carry(Context.root().with(sampled), tracer).makeCurrent()) {
+      NoteSpans.start("read upload").end();
+    }
+    sampled.end();
+
+    assertThat(kept.spans())
+        .extracting(SpanData::getName)
+        .containsExactly("read upload", "POST /v1/transcriptions");
+    assertThat(kept.spans().get(0).getParentSpanId()).isEqualTo(sampled.getSpanContext().getSpanId());
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.bolo.server.engine.HttpDeadline;
 import dev.bolo.server.engine.ProviderCall;
 import dev.bolo.server.time.Sleeper;
 import dev.bolo.server.upload.AudioContent;
+import io.opentelemetry.context.Context;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -142,6 +143,8 @@ final class GeminiFiles {
             .url(baseUrl.newBuilder().addPathSegment("v1beta").addPathSegments(name).build())
             .header("x-goog-api-key", apiKey)
             .delete()
+            // Sent from OkHttp's threads: the note's trace goes with it, as its other calls' does.
+            .tag(Context.class, Context.current())
             .build();
     // Clean-up only: bounded, and never charged to a note's deadline.
     HttpDeadline.newCall(client, delete, DELETE_TIMEOUT)
