@@ -32,8 +32,8 @@ import org.jspecify.annotations.Nullable;
  * {@code ?key=}), and no header or body goes on the span. An OkHttp interceptor on the providers'
  * one client; the composition root adds it only when traces are on. The span ends when the answer's
  * headers arrive. A call within a trace that is not sampled makes no span: it carries the request's
- * span on, flagged unsampled ({@link TracedEngine#unsampled}). A call made off the note's thread names the note's context as its {@link Context}
- * tag. Thread safe.
+ * span on, flagged unsampled ({@link TracedEngine#unsampled}). A call made off the note's thread
+ * names the note's context as its {@link Context} tag. Thread safe.
  */
 public final class ProviderSpans implements Interceptor {
 

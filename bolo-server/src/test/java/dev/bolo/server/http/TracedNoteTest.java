@@ -332,7 +332,8 @@ class TracedNoteTest {
     assertThat(receiver.trace(traceId)).isEmpty();
   }
 
-  private static @org.jspecify.annotations.Nullable String accessLine(String logged, String traceId) {
+  private static @org.jspecify.annotations.Nullable String accessLine(
+      String logged, String traceId) {
     return logged
         .lines()
         .filter(line -> line.contains("trace_id=" + traceId) && line.contains("-> 200"))

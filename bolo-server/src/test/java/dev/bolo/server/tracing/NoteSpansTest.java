@@ -89,7 +89,8 @@ class NoteSpansTest {
     assertThat(kept.spans())
         .extracting(SpanData::getName)
         .containsExactly("read upload", "POST /v1/transcriptions");
-    assertThat(kept.spans().get(0).getParentSpanId()).isEqualTo(sampled.getSpanContext().getSpanId());
+    assertThat(kept.spans().get(0).getParentSpanId())
+        .isEqualTo(sampled.getSpanContext().getSpanId());
   }
 
   @Test

@@ -13,8 +13,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.bolo.server.engine.EngineResult;
+import dev.bolo.server.engine.ProviderSpans;
 import dev.bolo.server.engine.Transcript;
 import dev.bolo.server.testing.BytesAudio;
+import dev.bolo.server.testing.KeptSpans;
+import dev.bolo.testkit.Await;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +32,7 @@ import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.junit5.StartStop;
+import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
 
 /** Notes above the inline limit: Google's resumable upload, then a reference to the file. */
@@ -117,6 +128,53 @@ class GeminiFilesApiTest {
     assertThat(delete.getUrl().encodedPath()).isEqualTo("/v1beta/files/abc-123");
     assertThat(delete.getHeaders().get("x-goog-api-key")).isEqualTo(API_KEY);
     assertThat(sleeps).isEmpty();
+  }
+
+  @Test
+  void aTracedNotesFileDeletionSentFromOkHttpsThreadsIsAChildOfItsAttempt() throws Exception {
+    KeptSpans kept = new KeptSpans();
+    try (SdkTracerProvider provider =
+        SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(kept)).build()) {
+      Tracer tracer = provider.get("test");
+      OkHttpClient traced =
+          GeminiFixtures.client()
+              .newBuilder()
+              .addInterceptor(new ProviderSpans(tracer, W3CTraceContextPropagator.getInstance()))
+              .build();
+      GenerateContentEngine engine =
+          engine(
+              GeminiConfig.of(API_KEY, traced)
+                  .withBaseUrl(server.url("/").toString())
+                  .withInlineLimitBytes(INLINE_LIMIT),
+              sleeps);
+      server.enqueue(uploadStarted());
+      server.enqueue(uploaded("ACTIVE"));
+      server.enqueue(candidate("a long note", "STOP"));
+      server.enqueue(json(200, "{}"));
+
+      Span attempt = tracer.spanBuilder("engine attempt").startSpan();
+      try (Scope scope = attempt.makeCurrent()) {
+        assertThat(engine.transcribe(request(BytesAudio.wav(3_000, 9))))
+            .isInstanceOf(EngineResult.Transcribed.class);
+      } finally {
+        attempt.end();
+      }
+      for (int call = 0; call < 3; call++) {
+        take(server);
+      }
+      RecordedRequest delete = take(server);
+
+      assertThat(delete.getMethod()).isEqualTo("DELETE");
+      String traceId = attempt.getSpanContext().getTraceId();
+      assertThat(delete.getHeaders().get("traceparent")).startsWith("00-" + traceId + "-");
+      Await.until(
+          () -> kept.spans().stream().anyMatch(s -> s.getName().equals("DELETE")),
+          () -> "the deletion's span among " + kept.spans());
+      SpanData deletion =
+          kept.spans().stream().filter(s -> s.getName().equals("DELETE")).findFirst().orElseThrow();
+      assertThat(deletion.getTraceId()).isEqualTo(traceId);
+      assertThat(deletion.getParentSpanId()).isEqualTo(attempt.getSpanContext().getSpanId());
+    }
   }
 
   @Test
