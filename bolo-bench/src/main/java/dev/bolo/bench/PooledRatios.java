@@ -20,19 +20,9 @@ final class PooledRatios {
 
   /**
    * Appends the pooled ratios of the rows {@code on} selects over those {@code off} selects, by
-   * {@code role}'s CPU per note.
+   * {@code role}'s CPU per note, the two groups named {@code onName} and {@code offName} in the
+   * table's words.
    */
-  static void append(
-      StringBuilder out,
-      Map<String, List<LoadResult>> results,
-      Predicate<String> on,
-      Predicate<String> off,
-      String role,
-      String title) {
-    append(out, results, on, off, role, title, "traced", "untraced");
-  }
-
-  /** The same, the groups named {@code onName} and {@code offName} in the table's words. */
   static void append(
       StringBuilder out,
       Map<String, List<LoadResult>> results,

@@ -146,7 +146,9 @@ public final class TracingOverhead {
                 (role.equals(LoadResult.SERVER)
                         ? "Gateway CPU per note"
                         : "Gateway CPU per note, its JIT compiler's threads left out")
-                    + (replicated.size() > 1 ? ", `" + group + "`" : ""));
+                    + (replicated.size() > 1 ? ", `" + group + "`" : ""),
+                "traced",
+                "untraced");
           }
         }
         // Each group against each named before it, in the same rounds: the parts of the cost.
