@@ -21,6 +21,8 @@ function failure(e) {
     status: e.status ?? null,
     code: e.code ?? null,
     message: String(e.message),
+    // A connection error's cause (undici's), down to the socket's own error: what broke.
+    cause: e.cause ? `${e.cause}${e.cause.cause ? ` <- ${e.cause.cause} ${e.cause.cause.code ?? ''}` : ''}` : null,
   };
 }
 

@@ -69,7 +69,9 @@ class OpenAiNodeSdkTest {
         .containsExactly("whisper-1", "gpt-4o-mini-transcribe");
     assertThat(results.at("/unauthorized/status").asInt()).isEqualTo(401);
     assertThat(results.at("/unauthorized/code").asText()).isEqualTo("unauthorized");
-    assertThat(results.at("/missingPath/error").asText()).isEqualTo("NotFoundError");
+    assertThat(results.at("/missingPath/error").asText())
+        .as(results.at("/missingPath").toString())
+        .isEqualTo("NotFoundError");
     assertThat(results.at("/missingPath/status").asInt()).isEqualTo(404);
     assertThat(results.at("/missingPath/code").asText()).isEqualTo("not_found");
     assertThat(provider.calls()).isEqualTo(4);
