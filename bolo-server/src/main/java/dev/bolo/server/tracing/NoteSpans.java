@@ -74,9 +74,10 @@ public final class NoteSpans {
 
   /**
    * A span named {@code name} begun now as a child of the current one; invalid when untraced, and
-   * when the current trace is not sampled: a note no one records makes no span inside its request's
-   * (its ids, contexts and log fields would cost as much as half of what a recorded note's spans
-   * do, for nothing kept), and its log lines name the request's span.
+   * when the current span is neither sampled nor recording: a note no one records makes no span
+   * inside its request's (nothing would keep it), and its log lines name the request's span. The
+   * engine's spans follow the same rule ({@code TracedEngine.unsampled}), written there because the
+   * engine does not depend on this package.
    */
   public static Span start(String name) {
     Context current = Context.current();
