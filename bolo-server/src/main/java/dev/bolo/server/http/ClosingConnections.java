@@ -1,33 +1,30 @@
 package dev.bolo.server.http;
 
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.internal.HttpConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Bounds what a client may still send on a connection whose answer went out before its request body
- * was read: a request the gate refused (401, 429, 503), one sent to a path the gateway lacks, an
- * upload turned away, or one Jetty answered itself (a full waiting line). Such a request ends with
- * its answer, so it leaves {@link RequestAdmission}, the drain count and its thread at once; the
- * connection then closes, and Jetty reads and drops what is still arriving so that a phone still
- * sending reads its answer instead of a connection reset. That reading goes on only while the
- * client keeps the minimum body rate ({@code BOLO_MIN_BODY_RATE}, averaged from the answer on and
- * checked once a {@code BOLO_BODY_RATE_WINDOW} has passed, as for a body being read) and for at
- * most {@link #MAX_DISCARD_BYTES}; then the connection is closed. So a refused connection lasts at
- * most {@code MAX_DISCARD_BYTES / BOLO_MIN_BODY_RATE} (27 minutes at the default 16 KiB/s, for a
- * phone on a slow link still sending a large note), and about one window for a client trickling a
- * byte now and then. A sweep looks at every connection a few times per window. Thread safe.
+ * was read: a request the gate refused (401, 429, 503), one sent to a path the gateway lacks, or an
+ * upload turned away. Such a request ends with its answer, so it leaves {@link RequestAdmission},
+ * the drain count and its thread at once; its connection then becomes a {@link RefusedBodyDrain},
+ * which reads and drops what is still arriving so that a phone still sending reads its answer
+ * instead of a connection reset. That reading goes on only while the client keeps the minimum body
+ * rate ({@code BOLO_MIN_BODY_RATE}, averaged from the answer on and checked once a {@code
+ * BOLO_BODY_RATE_WINDOW} has passed, as for a body being read) and for at most {@link
+ * #MAX_DISCARD_BYTES}; then the connection is closed. So a refused connection lasts at most {@code
+ * MAX_DISCARD_BYTES / BOLO_MIN_BODY_RATE} (27 minutes at the default 16 KiB/s, for a phone on a
+ * slow link still sending a large note), and about one window for a client trickling a byte now and
+ * then. A sweep looks at every drain a few times per window. The server holds it as a bean, where
+ * {@link RefusedBodyDrain#afterAnswer} finds it. Thread safe.
  */
 public final class ClosingConnections implements AutoCloseable {
 
@@ -45,11 +42,8 @@ public final class ClosingConnections implements AutoCloseable {
   private final long minBytesPerSecond;
   private final long windowNanos;
   private final LongSupplier nanoTime;
-  private final Map<EndPoint, Answered> closing = new ConcurrentHashMap<>();
+  private final Set<RefusedBodyDrain> draining = ConcurrentHashMap.newKeySet();
   private final ScheduledFuture<?> sweeps;
-
-  /** When a connection was first seen closing, and the bytes it had brought by then. */
-  private record Answered(long sinceNanos, long bytesIn) {}
 
   private ClosingConnections(
       Server server,
@@ -64,10 +58,11 @@ public final class ClosingConnections implements AutoCloseable {
     long period = Math.max(50, Math.min(1000, window.toMillis() / 5));
     this.sweeps =
         scheduler.scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
+    server.addBean(this, false);
   }
 
   /**
-   * Starts sweeping the connectors of {@code server}.
+   * Starts sweeping the refused bodies' connections of {@code server}, and joins it as a bean.
    *
    * @param minBytesPerSecond the slowest a client may go on sending ({@code BOLO_MIN_BODY_RATE})
    * @param window what that rate is averaged over, and the grace before it is checked ({@code
@@ -82,39 +77,45 @@ public final class ClosingConnections implements AutoCloseable {
     return new ClosingConnections(server, minBytesPerSecond, window, nanoTime, scheduler);
   }
 
+  /** The clock the drains are timed on. */
+  long nanoTime() {
+    return nanoTime.getAsLong();
+  }
+
+  /** The number of connections reading and dropping a refused body now. */
+  int draining() {
+    return draining.size();
+  }
+
+  void draining(RefusedBodyDrain drain) {
+    draining.add(drain);
+  }
+
+  void drained(RefusedBodyDrain drain) {
+    draining.remove(drain);
+  }
+
   private void sweep() {
     try {
       long now = nanoTime.getAsLong();
-      Set<EndPoint> seen = new HashSet<>();
-      OpenConnections.forEach(
-          server,
-          (endPoint, http) -> {
-            // Closing: the answer is out, the connection ends once the client stops sending.
-            if (!http.getParser().isClose()) {
-              return;
-            }
-            Answered answered =
-                closing.computeIfAbsent(endPoint, e -> new Answered(now, http.getBytesIn()));
-            if (isOverdue(answered, now, http)) {
-              endPoint.close();
-            } else {
-              seen.add(endPoint);
-            }
-          });
-      closing.keySet().retainAll(seen);
+      for (RefusedBodyDrain drain : draining) {
+        if (isOverdue(drain, now)) {
+          drain.getEndPoint().close();
+        }
+      }
     } catch (RuntimeException e) {
       log.warn("closing connection sweep failed: {}", e.toString());
     }
   }
 
   /** Whether the client has sent too much since its answer, or too slowly. */
-  private boolean isOverdue(Answered answered, long now, HttpConnection http) {
-    long sent = http.getBytesIn() - answered.bytesIn();
+  private boolean isOverdue(RefusedBodyDrain drain, long now) {
+    long sent = drain.dropped();
     // More than any refused note is read for the phone's sake.
     if (sent > MAX_DISCARD_BYTES) {
       return true;
     }
-    long waited = now - answered.sinceNanos();
+    long waited = now - drain.sinceNanos();
     // One window's grace, as for a body being read: a phone's link may pause.
     if (waited < windowNanos) {
       return false;
@@ -125,5 +126,6 @@ public final class ClosingConnections implements AutoCloseable {
   @Override
   public void close() {
     sweeps.cancel(false);
+    server.removeBean(this);
   }
 }

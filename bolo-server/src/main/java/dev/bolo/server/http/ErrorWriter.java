@@ -67,13 +67,14 @@ final class ErrorWriter {
    * Answers {@code error} to a request whose body is not read, or not all of it (refused before its
    * first byte, or turned away part-way): the connection closes after the answer. The request ends
    * with its answer, so it leaves {@link RequestAdmission}, the drain count and its thread at once;
-   * what the client is still sending is read and dropped within the bounds of {@link
-   * ClosingConnections}, so that it reads this answer instead of a connection reset. The one way
-   * every route refuses a body.
+   * what the client is still sending is read and dropped by a {@link RefusedBodyDrain} within the
+   * bounds of {@link ClosingConnections}, so that it reads this answer instead of a connection
+   * reset. The one way every route refuses a body.
    */
   static void refuseBody(Context ctx, Dialect dialect, ApiError error) {
     ctx.res().setHeader("Connection", "close");
     write(ctx, dialect, error);
+    RefusedBodyDrain.afterAnswer(ctx.req());
   }
 
   /** The body of {@code error} in {@code dialect}, for {@link #write} and Jetty's own errors. */

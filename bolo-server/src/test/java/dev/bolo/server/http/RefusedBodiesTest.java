@@ -11,6 +11,7 @@ import dev.bolo.testkit.Await;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
 import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -147,6 +149,98 @@ class RefusedBodiesTest {
 
     assertThat(refused.status()).as(refused.body()).isEqualTo(401);
     assertThat(JSON.readTree(refused.body()).path("code").asText()).isEqualTo("unauthorized");
+  }
+
+  /**
+   * A client that reads nothing until its whole body is sent (Node's fetch, the OpenAI Node SDK)
+   * sends all of a refused note without a reset and then reads its answer, and the gateway ends the
+   * connection after it. Before, Jetty closed the connection with the body still arriving: the
+   * client's next write met a reset, and a client that had not yet read the answer lost it.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"/v1/transcriptions", "/v1/no-such-path"})
+  void aClientThatReadsOnlyAfterSendingItsWholeRefusedNoteSendsItAllAndReadsItsAnswer(String path)
+      throws Exception {
+    Gateway gateway = fixture.start(Map.of());
+    try (Socket socket = new Socket("127.0.0.1", gateway.app().port())) {
+      assertSendsAllThenReadsItsAnswer(socket, path);
+    }
+  }
+
+  /** The same over TLS, where the connection's bytes pass through Jetty's decrypting end point. */
+  @Test
+  void overTlsAClientThatReadsOnlyAfterSendingItsWholeRefusedNoteReadsItsAnswer() throws Exception {
+    Gateway gateway = fixture.start(Map.of("BOLO_TLS", "on"));
+    try (SSLSocket socket = (SSLSocket) gateway.secureClient().sslSocketFactory().createSocket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", gateway.app().port()), 5_000);
+      socket.startHandshake();
+      assertSendsAllThenReadsItsAnswer(socket, "/v1/transcriptions");
+    }
+  }
+
+  /**
+   * What is read after an answer has a bound whatever the rate: a client that goes on sending at
+   * full speed is cut off once it has sent more than any refused note, not before.
+   */
+  @Test
+  void aClientSendingMoreThanAnyNoteAfterItsAnswerIsCutOffOnceItHasSentThatMuch() throws Exception {
+    Gateway gateway = fixture.start(Map.of());
+    long declared = 3 * ClosingConnections.MAX_DISCARD_BYTES;
+    try (Socket socket = new Socket("127.0.0.1", gateway.app().port())) {
+      socket.setSoTimeout((int) Duration.ofSeconds(60).toMillis());
+      OutputStream out = socket.getOutputStream();
+      out.write(uploadHead("/v1/transcriptions", declared));
+      long sent = 0;
+      IOException cutOff = null;
+      byte[] piece = new byte[64 * 1024];
+      try {
+        while (sent < declared) {
+          out.write(piece);
+          sent += piece.length;
+        }
+      } catch (IOException e) {
+        cutOff = e;
+      }
+
+      assertThat(cutOff).as("the gateway closed the connection").isNotNull();
+      assertThat(sent)
+          .as("bytes sent before the cut")
+          .isGreaterThan(ClosingConnections.MAX_DISCARD_BYTES);
+    }
+  }
+
+  /**
+   * Sends a refused upload of 9.6 MB to {@code path} on {@code socket} without reading, then reads
+   * the answer and the end of the connection.
+   */
+  private static void assertSendsAllThenReadsItsAnswer(Socket socket, String path)
+      throws IOException {
+    socket.setSoTimeout((int) Duration.ofSeconds(60).toMillis());
+    int bodyBytes = 9_600_000;
+    OutputStream out = socket.getOutputStream();
+    out.write(uploadHead(path, bodyBytes));
+    byte[] piece = new byte[64 * 1024];
+    for (int sent = 0; sent < bodyBytes; sent += piece.length) {
+      out.write(piece, 0, Math.min(piece.length, bodyBytes - sent));
+    }
+    out.flush();
+
+    BufferedInputStream in = new BufferedInputStream(socket.getInputStream());
+    RawAnswer answer = RawAnswer.read(in);
+    assertThat(answer.status()).as(answer.body()).isIn(401, 404);
+    assertThat(JSON.readTree(answer.body()).path("code").asText())
+        .isIn("unauthorized", "not_found");
+    assertThat(in.read()).as("the gateway ends the connection after its answer").isEqualTo(-1);
+  }
+
+  private static byte[] uploadHead(String path, long bodyBytes) {
+    return ("POST "
+            + path
+            + " HTTP/1.1\r\nHost: bolo\r\n"
+            + "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: "
+            + bodyBytes
+            + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII);
   }
 
   /**

@@ -1,0 +1,247 @@
+package dev.bolo.server.http;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.MetaData;
+import org.eclipse.jetty.io.AbstractConnection;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.HttpStream;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.TunnelSupport;
+import org.eclipse.jetty.server.internal.HttpConnection;
+import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an HTTP/1.1 connection becomes once a request's answer went out before its body was all
+ * read: it reads and drops what the client is still sending, then closes, so that a client which
+ * reads nothing until its body is sent (Node's fetch, the OpenAI Node SDK) sends it all and then
+ * reads its answer. Jetty alone closes such a connection at once, and the client's next write meets
+ * a reset that takes the unread answer with it.
+ *
+ * <p>The request ends with its answer as before; only the connection lingers, with its output shut
+ * (the client sees the answer end), holding a 16 KiB buffer and no thread. {@link
+ * ClosingConnections} bounds it: {@link ClosingConnections#MAX_DISCARD_BYTES} at most, at no less
+ * than the minimum body rate once a window has passed, and the idle timeout. It is taken on through
+ * Jetty's connection upgrade, the way WebSocket takes a connection over. Thread safe: Jetty calls
+ * one method at a time; the sweep reads the counters.
+ */
+final class RefusedBodyDrain extends AbstractConnection implements Connection.UpgradeTo {
+
+  private static final Logger log = LoggerFactory.getLogger(RefusedBodyDrain.class);
+  private static final int BUFFER_BYTES = 16 * 1024;
+
+  private final ClosingConnections closing;
+  private final long sinceNanos;
+  private final AtomicLong dropped = new AtomicLong();
+  private @Nullable ByteBuffer buffer;
+
+  private RefusedBodyDrain(
+      EndPoint endPoint, Executor executor, ClosingConnections closing, long sinceNanos) {
+    super(endPoint, executor);
+    this.closing = closing;
+    this.sinceNanos = sinceNanos;
+  }
+
+  /**
+   * Arranges for the connection of {@code req}, whose answer is written and whose body is not all
+   * read, to read and drop the rest after the answer instead of being closed under the client. Does
+   * nothing for a request without a body, off HTTP/1.1, or on a server without {@link
+   * ClosingConnections}; a body that has all arrived by the end is consumed as Jetty does.
+   */
+  static void afterAnswer(HttpServletRequest req) {
+    if (req.getContentLengthLong() <= 0 && req.getHeader("Transfer-Encoding") == null) {
+      return;
+    }
+    ServletContextRequest request = ServletContextRequest.getServletContextRequest(req);
+    if (request == null
+        || !(request.getConnectionMetaData().getConnection() instanceof HttpConnection http)) {
+      return;
+    }
+    ClosingConnections closing =
+        request
+            .getConnectionMetaData()
+            .getConnector()
+            .getServer()
+            .getBean(ClosingConnections.class);
+    if (closing == null) {
+      return;
+    }
+    Request channel = Request.unWrap(request);
+    RefusedBodyDrain drain =
+        new RefusedBodyDrain(
+            http.getEndPoint(), http.getConnector().getExecutor(), closing, closing.nanoTime());
+    channel.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, drain);
+    request.addHttpStreamWrapper(stream -> new Unconsumed(stream, channel));
+  }
+
+  /** Bytes dropped so far, for the sweep. */
+  long dropped() {
+    return dropped.get();
+  }
+
+  /** When the drain began, on {@link ClosingConnections#nanoTime()}. */
+  long sinceNanos() {
+    return sinceNanos;
+  }
+
+  @Override
+  public void onUpgradeTo(ByteBuffer prefilled) {
+    // What Jetty had read past the answer: dropped as the rest will be.
+    dropped.addAndGet(prefilled.remaining());
+  }
+
+  @Override
+  public void onOpen() {
+    super.onOpen();
+    buffer = ByteBuffer.allocate(BUFFER_BYTES);
+    closing.draining(this);
+    // The answer is all written: the client sees it end, and may stop sending.
+    getEndPoint().shutdownOutput();
+    fillInterested();
+  }
+
+  @Override
+  public void onFillable() {
+    ByteBuffer into = buffer;
+    if (into == null) {
+      return;
+    }
+    try {
+      while (true) {
+        into.clear().limit(0);
+        int read = getEndPoint().fill(into);
+        if (read < 0) {
+          getEndPoint().close();
+          return;
+        }
+        if (read == 0) {
+          fillInterested();
+          return;
+        }
+        if (dropped.addAndGet(read) > ClosingConnections.MAX_DISCARD_BYTES) {
+          getEndPoint().close();
+          return;
+        }
+      }
+    } catch (IOException e) {
+      log.debug("a refused body's connection failed: {}", e.toString());
+      getEndPoint().close(e);
+    }
+  }
+
+  @Override
+  public boolean onIdleExpired(TimeoutException timeout) {
+    return true;
+  }
+
+  @Override
+  public void onClose(@Nullable Throwable cause) {
+    closing.drained(this);
+    buffer = null;
+    super.onClose(cause);
+  }
+
+  /**
+   * The request's stream with its unread body counted as consumed, so that Jetty completes the
+   * request and hands the connection to the drain instead of failing it; a body that has all
+   * arrived is consumed as usual and the connection closes as Jetty closes it.
+   */
+  private static final class Unconsumed implements HttpStream {
+    private final HttpStream stream;
+    private final Request channel;
+
+    Unconsumed(HttpStream stream, Request channel) {
+      this.stream = stream;
+      this.channel = channel;
+    }
+
+    @Override
+    public @Nullable Throwable consumeAvailable() {
+      if (stream.consumeAvailable() == null) {
+        channel.removeAttribute(UPGRADE_CONNECTION_ATTRIBUTE);
+      }
+      return null;
+    }
+
+    @Override
+    public String getId() {
+      return stream.getId();
+    }
+
+    @Override
+    public Content.@Nullable Chunk read() {
+      return stream.read();
+    }
+
+    @Override
+    public void demand() {
+      stream.demand();
+    }
+
+    @Override
+    public void prepareResponse(HttpFields.Mutable headers) {
+      stream.prepareResponse(headers);
+    }
+
+    @Override
+    public void send(
+        MetaData.Request request,
+        MetaData.@Nullable Response response,
+        boolean last,
+        @Nullable ByteBuffer content,
+        Callback callback) {
+      stream.send(request, response, last, content, callback);
+    }
+
+    @Override
+    public @Nullable Runnable cancelSend(Throwable cause, Callback appCallback) {
+      return stream.cancelSend(cause, appCallback);
+    }
+
+    @Override
+    public long getIdleTimeout() {
+      return stream.getIdleTimeout();
+    }
+
+    @Override
+    public void setIdleTimeout(long idleTimeoutMs) {
+      stream.setIdleTimeout(idleTimeoutMs);
+    }
+
+    @Override
+    public boolean isCommitted() {
+      return stream.isCommitted();
+    }
+
+    @Override
+    public @Nullable TunnelSupport getTunnelSupport() {
+      return stream.getTunnelSupport();
+    }
+
+    @Override
+    public void succeeded() {
+      stream.succeeded();
+    }
+
+    @Override
+    public void failed(Throwable x) {
+      stream.failed(x);
+    }
+
+    @Override
+    public InvocationType getInvocationType() {
+      return stream.getInvocationType();
+    }
+  }
+}
