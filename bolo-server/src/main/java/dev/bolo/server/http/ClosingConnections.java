@@ -38,6 +38,13 @@ public final class ClosingConnections implements AutoCloseable {
    */
   static final long MAX_DISCARD_BYTES = 26L * 1024 * 1024;
 
+  /**
+   * The most connections reading refused bodies at once; beyond them a refused connection closes at
+   * once, its client meeting a reset. Each costs a socket and no thread or buffer while it waits,
+   * and a client must keep the minimum rate to hold one past a window.
+   */
+  static final int MAX_DRAINS = 1024;
+
   private final Server server;
   private final long minBytesPerSecond;
   private final long windowNanos;
@@ -82,9 +89,9 @@ public final class ClosingConnections implements AutoCloseable {
     return nanoTime.getAsLong();
   }
 
-  /** The number of connections reading and dropping a refused body now. */
-  int draining() {
-    return draining.size();
+  /** Whether another refused body's connection may drain ({@link #MAX_DRAINS}). */
+  boolean admitsAnother() {
+    return draining.size() < MAX_DRAINS;
   }
 
   void draining(RefusedBodyDrain drain) {
@@ -99,7 +106,10 @@ public final class ClosingConnections implements AutoCloseable {
     try {
       long now = nanoTime.getAsLong();
       for (RefusedBodyDrain drain : draining) {
-        if (isOverdue(drain, now)) {
+        if (!drain.getEndPoint().isOpen()) {
+          // Closed without the drain hearing of it (during its hand-over): forgotten here.
+          draining.remove(drain);
+        } else if (isOverdue(drain, now)) {
           drain.getEndPoint().close();
         }
       }

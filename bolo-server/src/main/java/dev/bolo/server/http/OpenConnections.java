@@ -8,8 +8,8 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.internal.HttpConnection;
 
 /**
- * The HTTP/1.1 connections a server holds open, for the sweeps that close those a client keeps too
- * long ({@link HeaderDeadline}, {@link ClosingConnections}). Stateless.
+ * The HTTP/1.1 connections a server holds open, for the sweep that closes those whose client keeps
+ * the head of a request too long ({@link HeaderDeadline}). Stateless.
  */
 final class OpenConnections {
 

@@ -4,15 +4,16 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.MetaData;
 import org.eclipse.jetty.io.AbstractConnection;
+import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.eclipse.jetty.server.HttpStream;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.TunnelSupport;
@@ -30,11 +31,13 @@ import org.slf4j.LoggerFactory;
  * a reset that takes the unread answer with it.
  *
  * <p>The request ends with its answer as before; only the connection lingers, with its output shut
- * (the client sees the answer end), holding a 16 KiB buffer and no thread. {@link
- * ClosingConnections} bounds it: {@link ClosingConnections#MAX_DISCARD_BYTES} at most, at no less
- * than the minimum body rate once a window has passed, and the idle timeout. It is taken on through
- * Jetty's connection upgrade, the way WebSocket takes a connection over. Thread safe: Jetty calls
- * one method at a time; the sweep reads the counters.
+ * (the client sees the answer end), holding no thread, and a pooled buffer only while it reads.
+ * {@link ClosingConnections} bounds it: {@link ClosingConnections#MAX_DISCARD_BYTES} at most, at no
+ * less than the minimum body rate once a window has passed, the idle timeout, and {@link
+ * ClosingConnections#MAX_DRAINS} at once (beyond them a refused connection closes at once, as Jetty
+ * closes it). It is taken on through Jetty's connection upgrade, the way WebSocket takes a
+ * connection over. Thread safe: the counter is atomic, and the sweep closes the end point, which
+ * Jetty makes safe from any thread.
  */
 final class RefusedBodyDrain extends AbstractConnection implements Connection.UpgradeTo {
 
@@ -42,13 +45,18 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
   private static final int BUFFER_BYTES = 16 * 1024;
 
   private final ClosingConnections closing;
+  private final ByteBufferPool buffers;
   private final long sinceNanos;
   private final AtomicLong dropped = new AtomicLong();
-  private @Nullable ByteBuffer buffer;
 
   private RefusedBodyDrain(
-      EndPoint endPoint, Executor executor, ClosingConnections closing, long sinceNanos) {
+      EndPoint endPoint,
+      Executor executor,
+      ByteBufferPool buffers,
+      ClosingConnections closing,
+      long sinceNanos) {
     super(endPoint, executor);
+    this.buffers = buffers;
     this.closing = closing;
     this.sinceNanos = sinceNanos;
   }
@@ -56,8 +64,9 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
   /**
    * Arranges for the connection of {@code req}, whose answer is written and whose body is not all
    * read, to read and drop the rest after the answer instead of being closed under the client. Does
-   * nothing for a request without a body, off HTTP/1.1, or on a server without {@link
-   * ClosingConnections}; a body that has all arrived by the end is consumed as Jetty does.
+   * nothing for a request without a body, one not over HTTP/1, on a server without {@link
+   * ClosingConnections}, or when {@link ClosingConnections#MAX_DRAINS} are draining already; a body
+   * that has all arrived by the end is consumed as Jetty does.
    */
   static void afterAnswer(HttpServletRequest req) {
     if (req.getContentLengthLong() <= 0 && req.getHeader("Transfer-Encoding") == null) {
@@ -74,13 +83,17 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
             .getConnector()
             .getServer()
             .getBean(ClosingConnections.class);
-    if (closing == null) {
+    if (closing == null || !closing.admitsAnother()) {
       return;
     }
     Request channel = Request.unWrap(request);
     RefusedBodyDrain drain =
         new RefusedBodyDrain(
-            http.getEndPoint(), http.getConnector().getExecutor(), closing, closing.nanoTime());
+            http.getEndPoint(),
+            http.getConnector().getExecutor(),
+            http.getConnector().getByteBufferPool(),
+            closing,
+            closing.nanoTime());
     channel.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, drain);
     request.addHttpStreamWrapper(stream -> new Unconsumed(stream, channel));
   }
@@ -104,7 +117,10 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
   @Override
   public void onOpen() {
     super.onOpen();
-    buffer = ByteBuffer.allocate(BUFFER_BYTES);
+    if (!getEndPoint().isOpen()) {
+      // Closed while it was handed over (a stop, an idle timeout): nothing to drain.
+      return;
+    }
     closing.draining(this);
     // The answer is all written: the client sees it end, and may stop sending.
     getEndPoint().shutdownOutput();
@@ -113,10 +129,8 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
 
   @Override
   public void onFillable() {
-    ByteBuffer into = buffer;
-    if (into == null) {
-      return;
-    }
+    RetainableByteBuffer pooled = buffers.acquire(BUFFER_BYTES, false);
+    ByteBuffer into = pooled.getByteBuffer();
     try {
       while (true) {
         into.clear().limit(0);
@@ -137,18 +151,14 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
     } catch (IOException e) {
       log.debug("a refused body's connection failed: {}", e.toString());
       getEndPoint().close(e);
+    } finally {
+      pooled.release();
     }
-  }
-
-  @Override
-  public boolean onIdleExpired(TimeoutException timeout) {
-    return true;
   }
 
   @Override
   public void onClose(@Nullable Throwable cause) {
     closing.drained(this);
-    buffer = null;
     super.onClose(cause);
   }
 
@@ -168,10 +178,13 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
 
     @Override
     public @Nullable Throwable consumeAvailable() {
-      if (stream.consumeAvailable() == null) {
+      Throwable unconsumed = stream.consumeAvailable();
+      if (unconsumed == null) {
         channel.removeAttribute(UPGRADE_CONNECTION_ATTRIBUTE);
       }
-      return null;
+      // Only a body still arriving is the drain's; a broken one (a bad chunk, an early end) fails
+      // the connection as Jetty fails it.
+      return unconsumed == CONTENT_NOT_CONSUMED ? null : unconsumed;
     }
 
     @Override

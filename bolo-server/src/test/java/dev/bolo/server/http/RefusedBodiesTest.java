@@ -1,6 +1,7 @@
 package dev.bolo.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.bolo.server.testing.Gateway;
@@ -207,6 +208,45 @@ class RefusedBodiesTest {
           .as("bytes sent before the cut")
           .isGreaterThan(ClosingConnections.MAX_DISCARD_BYTES);
     }
+  }
+
+  /**
+   * The connections draining refused bodies are bounded in number: with {@link
+   * ClosingConnections#MAX_DRAINS} clients trickling after their answers, the next refused client
+   * is cut off as Jetty cuts it; once those clients go, their places are free again.
+   */
+  @Test
+  void noMoreThanTheMostDrainsAtOnceAndAClosedDrainFreesItsPlace() throws Exception {
+    Gateway gateway = fixture.start(Map.of());
+    List<Socket> tricklers = new ArrayList<>();
+    try {
+      for (int i = 0; i < ClosingConnections.MAX_DRAINS; i++) {
+        Socket trickler = startUpload(gateway, "/v1/transcriptions", "");
+        tricklers.add(trickler);
+        RawAnswer answer = RawAnswer.read(new BufferedInputStream(trickler.getInputStream()));
+        assertThat(answer.status()).as(answer.body()).isEqualTo(401);
+      }
+      try (Socket beyond = new Socket("127.0.0.1", gateway.app().port())) {
+        assertThatThrownBy(() -> assertSendsAllThenReadsItsAnswer(beyond, "/v1/transcriptions"))
+            .as("a refused client beyond the bound")
+            .isInstanceOf(IOException.class);
+      }
+    } finally {
+      for (Socket trickler : tricklers) {
+        trickler.close();
+      }
+    }
+    Await.until(
+        Duration.ofSeconds(30),
+        "a refused client drained once the tricklers are gone",
+        () -> {
+          try (Socket next = new Socket("127.0.0.1", gateway.app().port())) {
+            assertSendsAllThenReadsItsAnswer(next, "/v1/transcriptions");
+            return true;
+          } catch (IOException e) {
+            return false;
+          }
+        });
   }
 
   /**
