@@ -17,7 +17,7 @@ import org.eclipse.jetty.util.NanoTime;
  * over-long URI, a server fault outside a handler, an upload turned away by {@link
  * RequestAdmission}) in the endpoint's own JSON shape through {@link ErrorWriter}, instead of
  * Jetty's HTML page with its internal message, and writes the request's access line, which no route
- * wrote.
+ * wrote. An upload turned away is answered as every refused body ({@link RefusedBodyDrain}).
  */
 public final class JsonErrorHandler extends ErrorHandler {
 
@@ -43,8 +43,9 @@ public final class JsonErrorHandler extends ErrorHandler {
     }
     // A request the server ends as it stops (its drain ran out) was not failed by the server: the
     // phone is told to resend, not that something broke.
+    boolean stopping = request.getConnectionMetaData().getConnector().getServer().isStopping();
     ApiError error =
-        status == 500 && request.getConnectionMetaData().getConnector().getServer().isStopping()
+        status == 500 && stopping
             ? Errors.serverUnavailable("the gateway is stopping; resend", STOPPING_RETRY_AFTER)
             : Errors.ofHttpStatus(status);
     status = error.status();
@@ -75,6 +76,13 @@ public final class JsonErrorHandler extends ErrorHandler {
             ? device.name()
             : null,
         durationMillis(request));
+    // An upload turned away by the line of requests served, its body unread: as every refused
+    // body, answered and then read and dropped, so that a client still sending reads the 503.
+    // The drain is arranged before the write, whose end completes the request.
+    if (status == 503 && !stopping) {
+      headers.put(HttpHeader.CONNECTION, "close");
+      RefusedBodyDrain.afterAnswer(request);
+    }
     response.write(true, ByteBuffer.wrap(body), callback);
     return true;
   }

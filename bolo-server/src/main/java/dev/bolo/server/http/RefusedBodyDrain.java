@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.MetaData;
 import org.eclipse.jetty.io.AbstractConnection;
 import org.eclipse.jetty.io.ByteBufferPool;
@@ -63,18 +64,28 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
 
   /**
    * Arranges for the connection of {@code req}, whose answer is written and whose body is not all
-   * read, to read and drop the rest after the answer instead of being closed under the client. Does
-   * nothing for a request without a body, one not over HTTP/1, on a server without {@link
-   * ClosingConnections}, or when {@link ClosingConnections#MAX_DRAINS} are draining already; a body
-   * that has all arrived by the end is consumed as Jetty does.
+   * read, to read and drop the rest after the answer instead of being closed under the client; as
+   * {@link #afterAnswer(Request)}.
    */
   static void afterAnswer(HttpServletRequest req) {
-    if (req.getContentLengthLong() <= 0 && req.getHeader("Transfer-Encoding") == null) {
+    ServletContextRequest request = ServletContextRequest.getServletContextRequest(req);
+    if (request != null) {
+      afterAnswer(request);
+    }
+  }
+
+  /**
+   * Arranges for the connection of {@code request}, whose answer says {@code Connection: close} and
+   * whose body is not all read, to read and drop the rest after the answer instead of being closed
+   * under the client. Does nothing for a request without a body, one not over HTTP/1, on a server
+   * without {@link ClosingConnections}, or when {@link ClosingConnections#MAX_DRAINS} are draining
+   * already; a body that has all arrived by the end is consumed as Jetty does.
+   */
+  static void afterAnswer(Request request) {
+    if (request.getLength() <= 0 && !request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)) {
       return;
     }
-    ServletContextRequest request = ServletContextRequest.getServletContextRequest(req);
-    if (request == null
-        || !(request.getConnectionMetaData().getConnection() instanceof HttpConnection http)) {
+    if (!(request.getConnectionMetaData().getConnection() instanceof HttpConnection http)) {
       return;
     }
     ClosingConnections closing =

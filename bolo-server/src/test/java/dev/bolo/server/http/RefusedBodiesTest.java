@@ -180,6 +180,41 @@ class RefusedBodiesTest {
   }
 
   /**
+   * A device's upload turned away by the line of requests served (Jetty's own 503, every place
+   * taken and no wait allowed) is answered as every refused body: a client that reads only after
+   * sending reads the 503 and its {@code Retry-After}, which it would resend by, not a reset.
+   */
+  @Test
+  void anUploadTurnedAwayByAFullLineSendsItAllAndReadsIts503() throws Exception {
+    Gateway gateway =
+        fixture.start(Map.of("BOLO_MAX_CONCURRENT_REQUESTS", "1", "BOLO_REQUEST_QUEUE_WAIT", "0s"));
+    fixture.provider().hold();
+    CompletableFuture<Gateway.Reply> held = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                held.complete(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, wav())));
+              } catch (IOException e) {
+                held.completeExceptionally(e);
+              }
+            });
+    Await.until(() -> fixture.provider().calls() == 1, () -> "the note at the provider");
+
+    try (Socket socket = new Socket("127.0.0.1", gateway.app().port())) {
+      RawAnswer answer =
+          sendAllThenRead(
+              socket, "/v1/transcriptions", "Authorization: Bearer " + Gateway.TOKEN_B + "\r\n");
+      assertThat(answer.status()).as(answer.body()).isEqualTo(503);
+      assertThat(answer.header("Retry-After")).isNotNull();
+      assertThat(JSON.readTree(answer.body()).path("code").asText())
+          .isEqualTo("server_unavailable");
+    }
+    fixture.provider().release();
+    assertThat(held.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+  }
+
+  /**
    * What is read after an answer has a bound whatever the rate: a client that goes on sending at
    * full speed is cut off once it has sent more than any refused note, not before.
    */
@@ -190,7 +225,7 @@ class RefusedBodiesTest {
     try (Socket socket = new Socket("127.0.0.1", gateway.app().port())) {
       socket.setSoTimeout((int) Duration.ofSeconds(60).toMillis());
       OutputStream out = socket.getOutputStream();
-      out.write(uploadHead("/v1/transcriptions", declared));
+      out.write(uploadHead("/v1/transcriptions", "", declared));
       long sent = 0;
       IOException cutOff = null;
       byte[] piece = new byte[64 * 1024];
@@ -255,10 +290,23 @@ class RefusedBodiesTest {
    */
   private static void assertSendsAllThenReadsItsAnswer(Socket socket, String path)
       throws IOException {
+    RawAnswer answer = sendAllThenRead(socket, path, "");
+    assertThat(answer.status()).as(answer.body()).isIn(401, 404);
+    assertThat(JSON.readTree(answer.body()).path("code").asText())
+        .isIn("unauthorized", "not_found");
+  }
+
+  /**
+   * Sends an upload of 9.6 MB to {@code path} on {@code socket}, with the header line {@code
+   * authorization} (or none), without reading; then reads the answer, and the end of the
+   * connection.
+   */
+  private static RawAnswer sendAllThenRead(Socket socket, String path, String authorization)
+      throws IOException {
     socket.setSoTimeout((int) Duration.ofSeconds(60).toMillis());
     int bodyBytes = 9_600_000;
     OutputStream out = socket.getOutputStream();
-    out.write(uploadHead(path, bodyBytes));
+    out.write(uploadHead(path, authorization, bodyBytes));
     byte[] piece = new byte[64 * 1024];
     for (int sent = 0; sent < bodyBytes; sent += piece.length) {
       out.write(piece, 0, Math.min(piece.length, bodyBytes - sent));
@@ -267,16 +315,15 @@ class RefusedBodiesTest {
 
     BufferedInputStream in = new BufferedInputStream(socket.getInputStream());
     RawAnswer answer = RawAnswer.read(in);
-    assertThat(answer.status()).as(answer.body()).isIn(401, 404);
-    assertThat(JSON.readTree(answer.body()).path("code").asText())
-        .isIn("unauthorized", "not_found");
     assertThat(in.read()).as("the gateway ends the connection after its answer").isEqualTo(-1);
+    return answer;
   }
 
-  private static byte[] uploadHead(String path, long bodyBytes) {
+  private static byte[] uploadHead(String path, String authorization, long bodyBytes) {
     return ("POST "
             + path
             + " HTTP/1.1\r\nHost: bolo\r\n"
+            + authorization
             + "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: "
             + bodyBytes
             + "\r\n\r\n")
