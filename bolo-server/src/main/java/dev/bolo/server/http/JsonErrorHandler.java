@@ -79,9 +79,8 @@ public final class JsonErrorHandler extends ErrorHandler {
     // An upload turned away by the line of requests served, its body unread: as every refused
     // body, answered and then read and dropped, so that a client still sending reads the 503.
     // The drain is arranged before the write, whose end completes the request.
-    if (status == 503 && !stopping) {
+    if (status == 503 && !stopping && RefusedBodyDrain.afterAnswer(request)) {
       headers.put(HttpHeader.CONNECTION, "close");
-      RefusedBodyDrain.afterAnswer(request);
     }
     response.write(true, ByteBuffer.wrap(body), callback);
     return true;

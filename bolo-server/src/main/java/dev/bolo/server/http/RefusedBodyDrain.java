@@ -75,18 +75,21 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
   }
 
   /**
-   * Arranges for the connection of {@code request}, whose answer says {@code Connection: close} and
-   * whose body is not all read, to read and drop the rest after the answer instead of being closed
-   * under the client. Does nothing for a request without a body, one not over HTTP/1, on a server
-   * without {@link ClosingConnections}, or when {@link ClosingConnections#MAX_DRAINS} are draining
-   * already; a body that has all arrived by the end is consumed as Jetty does.
+   * Arranges for the connection of {@code request}, whose answer is not yet complete and whose body
+   * is not all read, to read and drop the rest after the answer instead of being closed under the
+   * client; the answer's caller says {@code Connection: close} when this returns true. Does nothing
+   * for a request without a body, one not over HTTP/1, on a server without {@link
+   * ClosingConnections}, when {@link ClosingConnections#MAX_DRAINS} are draining already, or when
+   * the client has gone; a body that has all arrived by the end is consumed as Jetty does.
+   *
+   * @return whether the connection will drain
    */
-  static void afterAnswer(Request request) {
+  static boolean afterAnswer(Request request) {
     if (request.getLength() <= 0 && !request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)) {
-      return;
+      return false;
     }
     if (!(request.getConnectionMetaData().getConnection() instanceof HttpConnection http)) {
-      return;
+      return false;
     }
     ClosingConnections closing =
         request
@@ -95,18 +98,24 @@ final class RefusedBodyDrain extends AbstractConnection implements Connection.Up
             .getServer()
             .getBean(ClosingConnections.class);
     if (closing == null || !closing.admitsAnother()) {
-      return;
+      return false;
     }
     Request channel = Request.unWrap(request);
-    RefusedBodyDrain drain =
+    try {
+      request.addHttpStreamWrapper(stream -> new Unconsumed(stream, channel));
+    } catch (IllegalStateException e) {
+      // The client reset the connection meanwhile: no stream is left to drain.
+      return false;
+    }
+    channel.setAttribute(
+        HttpStream.UPGRADE_CONNECTION_ATTRIBUTE,
         new RefusedBodyDrain(
             http.getEndPoint(),
             http.getConnector().getExecutor(),
             http.getConnector().getByteBufferPool(),
             closing,
-            closing.nanoTime());
-    channel.setAttribute(HttpStream.UPGRADE_CONNECTION_ATTRIBUTE, drain);
-    request.addHttpStreamWrapper(stream -> new Unconsumed(stream, channel));
+            closing.nanoTime()));
+    return true;
   }
 
   /** Bytes dropped so far, for the sweep. */
