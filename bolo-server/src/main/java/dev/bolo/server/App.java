@@ -175,7 +175,8 @@ public final class App implements AutoCloseable {
             config.limits().uploads().minBytesPerSecond(),
             config.limits().uploads().rateWindow(),
             parts.wireTicker(),
-            parts.threads().renewals());
+            parts.threads().renewals(),
+            parts.metrics());
     log.info(
         "Bolo listening on {}://{}:{} (engine {}, store {}, instance slot {})",
         parts.phones().isSecure() ? "https" : "http",

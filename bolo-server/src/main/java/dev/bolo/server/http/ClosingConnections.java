@@ -1,5 +1,7 @@
 package dev.bolo.server.http;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -74,14 +76,21 @@ public final class ClosingConnections implements AutoCloseable {
    * @param minBytesPerSecond the slowest a client may go on sending ({@code BOLO_MIN_BODY_RATE})
    * @param window what that rate is averaged over, and the grace before it is checked ({@code
    *     BOLO_BODY_RATE_WINDOW})
+   * @param metrics where {@code bolo_refused_body_drains} is shown
    */
   public static ClosingConnections start(
       Server server,
       long minBytesPerSecond,
       Duration window,
       LongSupplier nanoTime,
-      ScheduledExecutorService scheduler) {
-    return new ClosingConnections(server, minBytesPerSecond, window, nanoTime, scheduler);
+      ScheduledExecutorService scheduler,
+      MeterRegistry metrics) {
+    ClosingConnections closing =
+        new ClosingConnections(server, minBytesPerSecond, window, nanoTime, scheduler);
+    Gauge.builder("bolo_refused_body_drains", closing.draining, Set::size)
+        .description("Connections reading and dropping a refused body after its answer")
+        .register(metrics);
+    return closing;
   }
 
   /** The clock the drains are timed on. */

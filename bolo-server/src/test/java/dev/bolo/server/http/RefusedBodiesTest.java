@@ -188,18 +188,7 @@ class RefusedBodiesTest {
   void anUploadTurnedAwayByAFullLineSendsItAllAndReadsIts503() throws Exception {
     Gateway gateway =
         fixture.start(Map.of("BOLO_MAX_CONCURRENT_REQUESTS", "1", "BOLO_REQUEST_QUEUE_WAIT", "0s"));
-    fixture.provider().hold();
-    CompletableFuture<Gateway.Reply> held = new CompletableFuture<>();
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              try {
-                held.complete(gateway.send(gateway.nativeUpload(Gateway.TOKEN_A, wav())));
-              } catch (IOException e) {
-                held.completeExceptionally(e);
-              }
-            });
-    Await.until(() -> fixture.provider().calls() == 1, () -> "the note at the provider");
+    CompletableFuture<Gateway.Reply> held = takeTheOnePlace(gateway);
 
     try (Socket socket = new Socket("127.0.0.1", gateway.app().port())) {
       RawAnswer answer =
@@ -261,6 +250,10 @@ class RefusedBodiesTest {
         RawAnswer answer = RawAnswer.read(new BufferedInputStream(trickler.getInputStream()));
         assertThat(answer.status()).as(answer.body()).isEqualTo(401);
       }
+      // A drain begins once its request has ended, a moment after the answer is read.
+      Await.until(
+          () -> drains(gateway) == ClosingConnections.MAX_DRAINS,
+          () -> drains(gateway) + " drains");
       try (Socket beyond = new Socket("127.0.0.1", gateway.app().port())) {
         assertThatThrownBy(() -> assertSendsAllThenReadsItsAnswer(beyond, "/v1/transcriptions"))
             .as("a refused client beyond the bound")
@@ -271,6 +264,7 @@ class RefusedBodiesTest {
         trickler.close();
       }
     }
+    Await.until(() -> drains(gateway) == 0, () -> drains(gateway) + " drains left");
     Await.until(
         Duration.ofSeconds(30),
         "a refused client drained once the tricklers are gone",
@@ -338,6 +332,23 @@ class RefusedBodiesTest {
   void anUploadWithoutATokenIsAnswered401AtOnceWhenEveryPlaceIsTaken() throws Exception {
     Gateway gateway =
         fixture.start(Map.of("BOLO_MAX_CONCURRENT_REQUESTS", "1", "BOLO_REQUEST_QUEUE_WAIT", "0s"));
+    CompletableFuture<Gateway.Reply> held = takeTheOnePlace(gateway);
+
+    Gateway.Reply tokenless = gateway.send(gateway.nativeUpload(null, wav()));
+    Gateway.Reply device = gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, wav()));
+
+    assertThat(tokenless.status()).as(tokenless.body()).isEqualTo(401);
+    assertThat(device.status()).as("the one place is taken: " + device.body()).isEqualTo(503);
+    fixture.provider().release();
+    assertThat(held.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+  }
+
+  /**
+   * Holds the provider and sends device A's note, which takes the one place of a gateway serving
+   * one upload at once; returns its reply, which comes once the provider is released.
+   */
+  private CompletableFuture<Gateway.Reply> takeTheOnePlace(Gateway gateway)
+      throws InterruptedException {
     fixture.provider().hold();
     CompletableFuture<Gateway.Reply> held = new CompletableFuture<>();
     Thread.ofVirtual()
@@ -350,14 +361,7 @@ class RefusedBodiesTest {
               }
             });
     Await.until(() -> fixture.provider().calls() == 1, () -> "the note at the provider");
-
-    Gateway.Reply tokenless = gateway.send(gateway.nativeUpload(null, wav()));
-    Gateway.Reply device = gateway.send(gateway.nativeUpload(Gateway.TOKEN_B, wav()));
-
-    assertThat(tokenless.status()).as(tokenless.body()).isEqualTo(401);
-    assertThat(device.status()).as("the one place is taken: " + device.body()).isEqualTo(503);
-    fixture.provider().release();
-    assertThat(held.get(30, TimeUnit.SECONDS).status()).isEqualTo(200);
+    return held;
   }
 
   /**
@@ -385,6 +389,10 @@ class RefusedBodiesTest {
 
   private static byte[] wav() {
     return TestAudio.wav(500, 5);
+  }
+
+  private static long drains(Gateway gateway) {
+    return (long) gateway.app().metrics().get("bolo_refused_body_drains").gauge().value();
   }
 
   private static long waiting(Gateway gateway) {
