@@ -22,11 +22,12 @@ import org.slf4j.LoggerFactory;
  * instead of a connection reset. That reading goes on only while the client keeps the minimum body
  * rate ({@code BOLO_MIN_BODY_RATE}, averaged from the answer on and checked once a {@code
  * BOLO_BODY_RATE_WINDOW} has passed, as for a body being read) and for at most {@link
- * #MAX_DISCARD_BYTES}; then the connection is closed. So a refused connection lasts at most {@code
- * MAX_DISCARD_BYTES / BOLO_MIN_BODY_RATE} (27 minutes at the default 16 KiB/s, for a phone on a
- * slow link still sending a large note), and about one window for a client trickling a byte now and
- * then. A sweep looks at every drain a few times per window. The server holds it as a bean, where
- * {@link RefusedBodyDrain#afterAnswer} finds it. Thread safe.
+ * #MAX_DISCARD_BYTES} (counted by the drain as it reads); then the connection is closed. So a
+ * refused connection lasts at most {@code MAX_DISCARD_BYTES / BOLO_MIN_BODY_RATE} (27 minutes at
+ * the default 16 KiB/s, for a phone on a slow link still sending a large note), and about one
+ * window for a client trickling a byte now and then. A sweep looks at every drain a few times per
+ * window. The server holds it as a bean, where {@link RefusedBodyDrain#afterAnswer} finds it.
+ * Thread safe.
  */
 public final class ClosingConnections implements AutoCloseable {
 
@@ -127,13 +128,12 @@ public final class ClosingConnections implements AutoCloseable {
     }
   }
 
-  /** Whether the client has sent too much since its answer, or too slowly. */
+  /**
+   * Whether the client has sent too slowly since its answer; the drain itself closes once it has
+   * read {@link #MAX_DISCARD_BYTES}.
+   */
   private boolean isOverdue(RefusedBodyDrain drain, long now) {
     long sent = drain.dropped();
-    // More than any refused note is read for the phone's sake.
-    if (sent > MAX_DISCARD_BYTES) {
-      return true;
-    }
     long waited = now - drain.sinceNanos();
     // One window's grace, as for a body being read: a phone's link may pause.
     if (waited < windowNanos) {
