@@ -171,14 +171,23 @@ class PhoneConnectionTest {
     return phone.text("new-token").trim();
   }
 
-  /** What a phone's camera reads from the code the dashboard shows. */
+  /**
+   * What a phone's camera reads from the code the dashboard shows, held on it until it reads as a
+   * camera is: the dashboard may draw the code again as the addresses it offers arrive, and a
+   * picture taken meanwhile shows no code. A code that never reads fails with the last reading.
+   */
   private static String scan(Browser phone) {
-    WebElement code = phone.driver().findElement(By.cssSelector("#phone-qr svg"));
-    // As a person scrolls to it: the card shows the token and the webhook secret above the code.
-    ((JavascriptExecutor) phone.driver())
-        .executeScript("arguments[0].scrollIntoView({block: 'center'})", code);
-    byte[] picture = code.getScreenshotAs(OutputType.BYTES);
-    return QrCodes.read(picture);
+    return phone
+        .await()
+        .ignoring(AssertionError.class)
+        .until(
+            d -> {
+              WebElement code = phone.driver().findElement(By.cssSelector("#phone-qr svg"));
+              // As a person scrolls to it: the card shows the token and webhook secret above it.
+              ((JavascriptExecutor) phone.driver())
+                  .executeScript("arguments[0].scrollIntoView({block: 'center'})", code);
+              return QrCodes.read(code.getScreenshotAs(OutputType.BYTES));
+            });
   }
 
   private Path authority() {
