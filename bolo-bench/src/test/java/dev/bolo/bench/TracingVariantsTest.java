@@ -23,15 +23,38 @@ class TracingVariantsTest {
 
     Map<String, Map<String, String>> variants = TracingVariants.of(SINK, false, 2, groups);
 
-    // The untraced `gateway` is the harness's own; its replicas follow the traced groups.
+    // The untraced `gateway` is the harness's own, started first; the second block turned by one.
     assertThat(variants.keySet())
-        .containsExactly("unsampled", "unsampled-2", "traced", "traced-2", "off-2");
+        .containsExactly("unsampled", "traced", "unsampled-2", "traced-2", "off-2");
     assertThat(variants.get("unsampled-2"))
         .containsEntry("OTEL_TRACES_SAMPLER", "always_off")
         .containsEntry("OTEL_SERVICE_NAME", "unsampled-2")
         .containsEntry("OTEL_EXPORTER_OTLP_ENDPOINT", SINK);
     assertThat(variants.get("traced")).doesNotContainKey("OTEL_TRACES_SAMPLER");
     assertThat(variants.get("off-2")).isEmpty();
+  }
+
+  @Test
+  void everyGroupHoldsEarlyAndLatePlacesAlike() {
+    Map<String, Map<String, String>> variants =
+        TracingVariants.of(SINK, false, 3, List.of("control", "traced"));
+
+    // With `gateway` in the first place, each group's three places add up to the same.
+    List<String> order = new java.util.ArrayList<>(List.of("gateway"));
+    order.addAll(variants.keySet());
+    assertThat(order)
+        .containsExactly(
+            "gateway",
+            "control",
+            "traced",
+            "control-2",
+            "traced-2",
+            "off-2",
+            "traced-3",
+            "off-3",
+            "control-3");
+    assertThat(variants.get("control-3")).isEmpty();
+    assertThat(variants.get("traced-3")).containsEntry("OTEL_SERVICE_NAME", "traced-3");
   }
 
   @Test
