@@ -22,7 +22,9 @@ final class TracingVariants {
    * traced}; then {@code traced-2}, {@code off-2}; …), each block turned one place further, so that
    * every group holds early and late places alike: in a run before this order, two untraced groups
    * in the middle places came out 3.2 and 4.5 % above the untraced processes in the first and last
-   * (docs/performance.md, run 31).
+   * (docs/performance.md, run 31). That evens out the sums of the places, not every cost a place
+   * brings: two groups still differed by about 5 % by their places alone (runs 35 and 37), so a
+   * difference between two groups holds only when it holds with their roles swapped as well.
    */
   static Map<String, Map<String, String>> of(
       String endpoint, boolean baselineTraced, int replicas, List<String> groups) {
