@@ -61,28 +61,9 @@ final class TracingVariants {
           "baseline",
           Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "baseline"));
     }
-    variants.put(
-        "traced", Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_SERVICE_NAME", "traced"));
-    variants.put(
-        "tenth",
-        Map.of(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            endpoint,
-            "OTEL_SERVICE_NAME",
-            "tenth",
-            "OTEL_TRACES_SAMPLER",
-            "parentbased_traceidratio",
-            "OTEL_TRACES_SAMPLER_ARG",
-            "0.1"));
-    variants.put(
-        "unsampled",
-        Map.of(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            endpoint,
-            "OTEL_SERVICE_NAME",
-            "unsampled",
-            "OTEL_TRACES_SAMPLER",
-            "always_off"));
+    for (String single : List.of("traced", "tenth", "unsampled")) {
+      variants.put(single, variables(endpoint, single));
+    }
     return variants;
   }
 
