@@ -24,7 +24,9 @@ final class TracingVariants {
    * in the middle places came out 3.2 and 4.5 % above the untraced processes in the first and last
    * (docs/performance.md, run 31). That evens out the sums of the places, not every cost a place
    * brings: two groups still differed by about 5 % by their places alone (runs 35 and 37), so a
-   * difference between two groups holds only when it holds with their roles swapped as well.
+   * difference between two groups holds only when it holds with their roles swapped as well. The
+   * groups take their places in the order {@code groups} names them, so naming two in the other
+   * order swaps their places: a second run that way is the crossover.
    */
   static Map<String, Map<String, String>> of(
       String endpoint, boolean baselineTraced, int replicas, List<String> groups) {

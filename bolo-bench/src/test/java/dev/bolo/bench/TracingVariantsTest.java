@@ -58,6 +58,38 @@ class TracingVariantsTest {
   }
 
   @Test
+  void namingTheGroupsTheOtherWayRoundSwapsTheirPlaces() {
+    List<String> firstWay = order(TracingVariants.of(SINK, false, 3, List.of("control", "traced")));
+    List<String> otherWay = order(TracingVariants.of(SINK, false, 3, List.of("traced", "control")));
+
+    // The places `control` holds one way are the ones `traced` holds the other: a crossover.
+    assertThat(placesOf("control", firstWay)).containsExactly(2, 4, 9);
+    assertThat(placesOf("traced", firstWay)).containsExactly(3, 5, 7);
+    assertThat(placesOf("traced", otherWay)).containsExactly(2, 4, 9);
+    assertThat(placesOf("control", otherWay)).containsExactly(3, 5, 7);
+    assertThat(placesOf("off", otherWay)).isEqualTo(placesOf("off", firstWay));
+  }
+
+  /** The processes in the order they start, `gateway` first. */
+  private static List<String> order(Map<String, Map<String, String>> variants) {
+    List<String> order = new java.util.ArrayList<>(List.of("gateway"));
+    order.addAll(variants.keySet());
+    return order;
+  }
+
+  /** The places (from 1) of {@code group}'s processes; `off` includes `gateway`. */
+  private static List<Integer> placesOf(String group, List<String> order) {
+    List<Integer> places = new java.util.ArrayList<>();
+    for (int i = 0; i < order.size(); i++) {
+      String name = order.get(i).replaceFirst("-[0-9]+$", "");
+      if (name.equals(group) || (group.equals("off") && name.equals("gateway"))) {
+        places.add(i + 1);
+      }
+    }
+    return places;
+  }
+
+  @Test
   void everyNoteSampledWhenNoGroupIsNamedAndAnUnknownGroupIsRefused() {
     assertThat(TracingOverhead.replicatedGroups(new String[] {"--replicas=3"}))
         .containsExactly("traced");

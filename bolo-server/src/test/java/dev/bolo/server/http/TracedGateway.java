@@ -50,6 +50,11 @@ final class TracedGateway implements AutoCloseable {
   }
 
   static TracedGateway start() throws Exception {
+    return start(Map.of());
+  }
+
+  /** The gateway with {@code variables} (a sampler, say) over its own. */
+  static TracedGateway start(Map<String, String> variables) throws Exception {
     FakeProvider primary = new FakeProvider();
     FakeProvider backup = new FakeProvider();
     TraceReceiver receiver = new TraceReceiver();
@@ -74,6 +79,7 @@ final class TracedGateway implements AutoCloseable {
     env.put("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint());
     // Small batches, sent soon: the receiver sees a note's spans shortly after its answer.
     env.put("OTEL_BSP_SCHEDULE_DELAY", "20");
+    env.putAll(variables);
     return new TracedGateway(primary, backup, receiver, dataDir, Gateway.withEnvironment(env));
   }
 
