@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -75,6 +76,53 @@ final class PooledRatios {
           }
           out.append(String.format(Locale.ROOT, "| %s | %.3f |%n", name, LoadReport.median(own)));
         });
+  }
+
+  /**
+   * The pooled tables of a run with {@code groups} named ({@code --replicas-…}): each group against
+   * the untraced processes ({@code gateway}, {@code off-2}…) by each of {@code roles}, titled by
+   * {@code title} of the role; then each group against each named before it, in the same rounds, by
+   * the first role: the parts of the cost.
+   */
+  static void appendGroups(
+      StringBuilder out,
+      Map<String, List<LoadResult>> results,
+      List<String> groups,
+      List<String> roles,
+      Function<String, String> title) {
+    for (String group : groups) {
+      for (String role : roles) {
+        append(
+            out,
+            results,
+            of(group),
+            name -> name.equals("gateway") || name.startsWith("off-"),
+            role,
+            title.apply(role) + (groups.size() > 1 ? ", `" + group + "`" : ""),
+            "traced",
+            "untraced");
+      }
+    }
+    for (int later = 1; later < groups.size(); later++) {
+      for (int earlier = 0; earlier < later; earlier++) {
+        String on = groups.get(later);
+        String off = groups.get(earlier);
+        append(
+            out,
+            results,
+            of(on),
+            of(off),
+            roles.get(0),
+            title.apply(roles.get(0)) + ", `" + on + "` against `" + off + "`",
+            "`" + on + "`",
+            "`" + off + "`");
+      }
+    }
+  }
+
+  /** The processes of {@code group}: {@code traced}, {@code traced-2}… */
+  private static Predicate<String> of(String group) {
+    return name -> name.equals(group) || name.startsWith(group + "-");
   }
 
   private static List<List<LoadResult>> select(

@@ -31,9 +31,10 @@ import java.util.Map;
  * process's JIT luck moves its CPU per note by a few per cent. The figure is the gateway process's
  * CPU time (user + system, from {@code /proc}) over the notes it answered, per round, and each
  * variant's ratio to traces off in the same round; medians over rounds. Then, with {@code --copies}
- * above 1, a duplicate storm on each gateway by turns, its CPU per request measured the same way.
- * At the end the sink's count of spans per service and name shows what the traced gateway sent (and
- * that the unsampled one sent nothing).
+ * above 1, a duplicate storm on each gateway by turns, its CPU per request measured the same way
+ * ({@link TracingStorms}), and with {@code --replicas} pooled as the rounds are. At the end the
+ * sink's count of spans per service and name shows what the traced gateway sent (and that the
+ * unsampled one sent nothing).
  *
  * <p>With {@code --together}, every target is loaded at the same time in each round ({@link
  * TogetherRounds}), each over an equal share of {@code --connections}: the rows of a round then
@@ -135,42 +136,27 @@ public final class TracingOverhead {
             "Gateway CPU per note, its JIT compiler's threads left out");
       }
       if (replicas > 1) {
-        for (String group : replicated) {
-          for (String role : List.of(LoadResult.SERVER, TogetherRounds.WITHOUT_JIT)) {
-            PooledRatios.append(
-                table,
-                results,
-                name -> name.equals(group) || name.startsWith(group + "-"),
-                name -> name.equals("gateway") || name.startsWith("off-"),
-                role,
-                (role.equals(LoadResult.SERVER)
-                        ? "Gateway CPU per note"
-                        : "Gateway CPU per note, its JIT compiler's threads left out")
-                    + (replicated.size() > 1 ? ", `" + group + "`" : ""),
-                "traced",
-                "untraced");
-          }
-        }
-        // Each group against each named before it, in the same rounds: the parts of the cost.
-        for (int later = 1; later < replicated.size(); later++) {
-          for (int earlier = 0; earlier < later; earlier++) {
-            String on = replicated.get(later);
-            String off = replicated.get(earlier);
-            PooledRatios.append(
-                table,
-                results,
-                name -> name.equals(on) || name.startsWith(on + "-"),
-                name -> name.equals(off) || name.startsWith(off + "-"),
-                LoadResult.SERVER,
-                "Gateway CPU per note, `" + on + "` against `" + off + "`",
-                "`" + on + "`",
-                "`" + off + "`");
-          }
-        }
+        PooledRatios.appendGroups(
+            table,
+            results,
+            replicated,
+            List.of(LoadResult.SERVER, TogetherRounds.WITHOUT_JIT),
+            role ->
+                role.equals(LoadResult.SERVER)
+                    ? "Gateway CPU per note"
+                    : "Gateway CPU per note, its JIT compiler's threads left out");
       }
       threads(table, threadsBefore, targets.threadCpu());
       if (options.copies() > 1) {
-        storms(table, targets, options, answered);
+        Map<String, List<LoadResult>> storms = TracingStorms.run(table, targets, options, answered);
+        if (replicas > 1) {
+          PooledRatios.appendGroups(
+              table,
+              storms,
+              replicated,
+              List.of(LoadResult.SERVER),
+              role -> "Duplicate storms, gateway CPU per request");
+        }
       }
       // The batch processor sends what it holds every 5 s: wait for its last batch.
       Thread.sleep(7_000);
@@ -261,56 +247,6 @@ public final class TracingOverhead {
               sorted.get(sorted.size() / 4),
               sorted.get((sorted.size() * 3 - 1) / 4)));
     }
-  }
-
-  /**
-   * A duplicate storm on each gateway by turns, {@code --rounds} times, with the CPU each spent per
-   * request; each row's first storm line follows the table, and how many of its storms called the
-   * provider once per distinct note.
-   */
-  private static void storms(
-      StringBuilder out,
-      LoadTargets targets,
-      GatewayLoadOptions options,
-      Map<String, Long> answered)
-      throws Exception {
-    Map<String, List<Double>> perRequest = new LinkedHashMap<>();
-    Map<String, String> firstLine = new LinkedHashMap<>();
-    Map<String, Integer> oncePerNote = new LinkedHashMap<>();
-    for (int round = 1; round <= options.rounds(); round++) {
-      for (var target : LoadRounds.inRoundOrder(targets.urls(), round)) {
-        String name = target.getKey();
-        long before = ProcessStats.treeCpuMillis(targets.serverPid(name));
-        StringBuilder line = new StringBuilder();
-        DuplicateStorm.run(line, targets.providerPort(), targets.port(name), options);
-        long cpu = ProcessStats.treeCpuMillis(targets.serverPid(name)) - before;
-        long requests = (long) options.stormNotes() * options.copies();
-        answered.merge(name, requests, Long::sum);
-        perRequest.computeIfAbsent(name, k -> new ArrayList<>()).add((double) cpu / requests);
-        firstLine.putIfAbsent(name, line.toString().trim());
-        oncePerNote.merge(name, line.indexOf("(= distinct notes)") >= 0 ? 1 : 0, Integer::sum);
-        System.out.printf(
-            "storm %d %-9s %.3f ms CPU per request%n", round, name, (double) cpu / requests);
-      }
-    }
-    out.append(
-        format(
-            "%n## Duplicate storms (%d notes x %d copies at once), by turns%n%n| row | gateway CPU"
-                + " ms/request, each storm | median |%n|---|---|---|%n",
-            options.stormNotes(), options.copies()));
-    perRequest.forEach(
-        (name, values) ->
-            out.append(
-                format(
-                    "| %s | %s | **%.3f** |%n",
-                    name, joined(values, "%.3f"), LoadReport.median(values))));
-    out.append('\n');
-    firstLine.forEach(
-        (name, line) ->
-            out.append(
-                format(
-                    "- %s, %d of %d storms with provider calls = distinct notes; the first: %s%n",
-                    name, oncePerNote.getOrDefault(name, 0), options.rounds(), line)));
   }
 
   /**

@@ -125,6 +125,35 @@ class TracingVariantsTest {
         .contains("| traced-2 | 1.150 |");
   }
 
+  @Test
+  void aRunsGroupsAreEachPooledAgainstTheUntracedAndAgainstEachOtherAsNamed() {
+    // One round: off 1.0 ms a request, `unsampled` 1.02, `traced` 1.071 (1.05 times `unsampled`).
+    Map<String, List<LoadResult>> results = new java.util.LinkedHashMap<>();
+    results.put("gateway", List.of(round(1000, 1000)));
+    results.put("unsampled", List.of(round(1000, 1020)));
+    results.put("traced", List.of(round(1000, 1071)));
+    results.put("off-2", List.of(round(1000, 1000)));
+    results.put("traced-2", List.of(round(1000, 1071)));
+    results.put("unsampled-2", List.of(round(1000, 1020)));
+    StringBuilder out = new StringBuilder();
+
+    PooledRatios.appendGroups(
+        out,
+        results,
+        List.of("unsampled", "traced"),
+        List.of(LoadResult.SERVER),
+        role -> "Duplicate storms, gateway CPU per request");
+
+    assertThat(out.toString())
+        .contains("## Duplicate storms, gateway CPU per request, `unsampled`: 2 traced processes")
+        .contains("## Duplicate storms, gateway CPU per request, `traced`: 2 traced processes")
+        .contains("Median of 1 rounds **1.020**")
+        .contains("Median of 1 rounds **1.071**")
+        .contains("## Duplicate storms, gateway CPU per request, `traced` against `unsampled`")
+        .contains("Median of 1 rounds **1.050**")
+        .doesNotContain("`unsampled` against `traced`");
+  }
+
   private static LoadResult round(long notes, long cpuMillis) {
     return new LoadResult(notes, 10_000_000, 200_000, 210_000, 0, 0, 0, Map.of())
         .withServerCpuMillis(cpuMillis);
