@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What docs/operations/tracing.md offers a gateway short of CPU: {@code
  * OTEL_TRACES_SAMPLER=parentbased_always_off} traces the notes whose client sent a sampled {@code
- * traceparent}, and makes no span inside any other note's request.
+ * traceparent}, and sends no span of any other note.
  */
 class ClientSampledTracesTest {
 
