@@ -40,9 +40,7 @@ class TracingVariantsTest {
         TracingVariants.of(SINK, false, 3, List.of("control", "traced"));
 
     // With `gateway` in the first place, each group's three places add up to the same.
-    List<String> order = new java.util.ArrayList<>(List.of("gateway"));
-    order.addAll(variants.keySet());
-    assertThat(order)
+    assertThat(order(variants))
         .containsExactly(
             "gateway",
             "control",

@@ -231,14 +231,11 @@ public final class EmbeddedRedisCluster implements AutoCloseable {
       for (int i = 1; i < masters; i++) {
         nodes.getFirst().sync().clusterMeet("127.0.0.1", ports.get(i));
       }
-      for (StatefulRedisConnection<String, String> node : nodes) {
-        eventually(
-            "the cluster is formed", () -> node.sync().clusterInfo().contains("cluster_state:ok"));
-      }
       nodes.forEach(StatefulRedisConnection::close);
     } finally {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
+    awaitAgreement();
   }
 
   @Override
